@@ -1,0 +1,299 @@
+"""Binarization shared by every engine.
+
+A :class:`Binarizer` turns the float matrix of :mod:`satdt.data` into Boolean tests
+(:class:`BinaryTest`); :meth:`Binarizer.problem` gives a :class:`BinaryProblem`: the distinct
+binarized rows with per-class counts, ready for any encoding, and the map back to the original
+features.
+
+Convention: a binary column is **True when its row goes right** in the original tree, i.e.
+``x[f] > threshold`` for a numeric test and ``x[f] != category`` for a categorical one. A tree
+built over the binary matrix with threshold 0.5 (left = column False) therefore maps node by node
+onto a tree in the original features (:meth:`BinaryProblem.to_original`).
+
+Strategies
+----------
+``"all"``
+    Every midpoint between consecutive distinct values of each numeric column: every
+    axis-aligned split of the training rows is available, so optima over it are optima over all
+    axis-aligned trees.
+``"quantile"``
+    At most ``n_thresholds`` midpoints per numeric column, at the quantiles of its values.
+``"tree"``
+    Threshold guessing: the midpoints used by a gradient-boosted ensemble of depth-``max_depth``
+    CART trees fitted on the data (snapped to the midpoints of ``"all"``).
+
+Categorical columns give one test per value (a two-valued column, one test). Constant columns,
+duplicate columns and complements of other columns (equivalent up to swapping children) are
+dropped; the first in (feature, threshold) order is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .data import Dataset, DataError
+from .tree import Node, Tree
+
+__all__ = ["BinaryTest", "Binarizer", "BinaryProblem", "STRATEGIES", "ConflictError"]
+
+STRATEGIES = ("all", "quantile", "tree")
+
+
+class ConflictError(DataError):
+    """Rows identical after binarization carry different labels; no tree separates them."""
+
+    def __init__(self, message: str, rows: list[list[int]]):
+        super().__init__(message)
+        self.rows = rows
+
+
+@dataclass(frozen=True)
+class BinaryTest:
+    """One Boolean test on an original feature; its column is True when the row goes right."""
+
+    feature: int
+    threshold: float
+    category: Any = None
+
+    def column(self, X: np.ndarray) -> np.ndarray:
+        values = X[:, self.feature]
+        if self.category is not None:
+            return values != self.threshold
+        return values > self.threshold
+
+    def describe(self, names: list[str] | None = None) -> str:
+        name = names[self.feature] if names else f"x{self.feature}"
+        if self.category is not None:
+            return f"{name} == {self.category}"
+        return f"{name} <= {self.threshold:.6g}"
+
+
+def _midpoints(values: np.ndarray) -> np.ndarray:
+    """Midpoints between consecutive distinct values; each separates its two neighbours."""
+    v = np.unique(values)
+    if len(v) < 2:
+        return np.empty(0)
+    mid = (v[:-1] + v[1:]) / 2.0
+    # at adjacent floats the midpoint may round up to the upper value: use the lower one then
+    return np.where(mid < v[1:], mid, v[:-1])
+
+
+@dataclass
+class Binarizer:
+    """Map original features to Boolean tests.
+
+    Parameters
+    ----------
+    strategy : {"all", "quantile", "tree"}
+    n_thresholds : int
+        Thresholds per numeric feature for ``"quantile"``; number of boosted trees for ``"tree"``.
+    max_depth : int
+        Depth of the boosted trees of ``"tree"``.
+    drop_duplicates : bool
+        Drop constant columns and columns equal to (or the complement of) an earlier one.
+    random_state : int
+    """
+
+    strategy: str = "all"
+    n_thresholds: int = 10
+    max_depth: int = 3
+    drop_duplicates: bool = True
+    random_state: int = 0
+    tests_: list[BinaryTest] = field(default_factory=list, init=False, repr=False)
+
+    def fit(self, data: Dataset) -> "Binarizer":
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown binarization '{self.strategy}'; choose one of {', '.join(STRATEGIES)}")
+        if self.strategy in ("quantile", "tree") and int(self.n_thresholds) < 1:
+            raise ValueError(f"n_thresholds must be at least 1, got {self.n_thresholds}")
+        X, schema = data.X, data.schema
+        guessed = self._guessed_thresholds(data) if self.strategy == "tree" else None
+        tests: list[BinaryTest] = []
+        for j in range(X.shape[1]):
+            if schema.is_categorical(j):
+                codes = np.unique(X[:, j])
+                if len(codes) == 2:
+                    codes = codes[:1]
+                tests += [BinaryTest(j, float(c), schema.describe_category(j, c)) for c in codes]
+                continue
+            mids = _midpoints(X[:, j])
+            if self.strategy == "quantile" and len(mids) > self.n_thresholds:
+                qs = np.quantile(X[:, j], np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1))
+                idx = np.clip(np.searchsorted(mids, qs), 0, len(mids) - 1)
+                mids = mids[np.unique(idx)]
+            elif guessed is not None:
+                v = np.unique(X[:, j])
+                pos = np.searchsorted(v, guessed.get(j, np.empty(0)), side="right") - 1
+                mids = mids[np.unique(pos[(pos >= 0) & (pos < len(mids))])]
+            tests += [BinaryTest(j, float(t)) for t in mids]
+        if self.drop_duplicates and tests:
+            tests = _drop_redundant(tests, X)
+        self.tests_ = tests
+        return self
+
+    def _guessed_thresholds(self, data: Dataset) -> dict[int, np.ndarray]:
+        from sklearn.ensemble import GradientBoostingClassifier
+
+        model = GradientBoostingClassifier(n_estimators=self.n_thresholds, max_depth=self.max_depth,
+                                           random_state=self.random_state)
+        model.fit(data.X, data.y)
+        found: dict[int, list[float]] = {}
+        for est in model.estimators_.ravel():
+            t = est.tree_
+            for f, thr in zip(t.feature[t.feature >= 0], t.threshold[t.feature >= 0]):
+                found.setdefault(int(f), []).append(float(thr))
+        return {f: np.asarray(v) for f, v in found.items()}
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """Boolean matrix (n, number of tests); True = the row goes right."""
+        X = np.asarray(X, dtype=float)
+        out = np.empty((X.shape[0], len(self.tests_)), dtype=bool)
+        for k, test in enumerate(self.tests_):
+            out[:, k] = test.column(X)
+        return out
+
+    def problem(self, data: Dataset, fit: bool = True) -> "BinaryProblem":
+        """Binarize ``data`` (fitting first unless ``fit=False``) and merge identical rows."""
+        if fit:
+            self.fit(data)
+        return BinaryProblem.build(self.transform(data.X), data, list(self.tests_), self.strategy)
+
+
+def _drop_redundant(tests: list[BinaryTest], X: np.ndarray) -> list[BinaryTest]:
+    cols = np.column_stack([t.column(X) for t in tests])
+    canon = cols ^ cols[0:1, :]          # complement-equivalent columns become equal
+    keep = canon.any(axis=0)             # constant columns are all False here
+    _, first = np.unique(np.packbits(canon, axis=0).T, axis=0, return_index=True)
+    unique_mask = np.zeros(len(tests), dtype=bool)
+    unique_mask[first] = True
+    return [t for t, k in zip(tests, keep & unique_mask) if k]
+
+
+@dataclass
+class BinaryProblem:
+    """Distinct binarized rows with class counts: what every encoding consumes.
+
+    Attributes
+    ----------
+    X : ndarray of bool, shape (m, B)
+        Distinct binarized rows (True = goes right).
+    counts : ndarray of int64, shape (m, C)
+        Number of original rows of each class equal to each distinct row.
+    tests : list of BinaryTest
+        Column ``j`` of ``X`` is ``tests[j]`` applied to the original features.
+    row_of : ndarray of int, shape (n,)
+        Distinct row of each original row.
+    data : Dataset
+        The original data.
+    strategy : str
+        The binarization that produced it.
+    """
+
+    X: np.ndarray
+    counts: np.ndarray
+    tests: list[BinaryTest]
+    row_of: np.ndarray
+    data: Dataset
+    strategy: str = "all"
+
+    @classmethod
+    def build(cls, Xb: np.ndarray, data: Dataset, tests: list[BinaryTest], strategy: str) -> "BinaryProblem":
+        n_classes = len(data.classes)
+        if Xb.shape[1] == 0:
+            distinct, row_of = np.zeros((1, 0), dtype=bool), np.zeros(Xb.shape[0], dtype=np.int64)
+        else:
+            packed = np.packbits(Xb, axis=1)
+            _, first, row_of = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+            row_of = row_of.ravel()
+            distinct = Xb[first]
+        counts = np.zeros((distinct.shape[0], n_classes), dtype=np.int64)
+        np.add.at(counts, (row_of, data.y), 1)
+        return cls(X=distinct, counts=counts, tests=tests, row_of=row_of, data=data, strategy=strategy)
+
+    # ------------------------------------------------------------ shapes
+    @property
+    def n_distinct(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_binary(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_rows(self) -> int:
+        return self.data.n_rows
+
+    @property
+    def n_classes(self) -> int:
+        return self.counts.shape[1]
+
+    @property
+    def classes(self) -> np.ndarray:
+        return self.data.classes
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Original rows per distinct row."""
+        return self.counts.sum(axis=1)
+
+    @property
+    def majority(self) -> np.ndarray:
+        """Most frequent class of each distinct row (smallest index on ties)."""
+        return np.argmax(self.counts, axis=1)
+
+    @property
+    def min_errors(self) -> int:
+        """Errors no tree can avoid: rows outvoted inside their distinct row."""
+        return int((self.weights - self.counts.max(axis=1)).sum())
+
+    def conflicts(self) -> list[list[int]]:
+        """Groups of original row indices identical after binarization but labelled differently."""
+        bad = np.flatnonzero((self.counts > 0).sum(axis=1) > 1)
+        return [np.flatnonzero(self.row_of == i).tolist() for i in bad]
+
+    def check_consistent(self) -> None:
+        """Raise :class:`ConflictError` if some rows cannot be separated by any tree."""
+        groups = self.conflicts()
+        if groups:
+            shown = "; ".join(str(g[:6])[1:-1] + (" ..." if len(g) > 6 else "") for g in groups[:5])
+            more = f" and {len(groups) - 5} more group(s)" if len(groups) > 5 else ""
+            raise ConflictError(
+                f"{sum(len(g) for g in groups)} rows in {len(groups)} group(s) are identical after "
+                f"'{self.strategy}' binarization but have different labels (rows {shown}{more}); "
+                "no tree classifies them all correctly: use a max-accuracy method instead",
+                groups)
+
+    # ---------------------------------------------------------- trees
+    def errors(self, tree: Tree) -> int:
+        """Weighted training errors of a tree over the binary columns."""
+        pred = tree.predict_index(self.X.astype(np.float64))
+        return int(self.weights.sum() - self.counts[np.arange(self.n_distinct), pred].sum())
+
+    def to_original(self, tree: Tree, relabel: bool = False) -> Tree:
+        """Map a tree over the binary columns (threshold 0.5) to the original features.
+
+        The returned tree carries the class counts of the original rows at every node; with
+        ``relabel`` every leaf predicts its majority class.
+        """
+
+        def rec(node: Node) -> Node:
+            if node.is_leaf:
+                return Node.leaf(node.label)
+            test = self.tests[node.feature]
+            return Node.split(test.feature, test.threshold, rec(node.left), rec(node.right),
+                              category=test.category)
+
+        out = Tree(root=rec(tree.root), classes=self.classes, feature_names=list(self.data.feature_names))
+        return out.fit_counts(self.data.X, self.data.y, relabel=relabel)
+
+    def leaf_labels(self, tree: Tree) -> Tree:
+        """Give each leaf of a binary-column tree the class counts of the distinct rows it gets
+        and its majority class (leaves that get no row keep their label). In place."""
+        for leaf, rows in tree.apply(self.X.astype(np.float64)):
+            leaf.counts = self.counts[rows].sum(axis=0)
+            if leaf.counts.sum() > 0:
+                leaf.label = int(np.argmax(leaf.counts))
+        return tree

@@ -1,0 +1,268 @@
+"""Loading and validating data.
+
+Everything below this module sees only numpy arrays: a float feature matrix ``X`` in which
+categorical (text) columns hold integer codes, and an integer label vector ``y`` indexing
+``classes``. Bad input raises :class:`DataError` (a ``ValueError``) with one readable sentence.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DataError",
+    "Dataset",
+    "FeatureSchema",
+    "load_csv",
+    "load_dataset",
+    "bundled_datasets",
+    "prepare",
+    "encode_features",
+    "encode_labels",
+]
+
+
+class DataError(ValueError):
+    """Input data that cannot be used; the message names the problem."""
+
+
+@dataclass
+class FeatureSchema:
+    """How raw feature columns map to the numeric matrix seen by the engines.
+
+    Attributes
+    ----------
+    names : list of str
+        Feature names, one per column.
+    categories : dict
+        ``{column index: list of category values}`` for text (categorical) columns; such a
+        column is coded as the index of its value in that list.
+    """
+
+    names: list[str]
+    categories: dict[int, list[Any]] = field(default_factory=dict)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.names)
+
+    def is_categorical(self, j: int) -> bool:
+        return j in self.categories
+
+    def describe_category(self, j: int, code: float) -> Any:
+        return self.categories[j][int(code)]
+
+
+@dataclass
+class Dataset:
+    """Validated data: ``X`` float (n, p), ``y`` int (n,) indexing ``classes``."""
+
+    X: np.ndarray
+    y: np.ndarray
+    classes: np.ndarray
+    schema: FeatureSchema
+    name: str = ""
+
+    @property
+    def n_rows(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def feature_names(self) -> list[str]:
+        return self.schema.names
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The labels in their original values."""
+        return self.classes[self.y]
+
+
+def _as_frame(X: Any) -> pd.DataFrame:
+    if isinstance(X, pd.DataFrame):
+        return X
+    if isinstance(X, pd.Series):
+        raise DataError("X must be two-dimensional (rows x features), got a single column Series")
+    arr = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
+    if arr.ndim != 2:
+        raise DataError(f"X must be two-dimensional (rows x features), got {arr.ndim} dimension(s)")
+    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+
+
+def _numeric_column(col: pd.Series) -> np.ndarray | None:
+    """The column as floats, or None if it holds text that is not numbers."""
+    if pd.api.types.is_bool_dtype(col):
+        return col.to_numpy(dtype=float)
+    if pd.api.types.is_numeric_dtype(col):
+        return col.to_numpy(dtype=float)
+    converted = pd.to_numeric(col, errors="coerce")
+    if converted.isna().sum() > col.isna().sum():
+        return None
+    return converted.to_numpy(dtype=float)
+
+
+def _check_finite(values: np.ndarray, name: str) -> None:
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        kind = "missing (NaN)" if np.isnan(values[rows[0]]) else "infinite"
+        raise DataError(
+            f"feature '{name}' has {len(rows)} {kind} or non-finite value(s), first at row {rows[0]}; "
+            "impute or drop them first"
+        )
+
+
+def encode_features(X: Any, schema: FeatureSchema | None = None,
+                    categorical: Sequence[int | str] | None = None) -> tuple[np.ndarray, FeatureSchema]:
+    """Turn raw features into the float matrix of the engines.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame, shape (n, p)
+    schema : FeatureSchema, optional
+        The schema learnt at fit time; when given, ``X`` is coded with it (predict time).
+    categorical : sequence of int or str, optional
+        Columns to treat as categories even if numeric. Text columns are always categorical.
+
+    Returns
+    -------
+    X : ndarray of float, shape (n, p)
+    schema : FeatureSchema
+    """
+    frame = _as_frame(X)
+    n, p = frame.shape
+    if p == 0:
+        raise DataError("X has no feature column")
+    if n == 0:
+        raise DataError("X has no row")
+    if schema is not None and p != schema.n_features:
+        raise DataError(f"X has {p} features, but the model was fitted with {schema.n_features}")
+    names = [str(c) for c in frame.columns] if schema is None else schema.names
+    forced = set()
+    for c in categorical or ():
+        forced.add(names.index(c) if isinstance(c, str) else int(c))
+    out = np.empty((n, p), dtype=float)
+    categories: dict[int, list[Any]] = {} if schema is None else schema.categories
+    for j in range(p):
+        col = frame.iloc[:, j]
+        if schema is not None and j in categories:
+            codes = {v: i for i, v in enumerate(categories[j])}
+            mapped = col.map(lambda v: codes.get(v, np.nan)).to_numpy(dtype=float)
+            if np.isnan(mapped).any():
+                bad = col[np.isnan(mapped)].iloc[0]
+                raise DataError(f"feature '{names[j]}' has category {bad!r} not seen at fit time")
+            out[:, j] = mapped
+            continue
+        values = None if j in forced else _numeric_column(col)
+        if values is None:
+            if schema is not None:
+                raise DataError(f"feature '{names[j]}' holds text but was numeric at fit time")
+            if col.isna().any():
+                raise DataError(f"feature '{names[j]}' has {int(col.isna().sum())} missing value(s)")
+            cats = sorted(col.unique().tolist(), key=str)
+            codes = {v: i for i, v in enumerate(cats)}
+            categories[j] = cats
+            out[:, j] = col.map(codes).to_numpy(dtype=float)
+        else:
+            _check_finite(values, names[j])
+            out[:, j] = values
+    return out, FeatureSchema(names=names, categories=categories)
+
+
+def encode_labels(y: Any, n_rows: int | None = None,
+                  classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Labels as class indices.
+
+    Returns
+    -------
+    y : ndarray of int, shape (n,)
+    classes : ndarray, the sorted distinct labels (or ``classes`` when given)
+    """
+    arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise DataError(f"y must be one label per row, got shape {arr.shape}")
+    if n_rows is not None and arr.shape[0] != n_rows:
+        raise DataError(f"X has {n_rows} rows but y has {arr.shape[0]} labels")
+    if arr.shape[0] == 0:
+        raise DataError("y has no label")
+    if pd.isna(pd.Series(arr)).any():
+        raise DataError(f"y has {int(pd.isna(pd.Series(arr)).sum())} missing label(s)")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        raise DataError("y has infinite label(s)")
+    if classes is None:
+        classes, codes = np.unique(arr, return_inverse=True)
+    else:
+        lookup = {v: i for i, v in enumerate(classes.tolist())}
+        try:
+            codes = np.array([lookup[v] for v in arr.tolist()], dtype=np.int64)
+        except KeyError as exc:
+            raise DataError(f"label {exc.args[0]!r} is not one of the classes {classes.tolist()}") from None
+    return codes.astype(np.int64), classes
+
+
+def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
+            require_two_classes: bool = True, name: str = "") -> Dataset:
+    """Validate ``X`` and ``y`` and return a :class:`Dataset`.
+
+    Raises
+    ------
+    DataError
+        Empty data, NaN or inf, mismatched lengths, missing labels, a single class (when
+        ``require_two_classes``), fewer than two rows.
+    """
+    frame = _as_frame(X)
+    if len(frame) == 0:
+        raise DataError("the data has no row")
+    Xf, schema = encode_features(frame, categorical=categorical)
+    yc, classes = encode_labels(y, n_rows=Xf.shape[0])
+    if Xf.shape[0] < 2:
+        raise DataError("the data has a single row; a tree needs at least two")
+    if require_two_classes and len(classes) < 2:
+        raise DataError(f"y has a single class ({classes[0]!r}); a classifier needs at least two")
+    return Dataset(X=Xf, y=yc, classes=classes, schema=schema, name=name)
+
+
+def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = None,
+             require_two_classes: bool = True) -> Dataset:
+    """Read a CSV file: a header row, the last column is the label; UTF-8 with or without BOM."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"no such file: {path}")
+    try:
+        frame = pd.read_csv(path, encoding="utf-8-sig", skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path} is not a readable CSV file: {str(exc).splitlines()[0]}") from None
+    if frame.shape[1] < 2:
+        raise DataError(f"{path} needs at least one feature column and a label column")
+    if len(frame) == 0:
+        raise DataError(f"{path} has a header but no data row")
+    return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
+                   require_two_classes=require_two_classes, name=path.stem)
+
+
+def bundled_datasets() -> dict[str, Path]:
+    """Datasets shipped inside the package: ``{name: csv path}``."""
+    folder = resources.files("satdt") / "datasets"
+    return {Path(str(p)).stem: Path(str(p)) for p in sorted(folder.iterdir(), key=lambda q: q.name)
+            if str(p).endswith(".csv")}
+
+
+def load_dataset(name_or_path: str | os.PathLike, **kwargs: Any) -> Dataset:
+    """Load a bundled dataset by name (see :func:`bundled_datasets`) or a CSV file by path."""
+    bundled = bundled_datasets()
+    key = str(name_or_path)
+    if key in bundled and not Path(key).is_file():
+        return load_csv(bundled[key], **kwargs)
+    if not Path(key).exists() and not key.endswith(".csv"):
+        raise DataError(f"unknown dataset '{key}': not a file, and not one of {', '.join(bundled)}")
+    return load_csv(key, **kwargs)

@@ -1,0 +1,1 @@
+"""Encodings: pure model building, one module per formulation, no solving loop."""

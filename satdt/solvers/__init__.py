@@ -1,0 +1,1 @@
+"""Solvers: each drives one kind of engine and returns a :class:`satdt.result.SolveResult`."""

@@ -1,0 +1,105 @@
+"""Pieces every solver uses: a wall-clock deadline and the final check of a returned tree."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from ..binarize import BinaryProblem
+from ..tree import Tree
+
+__all__ = ["Deadline", "finalize_tree", "n_cores", "TreeCheckError"]
+
+
+class TreeCheckError(AssertionError):
+    """A tree failed its re-evaluation on the data: a bug in an engine, never a user error."""
+
+
+def n_cores() -> int:
+    """Cores this process may use (CP-SAT ``num_workers``, joblib ``n_jobs``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Deadline:
+    """Wall-clock budget of a whole call: every engine call gets the time *left*.
+
+    Parameters
+    ----------
+    time_limit : float or None
+        Seconds; None means no limit.
+    """
+
+    def __init__(self, time_limit: float | None):
+        if time_limit is not None and not (time_limit > 0):
+            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
+        self.start = time.perf_counter()
+        self.time_limit = time_limit
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or None without a limit."""
+        if self.time_limit is None:
+            return None
+        return max(0.0, self.time_limit - self.elapsed())
+
+    def expired(self) -> bool:
+        return self.time_limit is not None and self.elapsed() >= self.time_limit
+
+
+def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True) -> tuple[Tree, int]:
+    """Map a tree over binary columns to the original features, prune it, re-evaluate it.
+
+    Leaves are relabelled with their majority class on the training rows (this never adds an
+    error), empty-sided splits and same-class sibling leaves are removed (no change in
+    predictions on the training rows).
+
+    Returns
+    -------
+    tree : Tree
+        In the original features, with class counts at every node.
+    errors : int
+        Its training errors, counted with :meth:`Tree.predict` on the original rows.
+    """
+    bin_errors = problem.errors(binary_tree)
+    tree = problem.to_original(binary_tree, relabel=True)
+    if prune:
+        tree.prune()
+    data = problem.data
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    if errors > bin_errors:
+        raise TreeCheckError(f"tree maps to {errors} errors on the original rows but had "
+                             f"{bin_errors} on the binarized rows")
+    return tree, errors
+
+
+def tree_errors(tree: Tree, X: np.ndarray, y: np.ndarray) -> int:
+    """Training errors of ``tree`` on class-index labels ``y``."""
+    return int((tree.predict_index(X) != y).sum())
+
+
+def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: str = "gini",
+                     random_state: int = 0) -> Tree:
+    """A CART tree (scikit-learn) over the binary columns, for warm starts and upper bounds.
+
+    Fitted on the distinct rows, each class of a row weighted by its count; leaves get their
+    majority class on the problem's rows.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    rows, classes = np.nonzero(problem.counts)
+    model = DecisionTreeClassifier(max_depth=max_depth, criterion=criterion, random_state=random_state)
+    model.fit(problem.X[rows].astype(np.float64), classes,
+              sample_weight=problem.counts[rows, classes].astype(np.float64))
+    tree = Tree.from_sklearn(model)
+    # model.classes_ are the class indices that occur; map leaves back to problem class indices
+    for node in tree.root.walk():
+        node.label = int(model.classes_[node.label])
+    tree.classes = problem.classes
+    return problem.leaf_labels(tree)

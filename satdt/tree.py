@@ -1,0 +1,383 @@
+"""The decision tree value type shared by every method.
+
+An internal node tests one feature: for a numeric feature a row goes left when
+``x[feature] <= threshold``; for a categorical feature (``category`` set) a row goes left when
+``x[feature] == threshold`` (the category's code) and right otherwise. A leaf predicts
+``label``, an index into ``Tree.classes``. ``counts`` holds the number of training rows of each
+class that reach a node (set by :meth:`Tree.fit_counts`).
+
+Engines that work on a binarized matrix build trees over it with threshold 0.5 (a binary column
+is True when its row goes right); :meth:`satdt.binarize.BinaryProblem.to_original` maps such a
+tree back to the original features.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+__all__ = ["Node", "Tree"]
+
+
+@dataclass
+class Node:
+    """A node: a leaf when ``feature < 0``."""
+
+    feature: int = -1
+    threshold: float = float("nan")
+    left: "Node | None" = None
+    right: "Node | None" = None
+    label: int = 0
+    counts: np.ndarray | None = None
+    category: Any = None
+
+    @classmethod
+    def leaf(cls, label: int, counts: np.ndarray | None = None) -> "Node":
+        return cls(label=int(label), counts=counts)
+
+    @classmethod
+    def split(cls, feature: int, threshold: float, left: "Node", right: "Node",
+              category: Any = None) -> "Node":
+        return cls(feature=int(feature), threshold=float(threshold), left=left, right=right,
+                   category=category)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.feature < 0
+
+    def goes_left(self, X: np.ndarray) -> np.ndarray:
+        """Boolean mask of rows of ``X`` sent to the left child."""
+        column = X[:, self.feature]
+        if self.category is not None:
+            return column == self.threshold
+        return column <= self.threshold
+
+    def walk(self) -> Iterator["Node"]:
+        """Pre-order traversal."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            if not node.is_leaf:
+                stack.append(node.right)
+                stack.append(node.left)
+
+
+@dataclass
+class Tree:
+    """A binary classification tree.
+
+    Parameters
+    ----------
+    root : Node
+    classes : ndarray
+        Class labels; leaves hold indices into it.
+    feature_names : list of str, optional
+    """
+
+    root: Node
+    classes: np.ndarray
+    feature_names: list[str] | None = None
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.classes = np.asarray(self.classes)
+
+    # ----------------------------------------------------------------- shape
+    def nodes(self) -> list[Node]:
+        return list(self.root.walk())
+
+    def depth(self) -> int:
+        """Largest number of tests on a root-to-leaf path (a single leaf has depth 0)."""
+        best, stack = 0, [(self.root, 0)]
+        while stack:
+            node, d = stack.pop()
+            if node.is_leaf:
+                best = max(best, d)
+            else:
+                stack.extend([(node.left, d + 1), (node.right, d + 1)])
+        return best
+
+    @property
+    def n_nodes(self) -> int:
+        return sum(1 for _ in self.root.walk())
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(1 for n in self.root.walk() if n.is_leaf)
+
+    @property
+    def n_splits(self) -> int:
+        return self.n_nodes - self.n_leaves
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def features_used(self) -> set[int]:
+        return {n.feature for n in self.root.walk() if not n.is_leaf}
+
+    # ----------------------------------------------------------- prediction
+    def apply(self, X: np.ndarray) -> list[tuple[Node, np.ndarray]]:
+        """Route rows: a list of ``(leaf, row indices)`` for the leaves that rows reach."""
+        X = np.asarray(X)
+        out, stack = [], [(self.root, np.arange(X.shape[0]))]
+        while stack:
+            node, rows = stack.pop()
+            if node.is_leaf:
+                out.append((node, rows))
+                continue
+            left = node.goes_left(X[rows])
+            stack.append((node.right, rows[~left]))
+            stack.append((node.left, rows[left]))
+        return out
+
+    def predict_index(self, X: np.ndarray) -> np.ndarray:
+        """Predicted class indices."""
+        pred = np.zeros(np.asarray(X).shape[0], dtype=np.int64)
+        for leaf, rows in self.apply(X):
+            pred[rows] = leaf.label
+        return pred
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Predicted class labels (values of ``classes``)."""
+        return self.classes[self.predict_index(X)]
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Class frequencies of the training rows in each row's leaf (one-hot if a leaf has none)."""
+        X = np.asarray(X)
+        proba = np.zeros((X.shape[0], self.n_classes))
+        for leaf, rows in self.apply(X):
+            counts = leaf.counts
+            if counts is None or counts.sum() == 0:
+                proba[rows, leaf.label] = 1.0
+            else:
+                proba[rows] = counts / counts.sum()
+        return proba
+
+    def tests_per_row(self, X: np.ndarray) -> np.ndarray:
+        """Number of tests each row of ``X`` passes through."""
+        X = np.asarray(X)
+        out, stack = np.zeros(X.shape[0], dtype=np.int64), [(self.root, np.arange(X.shape[0]), 0)]
+        while stack:
+            node, rows, d = stack.pop()
+            if node.is_leaf:
+                out[rows] = d
+                continue
+            left = node.goes_left(X[rows])
+            stack.append((node.left, rows[left], d + 1))
+            stack.append((node.right, rows[~left], d + 1))
+        return out
+
+    def average_tests(self, X: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+        """Average number of tests a row of ``X`` passes through (DPDT's complexity)."""
+        return float(np.average(self.tests_per_row(X), weights=sample_weight))
+
+    def errors(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+        """Misclassified rows (weighted); ``y`` holds class indices."""
+        wrong = self.predict_index(X) != np.asarray(y)
+        return float(wrong.sum() if sample_weight is None else np.asarray(sample_weight)[wrong].sum())
+
+    # ------------------------------------------------------------- editing
+    def fit_counts(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None,
+                   relabel: bool = False) -> "Tree":
+        """Store per-node class counts of the rows ``(X, y)``; with ``relabel`` set each leaf's
+        label to its majority class (ties: the current label, then the smallest index)."""
+        X, y = np.asarray(X), np.asarray(y)
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        stack = [(self.root, np.arange(X.shape[0]))]
+        while stack:
+            node, rows = stack.pop()
+            node.counts = np.bincount(y[rows], weights=w[rows], minlength=self.n_classes)
+            if node.is_leaf:
+                if relabel and node.counts.sum() > 0 and node.counts[node.label] < node.counts.max():
+                    node.label = int(np.argmax(node.counts))
+                continue
+            left = node.goes_left(X[rows])
+            stack.append((node.left, rows[left]))
+            stack.append((node.right, rows[~left]))
+        for node in self.root.walk():
+            if not node.is_leaf:
+                node.label = int(np.argmax(node.counts))
+        return self
+
+    def prune(self, X: np.ndarray | None = None, y: np.ndarray | None = None) -> "Tree":
+        """Remove splits that do not change any prediction on the training rows, in place.
+
+        A split with an empty side (no training row, by the stored ``counts`` or the rows given)
+        is replaced by its non-empty child; two sibling leaves of the same class are merged.
+        Repeats bottom-up until nothing changes. Training errors never change.
+        """
+        if X is not None:
+            self.fit_counts(X, y)
+
+        def empty(node: Node) -> bool:
+            return node.counts is not None and node.counts.sum() == 0
+
+        def rec(node: Node) -> Node:
+            if node.is_leaf:
+                return node
+            node.left, node.right = rec(node.left), rec(node.right)
+            if empty(node.left) and not empty(node.right):
+                return node.right
+            if empty(node.right) and not empty(node.left):
+                return node.left
+            if node.left.is_leaf and node.right.is_leaf and node.left.label == node.right.label:
+                counts = None if node.counts is None else node.counts
+                return Node.leaf(node.left.label, counts)
+            return node
+
+        self.root = rec(self.root)
+        return self
+
+    def copy(self) -> "Tree":
+        return Tree.from_dict(self.to_dict())
+
+    # -------------------------------------------------------------- export
+    def _node_test(self, node: Node, negate: bool = False) -> str:
+        name = self._feature_name(node.feature)
+        if node.category is not None:
+            return f"{name} {'!=' if negate else '=='} {node.category}"
+        return f"{name} {'>' if negate else '<='} {node.threshold:.6g}"
+
+    def _feature_name(self, j: int) -> str:
+        if self.feature_names is not None and 0 <= j < len(self.feature_names):
+            return str(self.feature_names[j])
+        return f"x{j}"
+
+    def to_text(self) -> str:
+        """An indented, human-readable rendering."""
+        lines: list[str] = []
+
+        def leaf_text(node: Node) -> str:
+            text = f"class: {self.classes[node.label]}"
+            if node.counts is not None:
+                text += f"  (rows: {_fmt_counts(node.counts)})"
+            return text
+
+        def rec(node: Node, indent: str) -> None:
+            if node.is_leaf:
+                lines.append(indent + leaf_text(node))
+                return
+            for child, negate in ((node.left, False), (node.right, True)):
+                lines.append(f"{indent}|--- {self._node_test(node, negate)}")
+                if child.is_leaf:
+                    lines.append(f"{indent}|   |--- {leaf_text(child)}")
+                else:
+                    rec(child, indent + "|   ")
+
+        rec(self.root, "")
+        return "\n".join(lines)
+
+    def to_dot(self) -> str:
+        """Graphviz dot source."""
+        out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
+        ids: dict[int, int] = {}
+        for i, node in enumerate(self.root.walk()):
+            ids[id(node)] = i
+            label = (f"class = {self.classes[node.label]}" if node.is_leaf
+                     else self._node_test(node))
+            if node.counts is not None:
+                label += f"\\nrows = {_fmt_counts(node.counts)}"
+            out.append(f'{i} [label="{label}"];')
+        for node in self.root.walk():
+            if not node.is_leaf:
+                out.append(f'{ids[id(node)]} -> {ids[id(node.left)]} [label="yes"];')
+                out.append(f'{ids[id(node)]} -> {ids[id(node.right)]} [label="no"];')
+        out.append("}")
+        return "\n".join(out)
+
+    def to_dict(self) -> dict:
+        """A JSON-serializable dict (see :meth:`from_dict`)."""
+
+        def rec(node: Node) -> dict:
+            d: dict[str, Any] = {}
+            if node.counts is not None:
+                d["counts"] = [float(c) for c in node.counts]
+            if node.is_leaf:
+                d["class"] = _jsonable(self.classes[node.label])
+                return d
+            d.update(feature=node.feature, feature_name=self._feature_name(node.feature),
+                     threshold=float(node.threshold), left=rec(node.left), right=rec(node.right))
+            if node.category is not None:
+                d["category"] = _jsonable(node.category)
+            return d
+
+        return {"classes": [_jsonable(c) for c in self.classes],
+                "feature_names": None if self.feature_names is None else list(self.feature_names),
+                "root": rec(self.root)}
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Tree":
+        """Rebuild a tree from :meth:`to_dict` output."""
+        try:
+            classes = list(data["classes"])
+            index = {c: i for i, c in enumerate(classes)}
+
+            def rec(d: dict) -> Node:
+                counts = np.asarray(d["counts"], dtype=float) if "counts" in d else None
+                if "feature" not in d:
+                    if d["class"] not in index:
+                        raise ValueError(f"leaf class {d['class']!r} is not in classes {classes}")
+                    return Node.leaf(index[d["class"]], counts)
+                node = Node.split(int(d["feature"]), float(d["threshold"]), rec(d["left"]),
+                                  rec(d["right"]), category=d.get("category"))
+                node.counts = counts
+                return node
+
+            root = rec(data["root"])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a satdt tree dict: missing or malformed {exc}") from None
+        tree = cls(root=root, classes=np.asarray(classes), feature_names=data.get("feature_names"))
+        for node in tree.root.walk():
+            if not node.is_leaf and node.counts is not None:
+                node.label = int(np.argmax(node.counts))
+        return tree
+
+    @classmethod
+    def from_json(cls, text: str) -> "Tree":
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_sklearn(cls, model: Any, feature_names: Sequence[str] | None = None) -> "Tree":
+        """Convert a fitted scikit-learn ``DecisionTreeClassifier``.
+
+        scikit-learn compares ``float32(x) <= threshold``; this tree compares the float64 ``x``, so
+        a row whose value lies within float32 rounding of a threshold may be routed differently.
+        :func:`satdt.verify.as_tree` matches splits by routing on the data instead.
+        """
+        est = getattr(model, "tree_", None)
+        if est is None or not hasattr(model, "classes_"):
+            raise ValueError("expected a fitted scikit-learn DecisionTreeClassifier")
+        if getattr(model, "n_outputs_", 1) != 1:
+            raise ValueError("multi-output scikit-learn trees are not supported")
+        values = est.value[:, 0, :]
+
+        def rec(i: int) -> Node:
+            if est.children_left[i] < 0:
+                return Node.leaf(int(np.argmax(values[i])))
+            return Node.split(int(est.feature[i]), float(est.threshold[i]),
+                              rec(est.children_left[i]), rec(est.children_right[i]))
+
+        if feature_names is None and hasattr(model, "feature_names_in_"):
+            feature_names = list(model.feature_names_in_)
+        return cls(root=rec(0), classes=np.asarray(model.classes_),
+                   feature_names=None if feature_names is None else list(feature_names))
+
+    def __repr__(self) -> str:
+        return (f"Tree(depth={self.depth()}, n_nodes={self.n_nodes}, n_leaves={self.n_leaves}, "
+                f"classes={self.classes.tolist()})")
+
+
+def _fmt_counts(counts: np.ndarray) -> str:
+    return "[" + ", ".join(f"{c:g}" for c in counts) + "]"
+
+
+def _jsonable(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v

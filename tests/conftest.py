@@ -1,0 +1,35 @@
+"""Shared fixtures: small random problems for cross-checks against the brute-force enumerator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from satdt.binarize import Binarizer, BinaryProblem
+from satdt.data import prepare
+
+
+def random_problem(seed: int, n_rows: int = 20, n_features: int = 4, n_classes: int = 2,
+                   consistent: bool = False, binary: bool = True, max_value: int = 4) -> BinaryProblem:
+    """A random problem with the ``all`` binarization.
+
+    ``binary`` draws 0/1 features, otherwise integers in [0, max_value). With ``consistent``,
+    rows that repeat with another label are relabelled so that some tree fits every row.
+    """
+    rng = np.random.default_rng(seed)
+    high = 2 if binary else max_value
+    X = rng.integers(0, high, size=(n_rows, n_features)).astype(float)
+    y = rng.integers(0, n_classes, size=n_rows)
+    y[:n_classes] = np.arange(n_classes)  # every class occurs
+    if consistent:
+        first: dict[bytes, int] = {}
+        for i, row in enumerate(X):
+            y[i] = y[first.setdefault(row.tobytes(), i)]
+        if len(np.unique(y)) < 2:
+            y[np.argmax((X != X[0]).any(axis=1))] = 1 - y[0]
+    return Binarizer("all").problem(prepare(X, y))
+
+
+@pytest.fixture
+def make_problem():
+    return random_problem
