@@ -8,6 +8,7 @@ categorical (text) columns hold integer codes, and an integer label vector ``y``
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -15,6 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.multiclass import type_of_target
 
 __all__ = [
     "DataError",
@@ -31,6 +34,10 @@ __all__ = [
 
 class DataError(ValueError):
     """Input data that cannot be used; the message names the problem."""
+
+
+class DataTypeError(DataError, TypeError):
+    """A value of a type that is neither a number nor text."""
 
 
 @dataclass
@@ -89,9 +96,16 @@ def _as_frame(X: Any) -> pd.DataFrame:
         return X
     if isinstance(X, pd.Series):
         raise DataError("X must be two-dimensional (rows x features), got a single column Series")
+    if X is None:
+        raise DataError("X is None; expected a two-dimensional array or DataFrame")
+    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        raise DataError("sparse input is not supported: convert X with X.toarray()")
     arr = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
     if arr.ndim != 2:
-        raise DataError(f"X must be two-dimensional (rows x features), got {arr.ndim} dimension(s)")
+        raise DataError(f"X must be two-dimensional (rows x features), got {arr.ndim} dimension(s); "
+                        "Reshape your data, e.g. X.reshape(-1, 1) for a single feature")
+    if np.iscomplexobj(arr):
+        raise DataError("X holds complex numbers: Complex data not supported")
     return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
@@ -138,7 +152,7 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
     frame = _as_frame(X)
     n, p = frame.shape
     if p == 0:
-        raise DataError("X has no feature column")
+        raise DataError(f"X has no feature column: 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required.")
     if n == 0:
         raise DataError("X has no row")
     if schema is not None and p != schema.n_features:
@@ -165,7 +179,11 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
                 raise DataError(f"feature '{names[j]}' holds text but was numeric at fit time")
             if col.isna().any():
                 raise DataError(f"feature '{names[j]}' has {int(col.isna().sum())} missing value(s)")
-            cats = sorted(col.unique().tolist(), key=str)
+            try:
+                cats = sorted(col.unique().tolist(), key=str)
+            except TypeError:
+                raise DataTypeError(f"feature '{names[j]}' holds values that are neither numbers nor text "
+                                "(each argument must be a string or a number)") from None
             codes = {v: i for i, v in enumerate(cats)}
             categories[j] = cats
             out[:, j] = col.map(codes).to_numpy(dtype=float)
@@ -184,8 +202,12 @@ def encode_labels(y: Any, n_rows: int | None = None,
     y : ndarray of int, shape (n,)
     classes : ndarray, the sorted distinct labels (or ``classes`` when given)
     """
+    if y is None:
+        raise DataError("requires y to be passed, but the target y is None")
     arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
     if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is used as a 1d array of labels",
+                      DataConversionWarning, stacklevel=3)
         arr = arr.ravel()
     if arr.ndim != 1:
         raise DataError(f"y must be one label per row, got shape {arr.shape}")
@@ -195,9 +217,14 @@ def encode_labels(y: Any, n_rows: int | None = None,
         raise DataError("y has no label")
     if pd.isna(pd.Series(arr)).any():
         raise DataError(f"y has {int(pd.isna(pd.Series(arr)).sum())} missing label(s)")
+    if np.iscomplexobj(arr):
+        raise DataError("y holds complex numbers: Complex data not supported")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise DataError("y has infinite label(s)")
     if classes is None:
+        if arr.dtype.kind in "fc" and type_of_target(arr) == "continuous":
+            raise DataError("Unknown label type: continuous target values; satdt builds classifiers, "
+                            "so y must hold class labels")
         classes, codes = np.unique(arr, return_inverse=True)
     else:
         lookup = {v: i for i, v in enumerate(classes.tolist())}
@@ -224,7 +251,7 @@ def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
     Xf, schema = encode_features(frame, categorical=categorical)
     yc, classes = encode_labels(y, n_rows=Xf.shape[0])
     if Xf.shape[0] < 2:
-        raise DataError("the data has a single row; a tree needs at least two")
+        raise DataError("the data has a single row (1 sample); a tree needs at least two")
     if require_two_classes and len(classes) < 2:
         raise DataError(f"y has a single class ({classes[0]!r}); a classifier needs at least two")
     return Dataset(X=Xf, y=yc, classes=classes, schema=schema, name=name)

@@ -1,0 +1,250 @@
+"""Avellaneda's SAT encoding of a perfect decision tree of depth k (AAAI-20, "DT_depth").
+
+The tree is a perfect binary tree of depth ``k``: ``2**k - 1`` internal nodes in heap order
+(node ``v`` has children ``2v+1`` (left) and ``2v+2`` (right); level ``l`` holds nodes
+``2**l - 1 .. 2**(l+1) - 2``) and ``2**k`` leaves, numbered left to right. A row's path is the
+bit string of its directions, most significant bit first: the node of level ``l`` on the path
+whose first ``l`` directions are ``p`` is number ``int(p, 2)`` of that level.
+
+Variables (all from one explicit :class:`pysat.formula.IDPool`, allocated in contiguous blocks)
+------------------------------------------------------------------------------------------------
+``a[v, j]``
+    internal node ``v`` tests binary column ``j`` (*feature variables*).
+``z[e, l]``
+    distinct row ``e`` goes right at level ``l`` (*direction variables*, one per level and per
+    row added to the encoding, never per node).
+``c[t, b]``
+    bit ``b`` of the class of leaf ``t`` (*class variables*, binary-encoded:
+    ``ceil(log2 C)`` bits, one bit for two classes).
+
+Clause families
+---------------
+*Feature selection* (exactly one per node): ``OR_j a[v, j]`` (at least one) plus an at-most-one
+encoding (``at_most_one``: ``"seqcounter"``, ``"pairwise"``, any :class:`pysat.card.EncType`
+name, or ``"none"``: without it a model may select several columns at a node, all of which send
+every row that reaches the node the same way, so decoding any one of them gives the same tree).
+
+*Feature clauses* (per row ``e``, level ``l``, node ``v`` at that level, column ``j``):
+``not path(e, v)  or  not a[v, j]  or  (z[e, l] if X[e, j] else not z[e, l])`` — a row that
+reaches ``v`` goes the way its value of the tested column says. ``path(e, v)`` is the
+conjunction of the ``l`` direction literals of ``v``'s prefix, so the clause has ``l + 2``
+literals.
+
+*Class clauses* (per row ``e``, leaf ``t``, class bit ``b``):
+``not path(e, t)  or  (c[t, b] if bit b of class(e) else not c[t, b])`` — a row that reaches
+``t`` has its class there.
+
+Rows are added incrementally (:meth:`DepthEncoding.row_clauses`): the clauses of a new set of
+rows can be given to the same incremental solver. All clauses are built with numpy, vectorized
+over rows, nodes and columns, and returned as integer arrays (one per clause length).
+"""
+
+from __future__ import annotations
+
+from math import ceil, log2
+from typing import Union
+
+import numpy as np
+from pysat.card import CardEnc, EncType
+from pysat.formula import IDPool
+
+from ..tree import Node, Tree
+
+__all__ = ["DepthEncoding", "ClauseBlock", "new_block", "prefix_bits", "AT_MOST_ONE"]
+
+#: clauses of one length as a 2-D int array, or a list of clauses (pysat.card output)
+ClauseBlock = Union[np.ndarray, list]
+
+AT_MOST_ONE = ("none", "pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "totalizer", "mtotalizer",
+               "kmtotalizer", "ladder", "bitwise")
+
+
+def new_block(pool: IDPool, shape: tuple[int, ...]) -> np.ndarray:
+    """Reserve ``prod(shape)`` consecutive variable ids of ``pool``; return them shaped.
+
+    ``IDPool`` hands out ``top + 1`` next, so raising ``top`` reserves the block for us.
+    """
+    size = int(np.prod(shape, dtype=np.int64))
+    start = pool.top + 1
+    pool.top += size
+    return np.arange(start, start + size, dtype=np.int64).reshape(shape)
+
+
+def prefix_bits(level: int) -> np.ndarray:
+    """(2**level, level) bool: the directions (True = right) leading to each node of a level."""
+    n = np.arange(2 ** level)[:, None]
+    shifts = np.arange(level - 1, -1, -1)[None, :]
+    return ((n >> shifts) & 1).astype(bool)
+
+
+def class_bits(n_classes: int) -> int:
+    """Bits of the binary class code of a leaf (at least one)."""
+    return max(1, int(ceil(log2(n_classes)))) if n_classes > 1 else 1
+
+
+class DepthEncoding:
+    """Clauses for "a perfect tree of depth ``depth`` classifies the added rows correctly".
+
+    Parameters
+    ----------
+    X : ndarray of bool, shape (m, B)
+        Distinct binarized rows (True = goes right).
+    labels : ndarray of int, shape (m,)
+        Class index of each distinct row (the data must be consistent).
+    n_classes : int
+    depth : int
+        ``k >= 1``.
+    pool : IDPool, optional
+        Variable pool (a new one by default).
+    at_most_one : str
+        Encoding of "at most one column per node" (see module docstring).
+    leaf_marker : bool
+        Add a column that is False for every row (every row goes left): a node testing it is a
+        pass-through, which lets the perfect tree hold any tree of depth <= k (DT_size, see
+        :mod:`satdt.encodings.sat_size`).
+    """
+
+    def __init__(self, X: np.ndarray, labels: np.ndarray, n_classes: int, depth: int, *,
+                 pool: IDPool | None = None, at_most_one: str = "none", leaf_marker: bool = False):
+        if depth < 1:
+            raise ValueError(f"the SAT encoding needs depth >= 1, got {depth}")
+        if at_most_one not in AT_MOST_ONE:
+            raise ValueError(f"unknown at_most_one encoding {at_most_one!r}; choose one of {', '.join(AT_MOST_ONE)}")
+        X = np.asarray(X, dtype=bool)
+        if leaf_marker:
+            X = np.hstack([X, np.zeros((X.shape[0], 1), dtype=bool)])
+        self.X = X
+        self.labels = np.asarray(labels, dtype=np.int64)
+        self.n_classes = int(n_classes)
+        self.depth = int(depth)
+        self.leaf_marker = leaf_marker
+        self.at_most_one = at_most_one
+        self.pool = pool if pool is not None else IDPool()
+        self.n_internal = 2 ** depth - 1
+        self.n_leaves = 2 ** depth
+        self.n_bits = class_bits(self.n_classes)
+        self.n_columns = X.shape[1]
+        self.a = new_block(self.pool, (self.n_internal, self.n_columns))
+        self.c = new_block(self.pool, (self.n_leaves, self.n_bits))
+        self.z = np.zeros((X.shape[0], depth), dtype=np.int64)  # 0 = row not added yet
+        self.added = np.zeros(X.shape[0], dtype=bool)
+        self._prefix = [prefix_bits(level) for level in range(depth + 1)]
+        # class code bits of each class: (C, n_bits), most significant first
+        shifts = np.arange(self.n_bits - 1, -1, -1)[None, :]
+        self._code = ((np.arange(self.n_classes)[:, None] >> shifts) & 1).astype(bool)
+
+    # ------------------------------------------------------------ variables
+    @property
+    def marker(self) -> int | None:
+        """Index of the leaf-marker column, or None."""
+        return self.n_columns - 1 if self.leaf_marker else None
+
+    def level_nodes(self, level: int) -> np.ndarray:
+        """Heap indices of the internal nodes of a level."""
+        return np.arange(2 ** level - 1, 2 ** (level + 1) - 1)
+
+    @property
+    def n_rows_added(self) -> int:
+        return int(self.added.sum())
+
+    # -------------------------------------------------------------- clauses
+    def structure_clauses(self) -> list[ClauseBlock]:
+        """Feature selection: at least one column per node, plus the at-most-one encoding."""
+        blocks: list[ClauseBlock] = [self.a.copy()]
+        if self.at_most_one == "pairwise":
+            i, j = np.triu_indices(self.n_columns, k=1)
+            blocks.append(np.stack([-self.a[:, i], -self.a[:, j]], axis=-1).reshape(-1, 2))
+        elif self.at_most_one != "none":
+            enc = getattr(EncType, self.at_most_one)
+            for v in range(self.n_internal):
+                cnf = CardEnc.atmost(lits=self.a[v].tolist(), bound=1, vpool=self.pool, encoding=enc)
+                blocks.append(cnf.clauses)
+        return blocks
+
+    def row_clauses(self, rows: np.ndarray) -> list[ClauseBlock]:
+        """Feature clauses and class clauses of ``rows`` (distinct-row indices not added yet).
+
+        Returns one int array per clause length; rows already added are skipped.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        rows = np.unique(rows[~self.added[rows]])
+        if rows.size == 0:
+            return []
+        self.added[rows] = True
+        z = new_block(self.pool, (rows.size, self.depth))
+        self.z[rows] = z
+        blocks = [self._feature_clauses(rows, z, level) for level in range(self.depth)]
+        blocks.append(self._class_clauses(rows, z))
+        return blocks
+
+    @staticmethod
+    def _not_path(z: np.ndarray, prefix: np.ndarray) -> np.ndarray:
+        """(r, N, l) literals whose disjunction says "row r does not follow prefix N"."""
+        zl = z[:, None, :prefix.shape[1]]
+        return np.where(prefix[None, :, :], -zl, zl)
+
+    def _feature_clauses(self, rows: np.ndarray, z: np.ndarray, level: int) -> np.ndarray:
+        """Feature clauses of a level: shape (r * 2**level * B, level + 2)."""
+        prefix = self._prefix[level]
+        r, n_nodes, B = rows.size, prefix.shape[0], self.n_columns
+        out = np.empty((r, n_nodes, B, level + 2), dtype=np.int64)
+        out[..., :level] = self._not_path(z, prefix)[:, :, None, :]
+        out[..., level] = -self.a[self.level_nodes(level)][None, :, :]
+        zl = z[:, level][:, None]
+        out[..., level + 1] = np.where(self.X[rows], zl, -zl)[:, None, :]
+        return out.reshape(-1, level + 2)
+
+    def _class_clauses(self, rows: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """Class clauses: shape (r * 2**k * n_bits, k + 1)."""
+        k = self.depth
+        prefix = self._prefix[k]
+        r = rows.size
+        out = np.empty((r, self.n_leaves, self.n_bits, k + 1), dtype=np.int64)
+        out[..., :k] = self._not_path(z, prefix)[:, :, None, :]
+        code = self._code[self.labels[rows]]                      # (r, n_bits)
+        out[..., k] = np.where(code[:, None, :], self.c[None, :, :], -self.c[None, :, :])
+        return out.reshape(-1, k + 1)
+
+    # ------------------------------------------------------------- decoding
+    def decode(self, model: list[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Tested column of each internal node and class of each leaf from a model.
+
+        Codes above ``n_classes - 1`` (leaves no row reaches) decode to class 0.
+        """
+        model = np.asarray(model, dtype=np.int64)
+        value = np.zeros(self.pool.top + 1, dtype=bool)
+        known = model[np.abs(model) <= self.pool.top]
+        value[np.abs(known)] = known > 0
+        chosen = value[self.a]
+        feature = np.where(chosen.any(axis=1), np.argmax(chosen, axis=1), 0)
+        bits = value[self.c].astype(np.int64)
+        weights = 1 << np.arange(self.n_bits - 1, -1, -1)
+        leaf_class = bits @ weights
+        leaf_class[leaf_class >= self.n_classes] = 0
+        return feature, leaf_class
+
+    def leaf_of(self, feature: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
+        """Leaf reached by each row of ``X`` (default: every distinct row) in the perfect tree."""
+        X = self.X if X is None else X
+        rows = np.arange(X.shape[0])
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        for _ in range(self.depth):
+            node = 2 * node + 1 + X[rows, feature[node]]
+        return node - self.n_internal
+
+    def wrong_rows(self, feature: np.ndarray, leaf_class: np.ndarray) -> np.ndarray:
+        """Distinct rows the decoded tree misclassifies."""
+        return np.flatnonzero(leaf_class[self.leaf_of(feature)] != self.labels)
+
+    def to_tree(self, feature: np.ndarray, leaf_class: np.ndarray, classes: np.ndarray) -> Tree:
+        """The decoded tree over the binary columns (threshold 0.5); pass-through nodes of the
+        leaf marker are collapsed to their left child."""
+
+        def build(v: int) -> Node:
+            if v >= self.n_internal:
+                return Node.leaf(int(leaf_class[v - self.n_internal]))
+            if self.leaf_marker and feature[v] == self.marker:
+                return build(2 * v + 1)
+            return Node.split(int(feature[v]), 0.5, build(2 * v + 1), build(2 * v + 2))
+
+        return Tree(root=build(0), classes=classes)

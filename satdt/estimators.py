@@ -1,0 +1,368 @@
+"""scikit-learn classifiers: validate -> binarize -> solver -> store ``tree_``.
+
+Each estimator only wires: parameters are stored unchanged in ``__init__``, checked in ``fit``;
+fitted attributes end in ``_``. After ``fit``: ``tree_`` (a :class:`satdt.tree.Tree` in the
+original features), ``result_`` (the :class:`satdt.result.SolveResult`), ``classes_``,
+``n_features_in_``, ``feature_names_in_`` (when ``X`` had string column names), ``binarizer_``.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .binarize import STRATEGIES, Binarizer, BinaryProblem
+from .data import Dataset, encode_features, prepare
+from .result import SolveResult
+from .tree import Tree
+
+__all__ = ["SATTreeClassifier", "MaxSATTreeClassifier", "BinOCTClassifier", "OCTClassifier",
+           "CPSATTreeClassifier", "DPDTClassifier", "NoTreeFoundError"]
+
+
+class NoTreeFoundError(RuntimeError):
+    """The solver stopped (time limit) before it found any tree."""
+
+
+def _check_int(name: str, value: Any, low: int, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}{' or None' if allow_none else ''}, got {value!r}")
+
+
+def _check_real(name: str, value: Any, low: float, high: float | None = None,
+                allow_none: bool = False, strict: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    ok = isinstance(value, Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = ok and (value > low if strict else value >= low) and (high is None or value <= high)
+    if not ok:
+        rng = f"{'>' if strict else '>='} {low}" + (f" and <= {high}" if high is not None else "")
+        raise ValueError(f"{name} must be a number {rng}{' or None' if allow_none else ''}, got {value!r}")
+
+
+class _TreeClassifier(ClassifierMixin, BaseEstimator):
+    """Shared fit/predict plumbing; subclasses implement ``_solve``."""
+
+    _uses_binarizer = True
+
+    def _validate_common(self) -> None:
+        if self._uses_binarizer:
+            if self.binarization not in STRATEGIES:
+                raise ValueError(f"binarization must be one of {', '.join(STRATEGIES)}, got {self.binarization!r}")
+            _check_int("n_thresholds", self.n_thresholds, 1)
+        _check_real("time_limit", self.time_limit, 0.0, allow_none=True, strict=True)
+
+    def _validate_params_(self) -> None:  # overridden
+        pass
+
+    def fit(self, X: Any, y: Any) -> "_TreeClassifier":
+        """Find the tree for ``(X, y)``; ``X`` may be a DataFrame with text (categorical) columns."""
+        self._validate_common()
+        self._validate_params_()
+        data = prepare(X, y, require_two_classes=False)
+        self.schema_ = data.schema
+        self.n_features_in_ = data.X.shape[1]
+        columns = getattr(X, "columns", None)
+        if columns is not None and all(isinstance(c, str) for c in columns):
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.classes_ = data.classes
+        if len(data.classes) == 1:
+            self.result_ = self._single_class_result(data)
+        else:
+            self.result_ = self._solve(data)
+        if self.result_.tree is None:
+            raise NoTreeFoundError(f"{type(self).__name__}: no tree found ({self.result_.status}); "
+                                   "give a longer time_limit")
+        self.tree_ = self.result_.tree
+        return self
+
+    def _problem(self, data: Dataset) -> BinaryProblem:
+        self.binarizer_ = Binarizer(self.binarization, n_thresholds=self.n_thresholds)
+        return self.binarizer_.problem(data)
+
+    def _single_class_result(self, data: Dataset) -> SolveResult:
+        from .tree import Node
+
+        tree = Tree(Node.leaf(0), classes=data.classes, feature_names=data.feature_names)
+        tree.fit_counts(data.X, data.y)
+        return SolveResult(tree, "OPTIMAL", 0.0, 0.0, 0.0, method="single-class",
+                           objective_name="errors", stats={"note": "one class: a single leaf"})
+
+    def _solve(self, data: Dataset) -> SolveResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _encode(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        columns = getattr(X, "columns", None)
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and columns is not None and list(map(str, columns)) != list(names):
+            raise ValueError("the feature names of X differ from those seen in fit")
+        n_features = getattr(X, "shape", (0, self.n_features_in_))
+        if len(n_features) == 2 and n_features[1] != self.n_features_in_:
+            raise ValueError(f"X has {n_features[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input")
+        Xe, _ = encode_features(X, schema=self.schema_)
+        return Xe
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class labels."""
+        Xe = self._encode(X)
+        return self.tree_.predict(Xe)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class frequencies of the training rows in each row's leaf."""
+        Xe = self._encode(X)
+        return self.tree_.predict_proba(Xe)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = False
+        tags.non_deterministic = False
+        return tags
+
+
+class SATTreeClassifier(_TreeClassifier):
+    """Smallest decision tree that classifies every training row correctly (SAT, Avellaneda).
+
+    Parameters
+    ----------
+    objective : {"depth", "size"}
+        ``"depth"``: minimum depth (DT_depth). ``"size"``: minimum number of nodes among trees of
+        depth <= ``max_depth`` (DT_size; ``max_depth=None`` means the minimum depth).
+    max_depth : int or None
+        Largest depth searched (depth) / allowed (size).
+    binarization : {"all", "quantile", "tree"}
+    n_thresholds : int
+        Thresholds per feature for ``"quantile"`` and ``"tree"``.
+    solver : str
+        PySAT backend name (see :data:`satdt.solvers.sat.SOLVERS`).
+    time_limit : float or None
+        Wall-clock seconds for the whole fit; the best tree so far is kept (status FEASIBLE).
+    incremental : bool
+        Incremental example addition (Avellaneda); False encodes every row at once.
+    rows_per_round : int or None
+        Misclassified rows added per round (None: the solver's measured default).
+    """
+
+    def __init__(self, objective: str = "depth", max_depth: int | None = None, binarization: str = "all",
+                 n_thresholds: int = 10, solver: str = "glucose4", time_limit: float | None = None,
+                 incremental: bool = True, rows_per_round: int | None = None):
+        self.objective = objective
+        self.max_depth = max_depth
+        self.binarization = binarization
+        self.n_thresholds = n_thresholds
+        self.solver = solver
+        self.time_limit = time_limit
+        self.incremental = incremental
+        self.rows_per_round = rows_per_round
+
+    def _validate_params_(self) -> None:
+        if self.objective not in ("depth", "size"):
+            raise ValueError(f"objective must be 'depth' or 'size', got {self.objective!r}")
+        _check_int("max_depth", self.max_depth, 0, allow_none=True)
+        _check_int("rows_per_round", self.rows_per_round, 1, allow_none=True)
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers import sat
+
+        problem = self._problem(data)
+        kwargs = dict(max_depth=self.max_depth, solver=self.solver, time_limit=self.time_limit,
+                      incremental=self.incremental)
+        if self.rows_per_round is not None:
+            kwargs["rows_per_round"] = self.rows_per_round
+        solve = sat.solve_min_depth if self.objective == "depth" else sat.solve_min_size
+        return solve(problem, **kwargs)
+
+
+class MaxSATTreeClassifier(_TreeClassifier):
+    """Most accurate tree of depth <= ``max_depth`` (MaxSAT over Avellaneda's clauses, RC2).
+
+    Parameters
+    ----------
+    max_depth : int
+    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    """
+
+    def __init__(self, max_depth: int = 3, binarization: str = "all", n_thresholds: int = 10,
+                 time_limit: float | None = None):
+        self.max_depth = max_depth
+        self.binarization = binarization
+        self.n_thresholds = n_thresholds
+        self.time_limit = time_limit
+
+    def _validate_params_(self) -> None:
+        _check_int("max_depth", self.max_depth, 1)
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers import maxsat
+
+        return maxsat.solve_max_accuracy(self._problem(data), max_depth=self.max_depth,
+                                         time_limit=self.time_limit)
+
+
+class BinOCTClassifier(_TreeClassifier):
+    """Most accurate tree of depth ``max_depth`` (BinOCT MIP, Verwer & Zhang, OR-tools).
+
+    Parameters
+    ----------
+    max_depth : int
+    backend : str or None
+        OR-tools MIP backend (see :data:`satdt.solvers.mip.BACKENDS`); None: the default.
+    warm_start : bool
+        Start from the CART tree of the same depth.
+    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    """
+
+    def __init__(self, max_depth: int = 2, backend: str | None = None, warm_start: bool = True,
+                 binarization: str = "all", n_thresholds: int = 10, time_limit: float | None = None):
+        self.max_depth = max_depth
+        self.backend = backend
+        self.warm_start = warm_start
+        self.binarization = binarization
+        self.n_thresholds = n_thresholds
+        self.time_limit = time_limit
+
+    def _validate_params_(self) -> None:
+        _check_int("max_depth", self.max_depth, 1)
+
+    def _backend_kwargs(self) -> dict:
+        return {} if self.backend is None else {"backend": self.backend}
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers import mip
+
+        return mip.solve_binoct(self._problem(data), max_depth=self.max_depth, time_limit=self.time_limit,
+                                warm_start=self.warm_start, **self._backend_kwargs())
+
+
+class OCTClassifier(BinOCTClassifier):
+    """Optimal classification tree (OCT MIP, Bertsimas & Dunn, axis-aligned, OR-tools).
+
+    Minimizes misclassification / baseline + ``alpha`` * splits, leaves holding at least
+    ``min_leaf`` rows.
+
+    Parameters
+    ----------
+    max_depth : int
+    alpha : float
+        Complexity penalty per split (0: most accurate tree).
+    min_leaf : int
+        N_min, fewest training rows in a leaf.
+    backend, warm_start, binarization, n_thresholds, time_limit : see :class:`BinOCTClassifier`
+    """
+
+    def __init__(self, max_depth: int = 2, alpha: float = 0.0, min_leaf: int = 1, backend: str | None = None,
+                 warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,
+                 time_limit: float | None = None):
+        super().__init__(max_depth=max_depth, backend=backend, warm_start=warm_start,
+                         binarization=binarization, n_thresholds=n_thresholds, time_limit=time_limit)
+        self.alpha = alpha
+        self.min_leaf = min_leaf
+
+    def _validate_params_(self) -> None:
+        super()._validate_params_()
+        _check_real("alpha", self.alpha, 0.0)
+        _check_int("min_leaf", self.min_leaf, 1)
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers import mip
+
+        return mip.solve_oct(self._problem(data), max_depth=self.max_depth, alpha=self.alpha,
+                             min_leaf=self.min_leaf, time_limit=self.time_limit, warm_start=self.warm_start,
+                             **self._backend_kwargs())
+
+
+class CPSATTreeClassifier(_TreeClassifier):
+    """Tree minimizing errors / n + ``lam`` * leaves over all shapes of depth <= ``max_depth`` (CP-SAT).
+
+    Parameters
+    ----------
+    lam : float
+        Penalty per leaf (OSDT/GOSDT's lambda).
+    max_depth : int
+    num_workers : int or None
+        CP-SAT workers (None: the machine's cores; never more).
+    seed : int
+    warm_start : bool
+        Hint CP-SAT with the CART tree of that depth.
+    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    """
+
+    def __init__(self, lam: float = 0.01, max_depth: int = 5, num_workers: int | None = None, seed: int = 0,
+                 warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,
+                 time_limit: float | None = None):
+        self.lam = lam
+        self.max_depth = max_depth
+        self.num_workers = num_workers
+        self.seed = seed
+        self.warm_start = warm_start
+        self.binarization = binarization
+        self.n_thresholds = n_thresholds
+        self.time_limit = time_limit
+
+    def _validate_params_(self) -> None:
+        _check_real("lam", self.lam, 0.0)
+        _check_int("max_depth", self.max_depth, 0)
+        _check_int("num_workers", self.num_workers, 1, allow_none=True)
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers import cpsat
+
+        return cpsat.solve_regularized(self._problem(data), lam=self.lam, max_depth=self.max_depth,
+                                       time_limit=self.time_limit, num_workers=self.num_workers,
+                                       seed=self.seed, hint="cart" if self.warm_start else None)
+
+
+class DPDTClassifier(_TreeClassifier):
+    """Dynamic Programming Decision Trees (Kohler, Akrour & Preux): a heuristic, a Pareto front.
+
+    Parameters
+    ----------
+    max_depth : int
+    cart_depth : int or list of int
+        Depth of the CART tree that proposes tests at each state (a list: per depth).
+    alphas : array-like or None
+        Penalties solved at once (None: 1000 values in [0, 1]).
+    alpha : float
+        The penalty whose tree ``predict`` uses.
+    max_states : int
+        State budget.
+    random_state : int
+    time_limit : float or None
+    """
+
+    _uses_binarizer = False
+
+    def __init__(self, max_depth: int = 3, cart_depth: int | list = 5, alphas: Any = None, alpha: float = 0.0,
+                 max_states: int = 1_000_000, random_state: int = 0, time_limit: float | None = None):
+        self.max_depth = max_depth
+        self.cart_depth = cart_depth
+        self.alphas = alphas
+        self.alpha = alpha
+        self.max_states = max_states
+        self.random_state = random_state
+        self.time_limit = time_limit
+
+    def _validate_params_(self) -> None:
+        _check_int("max_depth", self.max_depth, 0)
+        _check_real("alpha", self.alpha, 0.0)
+        _check_int("max_states", self.max_states, 1)
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers import dpdt
+
+        out = dpdt.solve_dpdt(data, max_depth=self.max_depth, cart_depth=self.cart_depth, alphas=self.alphas,
+                              alpha=self.alpha, max_states=self.max_states, random_state=self.random_state,
+                              time_limit=self.time_limit)
+        self.dpdt_result_ = out
+        self.pareto_front_ = out.pareto_front
+        self.trees_ = out.trees
+        return out.result

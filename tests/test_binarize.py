@@ -1,0 +1,108 @@
+"""satdt.binarize: strategies, redundancy removal, merged rows, the map back."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from satdt.binarize import Binarizer, ConflictError
+from satdt.data import load_dataset, prepare
+from satdt.tree import Node, Tree
+
+
+def test_all_strategy_gives_every_midpoint():
+    data = prepare(np.array([[1.0], [2.0], [2.0], [4.0]]), [0, 1, 1, 0])
+    p = Binarizer("all").problem(data)
+    assert [t.threshold for t in p.tests] == [1.5, 3.0]
+    # True = goes right (x > threshold)
+    assert p.X.tolist() == [[False, False], [True, False], [True, True]]
+    assert p.counts.tolist() == [[1, 0], [0, 2], [1, 0]]
+    assert p.row_of.tolist() == [0, 1, 1, 2]
+
+
+def test_every_axis_split_is_available():
+    """With `all`, every partition of the rows by one threshold is some binary column."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)).round(1)
+    data = prepare(X, rng.integers(0, 2, 40))
+    p = Binarizer("all", drop_duplicates=False).problem(data)
+    Xb = Binarizer("all", drop_duplicates=False).fit(data).transform(X)
+    for j in range(3):
+        for v in np.unique(X[:, j])[:-1]:
+            split = X[:, j] > v
+            assert any(np.array_equal(split, Xb[:, k]) for k in range(Xb.shape[1]))
+    assert p.n_binary == sum(len(np.unique(X[:, j])) - 1 for j in range(3))
+
+
+def test_adjacent_floats_keep_midpoint_separating():
+    a = 1.0
+    b = np.nextafter(a, 2.0)
+    data = prepare(np.array([[a], [b]]), [0, 1])
+    p = Binarizer("all").problem(data)
+    assert p.n_binary == 1 and p.conflicts() == []
+    assert p.tests[0].column(data.X).tolist() == [False, True]
+
+
+def test_constant_duplicate_and_complement_columns_dropped():
+    X = np.array([[0, 5, 0, 1, 7], [1, 5, 1, 0, 7], [1, 5, 1, 0, 7], [0, 5, 0, 1, 7]], dtype=float)
+    p = Binarizer("all").problem(prepare(X, [0, 1, 1, 0]))
+    assert p.n_binary == 1
+    assert p.tests[0].feature == 0
+
+
+def test_quantile_strategy_caps_thresholds():
+    data = load_dataset("wine")
+    full = Binarizer("all").problem(data)
+    q = Binarizer("quantile", n_thresholds=4).problem(data)
+    per_feature = np.bincount([t.feature for t in q.tests], minlength=13)
+    assert per_feature.max() <= 4
+    assert q.n_binary < full.n_binary
+    assert q.strategy == "quantile"
+
+
+def test_tree_strategy_uses_a_subset_of_midpoints():
+    data = load_dataset("iris")
+    full = {(t.feature, t.threshold) for t in Binarizer("all").fit(data).tests_}
+    guessed = Binarizer("tree", n_thresholds=5, max_depth=2).fit(data).tests_
+    assert 0 < len(guessed) < len(full)
+    assert {(t.feature, t.threshold) for t in guessed} <= full
+
+
+def test_categorical_one_test_per_value():
+    frame = pd.DataFrame({"colour": ["red", "green", "blue", "red"], "flag": ["y", "n", "y", "n"]})
+    data = prepare(frame, [0, 1, 1, 0])
+    p = Binarizer("all").problem(data)
+    described = sorted(t.describe(data.feature_names) for t in p.tests)
+    # three colours -> three tests; a two-valued column -> one test
+    assert sum(d.startswith("colour") for d in described) == 3
+    assert sum(d.startswith("flag") for d in described) == 1
+
+
+def test_identical_rows_merged_with_counts_and_conflicts_reported():
+    X = np.array([[0.0], [0.0], [1.0], [1.0], [1.0]])
+    p = Binarizer("all").problem(prepare(X, [0, 1, 1, 1, 0]))
+    assert p.n_distinct == 2
+    assert p.counts.tolist() == [[1, 1], [1, 2]]
+    assert p.min_errors == 2
+    assert p.conflicts() == [[0, 1], [2, 3, 4]]
+    with pytest.raises(ConflictError, match="5 rows in 2 group"):
+        p.check_consistent()
+
+
+def test_unknown_strategy():
+    with pytest.raises(ValueError, match="unknown binarization 'nope'"):
+        Binarizer("nope").fit(load_dataset("iris"))
+
+
+def test_to_original_routes_rows_like_the_binary_tree():
+    data = load_dataset("iris")
+    p = Binarizer("all").problem(data)
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        j, k = rng.integers(0, p.n_binary, 2)
+        btree = Tree(Node.split(j, 0.5, Node.leaf(0), Node.split(k, 0.5, Node.leaf(1), Node.leaf(2))),
+                     classes=p.classes)
+        original = p.to_original(btree)
+        full_binary = Binarizer("all").fit(data).transform(data.X).astype(float)
+        assert np.array_equal(original.predict_index(data.X), btree.predict_index(full_binary))
+        assert original.feature_names == data.feature_names
+        assert p.errors(btree) == int((original.predict_index(data.X) != data.y).sum())

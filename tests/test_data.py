@@ -1,0 +1,102 @@
+"""satdt.data: loading and validation with clear errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from satdt.data import DataError, bundled_datasets, encode_features, load_csv, load_dataset, prepare
+
+EXPECTED_BUNDLED = {"iris", "monk1", "monk2", "monk3", "mouse", "wine", "balance-scale", "car",
+                    "zoo", "tic-tac-toe", "compas", "lung-cancer", "bmi"}
+
+
+def test_bundled_datasets_present_and_loadable():
+    names = set(bundled_datasets())
+    assert EXPECTED_BUNDLED <= names
+    iris = load_dataset("iris")
+    assert iris.X.shape == (150, 4) and len(iris.classes) == 3
+    assert iris.feature_names == ["feat_1", "feat_2", "feat_3", "feat_4"]
+
+
+def test_bom_header_is_stripped():
+    data = load_dataset("balance-scale")
+    assert data.feature_names[0] == "Feat0"
+    assert data.X.shape == (625, 4)
+
+
+def test_text_columns_become_categories():
+    data = load_dataset("bmi")
+    assert 0 in data.schema.categories
+    assert set(data.schema.categories[0]) == {"Female", "Male"}
+    assert set(np.unique(data.X[:, 0])) == {0.0, 1.0}
+
+
+def test_pandas_and_numpy_inputs_agree():
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    y = np.array(["a", "b", "a"])
+    d1 = prepare(X, y)
+    d2 = prepare(pd.DataFrame(X, columns=["p", "q"]), pd.Series(y))
+    assert np.array_equal(d1.X, d2.X) and np.array_equal(d1.y, d2.y)
+    assert d2.feature_names == ["p", "q"] and list(d1.classes) == ["a", "b"]
+
+
+@pytest.mark.parametrize("X, y, message", [
+    (np.array([[1.0, np.nan], [2.0, 3.0]]), [0, 1], "NaN"),
+    (np.array([[1.0, np.inf], [2.0, 3.0]]), [0, 1], "infinite"),
+    (np.zeros((0, 2)), [], "no row"),
+    (np.zeros((3, 0)), [0, 1, 0], "no feature"),
+    (np.array([[1.0], [2.0], [3.0]]), [0, 1], "3 rows but y has 2"),
+    (np.array([[1.0], [2.0]]), [1, 1], "single class"),
+    (np.array([[1.0]]), [1], "single row"),
+    (np.array([[1.0], [2.0]]), [0, None], "missing label"),
+    (np.array([1.0, 2.0]), [0, 1], "two-dimensional"),
+    (np.array([[1.0], [2.0]]), [[0, 1], [1, 0]], "one label per row"),
+])
+def test_bad_input_gives_clear_error(X, y, message):
+    with pytest.raises(DataError, match=message):
+        prepare(X, y)
+
+
+def test_text_column_with_missing_value():
+    frame = pd.DataFrame({"c": ["a", None, "b"], "n": [1, 2, 3]})
+    with pytest.raises(DataError, match="missing"):
+        prepare(frame, [0, 1, 0])
+
+
+def test_predict_time_encoding_checks_schema():
+    frame = pd.DataFrame({"c": ["a", "b", "a"], "n": [1.0, 2.0, 3.0]})
+    _, schema = encode_features(frame)
+    X, _ = encode_features(pd.DataFrame({"c": ["b"], "n": [0.5]}), schema=schema)
+    assert X.tolist() == [[1.0, 0.5]]
+    with pytest.raises(DataError, match="not seen at fit time"):
+        encode_features(pd.DataFrame({"c": ["z"], "n": [0.5]}), schema=schema)
+    with pytest.raises(DataError, match="3 features"):
+        encode_features(np.zeros((1, 3)), schema=schema)
+
+
+def test_csv_errors(tmp_path):
+    with pytest.raises(DataError, match="no such file"):
+        load_csv(tmp_path / "missing.csv")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(DataError, match="empty"):
+        load_csv(empty)
+    header_only = tmp_path / "h.csv"
+    header_only.write_text("a,b,label\n")
+    with pytest.raises(DataError, match="no data row"):
+        load_csv(header_only)
+    one_col = tmp_path / "one.csv"
+    one_col.write_text("label\n1\n0\n")
+    with pytest.raises(DataError, match="at least one feature"):
+        load_csv(one_col)
+    with pytest.raises(DataError, match="unknown dataset"):
+        load_dataset("no-such-dataset")
+
+
+def test_csv_with_bom_and_text(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_bytes("\ufeffcolour,size,label\nred,1,yes\nblue,2,no\nred,3,no\n".encode("utf-8"))
+    data = load_csv(path)
+    assert data.feature_names == ["colour", "size"]
+    assert data.schema.categories == {0: ["blue", "red"]}
+    assert list(data.classes) == ["no", "yes"]
