@@ -10,69 +10,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import estimators as est
 from .binarize import STRATEGIES
 from .data import DataError, Dataset, bundled_datasets, load_dataset
+from .tree import Tree
+from .verify import ACCURACY_ENGINES, OBJECTIVES, certify
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
-
-
-def _sat(objective: str) -> Callable[[argparse.Namespace], est._TreeClassifier]:
-    def build(a: argparse.Namespace) -> est._TreeClassifier:
-        kwargs = dict(objective=objective, max_depth=a.max_depth, time_limit=a.time_limit,
-                      binarization=a.binarization, n_thresholds=a.n_thresholds)
-        if a.solver:
-            kwargs["solver"] = a.solver
-        return est.SATTreeClassifier(**kwargs)
-    return build
-
-
-def _with_depth(cls: type, default_depth: int, **fixed: Any) -> Callable[[argparse.Namespace], Any]:
-    def build(a: argparse.Namespace) -> Any:
-        kwargs = dict(max_depth=default_depth if a.max_depth is None else a.max_depth,
-                      time_limit=a.time_limit, binarization=a.binarization, n_thresholds=a.n_thresholds)
-        if a.solver:
-            kwargs["backend"] = a.solver
-        kwargs.update({k: getattr(a, v) for k, v in fixed.items() if getattr(a, v) is not None})
-        return cls(**kwargs)
-    return build
-
-
-def _maxsat(a: argparse.Namespace) -> est.MaxSATTreeClassifier:
-    return est.MaxSATTreeClassifier(max_depth=3 if a.max_depth is None else a.max_depth,
-                                    time_limit=a.time_limit, binarization=a.binarization,
-                                    n_thresholds=a.n_thresholds)
-
-
-def _cpsat(a: argparse.Namespace) -> est.CPSATTreeClassifier:
-    return est.CPSATTreeClassifier(lam=0.01 if a.lam is None else a.lam,
-                                   max_depth=5 if a.max_depth is None else a.max_depth,
-                                   time_limit=a.time_limit, binarization=a.binarization,
-                                   n_thresholds=a.n_thresholds)
-
-
-def _dpdt(a: argparse.Namespace) -> est.DPDTClassifier:
-    kwargs: dict[str, Any] = dict(max_depth=3 if a.max_depth is None else a.max_depth,
-                                  alpha=0.0 if a.alpha is None else a.alpha, time_limit=a.time_limit)
-    if a.cart_depth is not None:
-        kwargs["cart_depth"] = a.cart_depth
-    return est.DPDTClassifier(**kwargs)
-
-
-#: method name -> builder of the estimator from the parsed arguments
-METHODS: dict[str, Callable[[argparse.Namespace], Any]] = {
-    "sat-depth": _sat("depth"),
-    "sat-size": _sat("size"),
-    "maxsat": _maxsat,
-    "binoct": _with_depth(est.BinOCTClassifier, 2),
-    "oct": _with_depth(est.OCTClassifier, 2, alpha="alpha"),
-    "cpsat": _cpsat,
-    "dpdt": _dpdt,
-}
 
 
 def _positive_float(text: str) -> float:
@@ -116,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = sub.add_parser("solve", help="find a tree for a dataset")
     solve.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
-    solve.add_argument("--method", required=True, choices=sorted(METHODS))
+    solve.add_argument("--method", required=True, choices=sorted(est.METHODS))
     solve.add_argument("--max-depth", type=_nonneg_int, default=None)
     solve.add_argument("--lam", type=_nonneg_float, default=None, help="cpsat: penalty per leaf")
     solve.add_argument("--alpha", type=_nonneg_float, default=None, help="oct: penalty per split; dpdt: per test")
@@ -128,6 +76,19 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--export", choices=("text", "json", "dot"), default=None, help="tree format to write")
     solve.add_argument("--output", default=None, help="file for --export (default: standard output)")
+
+    verify = sub.add_parser("verify", help="certify whether a given tree is optimal")
+    verify.add_argument("data", help="a CSV file or a bundled dataset name (the tree's training data)")
+    source = verify.add_mutually_exclusive_group(required=True)
+    source.add_argument("--sklearn", metavar="MODEL.joblib", help="a fitted scikit-learn DecisionTreeClassifier (joblib)")
+    source.add_argument("--tree", metavar="TREE.json", help="a tree as written by `satdt solve --export json`")
+    verify.add_argument("--objective", choices=OBJECTIVES, default="accuracy")
+    verify.add_argument("--max-depth", type=_nonneg_int, default=None, help="depth bound (default: the tree's)")
+    verify.add_argument("--lam", type=_nonneg_float, default=None, help="regularized: penalty per leaf")
+    verify.add_argument("--alpha", type=_nonneg_float, default=None, help="dpdt: penalty per test")
+    verify.add_argument("--engine", choices=ACCURACY_ENGINES, default="cpsat", help="accuracy: exact engine")
+    verify.add_argument("--time-limit", type=_positive_float, default=None)
+    verify.add_argument("--json", action="store_true")
 
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
@@ -179,7 +140,9 @@ def _export(tree: Any, fmt: str) -> str:
 
 def cmd_solve(a: argparse.Namespace) -> int:
     data = load_dataset(a.data)
-    model = METHODS[a.method](a)
+    model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
+                               cart_depth=a.cart_depth, binarization=a.binarization,
+                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=a.time_limit)
     model.fit(data.X if not data.schema.categories else _frame(data), data.labels)
     summary = solve_summary(a.method, model, data)
     if a.json:
@@ -213,6 +176,44 @@ def _frame(data: Dataset) -> Any:
     return frame
 
 
+def _load_model(a: argparse.Namespace) -> Any:
+    if a.tree:
+        try:
+            return Tree.from_dict(json.loads(Path(a.tree).read_text()))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{a.tree} is not valid JSON: {exc}") from None
+    import joblib
+
+    path = Path(a.sklearn)
+    if not path.is_file():
+        raise DataError(f"no such file: {path}")
+    try:
+        return joblib.load(path)
+    except Exception as exc:  # unpickling errors have many types
+        raise DataError(f"{path} is not a readable joblib model: {exc}") from None
+
+
+def cmd_verify(a: argparse.Namespace) -> int:
+    data = load_dataset(a.data)
+    model = _load_model(a)
+    if a.objective == "regularized" and a.lam is None:
+        raise DataError("--objective regularized needs --lam")
+    if a.objective == "dpdt" and a.alpha is None:
+        raise DataError("--objective dpdt needs --alpha")
+    cert = certify(model, data, objective=a.objective, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
+                   time_limit=a.time_limit, engine=a.engine)
+    if a.json:
+        print(json.dumps(_jsonable(cert.to_dict())))
+        return EXIT_OK
+    print(f"{cert.status}: objective {cert.objective} (depth <= {cert.max_depth}) on {data.name}")
+    print(f"given tree: {cert.tree_value:g}   optimum: {cert.optimum}   bound: {cert.bound}   "
+          f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else ""))
+    if cert.better_tree is not None:
+        print("a better tree:")
+        print(cert.better_tree.to_text())
+    return EXIT_OK
+
+
 def cmd_datasets(a: argparse.Namespace) -> int:
     for name, path in bundled_datasets().items():
         data = load_dataset(name)
@@ -220,7 +221,7 @@ def cmd_datasets(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"solve": cmd_solve, "datasets": cmd_datasets}
+COMMANDS = {"solve": cmd_solve, "verify": cmd_verify, "datasets": cmd_datasets}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,7 +20,7 @@ from .data import Dataset, encode_features, prepare
 from .result import SolveResult
 from .tree import Tree
 
-__all__ = ["SATTreeClassifier", "MaxSATTreeClassifier", "BinOCTClassifier", "OCTClassifier",
+__all__ = ["make_estimator", "METHODS", "SATTreeClassifier", "MaxSATTreeClassifier", "BinOCTClassifier", "OCTClassifier",
            "CPSATTreeClassifier", "DPDTClassifier", "NoTreeFoundError"]
 
 
@@ -366,3 +366,46 @@ class DPDTClassifier(_TreeClassifier):
         self.pareto_front_ = out.pareto_front
         self.trees_ = out.trees
         return out.result
+
+
+#: method name (CLI ``--method``) -> (estimator class, default max_depth)
+METHODS: dict[str, tuple[type, int | None]] = {
+    "sat-depth": (SATTreeClassifier, None),
+    "sat-size": (SATTreeClassifier, None),
+    "maxsat": (MaxSATTreeClassifier, 3),
+    "binoct": (BinOCTClassifier, 2),
+    "oct": (OCTClassifier, 2),
+    "cpsat": (CPSATTreeClassifier, 5),
+    "dpdt": (DPDTClassifier, 3),
+}
+
+
+def make_estimator(method: str, *, max_depth: int | None = None, lam: float | None = None,
+                   alpha: float | None = None, cart_depth: int | list | None = None,
+                   binarization: str = "all", n_thresholds: int = 10, solver: str | None = None,
+                   time_limit: float | None = None) -> _TreeClassifier:
+    """The estimator of a method name, with the options that apply to it (None: its default).
+
+    ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
+    ``alpha`` is OCT's penalty per split and DPDT's penalty per test.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
+    cls, default_depth = METHODS[method]
+    kwargs: dict[str, Any] = {"time_limit": time_limit,
+                              "max_depth": default_depth if max_depth is None else max_depth}
+    if cls is not DPDTClassifier:
+        kwargs.update(binarization=binarization, n_thresholds=n_thresholds)
+    if cls is SATTreeClassifier:
+        kwargs["objective"] = "depth" if method == "sat-depth" else "size"
+        if solver:
+            kwargs["solver"] = solver
+    elif cls in (BinOCTClassifier, OCTClassifier) and solver:
+        kwargs["backend"] = solver
+    if cls is CPSATTreeClassifier and lam is not None:
+        kwargs["lam"] = lam
+    if cls in (OCTClassifier, DPDTClassifier) and alpha is not None:
+        kwargs["alpha"] = alpha
+    if cls is DPDTClassifier and cart_depth is not None:
+        kwargs["cart_depth"] = cart_depth
+    return cls(**kwargs)

@@ -1,0 +1,438 @@
+"""The regularized objective of OSDT/GOSDT as an exact CP-SAT model over trees of any shape.
+
+Objective: ``errors / n + lam * leaves`` over every tree of depth ``<= D`` on the binary columns
+of a :class:`~satdt.binarize.BinaryProblem` (errors weighted by the merged row counts, ``n`` the
+number of original rows).
+
+Tree skeleton
+-------------
+The complete binary tree of depth ``D`` in heap order (position ``t`` has children ``2t+1``
+(left, column False) and ``2t+2`` (right, column True)); positions ``0 .. 2**D - 2`` are
+*internal positions*, the ``2**D`` positions of level ``D`` can only be leaves. Every position is
+a split, a leaf, or absent, so every tree shape of depth ``<= D`` is representable.
+
+Variables (one :class:`ortools.sat.python.cp_model.CpModel`, kept in numpy object arrays)
+--------------------------------------------------------------------------------------------
+``a[t, j]``
+    internal position ``t`` splits on binary column ``j`` (*split variables*).
+``s[t]``
+    ``t`` is a split, ``s[t] = sum_j a[t, j]`` (*split indicator*; 0 at level ``D``).
+``c[t, k]``
+    ``t`` is a leaf of class ``k`` (*label variables*); ``leaf[t] = sum_k c[t, k]``.
+``p[t, g, k]``
+    prefix sums of the split variables along a *threshold chain* ``g`` (the binary columns of
+    one numeric feature, sorted by threshold: the rows going right are nested), so that a row's
+    right-going test set at ``t`` is one prefix per chain instead of one term per column.
+``r[i, t]``
+    distinct row ``i`` goes right at internal position ``t`` (*direction variables*):
+    ``r[i, t] = sum_{j: X[i, j]} a[t, j]`` written with one prefix per chain.
+``f[u, t]``
+    *unit* ``u`` (a distinct row ``i`` together with one class ``k`` it has rows of, weight
+    ``counts[i, k]``) reaches ``t`` and is classified correctly at the leaf it ends in
+    (*correct-flow variables*, FlowOCT's flow of correctly classified rows, Aghaei et al. 2021).
+
+Constraint families
+-------------------
+*Shape*: ``s[0] + leaf[0] = 1`` (the root exists), ``s[child] + leaf[child] = s[t]`` (a child
+exists exactly when its parent splits).
+
+*Chain prefixes*: ``p[t, g, 1] = a[t, g_0]``, ``p[t, g, k] = p[t, g, k-1] + a[t, g_{k-1}]``.
+
+*Direction*: ``r[i, t] = sum of the prefixes / columns on which row i is True``.
+
+*Flow routing* (per unit ``u`` of row ``i``, internal ``t``): ``f[u, right] <= r[i, t]``,
+``f[u, left] + r[i, t] <= s[t]``, ``f[u, left] + f[u, right] <= f[u, t]``.
+
+*Flow sink* (the correct class): ``f[u, t] - f[u, left] - f[u, right] <= c[t, k_u]``, and
+``f[u, t] <= c[t, k_u]`` at level ``D``.
+
+Correct rows ``= sum_u w_u f[u, 0]``; errors ``= n - correct``. Maximizing the correct flow makes
+every ``f`` equal to "reaches and is correct" at an optimum, and no row is counted twice
+(the flow either sinks at a leaf or continues to exactly one child).
+
+Exact integer objective (:func:`engine_lambda`, :func:`set_objective`)
+--------------------------------------------------------------------
+The float ``lam`` is read as the exact rational ``Fraction(lam)``. Two trees with errors
+``e1, e2`` and leaves ``L1, L2`` compare by the sign of ``(e1 - e2) + lam * n * (L1 - L2)``,
+i.e. by the position of ``lam`` against the fractions ``(e2 - e1) / (n (L1 - L2))``, whose
+denominators are at most ``N = n (2**D - 1)``. :func:`engine_lambda` replaces ``lam`` by the
+simplest rational ``p / q`` that lies on the same side of (or equals) every fraction of
+denominator ``<= N`` (``lam`` itself if its denominator is ``<= N``, else the mediant of its two
+neighbours in the Farey sequence of order ``N``; ``2`` when ``lam > 1``, where the order is
+lexicographic in (leaves, errors)). The model minimizes the integer
+``q * errors + p * n * leaves``: it orders all trees exactly as ``errors / n + lam * leaves``,
+ties included, so its optima are exactly the optima of the real objective.
+
+OSDT necessary conditions as constraints (``lam > 0``; :func:`add_osdt_bounds`)
+------------------------------------------------------------------------------
+Every optimal tree satisfies them, so they cut no optimum:
+
+* *Leaf accuracy* (OSDT Theorem 3.5): a non-root leaf classifies at least ``ceil(lam * n)``
+  rows correctly (otherwise replacing its parent by its sibling subtree is strictly better);
+  with it, every split carries at least twice that much correct flow (which implies the
+  *support* bound of Theorem 3.3): ``sum_u w_u f[u, t] >= K * (leaf[t] + 2 s[t])``.
+* *Leaf count*: ``lam * leaves <=`` the objective of the best single leaf.
+* *Sibling leaves differ* (symmetry breaking): ``c[left, k] + c[right, k] <= 1`` (two sibling
+  leaves of one class merge into one leaf with the same errors and one leaf less).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ..binarize import BinaryProblem
+from ..tree import Node, Tree
+
+__all__ = ["RegularizedEncoding", "build_model", "set_objective", "add_osdt_bounds",
+           "engine_lambda", "farey_neighbours", "ScaledObjective", "threshold_chains",
+           "exact_objective"]
+
+
+# ---------------------------------------------------------------------- exact lambda
+
+def farey_neighbours(x: Fraction, order: int) -> tuple[Fraction, Fraction]:
+    """The two consecutive fractions of the Farey sequence of ``order`` around ``x`` in (0, 1).
+
+    ``x`` must have a denominator larger than ``order``. Stern-Brocot descent with whole runs
+    of one direction taken at once (continued-fraction steps), so it takes O(log) iterations.
+    """
+    if not (0 < x < 1) or x.denominator <= order:
+        raise ValueError("x must lie in (0, 1) with a denominator above the order")
+    a, b, c, d = 0, 1, 1, 1  # lo = a/b < x < hi = c/d, neighbours in Stern-Brocot
+    while b + d <= order:
+        if x * (b + d) < a + c:          # x left of the mediant: hi moves towards lo
+            k = math.ceil((c - x * d) / (x * b - a)) - 1
+            k = min(k, (order - d) // b)
+            c, d = c + k * a, d + k * b
+        else:                            # x right of the mediant (never equal: denominators)
+            k = math.ceil((x * b - a) / (c - x * d)) - 1
+            k = min(k, (order - b) // d)
+            a, b = a + k * c, b + k * d
+    return Fraction(a, b), Fraction(c, d)
+
+
+def engine_lambda(lam: float | Fraction, n: int, max_leaves: int) -> Fraction:
+    """A rational with a small denominator that orders every pair (errors, leaves) as ``lam``.
+
+    Trees compare by the sign of ``lam - r`` for fractions ``r`` of denominator at most
+    ``N = n * (max_leaves - 1)``; the returned value has the same sign against every such
+    ``r`` (zero included).
+    """
+    lam = Fraction(lam)
+    if lam < 0:
+        raise ValueError(f"lam must be >= 0, got {float(lam)}")
+    order = max(1, n * (max_leaves - 1))
+    if lam > 1:
+        return Fraction(2)
+    if lam.denominator <= order:
+        return lam
+    lo, hi = farey_neighbours(lam, order)
+    return Fraction(lo.numerator + hi.numerator, lo.denominator + hi.denominator)
+
+
+@dataclass(frozen=True)
+class ScaledObjective:
+    """The integer objective ``q * errors + p * n * leaves`` used by the engine for ``lam``."""
+
+    lam: Fraction        # the exact lambda asked for
+    p: int
+    q: int
+    n: int
+
+    def engine_value(self, errors: int, leaves: int) -> int:
+        return self.q * int(errors) + self.p * self.n * int(leaves)
+
+    def exact_value(self, errors: int, leaves: int) -> Fraction:
+        return exact_objective(errors, leaves, self.n, self.lam)
+
+    def lower_bound(self, engine_bound: float, max_leaves: int, min_errors: int = 0) -> Fraction:
+        """Smallest exact objective of any (errors, leaves) pair whose engine value is at least
+        ``engine_bound`` (a valid lower bound on the optimum of the real objective)."""
+        bound = math.ceil(engine_bound - 1e-6)
+        best = None
+        for leaves in range(1, max_leaves + 1):
+            need = bound - self.p * self.n * leaves
+            e = max(min_errors, -(-need // self.q) if need > 0 else 0)
+            if e > self.n:
+                continue
+            v = exact_objective(e, leaves, self.n, self.lam)
+            best = v if best is None or v < best else best
+        return best if best is not None else exact_objective(min_errors, 1, self.n, self.lam)
+
+
+def exact_objective(errors: int, leaves: int, n: int, lam: float | Fraction) -> Fraction:
+    """``errors / n + lam * leaves`` as an exact fraction."""
+    return Fraction(int(errors), int(n)) + Fraction(lam) * int(leaves)
+
+
+# ---------------------------------------------------------------------- column structure
+
+def threshold_chains(problem: BinaryProblem) -> list[np.ndarray]:
+    """Partition the binary columns into chains whose right-going row sets are nested.
+
+    Numeric tests of one feature sorted by threshold form a chain (a row is True on a prefix);
+    every other column is a chain of length one. The nesting is checked on the rows.
+    """
+    by_feature: dict[int, list[int]] = {}
+    chains: list[np.ndarray] = []
+    for j, test in enumerate(problem.tests):
+        if test.category is None:
+            by_feature.setdefault(test.feature, []).append(j)
+        else:
+            chains.append(np.array([j]))
+    X = problem.X
+    for cols in by_feature.values():
+        cols = np.array(sorted(cols, key=lambda j: problem.tests[j].threshold))
+        block = X[:, cols].astype(np.int8)
+        if len(cols) > 1 and np.all(np.diff(block, axis=1) <= 0):
+            chains.append(cols)
+        else:
+            chains.extend(np.array([j]) for j in cols)
+    return sorted(chains, key=lambda c: int(c[0]))
+
+
+# ---------------------------------------------------------------------- the model
+
+@dataclass
+class RegularizedEncoding:
+    """The CP-SAT model and its variables (see the module docstring for the families)."""
+
+    problem: BinaryProblem
+    max_depth: int
+    model: cp_model.CpModel
+    a: np.ndarray            # (n_internal, B) split variables
+    s: list                  # (n_positions,) split indicators (0 at level D)
+    c: np.ndarray            # (n_positions, C) label variables
+    leaf: list               # (n_positions,) leaf indicators
+    r: np.ndarray            # (m, n_internal) direction variables
+    f: np.ndarray            # (U, n_positions) correct-flow variables
+    prefix: list             # per internal position, the auxiliary chain prefix variables
+    unit_row: np.ndarray
+    unit_class: np.ndarray
+    unit_weight: np.ndarray
+    chains: list[np.ndarray]
+    n_rows: int
+    stats: dict = field(default_factory=dict)
+    osdt_lams: list = field(default_factory=list)
+
+    @property
+    def n_internal(self) -> int:
+        return 2 ** self.max_depth - 1
+
+    @property
+    def n_positions(self) -> int:
+        return 2 ** (self.max_depth + 1) - 1
+
+    @property
+    def max_leaves(self) -> int:
+        return 2 ** self.max_depth
+
+    def correct_expr(self) -> cp_model.LinearExpr:
+        """Correctly classified original rows."""
+        return cp_model.LinearExpr.weighted_sum(list(self.f[:, 0]), self.unit_weight.tolist())
+
+    def leaves_expr(self) -> cp_model.LinearExpr:
+        return cp_model.LinearExpr.sum(self.leaf)
+
+    # ------------------------------------------------------------- decode / hint
+    def decode(self, value) -> Tree:
+        """The tree over the binary columns given a ``value(var) -> int`` function."""
+
+        def rec(t: int) -> Node:
+            if t < self.n_internal:
+                chosen = [j for j in range(self.a.shape[1]) if value(self.a[t, j])]
+                if chosen:
+                    return Node.split(chosen[0], 0.5, rec(2 * t + 1), rec(2 * t + 2))
+            labels = [k for k in range(self.c.shape[1]) if value(self.c[t, k])]
+            return Node.leaf(labels[0] if labels else 0)
+
+        return Tree(root=rec(0), classes=self.problem.classes)
+
+    def hint_values(self, tree: Tree) -> dict:
+        """A complete assignment (variable -> value) describing ``tree`` (binary columns,
+        depth <= D); the flows are the rows the tree classifies correctly."""
+        if tree.depth() > self.max_depth:
+            raise ValueError(f"hint tree has depth {tree.depth()} > max_depth {self.max_depth}")
+        X = self.problem.X
+        m = X.shape[0]
+        P, I = self.n_positions, self.n_internal
+        split_col = np.full(P, -1)
+        label = np.full(P, -1)
+        reach = np.zeros((m, P), dtype=bool)
+        stack = [(tree.root, 0, np.ones(m, dtype=bool))]
+        while stack:
+            node, t, rows = stack.pop()
+            reach[:, t] = rows
+            if node.is_leaf:
+                label[t] = node.label
+                continue
+            split_col[t] = node.feature
+            right = X[:, node.feature]
+            stack.append((node.left, 2 * t + 1, rows & ~right))
+            stack.append((node.right, 2 * t + 2, rows & right))
+        final_label = np.full(m, -1)
+        for t in np.flatnonzero(label >= 0):
+            final_label[reach[:, t]] = label[t]
+        correct = final_label[self.unit_row] == self.unit_class
+        vals: dict = {}
+        B = self.a.shape[1]
+        for t in range(I):
+            for j in range(B):
+                vals[self.a[t, j]] = int(split_col[t] == j)
+            chosen = np.zeros(B, dtype=np.int64)
+            if split_col[t] >= 0:
+                chosen[split_col[t]] = 1
+            for var, cols in self.prefix[t]:
+                vals[var] = int(chosen[cols].sum())
+            right = X[:, split_col[t]] if split_col[t] >= 0 else np.zeros(m, dtype=bool)
+            for i in range(m):
+                vals[self.r[i, t]] = int(right[i])
+        for t in range(P):
+            if not isinstance(self.s[t], int):
+                vals[self.s[t]] = int(split_col[t] >= 0)
+            vals[self.leaf[t]] = int(label[t] >= 0)
+            for k in range(self.c.shape[1]):
+                vals[self.c[t, k]] = int(label[t] == k)
+            col = reach[self.unit_row, t] & correct
+            for u in range(len(self.unit_row)):
+                vals[self.f[u, t]] = int(col[u])
+        return vals
+
+
+def _bool_array(model: cp_model.CpModel, shape: tuple[int, ...], name: str) -> np.ndarray:
+    size = int(np.prod(shape))
+    out = np.empty(size, dtype=object)
+    out[:] = [model.new_bool_var(f"{name}{k}") for k in range(size)]
+    return out.reshape(shape)
+
+
+def build_model(problem: BinaryProblem, max_depth: int) -> RegularizedEncoding:
+    """Build the shape, direction, routing and sink families (no objective yet)."""
+    if max_depth < 0:
+        raise ValueError(f"max_depth must be >= 0, got {max_depth}")
+    model = cp_model.CpModel()
+    X, counts = problem.X, problem.counts
+    m, B = X.shape
+    C = counts.shape[1]
+    I = 2 ** max_depth - 1
+    P = 2 ** (max_depth + 1) - 1
+    B_eff = B if I > 0 else 0
+
+    unit_row, unit_class = np.nonzero(counts)
+    unit_weight = counts[unit_row, unit_class]
+    U = len(unit_row)
+
+    a = _bool_array(model, (I, B_eff), "a")
+    c = _bool_array(model, (P, C), "c")
+    leaf = list(_bool_array(model, (P,), "leaf"))
+    s: list = [model.new_bool_var(f"s{t}") for t in range(I)] + [0] * (P - I)
+    r = _bool_array(model, (m, I), "r")
+    f = _bool_array(model, (U, P), "f")
+
+    # shape
+    for t in range(P):
+        model.add(cp_model.LinearExpr.sum(list(c[t])) == leaf[t])
+    for t in range(I):
+        model.add(cp_model.LinearExpr.sum(list(a[t])) == s[t])
+    model.add(s[0] + leaf[0] == 1)
+    for t in range(1, P):
+        model.add(s[t] + leaf[t] == s[(t - 1) // 2])
+
+    # chain prefixes and direction variables
+    chains = threshold_chains(problem) if B_eff else []
+    prefix: list = [[] for _ in range(I)]
+    # term k of a row: the prefix of one chain (or a single column) on which it is True
+    term_cols: list[np.ndarray] = []
+    row_terms: list[np.ndarray] = []
+    for cols in chains:
+        ones = X[:, cols].sum(axis=1)            # length of the True prefix of each row
+        base = len(term_cols)
+        term_cols.extend(cols[:k] for k in range(1, len(cols) + 1))
+        row_terms.append(np.where(ones > 0, base + ones - 1, -1))
+    row_terms_arr = np.column_stack(row_terms) if row_terms else np.zeros((m, 0), dtype=np.int64)
+    for t in range(I):
+        term_var = np.empty(len(term_cols), dtype=object)
+        for g, cols in enumerate(term_cols):
+            if len(cols) == 1:
+                term_var[g] = a[t, cols[0]]
+            else:
+                v = model.new_bool_var(f"p{t}_{g}")
+                model.add(v == term_var[g - 1] + a[t, cols[-1]])
+                prefix[t].append((v, cols))
+                term_var[g] = v
+        for i in range(m):
+            idx = row_terms_arr[i][row_terms_arr[i] >= 0]
+            model.add(cp_model.LinearExpr.sum(list(term_var[idx])) == r[i, t])
+
+    # flow routing and sinks, per unit
+    for t in range(I):
+        lc, rc = 2 * t + 1, 2 * t + 2
+        for u in range(U):
+            i, k = unit_row[u], unit_class[u]
+            fu = f[u]
+            model.add_implication(fu[rc], r[i, t])
+            model.add(fu[lc] + r[i, t] <= s[t])
+            model.add(fu[lc] + fu[rc] <= fu[t])
+            model.add(fu[t] - fu[lc] - fu[rc] <= c[t, k])
+    for t in range(I, P):
+        for u in range(U):
+            model.add_implication(f[u, t], c[t, unit_class[u]])
+
+    enc = RegularizedEncoding(problem=problem, max_depth=max_depth, model=model, a=a, s=s, c=c,
+                              leaf=leaf, r=r, f=f, prefix=prefix, unit_row=unit_row,
+                              unit_class=unit_class, unit_weight=unit_weight, chains=chains,
+                              n_rows=int(problem.n_rows))
+    enc.stats = {"positions": P, "binary_columns": B, "distinct_rows": m, "units": U,
+                 "chains": len(chains), "routing_terms": int((row_terms_arr >= 0).sum())}
+    return enc
+
+
+def add_osdt_bounds(enc: RegularizedEncoding, lam: float | Fraction) -> None:
+    """Add the OSDT necessary conditions valid for every optimum at every lambda >= ``lam``.
+
+    Leaf accuracy (Theorem 3.5) with the implied split support (Theorem 3.3), the leaf-count
+    bound and sibling-label symmetry breaking; see the module docstring. Nothing for lam = 0.
+    """
+    lam = Fraction(lam)
+    if lam <= 0:
+        return
+    model, n = enc.model, enc.n_rows
+    K = math.ceil(lam * n)
+    P, I = enc.n_positions, enc.n_internal
+    w = enc.unit_weight.tolist()
+    if K > 0:
+        for t in range(P):
+            flow = cp_model.LinearExpr.weighted_sum(list(enc.f[:, t]), w)
+            if t == 0:
+                if I:
+                    model.add(flow >= 2 * K * enc.s[0])
+            else:
+                model.add(flow >= K * enc.leaf[t] + 2 * K * enc.s[t])
+    # leaf count: lam * L <= single-leaf objective = e1 / n + lam
+    e1 = int(enc.problem.counts.sum() - enc.problem.counts.sum(axis=0).max())
+    max_leaves = math.floor(Fraction(e1, n) / lam) + 1
+    if max_leaves < enc.max_leaves:
+        model.add(enc.leaves_expr() <= max_leaves)
+    if not enc.osdt_lams:
+        for t in range(I):
+            for k in range(enc.c.shape[1]):
+                model.add(enc.c[2 * t + 1, k] + enc.c[2 * t + 2, k] <= 1)
+    enc.osdt_lams.append(lam)
+
+
+def set_objective(enc: RegularizedEncoding, lam: float | Fraction) -> ScaledObjective:
+    """Minimize ``q * errors + p * n * leaves`` with ``p / q = engine_lambda(lam)``
+    (replaces any previous objective)."""
+    lam = Fraction(lam)
+    n = enc.n_rows
+    lam_e = engine_lambda(lam, n, enc.max_leaves)
+    p, q = lam_e.numerator, lam_e.denominator
+    errors = n - enc.correct_expr()
+    enc.model.clear_objective()
+    enc.model.minimize(q * errors + (p * n) * enc.leaves_expr())
+    return ScaledObjective(lam=lam, p=p, q=q, n=n)

@@ -1,0 +1,410 @@
+"""BinOCT: the most accurate tree of depth d as a binary linear program (Verwer & Zhang, AAAI-19).
+
+Pure model building: :func:`build_binoct` returns a solver-neutral :class:`MipModel` (variable
+bounds, integrality, objective and a sparse constraint matrix built with numpy in bulk) and the
+index arrays needed to read a tree back (:meth:`BinOctModel.decode`) or to write a warm start
+(:meth:`BinOctModel.hint`). :mod:`satdt.solvers.mip` loads the model into an OR-tools engine.
+
+The formulation, over a :class:`~satdt.binarize.BinaryProblem`
+----------------------------------------------------------------
+The tree is complete of depth ``d``: internal nodes ``n = 0 .. 2^d - 2`` in heap order (children
+``2n+1`` / ``2n+2``), leaves ``l = 0 .. 2^d - 1`` left to right.
+
+BinOCT's *features* are groups of binary columns: the columns of one numeric original feature,
+ordered by threshold (a row's *position* ``v`` in the group is the number of its thresholds the
+row exceeds, so threshold index ``k`` sends it right iff ``v > k``); a categorical test is a group
+of its own with one threshold. The threshold index is chosen in **binary**: per node, bits
+``t[n, i]`` shared by all features, read as a path in a balanced binary search tree over the
+threshold indices of the chosen feature (bit = 0: left half ``[lo, mid]``, 1: right half
+``[mid+1, hi]``); ``ceil(log2 K)`` bits cover ``K`` thresholds and every bit pattern names one.
+
+Variables
+    ``f[n, g]`` binary, node ``n`` tests feature (group) ``g``;
+    ``t[n, i]`` binary, threshold bits of node ``n``;
+    ``c[l, k]`` binary, leaf ``l`` predicts class ``k``;
+    ``lam[r, l]`` in [0, 1], distinct row ``r`` reaches leaf ``l`` (continuous, as in BinOCT:
+    integral once ``f`` and ``t`` are);
+    ``e[l, k]`` >= 0, errors on class-``k`` rows at leaf ``l``.
+
+Constraints (BinOCT's families)
+    (1) *one feature per node*: ``sum_g f[n, g] = 1``;
+    (2) *one leaf per row*: ``sum_l lam[r, l] = 1``;
+    (3) *one class per leaf*: ``sum_k c[l, k] = 1``;
+    (4) *left threshold constraints* (rows that must go right are kept out of the leaves under
+        the left child), one per node, feature and threshold range of the search tree, over all
+        rows of that range at once with big-M ``M = |rows|``: if ``f[n, g] = 1``, the bits so far
+        spell the range ``[lo, hi]`` and the next bit is 0 (threshold <= mid), rows with position
+        in ``[mid+1, hi]`` reach no left leaf;
+    (5) *right threshold constraints*, symmetrically: next bit 1 (threshold > mid), rows with
+        position in ``[lo+1, mid+1]`` reach no right leaf;
+    (6) *bound constraints*: rows below every threshold of ``g`` (position 0) reach no right
+        leaf, rows above every threshold (position ``K``) no left leaf;
+    (7) *error constraints*: ``e[l, k] >= sum_r counts[r, k] lam[r, l] - M_k c[l, k]`` with
+        ``M_k`` the number of class-``k`` rows.
+
+Objective: ``min sum_{l,k} e[l, k]``: the training errors, weighted rows counted by their counts.
+By induction down the search tree, (4)-(6) fix for every node the side of every row once ``f``
+and ``t`` are fixed, so the optimum equals the fewest errors of any tree of depth <= d over the
+problem's binary columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..binarize import BinaryProblem
+from ..tree import Node, Tree
+
+__all__ = ["MipModel", "BinOctModel", "build_binoct", "feature_groups", "threshold_tree",
+           "heap_tree_leaves", "complete_tree_arrays"]
+
+
+# ------------------------------------------------------------------ solver-neutral container
+@dataclass
+class MipModel:
+    """A MIP in arrays: ``min obj @ x + offset`` s.t. ``row_lb <= A x <= row_ub``, bounds, integrality.
+
+    Variables and constraints are added in blocks; constraints as COO triplets with block-local
+    row numbers. :meth:`matrix` gives the CSR matrix (duplicates summed, indices sorted).
+    """
+
+    var_lb: list = field(default_factory=list)
+    var_ub: list = field(default_factory=list)
+    var_int: list = field(default_factory=list)
+    obj: list = field(default_factory=list)
+    n_vars: int = 0
+    rows: list = field(default_factory=list)
+    cols: list = field(default_factory=list)
+    vals: list = field(default_factory=list)
+    row_lb: list = field(default_factory=list)
+    row_ub: list = field(default_factory=list)
+    n_cons: int = 0
+    offset: float = 0.0
+    families: dict = field(default_factory=dict)
+
+    def add_vars(self, shape: tuple[int, ...] | int, lb: float, ub: float, integer: bool,
+                 obj: float | np.ndarray = 0.0) -> np.ndarray:
+        """A block of variables; returns their indices with the given ``shape``."""
+        size = int(np.prod(shape))
+        idx = np.arange(self.n_vars, self.n_vars + size, dtype=np.int64).reshape(shape)
+        self.var_lb.append(np.full(size, lb, dtype=float))
+        self.var_ub.append(np.full(size, ub, dtype=float))
+        self.var_int.append(np.full(size, integer, dtype=bool))
+        self.obj.append(np.broadcast_to(np.asarray(obj, dtype=float), (size,)).ravel().copy()
+                        if np.ndim(obj) else np.full(size, float(obj)))
+        self.n_vars += size
+        return idx
+
+    def add_cons(self, family: str, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
+                 lb: np.ndarray | float, ub: np.ndarray | float, n: int) -> None:
+        """Add ``n`` constraints ``lb <= sum vals * x[cols] <= ub`` given as COO with rows in [0, n)."""
+        if n == 0:
+            return
+        rows = np.asarray(rows, dtype=np.int64).ravel()
+        self.rows.append(rows + self.n_cons)
+        self.cols.append(np.asarray(cols, dtype=np.int64).ravel())
+        self.vals.append(np.broadcast_to(np.asarray(vals, dtype=float), rows.shape).ravel())
+        self.row_lb.append(np.broadcast_to(np.asarray(lb, dtype=float), (n,)).ravel())
+        self.row_ub.append(np.broadcast_to(np.asarray(ub, dtype=float), (n,)).ravel())
+        self.families[family] = self.families.get(family, 0) + n
+        self.n_cons += n
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Variable lower bounds, upper bounds, integrality and objective coefficients."""
+        cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)  # noqa: E731
+        return cat(self.var_lb, float), cat(self.var_ub, float), cat(self.var_int, bool), cat(self.obj, float)
+
+    def matrix(self):
+        """Constraint matrix (scipy CSR, canonical) and its row bounds."""
+        from scipy.sparse import csr_matrix
+
+        cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)  # noqa: E731
+        A = csr_matrix((cat(self.vals, float), (cat(self.rows, np.int64), cat(self.cols, np.int64))),
+                       shape=(self.n_cons, self.n_vars))
+        A.sum_duplicates()
+        A.sort_indices()
+        A.eliminate_zeros()
+        return A, cat(self.row_lb, float), cat(self.row_ub, float)
+
+    def check(self, x: np.ndarray, tol: float = 1e-6) -> bool:
+        """Is ``x`` feasible (bounds, integrality, constraints)?"""
+        lb, ub, integer, _ = self.bounds()
+        A, rlb, rub = self.matrix()
+        ax = A @ x
+        return bool(np.all(x >= lb - tol) and np.all(x <= ub + tol)
+                    and np.all(np.abs(x[integer] - np.round(x[integer])) <= tol)
+                    and np.all(ax >= rlb - tol) and np.all(ax <= rub + tol))
+
+    def stats(self) -> dict:
+        A, _, _ = self.matrix()
+        _, _, integer, _ = self.bounds()
+        return {"variables": int(self.n_vars), "integer_variables": int(integer.sum()),
+                "constraints": int(self.n_cons), "nonzeros": int(A.nnz),
+                "constraint_families": dict(self.families)}
+
+
+# ------------------------------------------------------------------ complete trees
+def heap_tree_leaves(depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each internal node of the complete tree (heap order): first and end leaf of its left
+    child's leaves ``[lo, mid)`` and right child's ``[mid, hi)``, as arrays ``lo, mid, hi``."""
+    n_int = 2 ** depth - 1
+    lo = np.empty(n_int, dtype=np.int64)
+    hi = np.empty(n_int, dtype=np.int64)
+    for n in range(n_int):
+        level = int(np.floor(np.log2(n + 1)))
+        pos = n + 1 - 2 ** level
+        width = 2 ** (depth - level)
+        lo[n], hi[n] = pos * width, (pos + 1) * width
+    return lo, (lo + hi) // 2, hi
+
+
+def complete_tree_arrays(tree: Tree, depth: int, default_feature: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Embed a binary-column tree of depth <= ``depth`` into the complete tree.
+
+    Returns ``split_col`` (per internal node: column, or -1 for a pass-through node under a
+    leaf of ``tree``), ``leaf_label`` (per leaf) and ``leaf_real`` (leaf reached through
+    pass-through nodes by their *right* branches, i.e. the one that gets the rows in OCT).
+    Pass-through nodes are given ``default_feature`` where a split is mandatory (BinOCT): both
+    of its subtrees carry the same label, so predictions do not change.
+    """
+    n_int = 2 ** depth - 1
+    split_col = np.full(n_int, -1, dtype=np.int64)
+    leaf_label = np.zeros(2 ** depth, dtype=np.int64)
+    leaf_real = np.zeros(2 ** depth, dtype=bool)
+
+    def rec(node: Node | None, h: int, level: int, label: int, real: bool) -> None:
+        if level == depth:
+            leaf = h - n_int
+            leaf_label[leaf] = node.label if node is not None and node.is_leaf else label
+            leaf_real[leaf] = real
+            return
+        if node is not None and not node.is_leaf:
+            split_col[h] = node.feature
+            rec(node.left, 2 * h + 1, level + 1, label, real)
+            rec(node.right, 2 * h + 2, level + 1, label, real)
+        else:
+            lab = node.label if node is not None else label
+            rec(None, 2 * h + 1, level + 1, lab, False)
+            rec(None, 2 * h + 2, level + 1, lab, real)
+
+    if tree.depth() > depth:
+        raise ValueError(f"warm-start tree has depth {tree.depth()} > {depth}")
+    rec(tree.root, 0, 0, tree.root.label if tree.root.is_leaf else 0, True)
+    del default_feature
+    return split_col, leaf_label, leaf_real
+
+
+def route_rows(X: np.ndarray, split_col: np.ndarray, depth: int, pass_right: bool = True) -> np.ndarray:
+    """Leaf reached by each row of the bool matrix ``X`` in the complete tree (vectorized).
+
+    Pass-through nodes (``split_col == -1``) send every row right (OCT's convention).
+    """
+    h = np.zeros(X.shape[0], dtype=np.int64)
+    rows = np.arange(X.shape[0])
+    for _ in range(depth):
+        col = split_col[h]
+        right = np.where(col >= 0, X[rows, np.maximum(col, 0)], pass_right)
+        h = 2 * h + 1 + right.astype(np.int64)
+    return h - (2 ** depth - 1)
+
+
+# ------------------------------------------------------------------ feature groups, threshold search tree
+def feature_groups(problem: BinaryProblem) -> list[np.ndarray]:
+    """BinOCT features: binary columns grouped by original numeric feature, ordered by threshold;
+    each categorical test is a group of its own."""
+    groups: dict[tuple, list[tuple[float, int]]] = {}
+    for j, test in enumerate(problem.tests):
+        key = ("cat", j) if test.category is not None else ("num", test.feature)
+        groups.setdefault(key, []).append((test.threshold, j))
+    return [np.array([j for _, j in sorted(members)], dtype=np.int64) for members in groups.values()]
+
+
+def threshold_tree(K: int) -> list[tuple[int, int, int, int, tuple[tuple[int, int], ...]]]:
+    """Internal nodes of the balanced search tree over threshold indices ``0 .. K-1``.
+
+    Each entry is ``(lo, mid, hi, bit, prefix)``: range ``[lo, hi]`` split into ``[lo, mid]``
+    (bit ``bit`` = 0) and ``[mid+1, hi]`` (bit = 1); ``prefix`` lists the ``(bit, value)`` pairs
+    that spell the range.
+    """
+    out = []
+
+    def rec(lo: int, hi: int, prefix: tuple) -> None:
+        if hi <= lo:
+            return
+        mid = (lo + hi) // 2
+        out.append((lo, mid, hi, len(prefix), prefix))
+        rec(lo, mid, prefix + ((len(prefix), 0),))
+        rec(mid + 1, hi, prefix + ((len(prefix), 1),))
+
+    rec(0, K - 1, ())
+    return out
+
+
+def threshold_bits(K: int, k: int, n_bits: int) -> np.ndarray:
+    """The bits that select threshold index ``k`` among ``K`` (unused bits 0)."""
+    bits = np.zeros(n_bits, dtype=np.int64)
+    lo, hi, i = 0, K - 1, 0
+    while hi > lo:
+        mid = (lo + hi) // 2
+        if k > mid:
+            bits[i], lo = 1, mid + 1
+        else:
+            hi = mid
+        i += 1
+    return bits
+
+
+def threshold_from_bits(K: int, bits: np.ndarray) -> int:
+    """Inverse of :func:`threshold_bits`: follow the bits down the search tree."""
+    lo, hi, i = 0, K - 1, 0
+    while hi > lo:
+        mid = (lo + hi) // 2
+        if bits[i] > 0.5:
+            lo = mid + 1
+        else:
+            hi = mid
+        i += 1
+    return lo
+
+
+# ------------------------------------------------------------------ the model
+@dataclass
+class BinOctModel:
+    """A built BinOCT model and the index arrays to read it."""
+
+    mip: MipModel
+    depth: int
+    groups: list[np.ndarray]
+    n_bits: int
+    f: np.ndarray      # (nodes, groups)
+    t: np.ndarray      # (nodes, bits)
+    c: np.ndarray      # (leaves, classes)
+    lam: np.ndarray    # (rows, leaves)
+    e: np.ndarray      # (leaves, classes)
+
+    def decode(self, x: np.ndarray, classes: np.ndarray) -> Tree:
+        """The tree over binary columns that a solution ``x`` describes."""
+        n_int = 2 ** self.depth - 1
+
+        def rec(h: int) -> Node:
+            if h >= n_int:
+                return Node.leaf(int(np.argmax(x[self.c[h - n_int]])))
+            g = int(np.argmax(x[self.f[h]]))
+            k = threshold_from_bits(len(self.groups[g]), x[self.t[h]] if self.n_bits else np.empty(0))
+            return Node.split(int(self.groups[g][k]), 0.5, rec(2 * h + 1), rec(2 * h + 2))
+
+        return Tree(root=rec(0), classes=classes)
+
+    def hint(self, problem: BinaryProblem, tree: Tree) -> np.ndarray:
+        """A full feasible solution of the model that encodes ``tree`` (depth <= d)."""
+        split_col, leaf_label, _ = complete_tree_arrays(tree, self.depth)
+        where = {int(j): (g, k) for g, cols in enumerate(self.groups) for k, j in enumerate(cols)}
+        x = np.zeros(self.mip.n_vars)
+        for n, j in enumerate(split_col):
+            g, k = where[int(j)] if j >= 0 else (0, 0)
+            x[self.f[n, g]] = 1.0
+            if self.n_bits:
+                x[self.t[n]] = threshold_bits(len(self.groups[g]), k, self.n_bits)
+        # pass-through nodes split on (group 0, index 0) with equal labels below: route accordingly
+        cols = np.where(split_col >= 0, split_col, self.groups[0][0])
+        leaf = route_rows(problem.X, cols, self.depth)
+        x[self.lam[np.arange(problem.n_distinct), leaf]] = 1.0
+        x[self.c[np.arange(len(leaf_label)), leaf_label]] = 1.0
+        per_leaf = np.zeros(self.e.shape)
+        np.add.at(per_leaf, leaf, problem.counts)
+        per_leaf[np.arange(len(leaf_label)), leaf_label] = 0.0
+        x[self.e] = per_leaf
+        return x
+
+
+def build_binoct(problem: BinaryProblem, depth: int) -> BinOctModel:
+    """Build BinOCT for the most accurate tree of depth <= ``depth`` (see the module docstring).
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+        Distinct weighted rows; needs at least one binary column.
+    depth : int
+        At least 1.
+    """
+    if depth < 1:
+        raise ValueError(f"max_depth must be at least 1, got {depth}")
+    if problem.n_binary == 0:
+        raise ValueError("BinOCT needs at least one binary column (every feature is constant)")
+    X, counts = problem.X, problem.counts
+    m, C = counts.shape
+    groups = feature_groups(problem)
+    n_bits = int(np.ceil(np.log2(max(len(g) for g in groups))))
+    n_int, n_leaf = 2 ** depth - 1, 2 ** depth
+    mip = MipModel()
+    f = mip.add_vars((n_int, len(groups)), 0, 1, True)
+    t = mip.add_vars((n_int, n_bits), 0, 1, True)
+    c = mip.add_vars((n_leaf, C), 0, 1, True)
+    lam = mip.add_vars((m, n_leaf), 0, 1, False)
+    e = mip.add_vars((n_leaf, C), 0, float(counts.sum()), False, obj=1.0)
+
+    # (1) one feature per node, (2) one leaf per row, (3) one class per leaf
+    for name, block in (("(1) one feature per node", f), ("(2) one leaf per row", lam),
+                        ("(3) one class per leaf", c)):
+        r = np.repeat(np.arange(block.shape[0]), block.shape[1])
+        mip.add_cons(name, r, block.ravel(), 1.0, 1.0, 1.0, block.shape[0])
+
+    lo_leaf, mid_leaf, hi_leaf = heap_tree_leaves(depth)
+    for g, cols in enumerate(groups):
+        K = len(cols)
+        pos = X[:, cols].sum(axis=1)                 # position of each row among the thresholds
+        order = np.argsort(pos, kind="stable")
+        start = np.searchsorted(pos[order], np.arange(K + 2))   # rows with pos v: order[start[v]:start[v+1]]
+        ranges = [(0, 0, "right", (), None), (K, K, "left", (), None)]          # (6) bound constraints
+        for lo, mid, hi, bit, prefix in threshold_tree(K):
+            ranges.append((mid + 1, hi, "left", prefix, (bit, 0)))             # (4) left threshold
+            ranges.append((lo + 1, mid + 1, "right", prefix, (bit, 1)))        # (5) right threshold
+        for n in range(n_int):
+            for a, b, side, prefix, nxt in ranges:
+                R = order[start[a]:start[b + 1]]
+                if len(R) == 0:
+                    continue
+                _add_threshold_row(mip, n, g, R, side, prefix, nxt, f, t, lam,
+                                   (lo_leaf[n], mid_leaf[n]) if side == "left" else (mid_leaf[n], hi_leaf[n]))
+
+    # (7) error constraints: e[l,k] - sum_r counts[r,k] lam[r,l] + M_k c[l,k] >= 0
+    Mk = counts.sum(axis=0).astype(float)
+    rr, cc = np.nonzero(counts)
+    for_l = []
+    n_rows_e = n_leaf * C
+    rows_all, cols_all, vals_all = [], [], []
+    for l in range(n_leaf):
+        base = l * C
+        rows_all += [base + cc, base + np.arange(C), base + np.arange(C)]
+        cols_all += [lam[rr, l], e[l], c[l]]
+        vals_all += [-counts[rr, cc].astype(float), np.ones(C), Mk]
+    del for_l
+    mip.add_cons("(7) error constraints", np.concatenate(rows_all), np.concatenate(cols_all),
+                 np.concatenate(vals_all), 0.0, np.inf, n_rows_e)
+    return BinOctModel(mip=mip, depth=depth, groups=groups, n_bits=n_bits, f=f, t=t, c=c, lam=lam, e=e)
+
+
+def _add_threshold_row(mip: MipModel, n: int, g: int, R: np.ndarray, side: str,
+                       prefix: tuple, nxt: tuple | None, f: np.ndarray, t: np.ndarray,
+                       lam: np.ndarray, leaves: tuple[int, int]) -> None:
+    """One aggregated threshold constraint: rows ``R`` reach no leaf in ``leaves`` when node ``n``
+    tests group ``g`` and its bits spell ``prefix`` then ``nxt``.
+
+    ``sum lam[R, leaves] <= M (1 - f) + M * sum_{bits that differ from the pattern}`` with
+    ``M = |R|``; a pattern bit 0 differs when ``t = 1``, a pattern bit 1 when ``1 - t = 1``.
+    """
+    M = float(len(R))
+    pattern = list(prefix) + ([nxt] if nxt is not None else [])
+    leaf_ids = np.arange(leaves[0], leaves[1])
+    lam_cols = lam[np.ix_(R, leaf_ids)].ravel()
+    bit_cols = np.array([t[n, i] for i, _ in pattern], dtype=np.int64)
+    bit_vals = np.array([-M if v == 0 else M for _, v in pattern], dtype=float)
+    n_ones = sum(v for _, v in pattern)
+    cols = np.concatenate([lam_cols, [f[n, g]], bit_cols])
+    vals = np.concatenate([np.ones(len(lam_cols)), [M], bit_vals])
+    family = {("left", True): "(6) bound constraints", ("right", True): "(6) bound constraints",
+              ("left", False): "(4) left threshold constraints",
+              ("right", False): "(5) right threshold constraints"}[(side, nxt is None)]
+    mip.add_cons(family, np.zeros(len(cols), dtype=np.int64), cols, vals, -np.inf, M + M * n_ones, 1)

@@ -1,0 +1,353 @@
+"""CP-SAT for the OSDT/GOSDT regularized objective ``errors / n + lam * leaves``.
+
+:func:`solve_regularized` solves one lambda; :func:`solve_regularization_path` solves a list of
+lambdas on one model (built once; per lambda only the objective changes, plus constraints that
+stay valid for every larger lambda) with the previous tree as the hint. The model is
+:mod:`satdt.encodings.cpsat_regularized`.
+
+Every returned tree goes through :func:`~satdt.solvers.common.finalize_tree` and its objective
+is computed (exactly, in fractions) from that re-evaluated tree; for an OPTIMAL result it is
+checked to equal CP-SAT's optimum.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ..binarize import BinaryProblem
+from ..encodings.cpsat_regularized import (RegularizedEncoding, ScaledObjective, add_osdt_bounds,
+                                           build_model, exact_objective, set_objective)
+from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..tree import Node, Tree
+from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree, n_cores
+
+__all__ = ["solve_regularized", "solve_regularization_path", "PathResults", "improve_tree",
+           "distinct_optimal_trees"]
+
+METHOD = "cpsat"
+HintArg = Any  # None | "cart" | Tree
+
+
+# ---------------------------------------------------------------------- parameters
+
+def _check(lam: float, max_depth: int, time_limit: float | None, num_workers: int | None) -> None:
+    if not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool) or max_depth < 0:
+        raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
+    try:
+        ok = lam >= 0 and math.isfinite(lam)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+    if time_limit is not None and not (time_limit > 0):
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if num_workers is not None and (int(num_workers) != num_workers or num_workers < 1):
+        raise ValueError(f"num_workers must be a positive integer, got {num_workers!r}")
+
+
+def _workers(num_workers: int | None) -> int:
+    return min(int(num_workers or n_cores()), n_cores())
+
+
+# ---------------------------------------------------------------------- warm starts
+
+def _tree_value(problem: BinaryProblem, tree: Tree, lam: Fraction) -> Fraction:
+    return exact_objective(problem.errors(tree), tree.n_leaves, problem.n_rows, lam)
+
+
+def improve_tree(problem: BinaryProblem, tree: Tree, lam: float | Fraction) -> Tree:
+    """Apply OSDT's improving moves to a tree over the binary columns until none applies.
+
+    Leaves get their majority class; a subtree whose single leaf is no worse replaces it
+    (pruning); a non-root leaf that classifies fewer than ``lam * n`` rows correctly is removed
+    (its parent is replaced by its sibling subtree, OSDT Theorem 3.5); two sibling leaves of
+    one class merge. Each move lowers ``errors / n + lam * leaves`` or the number of leaves,
+    so the loop ends; the result meets the constraints of
+    :func:`~satdt.encodings.cpsat_regularized.add_osdt_bounds` and is a valid hint.
+    """
+    lam = Fraction(lam)
+    n = problem.n_rows
+    X, counts = problem.X, problem.counts
+    tree = tree.copy()
+
+    def cost(node: Node, rows: np.ndarray) -> tuple[Fraction, Node, bool]:
+        c = counts[rows].sum(axis=0)
+        if node.is_leaf:
+            label = int(np.argmax(c)) if c.sum() > 0 else node.label
+            changed = label != node.label
+            return Fraction(int(c.sum() - c[label]), n) + lam, Node.leaf(label), changed
+        right = X[rows, node.feature]
+        lrows, rrows = rows[~right], rows[right]
+        lc, ln, lch = cost(node.left, lrows)
+        rc, rn, rch = cost(node.right, rrows)
+        for child, crow in ((ln, lrows), (rn, rrows)):
+            if child.is_leaf and lam > 0 and counts[crow, child.label].sum() < lam * n:
+                other = rn if child is ln else ln
+                sub = cost(other, rows)
+                return sub[0], sub[1], True
+        as_leaf = int(c.sum() - c.max()), int(np.argmax(c))
+        leaf_cost = Fraction(as_leaf[0], n) + lam
+        if leaf_cost <= lc + rc or (ln.is_leaf and rn.is_leaf and ln.label == rn.label):
+            return leaf_cost, Node.leaf(as_leaf[1]), True
+        return lc + rc, Node.split(node.feature, 0.5, ln, rn), lch or rch
+
+    root = tree.root
+    for _ in range(10_000):
+        _, root, changed = cost(root, np.arange(problem.n_distinct))
+        if not changed:
+            break
+    return Tree(root=root, classes=problem.classes)
+
+
+def _single_leaf(problem: BinaryProblem) -> Tree:
+    return Tree(root=Node.leaf(int(np.argmax(problem.counts.sum(axis=0)))), classes=problem.classes)
+
+
+def _hint_tree(problem: BinaryProblem, hint: HintArg, lam: Fraction, max_depth: int,
+               extra: Sequence[Tree] = ()) -> Tree:
+    """The best of the single leaf, the improved hint tree(s), by the exact objective."""
+    candidates = [_single_leaf(problem)]
+    if isinstance(hint, str):
+        if hint != "cart":
+            raise ValueError(f"hint must be None, 'cart' or a Tree, got {hint!r}")
+        if max_depth > 0 and problem.n_binary > 0:
+            candidates.append(cart_binary_tree(problem, max_depth))
+    elif isinstance(hint, Tree):
+        if hint.depth() > max_depth:
+            raise ValueError(f"hint tree has depth {hint.depth()} > max_depth {max_depth}")
+        bad = [nd.feature for nd in hint.root.walk() if not nd.is_leaf and nd.feature >= problem.n_binary]
+        if bad:
+            raise ValueError(f"hint tree tests column {bad[0]}; the problem has {problem.n_binary} "
+                             "binary columns (a hint must be a tree over the binary columns)")
+        candidates.append(hint)
+    elif hint is not None:
+        raise ValueError(f"hint must be None, 'cart' or a Tree, got {type(hint).__name__}")
+    candidates.extend(extra)
+    improved = [improve_tree(problem, t, lam) for t in candidates]
+    return min(improved, key=lambda t: _tree_value(problem, t, lam))
+
+
+# ---------------------------------------------------------------------- one solve
+
+def _add_hint(enc: RegularizedEncoding, tree: Tree) -> None:
+    model = enc.model
+    model.clear_hints()
+    for var, val in enc.hint_values(tree).items():
+        model.add_hint(var, val)
+
+
+def _result(problem: BinaryProblem, binary_tree: Tree | None, status: str, scaled: ScaledObjective,
+            bound: Fraction | None, deadline: Deadline, stats: dict) -> SolveResult:
+    if binary_tree is None:
+        return SolveResult(None, UNKNOWN, None, None if bound is None else float(bound),
+                           deadline.elapsed(), METHOD, "regularized", stats)
+    tree, errors = finalize_tree(problem, binary_tree)
+    value = exact_objective(errors, tree.n_leaves, problem.n_rows, scaled.lam)
+    stats.update(errors=errors, leaves=tree.n_leaves,
+                 train_accuracy=1.0 - errors / problem.n_rows)
+    if status == OPTIMAL:
+        engine = stats.get("engine_objective")
+        mine = scaled.engine_value(errors, tree.n_leaves)
+        if engine is not None and mine != engine:
+            raise TreeCheckError(f"CP-SAT proved optimum {engine} but the finalized tree has "
+                                 f"engine value {mine} (errors {errors}, leaves {tree.n_leaves})")
+        bound = value
+    elif bound is not None:
+        bound = min(bound, value)
+    tree.meta.update(method=METHOD, objective="regularized", lam=float(scaled.lam))
+    return SolveResult(tree, status, float(value), None if bound is None else float(bound),
+                       deadline.elapsed(), METHOD, "regularized", stats)
+
+
+def _trivial_bound(problem: BinaryProblem, lam: Fraction) -> Fraction:
+    return exact_objective(problem.min_errors, 1, problem.n_rows, lam)
+
+
+def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree: Tree | None,
+                   deadline: Deadline, time_share: float | None, num_workers: int, seed: int,
+                   log: bool) -> tuple[SolveResult, Tree | None]:
+    """Run CP-SAT on the encoding with its current objective; returns the result and the
+    binary tree (for hints of the next lambda)."""
+    problem = enc.problem
+    stats: dict[str, Any] = dict(enc.stats)
+    stats.update(solver="cp-sat", lam_engine=f"{scaled.p}/{scaled.q}", num_workers=num_workers,
+                 seed=seed)
+    trivial = _trivial_bound(problem, scaled.lam)
+    if hint_tree is not None:
+        _add_hint(enc, hint_tree)
+        stats["hint_objective"] = float(_tree_value(problem, hint_tree, scaled.lam))
+    limit = deadline.remaining() if time_share is None else min(time_share, deadline.remaining())
+    if limit is not None and limit <= 0.01:
+        stats["cpsat_status"] = "NOT_RUN"
+        status = FEASIBLE if hint_tree is not None else UNKNOWN
+        return _result(problem, hint_tree, status, scaled, trivial, deadline, stats), hint_tree
+
+    solver = cp_model.CpSolver()
+    prm = solver.parameters
+    prm.num_workers = num_workers
+    prm.random_seed = int(seed)
+    prm.log_search_progress = bool(log)
+    if limit is not None:
+        prm.max_time_in_seconds = float(limit)
+    code = solver.solve(enc.model)
+    name = solver.status_name(code)
+    stats.update(cpsat_status=name, wall_time=solver.wall_time, conflicts=solver.num_conflicts,
+                 branches=solver.num_branches)
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        stats["engine_objective"] = int(round(solver.objective_value))
+        stats["engine_bound"] = float(solver.best_objective_bound)
+        tree = enc.decode(lambda v: solver.boolean_value(v))
+        if code == cp_model.OPTIMAL:
+            return _result(problem, tree, OPTIMAL, scaled, None, deadline, stats), tree
+        bound = max(trivial, scaled.lower_bound(solver.best_objective_bound, enc.max_leaves,
+                                                problem.min_errors))
+        if hint_tree is not None and _tree_value(problem, hint_tree, scaled.lam) < _tree_value(
+                problem, tree, scaled.lam):
+            tree = hint_tree
+        return _result(problem, tree, FEASIBLE, scaled, bound, deadline, stats), tree
+    if code in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
+        raise TreeCheckError(f"CP-SAT says {name} for the regularized model; a single leaf is "
+                             "always a solution (bug in the encoding)")
+    status = FEASIBLE if hint_tree is not None else UNKNOWN
+    return _result(problem, hint_tree, status, scaled, trivial, deadline, stats), hint_tree
+
+
+def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
+                      time_limit: float | None = None, num_workers: int | None = None,
+                      seed: int = 0, hint: HintArg = "cart", osdt_bounds: bool = True,
+                      log: bool = False) -> SolveResult:
+    """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth``.
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+    lam : float
+        Penalty per leaf, ``>= 0`` (read as the exact rational value of the float).
+    max_depth : int
+        ``>= 0``; any tree shape up to this depth.
+    time_limit : float, optional
+        Wall-clock seconds for the whole call (building included).
+    num_workers : int, optional
+        CP-SAT workers; defaults to and is capped at :func:`n_cores`.
+    seed : int
+        CP-SAT ``random_seed``.
+    hint : None, "cart" or Tree
+        Solution hint: a CART tree of depth ``max_depth`` or a tree over the binary columns;
+        improved by :func:`improve_tree` and compared with the single leaf first.
+    osdt_bounds : bool
+        Add OSDT's necessary conditions (leaf accuracy, leaf count, distinct sibling labels).
+    log : bool
+        CP-SAT search log on stdout.
+
+    Returns
+    -------
+    SolveResult
+        ``objective_name="regularized"``; OPTIMAL only when CP-SAT proves it; FEASIBLE with a
+        lower ``bound`` on the time limit; UNKNOWN without a tree.
+    """
+    _check(lam, max_depth, time_limit, num_workers)
+    deadline = Deadline(time_limit)
+    lam_f = Fraction(lam)
+    enc = build_model(problem, max_depth)
+    if osdt_bounds:
+        add_osdt_bounds(enc, lam_f)
+    scaled = set_objective(enc, lam_f)
+    hint_tree = _hint_tree(problem, hint, lam_f, max_depth) if hint is not None else None
+    enc.stats["build_time"] = deadline.elapsed()
+    result, _ = _solve_encoded(enc, scaled, hint_tree, deadline, None, _workers(num_workers),
+                               seed, log)
+    result.stats["lam"] = lam
+    return result
+
+
+# ---------------------------------------------------------------------- path
+
+class PathResults(list):
+    """Results of :func:`solve_regularization_path`, one per lambda in the order given."""
+
+    def __init__(self, lams: Sequence[float], results: Sequence[SolveResult]):
+        super().__init__(results)
+        self.lams = list(lams)
+
+    def distinct_trees(self) -> list[tuple[list[float], SolveResult]]:
+        """The distinct OPTIMAL trees along the path with the lambdas that gave each."""
+        return distinct_optimal_trees(self.lams, self)
+
+
+def distinct_optimal_trees(lams: Sequence[float], results: Sequence[SolveResult]
+                           ) -> list[tuple[list[float], SolveResult]]:
+    """Group OPTIMAL results by tree (same structure, same labels): ``[(lams, result), ...]``
+    ordered by increasing lambda."""
+    groups: dict[str, tuple[list[float], SolveResult]] = {}
+    for lam, res in sorted(zip(lams, results), key=lambda p: p[0]):
+        if res.status != OPTIMAL or res.tree is None:
+            continue
+        key = repr(_structure(res.tree.root))
+        if key in groups:
+            groups[key][0].append(lam)
+        else:
+            groups[key] = ([lam], res)
+    return list(groups.values())
+
+
+def _structure(node: Node) -> tuple:
+    if node.is_leaf:
+        return ("leaf", node.label)
+    return (node.feature, node.threshold, str(node.category), _structure(node.left),
+            _structure(node.right))
+
+
+def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], max_depth: int,
+                              time_limit: float | None = None, num_workers: int | None = None,
+                              seed: int = 0, hint: HintArg = "cart", osdt_bounds: bool = True,
+                              log: bool = False) -> PathResults:
+    """Solve the regularized objective for each lambda of ``lams`` on one CP-SAT model.
+
+    The model is built once. Lambdas are solved in increasing order; per lambda only the
+    objective is replaced and constraints valid for all larger lambdas are added: the OSDT
+    bounds of that lambda and, after an OPTIMAL result with ``e`` errors and ``L`` leaves,
+    ``leaves <= L`` and ``errors >= e`` (for ``lam2 > lam1`` every optimum at ``lam2`` has no
+    more leaves and no fewer errors than any optimum at ``lam1``). The previous lambda's tree
+    is a hint (with ``hint``'s tree, improved; the best is used). ``time_limit`` covers the
+    whole call; each lambda gets an equal share of the time left.
+
+    Returns
+    -------
+    PathResults
+        A list of :class:`SolveResult` in the order of ``lams``;
+        ``.distinct_trees()`` gives the distinct optimal trees.
+    """
+    lams = list(lams)
+    if not lams:
+        raise ValueError("lams must hold at least one lambda")
+    for lam in lams:
+        _check(lam, max_depth, time_limit, num_workers)
+    deadline = Deadline(time_limit)
+    order = sorted(set(Fraction(x) for x in lams))
+    enc = build_model(problem, max_depth)
+    workers = _workers(num_workers)
+    base_hint = _hint_tree(problem, hint, order[0], max_depth) if hint is not None else None
+    prev_tree: Tree | None = None
+    solved: dict[Fraction, SolveResult] = {}
+    for idx, lam in enumerate(order):
+        if osdt_bounds:
+            add_osdt_bounds(enc, lam)
+        scaled = set_objective(enc, lam)
+        extra = [t for t in (base_hint, prev_tree) if t is not None]
+        hint_tree = _hint_tree(problem, None, lam, max_depth, extra) if extra else None
+        left = deadline.remaining()
+        share = None if left is None else left / (len(order) - idx)
+        res, prev_tree = _solve_encoded(enc, scaled, hint_tree, deadline, share, workers, seed, log)
+        res.stats["lam"] = float(lam)
+        res.runtime = deadline.elapsed()
+        solved[lam] = res
+        if res.status == OPTIMAL:
+            errors, leaves = res.stats["errors"], res.stats["leaves"]
+            enc.model.add(enc.leaves_expr() <= leaves)
+            enc.model.add(enc.correct_expr() <= problem.n_rows - errors)
+    return PathResults(lams, [solved[Fraction(x)] for x in lams])

@@ -1,0 +1,382 @@
+"""The most accurate tree of depth <= d with BinOCT or OCT, solved by an OR-tools MIP engine.
+
+Public API: :func:`solve_binoct`, :func:`solve_oct`. Both build their model with
+:mod:`satdt.encodings.mip_binoct` / :mod:`satdt.encodings.mip_oct` (arrays, in bulk), hand it to
+one engine of the ``ortools`` wheel and return a :class:`~satdt.result.SolveResult` whose tree is
+re-evaluated on the original rows (:func:`~satdt.solvers.common.finalize_tree`).
+
+Engines (``backend``) and the two OR-tools interfaces (``interface``):
+
+=========  ==================  ================================
+backend    MathOpt             pywraplp (MPSolver)
+=========  ==================  ================================
+"highs"    HIGHS               "HIGHS"
+"scip"     GSCIP               "SCIP"
+"cbc"      (not in MathOpt)    "CBC"
+"cpsat"    CP_SAT              "CP_SAT"
+=========  ==================  ================================
+
+MathOpt gets the model as a ``ModelProto`` whose sparse matrix is filled from numpy arrays in
+one go; pywraplp gets an ``MPModelProto`` built the same way in C++ (``model_builder`` helper)
+and loaded with ``LoadModelFromProto``. Gap tolerances are set to 0; the status is decided from
+the engine's *bound*, never from its status word alone: OPTIMAL when the bound (rounded up to
+whole errors) reaches the errors of the re-evaluated tree, FEASIBLE otherwise (``bound`` = the
+engine's best bound in errors, rounded up), UNKNOWN without a tree. The CART tree of the same
+depth (:func:`~satdt.solvers.common.cart_binary_tree`) is a MIP hint where the engine takes one
+and always the fallback tree when the engine finds nothing better in time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..binarize import BinaryProblem
+from ..encodings.mip_binoct import MipModel, build_binoct
+from ..encodings.mip_oct import baseline_errors, build_oct
+from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..tree import Tree
+from .common import Deadline, cart_binary_tree, finalize_tree, n_cores
+
+__all__ = ["solve_binoct", "solve_oct", "BACKENDS", "INTERFACES", "DEFAULT_BACKEND", "solve_mip_model"]
+
+BACKENDS = ("highs", "scip", "cbc", "cpsat")
+INTERFACES = ("mathopt", "pywraplp")
+DEFAULT_BACKEND = "scip"
+# interface used for a backend when none is given (chosen by measurement, benchmarks/results/mip.md)
+DEFAULT_INTERFACE = {"highs": "mathopt", "scip": "mathopt", "cbc": "pywraplp", "cpsat": "mathopt"}
+_PYWRAPLP_NAMES = {"highs": "HIGHS", "scip": "SCIP", "cbc": "CBC", "cpsat": "CP_SAT"}
+_EPS = 1e-6
+
+
+@dataclass
+class EngineResult:
+    """What one engine call gave: a solution (or None), its objective, the best bound."""
+
+    x: np.ndarray | None
+    objective: float | None
+    bound: float | None
+    engine_status: str
+    seconds: float
+    stats: dict = field(default_factory=dict)
+
+
+def _check_backend(backend: str, interface: str | None) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown MIP backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if interface is None:
+        interface = DEFAULT_INTERFACE[backend]
+    if interface not in INTERFACES:
+        raise ValueError(f"unknown OR-tools interface {interface!r}; choose one of {', '.join(INTERFACES)}")
+    if backend == "cbc" and interface == "mathopt":
+        raise ValueError("CBC is available through pywraplp only (interface='pywraplp')")
+    return interface
+
+
+# ------------------------------------------------------------------ MathOpt
+def _solve_mathopt(mip: MipModel, backend: str, time_limit: float | None,
+                   hint: np.ndarray | None, threads: int) -> EngineResult:
+    from ortools.math_opt import model_parameters_pb2, model_pb2, parameters_pb2, result_pb2
+    from ortools.math_opt import callback_pb2
+    from ortools.math_opt.core.python import solver as core
+
+    lb, ub, integer, obj = mip.bounds()
+    A, rlb, rub = mip.matrix()
+    n = mip.n_vars
+    model = model_pb2.ModelProto()
+    ids = np.arange(n, dtype=np.int64)
+    model.variables.ids.extend(ids)
+    model.variables.lower_bounds.extend(lb)
+    model.variables.upper_bounds.extend(ub)
+    model.variables.integers.extend(integer.tolist())
+    model.objective.maximize = False
+    model.objective.offset = mip.offset
+    nz = np.flatnonzero(obj)
+    model.objective.linear_coefficients.ids.extend(nz)
+    model.objective.linear_coefficients.values.extend(obj[nz])
+    model.linear_constraints.ids.extend(np.arange(A.shape[0], dtype=np.int64))
+    model.linear_constraints.lower_bounds.extend(rlb)
+    model.linear_constraints.upper_bounds.extend(rub)
+    coo_rows = np.repeat(np.arange(A.shape[0], dtype=np.int64), np.diff(A.indptr))
+    model.linear_constraint_matrix.row_ids.extend(coo_rows)
+    model.linear_constraint_matrix.column_ids.extend(A.indices.astype(np.int64))
+    model.linear_constraint_matrix.coefficients.extend(A.data)
+
+    solver_type = {"highs": parameters_pb2.SOLVER_TYPE_HIGHS, "scip": parameters_pb2.SOLVER_TYPE_GSCIP,
+                   "cpsat": parameters_pb2.SOLVER_TYPE_CP_SAT}[backend]
+    params = parameters_pb2.SolveParametersProto()
+    params.relative_gap_tolerance = 0.0
+    params.absolute_gap_tolerance = 0.0
+    if time_limit is not None:
+        params.time_limit.FromNanoseconds(int(max(time_limit, 1e-3) * 1e9))
+    if backend == "cpsat":
+        params.threads = threads
+    mparams = model_parameters_pb2.ModelSolveParametersProto()
+    if hint is not None:
+        h = mparams.solution_hints.add()
+        h.variable_values.ids.extend(ids)
+        h.variable_values.values.extend(hint)
+    start = time.perf_counter()
+    res = core.solve(model, solver_type, parameters_pb2.SolverInitializerProto(), params, mparams,
+                     None, callback_pb2.CallbackRegistrationProto(), None, None)
+    seconds = time.perf_counter() - start
+    reason = result_pb2.TerminationReasonProto.Name(res.termination.reason).replace("TERMINATION_REASON_", "")
+    x = None
+    for sol in res.solutions:
+        if sol.HasField("primal_solution") and sol.primal_solution.feasibility_status == 2:  # FEASIBLE
+            x = np.zeros(n)
+            x[np.asarray(sol.primal_solution.variable_values.ids, dtype=np.int64)] = \
+                np.asarray(sol.primal_solution.variable_values.values)
+            break
+    bounds = res.termination.objective_bounds
+    bound = bounds.dual_bound if math.isfinite(bounds.dual_bound) else None
+    objective = bounds.primal_bound if (x is not None and math.isfinite(bounds.primal_bound)) else None
+    if reason in ("INFEASIBLE", "NUMERICAL_ERROR", "OTHER_ERROR", "IMPRECISE"):
+        if reason == "OTHER_ERROR":
+            raise RuntimeError(f"MathOpt {backend} failed: {res.termination.detail}")
+    return EngineResult(x, objective, bound, reason, seconds,
+                        {"interface": "mathopt", "engine_status": reason,
+                         "nodes": int(res.solve_stats.node_count)})
+
+
+# ------------------------------------------------------------------ pywraplp
+def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
+                    hint: np.ndarray | None, threads: int) -> EngineResult:
+    from ortools.linear_solver import linear_solver_pb2, pywraplp
+    from ortools.linear_solver.python import model_builder_helper as mbh
+
+    lb, ub, integer, obj = mip.bounds()
+    A, rlb, rub = mip.matrix()
+    helper = mbh.ModelBuilderHelper()
+    helper.fill_model_from_sparse_data(lb, ub, obj, rlb, rub, A)
+    for j in np.flatnonzero(integer):       # integrality has no bulk setter; one call per integer var
+        helper.set_var_integrality(int(j), True)
+    fd, path = tempfile.mkstemp(suffix=".pb")
+    os.close(fd)
+    try:
+        helper.write_model_to_proto_file(path)
+        proto = linear_solver_pb2.MPModelProto()
+        with open(path, "rb") as fh:
+            proto.ParseFromString(fh.read())
+    finally:
+        os.unlink(path)
+    solver = pywraplp.Solver.CreateSolver(_PYWRAPLP_NAMES[backend])
+    if solver is None:
+        raise RuntimeError(f"pywraplp backend {backend} is not available in this ortools build")
+    err = solver.LoadModelFromProto(proto)
+    if err:
+        raise RuntimeError(f"pywraplp could not load the model: {err}")
+    variables = solver.variables()
+    if hint is not None:
+        solver.SetHint(variables, [float(v) for v in hint])
+    if time_limit is not None:
+        solver.SetTimeLimit(max(1, int(time_limit * 1000)))
+    if backend == "cpsat":
+        solver.SetNumThreads(threads)
+    params = pywraplp.MPSolverParameters()
+    params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
+    start = time.perf_counter()
+    status = solver.Solve(params)
+    seconds = time.perf_counter() - start
+    names = {pywraplp.Solver.OPTIMAL: "OPTIMAL", pywraplp.Solver.FEASIBLE: "FEASIBLE",
+             pywraplp.Solver.INFEASIBLE: "INFEASIBLE", pywraplp.Solver.NOT_SOLVED: "NOT_SOLVED",
+             pywraplp.Solver.ABNORMAL: "ABNORMAL", pywraplp.Solver.UNBOUNDED: "UNBOUNDED"}
+    name = names.get(status, str(status))
+    x = objective = bound = None
+    if status in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
+        resp = linear_solver_pb2.MPSolutionResponse()
+        solver.FillSolutionResponseProto(resp)
+        x = np.asarray(resp.variable_value, dtype=float)
+        objective = solver.Objective().Value()
+    if status in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE, pywraplp.Solver.NOT_SOLVED):
+        b = solver.Objective().BestBound()
+        bound = b if math.isfinite(b) and abs(b) < 1e30 else None
+        if status == pywraplp.Solver.OPTIMAL and backend == "cpsat" and bound is None:
+            bound = objective
+    return EngineResult(x, objective, bound, name, seconds,
+                        {"interface": "pywraplp", "engine_status": name, "nodes": int(solver.nodes())
+                         if backend in ("scip", "cbc") else None})
+
+
+def solve_mip_model(mip: MipModel, backend: str, interface: str | None = None,
+                    time_limit: float | None = None, hint: np.ndarray | None = None) -> EngineResult:
+    """Solve a :class:`MipModel` with one OR-tools engine (minimization)."""
+    interface = _check_backend(backend, interface)
+    threads = max(1, n_cores())
+    if interface == "mathopt":
+        return _solve_mathopt(mip, backend, time_limit, hint, threads)
+    return _solve_pywraplp(mip, backend, time_limit, hint, threads)
+
+
+# ------------------------------------------------------------------ public API
+def _validate(problem: BinaryProblem, max_depth: int) -> None:
+    if not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool) or max_depth < 1:
+        raise ValueError(f"max_depth must be an integer >= 1, got {max_depth!r}")
+    if not isinstance(problem, BinaryProblem):
+        raise ValueError("problem must be a satdt.binarize.BinaryProblem")
+
+
+def _trivial(problem: BinaryProblem, deadline: Deadline, method: str) -> SolveResult:
+    """No binary column: the single leaf is the only tree, and it is optimal."""
+    from ..tree import Node
+
+    tree = Tree(root=Node.leaf(int(np.argmax(problem.counts.sum(axis=0)))), classes=problem.classes)
+    final, errors = finalize_tree(problem, tree)
+    return SolveResult(final, OPTIMAL, errors, errors, deadline.elapsed(), method, "errors",
+                       {"note": "no binary column: a single leaf"})
+
+
+def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAULT_BACKEND,
+                 time_limit: float | None = None, warm_start: bool = True,
+                 interface: str | None = None) -> SolveResult:
+    """Most accurate tree of depth <= ``max_depth`` with BinOCT (Verwer & Zhang, AAAI-19).
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+    max_depth : int
+        At least 1.
+    backend : {"highs", "scip", "cbc", "cpsat"}
+    time_limit : float or None
+        Wall-clock seconds for the whole call (model building included).
+    warm_start : bool
+        Hint the engine with the CART tree of this depth (and keep it as the fallback tree).
+    interface : {"mathopt", "pywraplp"} or None
+        OR-tools interface; None picks the measured default for the backend.
+
+    Returns
+    -------
+    SolveResult
+        ``objective`` = training errors of the returned (re-evaluated) tree, ``bound`` = proven
+        lower bound on the errors of every tree of depth <= ``max_depth`` over the binarization.
+    """
+    _validate(problem, max_depth)
+    _check_backend(backend, interface)
+    deadline = Deadline(time_limit)
+    if problem.n_binary == 0:
+        return _trivial(problem, deadline, "binoct")
+    model = build_binoct(problem, int(max_depth))
+    stats = {"formulation": "BinOCT", "backend": backend, **model.mip.stats(),
+             "build_s": round(deadline.elapsed(), 4), "distinct_rows": problem.n_distinct,
+             "binary_columns": problem.n_binary, "feature_groups": len(model.groups),
+             "threshold_bits": model.n_bits}
+    cart = cart_binary_tree(problem, int(max_depth)) if warm_start else None
+    hint = model.hint(problem, cart) if cart is not None else None
+    to_errors = lambda v: v  # noqa: E731  (the objective is the error count)
+    return _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
+                   "binoct", to_errors, None)
+
+
+def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min_leaf: int = 1,
+              backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
+              warm_start: bool = True, interface: str | None = None) -> SolveResult:
+    """Optimal classification tree of depth <= ``max_depth`` with OCT (Bertsimas & Dunn 2017).
+
+    Minimizes ``errors / L_hat + alpha * splits`` (``L_hat`` = errors of the majority-class
+    baseline) over trees whose nonempty leaves hold at least ``min_leaf`` rows. With
+    ``alpha = 0`` and ``min_leaf = 1`` this is the fewest errors at depth <= ``max_depth``.
+
+    Parameters are those of :func:`solve_binoct`, plus ``alpha`` (>= 0) and ``min_leaf``
+    (N_min, a positive integer).
+
+    Returns
+    -------
+    SolveResult
+        ``objective`` = training errors of the returned tree (``objective_name = "errors"``);
+        ``stats["oct_objective"]`` its OCT objective, ``stats["oct_bound"]`` the engine's bound
+        on it. OPTIMAL means the OCT objective is proven optimal; ``bound`` is a proven lower
+        bound on the errors of an OCT-optimal tree.
+    """
+    _validate(problem, max_depth)
+    _check_backend(backend, interface)
+    deadline = Deadline(time_limit)
+    if not alpha >= 0 or not math.isfinite(alpha):
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
+    if isinstance(min_leaf, bool) or int(min_leaf) != min_leaf or min_leaf < 1:
+        raise ValueError(f"min_leaf must be a positive integer, got {min_leaf}")
+    if problem.n_binary == 0:
+        return _trivial(problem, deadline, "oct")
+    model = build_oct(problem, int(max_depth), float(alpha), int(min_leaf))
+    stats = {"formulation": "OCT", "backend": backend, "alpha": float(alpha), "min_leaf": int(min_leaf),
+             **model.mip.stats(), "build_s": round(deadline.elapsed(), 4),
+             "distinct_rows": problem.n_distinct, "binary_columns": problem.n_binary,
+             "baseline_errors": baseline_errors(problem)}
+    cart = cart_binary_tree(problem, int(max_depth)) if warm_start else None
+    hint = model.hint(problem, cart) if cart is not None else None
+    if cart is not None and hint is None:
+        cart = None                          # breaks N_min: neither a hint nor a fallback
+    max_splits = 2 ** int(max_depth) - 1
+
+    def to_errors(model_bound: float) -> float:
+        # model objective = errors + alpha * L_hat * splits; splits <= max_splits
+        return model_bound - float(alpha) * model.scale * max_splits if alpha > 0 else model_bound
+
+    return _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
+                   "oct", to_errors, (float(alpha), model.scale))
+
+
+def _finish(problem, model, mip, cart, hint, backend, interface, deadline, stats, method,
+            to_errors, oct_params) -> SolveResult:
+    """Run the engine in the time left, pick the better of its tree and the fallback, decide the status."""
+    remaining = deadline.remaining()
+    engine = None
+    if remaining is None or remaining > 0.05:
+        engine = solve_mip_model(mip, backend, interface, remaining, hint)
+        stats.update(engine.stats)
+        stats["engine_s"] = round(engine.seconds, 4)
+        stats["engine_objective"] = engine.objective
+        stats["engine_bound"] = engine.bound
+    else:
+        stats["engine_status"] = "NOT_RUN (time limit)"
+    candidates = []
+    if engine is not None and engine.x is not None:
+        candidates.append(("engine", model.decode(engine.x, problem.classes)))
+    if cart is not None:
+        candidates.append(("cart", cart))
+    best = None
+    for source, tree in candidates:
+        final, errors = finalize_tree(problem, tree)
+        value = _oct_value(final, errors, oct_params) if oct_params else float(errors)
+        if best is None or value < best[3] - 1e-12:
+            best = (source, final, errors, value)
+    runtime = deadline.elapsed()
+    if best is None:
+        return SolveResult(None, UNKNOWN, None, _err_bound(engine, to_errors, problem), runtime,
+                           method, "errors", stats)
+    source, final, errors, value = best
+    stats["tree_source"] = source
+    if oct_params:
+        stats["oct_objective"] = value
+        stats["oct_bound"] = (engine.bound / oct_params[1]) if engine and engine.bound is not None else None
+    # the proof: the engine's bound reaches the value of the tree we return
+    proven = False
+    if engine is not None and engine.bound is not None:
+        if oct_params and oct_params[0] > 0:
+            proven = engine.bound / oct_params[1] >= value - 1e-6 * max(1.0, abs(value))
+        else:
+            proven = math.ceil(engine.bound - _EPS) >= errors
+    if proven:
+        return SolveResult(final, OPTIMAL, errors, errors, runtime, method, "errors", stats)
+    bound = _err_bound(engine, to_errors, problem)
+    if bound is not None:
+        bound = min(bound, errors)
+    return SolveResult(final, FEASIBLE, errors, bound, runtime, method, "errors", stats)
+
+
+def _err_bound(engine: EngineResult | None, to_errors, problem: BinaryProblem) -> int:
+    """Best proven lower bound on the errors (integral, rounded up); at least the unavoidable
+    errors of rows identical after binarization."""
+    trivial = problem.min_errors
+    if engine is None or engine.bound is None:
+        return trivial
+    return max(trivial, int(math.ceil(to_errors(engine.bound) - _EPS)))
+
+
+def _oct_value(tree: Tree, errors: int, oct_params) -> float:
+    alpha, scale = oct_params
+    return errors / scale + alpha * tree.n_splits

@@ -1,0 +1,310 @@
+"""Optimality certificates for a given tree (ours, scikit-learn's, DPDT's, JSON).
+
+:func:`certify` answers "is this tree optimal for objective O on this data, and if not, by how
+much and what is better?". The tree's value is computed with :meth:`Tree.predict` on the
+original rows; the optimum comes from an exact engine over the ``all`` binarization, i.e. over
+every axis-aligned tree (of the same depth unless said otherwise):
+
+========================  ===================================================  ===============
+objective                 value of a tree                                      engine
+========================  ===================================================  ===============
+``accuracy``              training errors, among trees of depth <= d           max-accuracy
+``depth``                 depth, among trees with no training error            SAT (DT_depth)
+``size``                  nodes, among error-free trees of depth <= d          SAT (DT_size)
+``regularized``           errors / n + lam * leaves, depth <= d                CP-SAT
+``dpdt``                  error rate + alpha * average tests per row, <= d     exhaustive DP
+========================  ===================================================  ===============
+
+``d`` is the tree's depth unless ``max_depth`` is given. Status: ``OPTIMAL`` when the engine
+proves that nothing beats the tree's value; ``NOT_OPTIMAL`` when a strictly better tree is found
+(the better tree is the proof, and is returned); ``UNKNOWN`` when the time limit stopped the engine
+before either.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .binarize import Binarizer, BinaryProblem
+from .data import Dataset, prepare
+from .result import OPTIMAL, SolveResult
+from .tree import Node, Tree
+
+__all__ = ["Certificate", "certify", "as_tree", "tree_value", "OBJECTIVES",
+           "NOT_OPTIMAL", "CERTIFIED", "UNDECIDED"]
+
+CERTIFIED, NOT_OPTIMAL, UNDECIDED = "OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"
+OBJECTIVES = ("accuracy", "depth", "size", "regularized", "dpdt")
+ACCURACY_ENGINES = ("cpsat", "maxsat", "binoct")
+_EPS = 1e-9
+
+
+@dataclass
+class Certificate:
+    """The verdict on one tree.
+
+    Attributes
+    ----------
+    status : {"OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"}
+    objective : str
+        One of :data:`OBJECTIVES`.
+    tree_value : float
+        The given tree's value (evaluated on the data).
+    optimum : float or None
+        The proven optimum (None when the engine did not finish).
+    bound : float or None
+        Best proven lower bound on the optimum.
+    best_found : float or None
+        The best value the engine found.
+    gap : float or None
+        ``tree_value - optimum`` (or ``- best_found`` when not proven): how much the tree loses.
+    gap_errors : int or None
+        For accuracy objectives, the training errors the tree loses to the best tree found.
+    better_tree : Tree or None
+        A tree strictly better than the given one, when one was found.
+    max_depth : int
+        Depth bound of the search space.
+    engine : SolveResult or None
+    runtime : float
+    """
+
+    status: str
+    objective: str
+    tree_value: float
+    optimum: float | None
+    bound: float | None
+    best_found: float | None
+    gap: float | None
+    gap_errors: int | None
+    better_tree: Tree | None
+    max_depth: int | None
+    engine: SolveResult | None = None
+    runtime: float = 0.0
+    params: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``satdt verify --json``."""
+        return {"status": self.status, "objective": self.objective, "tree_value": self.tree_value,
+                "optimum": self.optimum, "bound": self.bound, "best_found": self.best_found,
+                "gap": self.gap, "gap_errors": self.gap_errors, "max_depth": self.max_depth,
+                "params": self.params, "runtime_s": round(self.runtime, 4),
+                "engine": None if self.engine is None else self.engine.summary(),
+                "better_tree": None if self.better_tree is None else self.better_tree.to_dict()}
+
+
+# ---------------------------------------------------------------------------- trees in
+def _sklearn_tree_on_data(model: Any, data: Dataset) -> Tree:
+    """A scikit-learn tree as a satdt Tree whose splits route every training row the same way.
+
+    scikit-learn compares ``float32(x) <= threshold``; each split is mapped to the midpoint
+    between the largest training value sent left and the smallest sent right, so the satdt tree
+    routes every training row exactly as scikit-learn does (not merely by nearest value).
+    """
+    est = model.tree_
+    X32 = data.X.astype(np.float32)
+    index = _class_index(model.classes_, data.classes)
+
+    def rec(i: int) -> Node:
+        if est.children_left[i] < 0:
+            return Node.leaf(index[int(np.argmax(est.value[i, 0]))])
+        f, t = int(est.feature[i]), float(est.threshold[i])
+        left = X32[:, f] <= t
+        values = data.X[:, f]
+        if left.any() and (~left).any():
+            lo, hi = values[left].max(), values[~left].min()
+            threshold = (lo + hi) / 2.0 if (lo + hi) / 2.0 < hi else lo
+        else:
+            threshold = t
+        return Node.split(f, threshold, rec(est.children_left[i]), rec(est.children_right[i]))
+
+    return Tree(rec(0), classes=data.classes, feature_names=data.feature_names)
+
+
+def _class_index(tree_classes: Any, data_classes: np.ndarray) -> list[int]:
+    lookup = {_key(c): i for i, c in enumerate(data_classes.tolist())}
+    out = []
+    for c in np.asarray(tree_classes).tolist():
+        if _key(c) not in lookup:
+            raise ValueError(f"the tree predicts class {c!r}, which is not a class of the data "
+                             f"({data_classes.tolist()})")
+        out.append(lookup[_key(c)])
+    return out
+
+
+def _key(value: Any) -> Any:
+    try:
+        f = float(value)
+        return f if np.isfinite(f) else str(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def as_tree(obj: Any, data: Dataset) -> Tree:
+    """Any supported tree, as a satdt :class:`Tree` over ``data``'s features and classes.
+
+    Accepts a :class:`Tree`, a dict from :meth:`Tree.to_dict`, a fitted scikit-learn
+    ``DecisionTreeClassifier`` (mapped by routing on ``data``), or a fitted satdt estimator.
+    """
+    if isinstance(obj, dict):
+        obj = Tree.from_dict(obj)
+    if hasattr(obj, "tree_") and isinstance(getattr(obj, "tree_"), Tree):
+        obj = obj.tree_
+    if isinstance(obj, Tree):
+        index = _class_index(obj.classes, data.classes)
+        tree = obj.copy()
+        for node in tree.root.walk():
+            node.label = index[node.label]
+        tree.classes = data.classes
+        for node in tree.root.walk():
+            if not node.is_leaf and not 0 <= node.feature < data.X.shape[1]:
+                raise ValueError(f"the tree tests feature {node.feature}, but the data has "
+                                 f"{data.X.shape[1]} features")
+        tree.feature_names = list(data.feature_names)
+        return tree.fit_counts(data.X, data.y)
+    if hasattr(obj, "tree_") and hasattr(obj, "classes_"):
+        if getattr(obj, "n_features_in_", data.X.shape[1]) != data.X.shape[1]:
+            raise ValueError(f"the model was fitted on {obj.n_features_in_} features, the data has "
+                             f"{data.X.shape[1]}")
+        return _sklearn_tree_on_data(obj, data).fit_counts(data.X, data.y)
+    raise ValueError(f"cannot read a tree from {type(obj).__name__}: expected a satdt Tree, its dict, "
+                     "a fitted scikit-learn DecisionTreeClassifier or a fitted satdt estimator")
+
+
+# ---------------------------------------------------------------------------- values
+def tree_value(tree: Tree, data: Dataset, objective: str, lam: float | None = None,
+               alpha: float | None = None) -> float:
+    """The tree's value for ``objective`` on ``data`` (see the module table)."""
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    n = data.n_rows
+    if objective == "accuracy":
+        return float(errors)
+    if objective == "depth":
+        return float(tree.depth())
+    if objective == "size":
+        return float(tree.n_nodes)
+    if objective == "regularized":
+        return errors / n + lam * tree.n_leaves
+    if objective == "dpdt":
+        return errors / n + alpha * tree.average_tests(data.X)
+    raise ValueError(f"unknown objective '{objective}'; choose one of {', '.join(OBJECTIVES)}")
+
+
+def _check_args(objective: str, lam: float | None, alpha: float | None, engine: str) -> None:
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective '{objective}'; choose one of {', '.join(OBJECTIVES)}")
+    if objective == "regularized" and (lam is None or not lam >= 0):
+        raise ValueError("the regularized objective needs lam >= 0")
+    if objective == "dpdt" and (alpha is None or not alpha >= 0):
+        raise ValueError("the dpdt objective needs alpha >= 0")
+    if engine not in ACCURACY_ENGINES:
+        raise ValueError(f"unknown engine '{engine}'; choose one of {', '.join(ACCURACY_ENGINES)}")
+
+
+# ---------------------------------------------------------------------------- engines
+def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float | None,
+                alpha: float | None, time_limit: float | None, engine: str) -> SolveResult:
+    if objective == "accuracy":
+        if depth == 0:
+            return _single_leaf_result(problem)
+        if engine == "cpsat":
+            from .solvers import cpsat
+            res = cpsat.solve_regularized(problem, lam=0.0, max_depth=depth, time_limit=time_limit)
+            return _rescale(res, problem.n_rows, "errors")
+        if engine == "maxsat":
+            from .solvers import maxsat
+            return maxsat.solve_max_accuracy(problem, max_depth=depth, time_limit=time_limit)
+        from .solvers import mip
+        return mip.solve_binoct(problem, max_depth=depth, time_limit=time_limit)
+    if objective in ("depth", "size"):
+        problem.check_consistent()
+        from .solvers import sat
+        if objective == "depth":
+            return sat.solve_min_depth(problem, max_depth=depth, time_limit=time_limit)
+        return sat.solve_min_size(problem, max_depth=depth, time_limit=time_limit)
+    if objective == "regularized":
+        from .solvers import cpsat
+        return cpsat.solve_regularized(problem, lam=lam, max_depth=depth, time_limit=time_limit)
+    from .solvers import dpdt
+    return dpdt.solve_dpdt_exact(problem.data, alpha=alpha, max_depth=depth, time_limit=time_limit)
+
+
+def _single_leaf_result(problem: BinaryProblem) -> SolveResult:
+    tree = Tree(Node.leaf(int(np.argmax(problem.counts.sum(axis=0)))), classes=problem.classes,
+                feature_names=list(problem.data.feature_names)).fit_counts(problem.data.X, problem.data.y)
+    errors = float(problem.n_rows - problem.counts.sum(axis=0).max())
+    return SolveResult(tree, OPTIMAL, errors, errors, 0.0, method="leaf", objective_name="errors")
+
+
+def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:
+    """CP-SAT with lam = 0 reports errors / n: turn it back into errors."""
+    scale = lambda v: None if v is None else float(round(v * n, 6))  # noqa: E731
+    return SolveResult(res.tree, res.status, scale(res.objective),
+                       None if res.bound is None else float(np.ceil(res.bound * n - 1e-6)),
+                       res.runtime, method=res.method, objective_name=name, stats=res.stats)
+
+
+# ---------------------------------------------------------------------------- certify
+def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", max_depth: int | None = None,
+            lam: float | None = None, alpha: float | None = None, time_limit: float | None = None,
+            engine: str = "cpsat") -> Certificate:
+    """Is ``tree`` optimal for ``objective`` on ``(X, y)``?
+
+    Parameters
+    ----------
+    tree : Tree, dict, DecisionTreeClassifier or satdt estimator
+    X, y : training data (or a :class:`Dataset` as ``X`` with ``y=None``)
+    objective : {"accuracy", "depth", "size", "regularized", "dpdt"}
+    max_depth : int, optional
+        Depth bound of the search space (default: the tree's depth). For ``depth`` it is
+        ignored: the question is whether any error-free tree is shallower.
+    lam, alpha : float
+        Penalties of the ``regularized`` and ``dpdt`` objectives.
+    time_limit : float, optional
+        Wall-clock seconds for the engine.
+    engine : {"cpsat", "maxsat", "binoct"}
+        Engine of the ``accuracy`` objective.
+
+    Returns
+    -------
+    Certificate
+    """
+    start = time.perf_counter()
+    _check_args(objective, lam, alpha, engine)
+    data = X if isinstance(X, Dataset) else prepare(X, y)
+    given = as_tree(tree, data)
+    value = tree_value(given, data, objective, lam, alpha)
+    depth = given.depth() if max_depth is None or objective == "depth" else int(max_depth)
+    if objective in ("depth", "size") and value > 0 and tree_value(given, data, "accuracy") > 0:
+        errors = int(tree_value(given, data, "accuracy"))
+        raise ValueError(f"the tree misclassifies {errors} training row(s); '{objective}' optimality "
+                         "is about trees with no training error: use objective='accuracy'")
+    problem = Binarizer("all").problem(data)
+    res = _run_engine(problem, objective, depth, lam, alpha, time_limit, engine)
+    found = None if res.tree is None else tree_value(res.tree, data, objective, lam, alpha)
+    proven = res.status == OPTIMAL
+    optimum = found if proven else None
+    bound = res.bound if res.bound is not None else optimum
+    if proven and value < found - _EPS:
+        raise RuntimeError(f"internal error: the engine's proven optimum {found} is worse than the given "
+                           f"tree's value {value}; please report this")
+    if found is not None and found < value - _EPS:
+        status, better = NOT_OPTIMAL, res.tree
+    elif proven or (bound is not None and value <= bound + _EPS):
+        status, better = CERTIFIED, None
+    else:
+        status, better = UNDECIDED, None
+    reference = optimum if optimum is not None else found
+    gap = None if reference is None else max(0.0, value - reference)
+    gap_errors = None
+    if reference is not None and objective in ("accuracy", "regularized", "dpdt") and res.tree is not None:
+        gap_errors = int(tree_value(given, data, "accuracy") - tree_value(res.tree, data, "accuracy"))
+        if objective == "accuracy":
+            gap_errors = max(0, gap_errors)
+    return Certificate(status=status, objective=objective, tree_value=value, optimum=optimum, bound=bound,
+                       best_found=found, gap=gap, gap_errors=gap_errors, better_tree=better,
+                       max_depth=depth, engine=res, runtime=time.perf_counter() - start,
+                       params={k: v for k, v in (("lam", lam), ("alpha", alpha), ("engine", engine)) if v is not None})
