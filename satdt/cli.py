@@ -90,6 +90,18 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--time-limit", type=_positive_float, default=None)
     verify.add_argument("--json", action="store_true")
 
+    bench = sub.add_parser("bench", help="run methods x datasets x depths and tabulate the results")
+    bench.add_argument("--methods", default="sat-depth,cpsat,cart-gini", help="comma-separated method names")
+    bench.add_argument("--datasets", default="iris,monk1,mouse", help="comma-separated names or CSV paths")
+    bench.add_argument("--depths", default="2,3", help="comma-separated depths (ignored by sat-depth)")
+    bench.add_argument("--lam", type=_nonneg_float, default=None)
+    bench.add_argument("--alpha", type=_nonneg_float, default=None)
+    bench.add_argument("--time-limit", type=_positive_float, default=60.0)
+    bench.add_argument("--jobs", type=int, default=1, help="parallel tasks (joblib processes)")
+    bench.add_argument("--data-dir", default=None, help="folder searched for dataset names")
+    bench.add_argument("--output", default=None, help="CSV file of all rows")
+    bench.add_argument("--json", action="store_true")
+
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
 
@@ -214,6 +226,38 @@ def cmd_verify(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bench(a: argparse.Namespace) -> int:
+    from .bench import HEURISTICS, Task, peers, run_benchmark, to_markdown
+
+    methods = [m for m in a.methods.split(",") if m]
+    known = set(est.METHODS) | set(HEURISTICS) | set(peers())
+    unknown = [m for m in methods if m not in known]
+    if unknown:
+        raise ValueError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(sorted(known))}")
+    try:
+        depths = [int(d) for d in a.depths.split(",") if d]
+    except ValueError:
+        raise ValueError(f"--depths must be comma-separated integers, got {a.depths!r}") from None
+    tasks = []
+    for dataset in [d for d in a.datasets.split(",") if d]:
+        for method in methods:
+            for depth in ([None] if method == "sat-depth" else depths):
+                tasks.append(Task(method, dataset, max_depth=depth, lam=a.lam, alpha=a.alpha,
+                                  time_limit=a.time_limit))
+
+    def progress(done: int, total: int, row: dict) -> None:
+        print(f"[{done}/{total}] {row['dataset']} {row['method']} depth={row['max_depth']}: "
+              f"{row.get('status')} {row.get('errors', '')} errors, {row['time_s']} s", file=sys.stderr)
+
+    rows = run_benchmark(tasks, n_jobs=a.jobs, data_dir=a.data_dir, progress=progress)
+    if a.output:
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(a.output, index=False)
+    print(json.dumps(_jsonable(rows)) if a.json else to_markdown(rows))
+    return EXIT_OK
+
+
 def cmd_datasets(a: argparse.Namespace) -> int:
     for name, path in bundled_datasets().items():
         data = load_dataset(name)
@@ -221,7 +265,7 @@ def cmd_datasets(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"solve": cmd_solve, "verify": cmd_verify, "datasets": cmd_datasets}
+COMMANDS = {"solve": cmd_solve, "verify": cmd_verify, "bench": cmd_bench, "datasets": cmd_datasets}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

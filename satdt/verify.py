@@ -34,7 +34,7 @@ from .data import Dataset, prepare
 from .result import OPTIMAL, SolveResult
 from .tree import Node, Tree
 
-__all__ = ["Certificate", "certify", "as_tree", "tree_value", "OBJECTIVES",
+__all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "OBJECTIVES",
            "NOT_OPTIMAL", "CERTIFIED", "UNDECIDED"]
 
 CERTIFIED, NOT_OPTIMAL, UNDECIDED = "OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"
@@ -228,8 +228,21 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
     if objective == "regularized":
         from .solvers import cpsat
         return cpsat.solve_regularized(problem, lam=lam, max_depth=depth, time_limit=time_limit)
+    return _dpdt_exact(problem.data, alpha, depth, time_limit)
+
+
+def _dpdt_exact(data: Dataset, alpha: float, depth: int, time_limit: float | None) -> SolveResult:
+    """DPDT's backward induction with every split at every state: exact over all axis-aligned
+    trees of depth <= ``depth`` (exponential; the state budget raises a clear error)."""
     from .solvers import dpdt
-    return dpdt.solve_dpdt_exact(problem.data, alpha=alpha, max_depth=depth, time_limit=time_limit)
+
+    out = dpdt.solve_dpdt(data, max_depth=max(depth, 1), alphas=[alpha], alpha=alpha, generator="exhaustive",
+                          time_limit=time_limit)
+    res = out.result
+    complete = not res.stats.get("truncated", False)
+    return SolveResult(res.tree, OPTIMAL if complete else "FEASIBLE", res.objective,
+                       res.objective if complete else None, res.runtime, method="dpdt-exhaustive",
+                       objective_name="dpdt", stats=res.stats)
 
 
 def _single_leaf_result(problem: BinaryProblem) -> SolveResult:
@@ -272,39 +285,62 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
     -------
     Certificate
     """
+    return certify_many([tree], X, y, objective=objective, max_depth=max_depth, lam=lam, alpha=alpha,
+                        time_limit=time_limit, engine=engine)[0]
+
+
+def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "accuracy",
+                 max_depth: int | None = None, lam: float | None = None, alpha: float | None = None,
+                 time_limit: float | None = None, engine: str = "cpsat") -> list[Certificate]:
+    """Certify several trees against one engine run (depth bound: the deepest tree's, or ``max_depth``).
+
+    Parameters are those of :func:`certify`. Each tree is judged against the same optimum, so
+    certifying CART, DPDT and any other heuristic of one depth costs one exact solve.
+    """
     start = time.perf_counter()
     _check_args(objective, lam, alpha, engine)
+    if not trees:
+        raise ValueError("no tree to certify")
     data = X if isinstance(X, Dataset) else prepare(X, y)
-    given = as_tree(tree, data)
-    value = tree_value(given, data, objective, lam, alpha)
-    depth = given.depth() if max_depth is None or objective == "depth" else int(max_depth)
-    if objective in ("depth", "size") and value > 0 and tree_value(given, data, "accuracy") > 0:
-        errors = int(tree_value(given, data, "accuracy"))
-        raise ValueError(f"the tree misclassifies {errors} training row(s); '{objective}' optimality "
-                         "is about trees with no training error: use objective='accuracy'")
+    given = [as_tree(t, data) for t in trees]
+    values = [tree_value(t, data, objective, lam, alpha) for t in given]
+    for t in given:
+        errors = int(tree_value(t, data, "accuracy"))
+        if objective in ("depth", "size") and errors > 0:
+            raise ValueError(f"the tree misclassifies {errors} training row(s); '{objective}' optimality "
+                             "is about trees with no training error: use objective='accuracy'")
+    if objective == "depth" or max_depth is None:
+        depth = max(t.depth() for t in given)
+    else:
+        depth = int(max_depth)
     problem = Binarizer("all").problem(data)
     res = _run_engine(problem, objective, depth, lam, alpha, time_limit, engine)
     found = None if res.tree is None else tree_value(res.tree, data, objective, lam, alpha)
     proven = res.status == OPTIMAL
     optimum = found if proven else None
     bound = res.bound if res.bound is not None else optimum
-    if proven and value < found - _EPS:
-        raise RuntimeError(f"internal error: the engine's proven optimum {found} is worse than the given "
-                           f"tree's value {value}; please report this")
-    if found is not None and found < value - _EPS:
-        status, better = NOT_OPTIMAL, res.tree
-    elif proven or (bound is not None and value <= bound + _EPS):
-        status, better = CERTIFIED, None
-    else:
-        status, better = UNDECIDED, None
     reference = optimum if optimum is not None else found
-    gap = None if reference is None else max(0.0, value - reference)
-    gap_errors = None
-    if reference is not None and objective in ("accuracy", "regularized", "dpdt") and res.tree is not None:
-        gap_errors = int(tree_value(given, data, "accuracy") - tree_value(res.tree, data, "accuracy"))
-        if objective == "accuracy":
-            gap_errors = max(0, gap_errors)
-    return Certificate(status=status, objective=objective, tree_value=value, optimum=optimum, bound=bound,
-                       best_found=found, gap=gap, gap_errors=gap_errors, better_tree=better,
-                       max_depth=depth, engine=res, runtime=time.perf_counter() - start,
-                       params={k: v for k, v in (("lam", lam), ("alpha", alpha), ("engine", engine)) if v is not None})
+    runtime = time.perf_counter() - start
+    certificates = []
+    for tree, value in zip(given, values):
+        if proven and value < found - _EPS:
+            raise RuntimeError(f"internal error: the engine's proven optimum {found} is worse than the given "
+                               f"tree's value {value}; please report this")
+        if found is not None and found < value - _EPS:
+            status, better = NOT_OPTIMAL, res.tree
+        elif proven or (bound is not None and value <= bound + _EPS):
+            status, better = CERTIFIED, None
+        else:
+            status, better = UNDECIDED, None
+        gap = None if reference is None else max(0.0, value - reference)
+        gap_errors = None
+        if reference is not None and objective != "depth" and objective != "size" and res.tree is not None:
+            gap_errors = int(tree_value(tree, data, "accuracy") - tree_value(res.tree, data, "accuracy"))
+            if objective == "accuracy":
+                gap_errors = max(0, gap_errors)
+        certificates.append(Certificate(
+            status=status, objective=objective, tree_value=value, optimum=optimum, bound=bound,
+            best_found=found, gap=gap, gap_errors=gap_errors, better_tree=better, max_depth=depth,
+            engine=res, runtime=runtime,
+            params={k: v for k, v in (("lam", lam), ("alpha", alpha), ("engine", engine)) if v is not None}))
+    return certificates

@@ -6,10 +6,11 @@ number of original rows).
 
 Tree skeleton
 -------------
-The complete binary tree of depth ``D`` in heap order (position ``t`` has children ``2t+1``
-(left, column False) and ``2t+2`` (right, column True)); positions ``0 .. 2**D - 2`` are
-*internal positions*, the ``2**D`` positions of level ``D`` can only be leaves. Every position is
-a split, a leaf, or absent, so every tree shape of depth ``<= D`` is representable.
+The complete binary tree of depth ``D`` in heap order: position ``t`` at level
+``l = floor(log2(t + 1))`` has children ``2t+1`` (left, column False) and ``2t+2`` (right,
+column True); positions ``0 .. 2**D - 2`` are *internal positions*, the ``2**D`` positions of
+level ``D`` can only be leaves. Every position is a split, a leaf, or absent, so every tree shape
+of depth ``<= D`` has exactly one representation.
 
 Variables (one :class:`ortools.sat.python.cp_model.CpModel`, kept in numpy object arrays)
 --------------------------------------------------------------------------------------------
@@ -20,35 +21,38 @@ Variables (one :class:`ortools.sat.python.cp_model.CpModel`, kept in numpy objec
 ``c[t, k]``
     ``t`` is a leaf of class ``k`` (*label variables*); ``leaf[t] = sum_k c[t, k]``.
 ``p[t, g, k]``
-    prefix sums of the split variables along a *threshold chain* ``g`` (the binary columns of
-    one numeric feature, sorted by threshold: the rows going right are nested), so that a row's
-    right-going test set at ``t`` is one prefix per chain instead of one term per column.
-``r[i, t]``
-    distinct row ``i`` goes right at internal position ``t`` (*direction variables*):
-    ``r[i, t] = sum_{j: X[i, j]} a[t, j]`` written with one prefix per chain.
-``f[u, t]``
-    *unit* ``u`` (a distinct row ``i`` together with one class ``k`` it has rows of, weight
-    ``counts[i, k]``) reaches ``t`` and is classified correctly at the leaf it ends in
-    (*correct-flow variables*, FlowOCT's flow of correctly classified rows, Aghaei et al. 2021).
+    *chain prefixes*: the binary columns of one numeric feature sorted by threshold form a
+    chain ``g`` whose right-going row sets are nested, so a row goes right at ``t`` through
+    chain ``g`` iff ``t`` splits on one of the first ``k`` columns of ``g`` (``k`` = the number of
+    the chain's columns on which the row is True): one *term* per chain instead of one per
+    column. Other columns are terms of their own.
+``z[i, l]``
+    distinct row ``i`` goes right at level ``l`` (*direction variables*, one per level as in
+    Avellaneda's DT_depth encoding).
+``reach[i, t]``
+    distinct row ``i`` reaches position ``t`` (*path variables*; the root is reached by all).
+``err[u]``
+    *unit* ``u`` (a distinct row ``i`` with one class ``k`` it has rows of, weight
+    ``counts[i, k]``) is misclassified (*error variables*).
 
 Constraint families
 -------------------
-*Shape*: ``s[0] + leaf[0] = 1`` (the root exists), ``s[child] + leaf[child] = s[t]`` (a child
-exists exactly when its parent splits).
+*Shape*: ``s[0] + leaf[0] = 1``; ``s[child] + leaf[child] = s[t]`` (a child exists exactly when
+its parent splits); ``sum_j a[t, j] = s[t]``; ``sum_k c[t, k] = leaf[t]``.
 
-*Chain prefixes*: ``p[t, g, 1] = a[t, g_0]``, ``p[t, g, k] = p[t, g, k-1] + a[t, g_{k-1}]``.
+*Chain prefixes*: ``p[t, g, k] = p[t, g, k-1] + a[t, g_{k-1}]``.
 
-*Direction*: ``r[i, t] = sum of the prefixes / columns on which row i is True``.
+*Direction clauses* (row ``i`` at internal ``t`` of level ``l``, terms ``T_i`` of the row):
+``reach[i, t] and v -> z[i, l]`` for each ``v`` in ``T_i``, and
+``reach[i, t] and z[i, l] -> OR T_i``.
 
-*Flow routing* (per unit ``u`` of row ``i``, internal ``t``): ``f[u, right] <= r[i, t]``,
-``f[u, left] + r[i, t] <= s[t]``, ``f[u, left] + f[u, right] <= f[u, t]``.
+*Path equivalences*: ``reach[i, 2t+1] <-> reach[i, t] and s[t] and not z[i, l]``,
+``reach[i, 2t+2] <-> reach[i, t] and s[t] and z[i, l]`` (each row reaches exactly one leaf).
 
-*Flow sink* (the correct class): ``f[u, t] - f[u, left] - f[u, right] <= c[t, k_u]``, and
-``f[u, t] <= c[t, k_u]`` at level ``D``.
+*Error clauses*: ``reach[i, t] and leaf[t] -> c[t, k_u] or err[u]`` for each unit ``u`` of row
+``i`` and position ``t``.
 
-Correct rows ``= sum_u w_u f[u, 0]``; errors ``= n - correct``. Maximizing the correct flow makes
-every ``f`` equal to "reaches and is correct" at an optimum, and no row is counted twice
-(the flow either sinks at a leaf or continues to exactly one child).
+Errors ``= sum_u w_u err[u]`` (at an optimum exactly the misclassified rows).
 
 Exact integer objective (:func:`engine_lambda`, :func:`set_objective`)
 --------------------------------------------------------------------
@@ -61,16 +65,17 @@ denominator ``<= N`` (``lam`` itself if its denominator is ``<= N``, else the me
 neighbours in the Farey sequence of order ``N``; ``2`` when ``lam > 1``, where the order is
 lexicographic in (leaves, errors)). The model minimizes the integer
 ``q * errors + p * n * leaves``: it orders all trees exactly as ``errors / n + lam * leaves``,
-ties included, so its optima are exactly the optima of the real objective.
+ties included, so its optima are exactly the optima of the real objective (and
+:meth:`ScaledObjective.lower_bound` turns an engine bound back into an exact bound).
 
 OSDT necessary conditions as constraints (``lam > 0``; :func:`add_osdt_bounds`)
 ------------------------------------------------------------------------------
 Every optimal tree satisfies them, so they cut no optimum:
 
-* *Leaf accuracy* (OSDT Theorem 3.5): a non-root leaf classifies at least ``ceil(lam * n)``
-  rows correctly (otherwise replacing its parent by its sibling subtree is strictly better);
-  with it, every split carries at least twice that much correct flow (which implies the
-  *support* bound of Theorem 3.3): ``sum_u w_u f[u, t] >= K * (leaf[t] + 2 s[t])``.
+* *Support* (OSDT Theorem 3.3, from leaf accuracy, Theorem 3.5): a non-root leaf classifies at
+  least ``K = ceil(lam * n)`` rows correctly (otherwise replacing its parent by its sibling
+  subtree is strictly better), so it has support ``>= K`` and every split ``>= 2K``:
+  ``sum_i w_i reach[i, t] >= K * (leaf[t] + 2 s[t])``.
 * *Leaf count*: ``lam * leaves <=`` the objective of the best single leaf.
 * *Sibling leaves differ* (symmetry breaking): ``c[left, k] + c[right, k] <= 1`` (two sibling
   leaves of one class merge into one leaf with the same errors and one leaf less).
@@ -198,6 +203,10 @@ def threshold_chains(problem: BinaryProblem) -> list[np.ndarray]:
 
 # ---------------------------------------------------------------------- the model
 
+def _level(t: int) -> int:
+    return (t + 1).bit_length() - 1
+
+
 @dataclass
 class RegularizedEncoding:
     """The CP-SAT model and its variables (see the module docstring for the families)."""
@@ -209,9 +218,10 @@ class RegularizedEncoding:
     s: list                  # (n_positions,) split indicators (0 at level D)
     c: np.ndarray            # (n_positions, C) label variables
     leaf: list               # (n_positions,) leaf indicators
-    r: np.ndarray            # (m, n_internal) direction variables
-    f: np.ndarray            # (U, n_positions) correct-flow variables
-    prefix: list             # per internal position, the auxiliary chain prefix variables
+    z: np.ndarray            # (m, D) direction variables
+    reach: np.ndarray        # (m, n_positions) path variables (column 0 unused: the root)
+    err: list                # (U,) error variables
+    prefix: list             # per internal position, (prefix variable, its columns)
     unit_row: np.ndarray
     unit_class: np.ndarray
     unit_weight: np.ndarray
@@ -232,16 +242,16 @@ class RegularizedEncoding:
     def max_leaves(self) -> int:
         return 2 ** self.max_depth
 
-    def correct_expr(self) -> cp_model.LinearExpr:
-        """Correctly classified original rows."""
-        return cp_model.LinearExpr.weighted_sum(list(self.f[:, 0]), self.unit_weight.tolist())
+    def errors_expr(self) -> cp_model.LinearExpr:
+        """Misclassified original rows (weighted error variables)."""
+        return cp_model.LinearExpr.weighted_sum(self.err, self.unit_weight.tolist())
 
     def leaves_expr(self) -> cp_model.LinearExpr:
         return cp_model.LinearExpr.sum(self.leaf)
 
     # ------------------------------------------------------------- decode / hint
     def decode(self, value) -> Tree:
-        """The tree over the binary columns given a ``value(var) -> int`` function."""
+        """The tree over the binary columns given a ``value(var) -> bool`` function."""
 
         def rec(t: int) -> Node:
             if t < self.n_internal:
@@ -254,16 +264,17 @@ class RegularizedEncoding:
         return Tree(root=rec(0), classes=self.problem.classes)
 
     def hint_values(self, tree: Tree) -> dict:
-        """A complete assignment (variable -> value) describing ``tree`` (binary columns,
-        depth <= D); the flows are the rows the tree classifies correctly."""
+        """A complete assignment (variable -> 0/1) describing ``tree`` (binary columns,
+        depth <= D, in the positions of the skeleton)."""
         if tree.depth() > self.max_depth:
             raise ValueError(f"hint tree has depth {tree.depth()} > max_depth {self.max_depth}")
         X = self.problem.X
-        m = X.shape[0]
-        P, I = self.n_positions, self.n_internal
+        m, B = X.shape[0], self.a.shape[1]
+        P, I, D = self.n_positions, self.n_internal, self.max_depth
         split_col = np.full(P, -1)
         label = np.full(P, -1)
         reach = np.zeros((m, P), dtype=bool)
+        zval = np.zeros((m, max(D, 1)), dtype=bool)
         stack = [(tree.root, 0, np.ones(m, dtype=bool))]
         while stack:
             node, t, rows = stack.pop()
@@ -273,34 +284,30 @@ class RegularizedEncoding:
                 continue
             split_col[t] = node.feature
             right = X[:, node.feature]
+            zval[rows, _level(t)] = right[rows]
             stack.append((node.left, 2 * t + 1, rows & ~right))
             stack.append((node.right, 2 * t + 2, rows & right))
         final_label = np.full(m, -1)
         for t in np.flatnonzero(label >= 0):
             final_label[reach[:, t]] = label[t]
-        correct = final_label[self.unit_row] == self.unit_class
         vals: dict = {}
-        B = self.a.shape[1]
         for t in range(I):
-            for j in range(B):
-                vals[self.a[t, j]] = int(split_col[t] == j)
             chosen = np.zeros(B, dtype=np.int64)
             if split_col[t] >= 0:
                 chosen[split_col[t]] = 1
+            vals.update(zip(self.a[t], chosen.tolist()))
             for var, cols in self.prefix[t]:
                 vals[var] = int(chosen[cols].sum())
-            right = X[:, split_col[t]] if split_col[t] >= 0 else np.zeros(m, dtype=bool)
-            for i in range(m):
-                vals[self.r[i, t]] = int(right[i])
+            vals[self.s[t]] = int(split_col[t] >= 0)
         for t in range(P):
-            if not isinstance(self.s[t], int):
-                vals[self.s[t]] = int(split_col[t] >= 0)
             vals[self.leaf[t]] = int(label[t] >= 0)
-            for k in range(self.c.shape[1]):
-                vals[self.c[t, k]] = int(label[t] == k)
-            col = reach[self.unit_row, t] & correct
-            for u in range(len(self.unit_row)):
-                vals[self.f[u, t]] = int(col[u])
+            vals.update(zip(self.c[t], (np.arange(self.c.shape[1]) == label[t]).astype(int).tolist()))
+        for t in range(1, P):
+            vals.update(zip(self.reach[:, t], reach[:, t].astype(int).tolist()))
+        for l in range(D):
+            vals.update(zip(self.z[:, l], zval[:, l].astype(int).tolist()))
+        wrong = final_label[self.unit_row] != self.unit_class
+        vals.update(zip(self.err, wrong.astype(int).tolist()))
         return vals
 
 
@@ -311,28 +318,65 @@ def _bool_array(model: cp_model.CpModel, shape: tuple[int, ...], name: str) -> n
     return out.reshape(shape)
 
 
+def _row_terms(problem: BinaryProblem, chains: list[np.ndarray]) -> tuple[list[np.ndarray], list[list[int]]]:
+    """The terms (column prefixes of the chains) and, per distinct row, the terms on which it
+    goes right."""
+    X = problem.X
+    term_cols: list[np.ndarray] = []
+    per_chain: list[np.ndarray] = []
+    for cols in chains:
+        ones = X[:, cols].sum(axis=1)            # length of the row's True prefix in the chain
+        base = len(term_cols)
+        term_cols.extend(cols[:k] for k in range(1, len(cols) + 1))
+        per_chain.append(np.where(ones > 0, base + ones - 1, -1))
+    if not per_chain:
+        return term_cols, [[] for _ in range(X.shape[0])]
+    table = np.column_stack(per_chain)
+    return term_cols, [row[row >= 0].tolist() for row in table]
+
+
+def _term_vars(model: cp_model.CpModel, a_t: np.ndarray, term_cols: list[np.ndarray], t: int
+               ) -> tuple[list, list]:
+    """Term variables of one internal position (chain prefixes defined on the fly)."""
+    term_var: list = []
+    prefix: list = []
+    for g, cols in enumerate(term_cols):
+        if len(cols) == 1:
+            term_var.append(a_t[cols[0]])
+        else:
+            v = model.new_bool_var(f"p{t}_{g}")
+            model.add(v == term_var[g - 1] + a_t[cols[-1]])
+            prefix.append((v, cols))
+            term_var.append(v)
+    return term_var, prefix
+
+
 def build_model(problem: BinaryProblem, max_depth: int) -> RegularizedEncoding:
-    """Build the shape, direction, routing and sink families (no objective yet)."""
+    """Build the shape, prefix, direction, path and error families (no objective yet)."""
     if max_depth < 0:
         raise ValueError(f"max_depth must be >= 0, got {max_depth}")
     model = cp_model.CpModel()
     X, counts = problem.X, problem.counts
     m, B = X.shape
     C = counts.shape[1]
-    I = 2 ** max_depth - 1
-    P = 2 ** (max_depth + 1) - 1
+    D = max_depth
+    I, P = 2 ** D - 1, 2 ** (D + 1) - 1
     B_eff = B if I > 0 else 0
 
     unit_row, unit_class = np.nonzero(counts)
     unit_weight = counts[unit_row, unit_class]
     U = len(unit_row)
+    units_of_row = [np.flatnonzero(unit_row == i) for i in range(m)]
 
     a = _bool_array(model, (I, B_eff), "a")
     c = _bool_array(model, (P, C), "c")
     leaf = list(_bool_array(model, (P,), "leaf"))
     s: list = [model.new_bool_var(f"s{t}") for t in range(I)] + [0] * (P - I)
-    r = _bool_array(model, (m, I), "r")
-    f = _bool_array(model, (U, P), "f")
+    z = _bool_array(model, (m, D), "z")
+    reach = np.empty((m, P), dtype=object)
+    if P > 1:
+        reach[:, 1:] = _bool_array(model, (m, P - 1), "reach")
+    err = list(_bool_array(model, (U,), "err"))
 
     # shape
     for t in range(P):
@@ -343,83 +387,77 @@ def build_model(problem: BinaryProblem, max_depth: int) -> RegularizedEncoding:
     for t in range(1, P):
         model.add(s[t] + leaf[t] == s[(t - 1) // 2])
 
-    # chain prefixes and direction variables
     chains = threshold_chains(problem) if B_eff else []
-    prefix: list = [[] for _ in range(I)]
-    # term k of a row: the prefix of one chain (or a single column) on which it is True
-    term_cols: list[np.ndarray] = []
-    row_terms: list[np.ndarray] = []
-    for cols in chains:
-        ones = X[:, cols].sum(axis=1)            # length of the True prefix of each row
-        base = len(term_cols)
-        term_cols.extend(cols[:k] for k in range(1, len(cols) + 1))
-        row_terms.append(np.where(ones > 0, base + ones - 1, -1))
-    row_terms_arr = np.column_stack(row_terms) if row_terms else np.zeros((m, 0), dtype=np.int64)
+    term_cols, row_terms = _row_terms(problem, chains)
+    prefix: list = []
     for t in range(I):
-        term_var = np.empty(len(term_cols), dtype=object)
-        for g, cols in enumerate(term_cols):
-            if len(cols) == 1:
-                term_var[g] = a[t, cols[0]]
-            else:
-                v = model.new_bool_var(f"p{t}_{g}")
-                model.add(v == term_var[g - 1] + a[t, cols[-1]])
-                prefix[t].append((v, cols))
-                term_var[g] = v
+        term_var, pre = _term_vars(model, a[t], term_cols, t)
+        prefix.append(pre)
+        l, st = _level(t), s[t]
         for i in range(m):
-            idx = row_terms_arr[i][row_terms_arr[i] >= 0]
-            model.add(cp_model.LinearExpr.sum(list(term_var[idx])) == r[i, t])
+            zi = z[i, l]
+            lc, rc = reach[i, 2 * t + 1], reach[i, 2 * t + 2]
+            terms = [term_var[g] for g in row_terms[i]]
+            if t == 0:
+                for v in terms:                                       # direction clauses
+                    model.add_implication(v, zi)
+                model.add_bool_or(terms + [~zi])
+                model.add_bool_and([st, ~zi]).only_enforce_if(lc)     # path equivalences
+                model.add_bool_or([~st, zi, lc])
+                model.add_bool_and([st, zi]).only_enforce_if(rc)
+                model.add_bool_or([~st, ~zi, rc])
+            else:
+                rt = reach[i, t]
+                for v in terms:
+                    model.add_bool_or([~rt, ~v, zi])
+                model.add_bool_or(terms + [~zi, ~rt])
+                model.add_bool_and([rt, st, ~zi]).only_enforce_if(lc)
+                model.add_bool_or([~rt, ~st, zi, lc])
+                model.add_bool_and([rt, st, zi]).only_enforce_if(rc)
+                model.add_bool_or([~rt, ~st, ~zi, rc])
+    # error clauses
+    for t in range(P):
+        lt, ct = leaf[t], c[t]
+        for i in range(m):
+            path = [] if t == 0 else [~reach[i, t]]
+            for u in units_of_row[i]:
+                model.add_bool_or(path + [~lt, ct[unit_class[u]], err[u]])
 
-    # flow routing and sinks, per unit
-    for t in range(I):
-        lc, rc = 2 * t + 1, 2 * t + 2
-        for u in range(U):
-            i, k = unit_row[u], unit_class[u]
-            fu = f[u]
-            model.add_implication(fu[rc], r[i, t])
-            model.add(fu[lc] + r[i, t] <= s[t])
-            model.add(fu[lc] + fu[rc] <= fu[t])
-            model.add(fu[t] - fu[lc] - fu[rc] <= c[t, k])
-    for t in range(I, P):
-        for u in range(U):
-            model.add_implication(f[u, t], c[t, unit_class[u]])
-
-    enc = RegularizedEncoding(problem=problem, max_depth=max_depth, model=model, a=a, s=s, c=c,
-                              leaf=leaf, r=r, f=f, prefix=prefix, unit_row=unit_row,
+    enc = RegularizedEncoding(problem=problem, max_depth=D, model=model, a=a, s=s, c=c, leaf=leaf,
+                              z=z, reach=reach, err=err, prefix=prefix, unit_row=unit_row,
                               unit_class=unit_class, unit_weight=unit_weight, chains=chains,
                               n_rows=int(problem.n_rows))
     enc.stats = {"positions": P, "binary_columns": B, "distinct_rows": m, "units": U,
-                 "chains": len(chains), "routing_terms": int((row_terms_arr >= 0).sum())}
+                 "chains": len(chains), "routing_terms": int(sum(len(r) for r in row_terms)),
+                 "variables": len(model.proto.variables),
+                 "constraints": len(model.proto.constraints)}
     return enc
 
 
 def add_osdt_bounds(enc: RegularizedEncoding, lam: float | Fraction) -> None:
     """Add the OSDT necessary conditions valid for every optimum at every lambda >= ``lam``.
 
-    Leaf accuracy (Theorem 3.5) with the implied split support (Theorem 3.3), the leaf-count
-    bound and sibling-label symmetry breaking; see the module docstring. Nothing for lam = 0.
+    Support (Theorems 3.3 / 3.5), the leaf-count bound and sibling-label symmetry breaking;
+    see the module docstring. Nothing for ``lam = 0``. Calls with increasing lambdas add the
+    stronger bounds (the older ones stay valid).
     """
     lam = Fraction(lam)
     if lam <= 0:
         return
     model, n = enc.model, enc.n_rows
     K = math.ceil(lam * n)
-    P, I = enc.n_positions, enc.n_internal
-    w = enc.unit_weight.tolist()
-    if K > 0:
-        for t in range(P):
-            flow = cp_model.LinearExpr.weighted_sum(list(enc.f[:, t]), w)
-            if t == 0:
-                if I:
-                    model.add(flow >= 2 * K * enc.s[0])
-            else:
-                model.add(flow >= K * enc.leaf[t] + 2 * K * enc.s[t])
-    # leaf count: lam * L <= single-leaf objective = e1 / n + lam
+    P = enc.n_positions
+    w = enc.problem.weights.tolist()
+    if K > 1:
+        for t in range(1, P):
+            support = cp_model.LinearExpr.weighted_sum(list(enc.reach[:, t]), w)
+            model.add(support >= K * enc.leaf[t] + 2 * K * enc.s[t])
     e1 = int(enc.problem.counts.sum() - enc.problem.counts.sum(axis=0).max())
     max_leaves = math.floor(Fraction(e1, n) / lam) + 1
     if max_leaves < enc.max_leaves:
         model.add(enc.leaves_expr() <= max_leaves)
     if not enc.osdt_lams:
-        for t in range(I):
+        for t in range(enc.n_internal):
             for k in range(enc.c.shape[1]):
                 model.add(enc.c[2 * t + 1, k] + enc.c[2 * t + 2, k] <= 1)
     enc.osdt_lams.append(lam)
@@ -432,7 +470,6 @@ def set_objective(enc: RegularizedEncoding, lam: float | Fraction) -> ScaledObje
     n = enc.n_rows
     lam_e = engine_lambda(lam, n, enc.max_leaves)
     p, q = lam_e.numerator, lam_e.denominator
-    errors = n - enc.correct_expr()
     enc.model.clear_objective()
-    enc.model.minimize(q * errors + (p * n) * enc.leaves_expr())
+    enc.model.minimize(q * enc.errors_expr() + (p * n) * enc.leaves_expr())
     return ScaledObjective(lam=lam, p=p, q=q, n=n)

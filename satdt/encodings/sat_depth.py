@@ -101,16 +101,30 @@ class DepthEncoding:
     leaf_marker : bool
         Add a column that is False for every row (every row goes left): a node testing it is a
         pass-through, which lets the perfect tree hold any tree of depth <= k (DT_size, see
-        :mod:`satdt.encodings.sat_size`).
+        :mod:`satdt.encodings.sat_size`), with the *leaf closure* ``m[v] -> m[child]``.
+    useless : bool
+        Add the *useless-split clauses* (implies ``leaf_marker``): ``not a[u, i] or not a[v, j]``
+        when ``v`` lies in the ``d``-subtree of ``u`` and column ``j`` is constant over the rows
+        whose column ``i`` equals ``d`` (a repeated column, a weaker threshold of the same
+        feature, ...): every row reaching ``v`` would go the same way. Every pruned tree of depth
+        <= k still embeds (its leaves above level k as leaf markers), so optima are unchanged.
+    groups : ndarray of int, optional
+        Original feature of each column: when the useless-split clauses would exceed
+        ``max_useless`` clauses, only pairs of columns of one feature are kept.
     """
 
     def __init__(self, X: np.ndarray, labels: np.ndarray, n_classes: int, depth: int, *,
-                 pool: IDPool | None = None, at_most_one: str = "none", leaf_marker: bool = False):
+                 pool: IDPool | None = None, at_most_one: str = "none", leaf_marker: bool = False,
+                 useless: bool = False, groups: np.ndarray | None = None, max_useless: int = 2_000_000):
         if depth < 1:
             raise ValueError(f"the SAT encoding needs depth >= 1, got {depth}")
         if at_most_one not in AT_MOST_ONE:
             raise ValueError(f"unknown at_most_one encoding {at_most_one!r}; choose one of {', '.join(AT_MOST_ONE)}")
         X = np.asarray(X, dtype=bool)
+        leaf_marker = leaf_marker or useless
+        self.useless = useless
+        self.groups = groups
+        self.max_useless = max_useless
         if leaf_marker:
             X = np.hstack([X, np.zeros((X.shape[0], 1), dtype=bool)])
         self.X = X
@@ -159,6 +173,51 @@ class DepthEncoding:
             for v in range(self.n_internal):
                 cnf = CardEnc.atmost(lits=self.a[v].tolist(), bound=1, vpool=self.pool, encoding=enc)
                 blocks.append(cnf.clauses)
+        if self.leaf_marker:
+            blocks.append(self._closure_clauses())
+        if self.useless:
+            blocks += self._useless_clauses()
+        return blocks
+
+    def _closure_clauses(self) -> np.ndarray:
+        """Leaf closure: a pass-through node has pass-through internal children."""
+        parents = np.arange((self.n_internal - 1) // 2)   # internal nodes with internal children
+        m = self.a[:, self.marker]
+        left = np.stack([-m[parents], m[2 * parents + 1]], axis=1)
+        right = np.stack([-m[parents], m[2 * parents + 2]], axis=1)
+        return np.vstack([left, right])
+
+    def _implied_pairs(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per direction d: column pairs (i, j) with j constant over the rows where column i is d."""
+        X = self.X[:, :self.n_columns - 1].astype(np.int64)  # real columns (marker excluded)
+        pairs = []
+        for d in (0, 1):
+            Xd = X if d else 1 - X
+            ones = Xd.T @ X                                   # rows with X_i = d and X_j = 1
+            size = Xd.sum(axis=0)[:, None]
+            pairs.append(np.nonzero((ones == 0) | (ones == size)))
+        n_anc = sum(lv * 2 ** lv for lv in range(self.depth))  # (node, ancestor) pairs, over 2 dirs
+        if self.groups is not None and n_anc * max(p[0].size for p in pairs) > self.max_useless:
+            g = np.asarray(self.groups)
+            pairs = [(i[g[i] == g[j]], j[g[i] == g[j]]) for i, j in pairs]
+        return pairs
+
+    def _useless_clauses(self) -> list[np.ndarray]:
+        """Useless-split clauses over every (ancestor, node) pair of the perfect tree."""
+        pairs = self._implied_pairs()
+        blocks = []
+        for lv in range(1, self.depth):
+            v = self.level_nodes(lv)
+            for lu in range(lv):
+                u = ((v + 1) >> (lv - lu)) - 1
+                d = ((v + 1) >> (lv - lu - 1)) & 1
+                for direction in (0, 1):
+                    i, j = pairs[direction]
+                    sel = d == direction
+                    if i.size == 0 or not sel.any():
+                        continue
+                    cl = np.stack(np.broadcast_arrays(-self.a[u[sel]][:, i], -self.a[v[sel]][:, j]), axis=-1)
+                    blocks.append(cl.reshape(-1, 2))
         return blocks
 
     def row_clauses(self, rows: np.ndarray) -> list[ClauseBlock]:
@@ -209,7 +268,9 @@ class DepthEncoding:
     def decode(self, model: list[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tested column of each internal node and class of each leaf from a model.
 
-        Codes above ``n_classes - 1`` (leaves no row reaches) decode to class 0.
+        Codes above ``n_classes - 1`` (leaves no row reaches) decode to class 0. When a node
+        selects several columns (no at-most-one encoding), all send its rows the same way; the
+        leaf marker, if among them, wins.
         """
         model = np.asarray(model, dtype=np.int64)
         value = np.zeros(self.pool.top + 1, dtype=bool)
@@ -217,6 +278,8 @@ class DepthEncoding:
         value[np.abs(known)] = known > 0
         chosen = value[self.a]
         feature = np.where(chosen.any(axis=1), np.argmax(chosen, axis=1), 0)
+        if self.leaf_marker:  # a selected marker wins: the node was counted as no split
+            feature[chosen[:, self.marker]] = self.marker
         bits = value[self.c].astype(np.int64)
         weights = 1 << np.arange(self.n_bits - 1, -1, -1)
         leaf_class = bits @ weights

@@ -44,17 +44,6 @@ class SizeEncoding(DepthEncoding):
         """``m[v]``: node ``v`` is not a split (tests the leaf marker)."""
         return self.a[:, self.marker]
 
-    def structure_clauses(self) -> list[ClauseBlock]:
-        """Feature selection plus the leaf closure."""
-        blocks = super().structure_clauses()
-        parents = np.arange((self.n_internal - 1) // 2)   # internal nodes with internal children
-        if parents.size:
-            m = self.marker_vars
-            left = np.stack([-m[parents], m[2 * parents + 1]], axis=1)
-            right = np.stack([-m[parents], m[2 * parents + 2]], axis=1)
-            blocks.append(np.vstack([left, right]))
-        return blocks
-
     def split_literals(self) -> list[int]:
         """One literal per internal node, true when the node is a split."""
         return (-self.marker_vars).tolist()

@@ -349,5 +349,5 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
         if res.status == OPTIMAL:
             errors, leaves = res.stats["errors"], res.stats["leaves"]
             enc.model.add(enc.leaves_expr() <= leaves)
-            enc.model.add(enc.correct_expr() <= problem.n_rows - errors)
+            enc.model.add(enc.errors_expr() >= errors)
     return PathResults(lams, [solved[Fraction(x)] for x in lams])

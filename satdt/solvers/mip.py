@@ -28,9 +28,12 @@ and always the fallback tree when the engine finds nothing better in time.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -47,7 +50,7 @@ __all__ = ["solve_binoct", "solve_oct", "BACKENDS", "INTERFACES", "DEFAULT_BACKE
 
 BACKENDS = ("highs", "scip", "cbc", "cpsat")
 INTERFACES = ("mathopt", "pywraplp")
-DEFAULT_BACKEND = "scip"
+DEFAULT_BACKEND = "cpsat"
 # interface used for a backend when none is given (chosen by measurement, benchmarks/results/mip.md)
 DEFAULT_INTERFACE = {"highs": "mathopt", "scip": "mathopt", "cbc": "pywraplp", "cpsat": "mathopt"}
 _PYWRAPLP_NAMES = {"highs": "HIGHS", "scip": "SCIP", "cbc": "CBC", "cpsat": "CP_SAT"}
@@ -76,6 +79,40 @@ def _check_backend(backend: str, interface: str | None) -> str:
     if backend == "cbc" and interface == "mathopt":
         raise ValueError("CBC is available through pywraplp only (interface='pywraplp')")
     return interface
+
+
+@contextlib.contextmanager
+def _quiet_stdout(active: bool):
+    """Silence the C library's stdout (file descriptor 1) for the duration of an engine call."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float | None, action):
+    """Call ``action`` (an engine interrupt) from a timer thread once ``seconds`` have passed:
+    some engines (SCIP in presolve) overrun their own time limit by seconds."""
+    if seconds is None:
+        yield
+        return
+    timer = threading.Timer(max(seconds, 1e-3) + 0.05, action)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 # ------------------------------------------------------------------ MathOpt
@@ -116,14 +153,24 @@ def _solve_mathopt(mip: MipModel, backend: str, time_limit: float | None,
         params.time_limit.FromNanoseconds(int(max(time_limit, 1e-3) * 1e9))
     if backend == "cpsat":
         params.threads = threads
+    if backend == "highs":
+        params.highs.bool_options["output_flag"] = False
+        params.highs.bool_options["log_to_console"] = False
     mparams = model_parameters_pb2.ModelSolveParametersProto()
     if hint is not None:
         h = mparams.solution_hints.add()
         h.variable_values.ids.extend(ids)
         h.variable_values.values.extend(hint)
+    from ortools.util.python.pybind_solve_interrupter import PySolveInterrupter
+
+    interrupter = PySolveInterrupter()
     start = time.perf_counter()
-    res = core.solve(model, solver_type, parameters_pb2.SolverInitializerProto(), params, mparams,
-                     None, callback_pb2.CallbackRegistrationProto(), None, None)
+    # GSCIP rejects MathOpt's interrupter (an event-handler error): it gets its time limit only
+    alarm_at = None if backend == "scip" else time_limit
+    with _quiet_stdout(backend == "highs"), _alarm(alarm_at, interrupter.interrupt):
+        res = core.solve(model, solver_type, parameters_pb2.SolverInitializerProto(), params, mparams,
+                         None, callback_pb2.CallbackRegistrationProto(), None,
+                         None if backend == "scip" else interrupter)
     seconds = time.perf_counter() - start
     reason = result_pb2.TerminationReasonProto.Name(res.termination.reason).replace("TERMINATION_REASON_", "")
     x = None
@@ -172,7 +219,7 @@ def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
     if err:
         raise RuntimeError(f"pywraplp could not load the model: {err}")
     variables = solver.variables()
-    if hint is not None:
+    if hint is not None and backend != "highs":   # SetHint crashes pywraplp's HiGHS (ortools 9.15)
         solver.SetHint(variables, [float(v) for v in hint])
     if time_limit is not None:
         solver.SetTimeLimit(max(1, int(time_limit * 1000)))
@@ -181,7 +228,8 @@ def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
     params = pywraplp.MPSolverParameters()
     params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
     start = time.perf_counter()
-    status = solver.Solve(params)
+    with _quiet_stdout(backend == "highs"), _alarm(time_limit, solver.InterruptSolve):
+        status = solver.Solve(params)
     seconds = time.perf_counter() - start
     names = {pywraplp.Solver.OPTIMAL: "OPTIMAL", pywraplp.Solver.FEASIBLE: "FEASIBLE",
              pywraplp.Solver.INFEASIBLE: "INFEASIBLE", pywraplp.Solver.NOT_SOLVED: "NOT_SOLVED",

@@ -1,0 +1,110 @@
+"""How far are CART (gini, entropy) and DPDT from the proven optimum?
+
+For every dataset and depth: the training errors of scikit-learn's CART (gini and entropy) and of
+DPDT (alpha = 0), each certified with :func:`satdt.verify.certify` (objective ``accuracy`` at
+that depth, ``all`` binarization: the optimum over every axis-aligned tree of that depth). Tasks
+run in parallel through joblib (see :mod:`satdt.bench` for clusters).
+
+Example::
+
+    python benchmarks/cart_vs_optimal.py --depths 2,3 --time-limit 120 --jobs 1 \
+        --markdown benchmarks/results/cart_vs_optimal.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+from joblib import Parallel, delayed
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from satdt.bench import resolve_dataset  # noqa: E402
+from satdt.verify import certify_many  # noqa: E402
+
+DEFAULT_DATASETS = (
+    "inferdt/iris,inferdt/monk1,inferdt/monk2,inferdt/monk3,inferdt/wine,inferdt/mouse,inferdt/zoo,"
+    "inferdt/lung_cancer_examples,inferdt/balance-scale,inferdt/car,gosdt/tic-tac-toe,gosdt/compas,"
+    "quantbnb/bank.train,quantbnb/bidding.train,quantbnb/fault.train,quantbnb/htru.train,"
+    "quantbnb/magic.train,quantbnb/occupancy.train,quantbnb/page.train,quantbnb/raisin.train,"
+    "quantbnb/rice.train,quantbnb/room.train,quantbnb/segment.train,quantbnb/wilt.train")
+
+
+def heuristic_trees(data, depth: int) -> dict:
+    from sklearn.tree import DecisionTreeClassifier
+
+    from satdt.solvers.dpdt import solve_dpdt
+
+    trees = {f"cart-{c}": DecisionTreeClassifier(max_depth=depth, criterion=c, random_state=0).fit(data.X, data.y)
+             for c in ("gini", "entropy")}
+    trees["dpdt-5"] = solve_dpdt(data, max_depth=depth, cart_depth=5, alphas=[0.0], alpha=0.0).result.tree
+    return trees
+
+
+def study(dataset: str, depth: int, data_dir: Path, time_limit: float, engine: str) -> list[dict]:
+    data = resolve_dataset(str(data_dir / f"{dataset}.csv"))
+    trees = heuristic_trees(data, depth)
+    start = time.perf_counter()
+    certs = certify_many(list(trees.values()), data, objective="accuracy", max_depth=depth,
+                         time_limit=time_limit, engine=engine)
+    seconds = round(time.perf_counter() - start, 2)
+    return [dict(dataset=dataset, depth=depth, heuristic=name, n_rows=data.n_rows,
+                 heuristic_errors=int(c.tree_value), optimum=c.optimum, bound=c.bound, best_found=c.best_found,
+                 gap_errors=c.gap_errors, status=c.status, certify_s=seconds)
+            for name, c in zip(trees, certs)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "datasets"))
+    parser.add_argument("--datasets", default=DEFAULT_DATASETS)
+    parser.add_argument("--depths", default="2,3")
+    parser.add_argument("--time-limit", type=float, default=120.0)
+    parser.add_argument("--engine", default="cpsat")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--csv", default=str(ROOT / "benchmarks" / "out" / "cart_vs_optimal.csv"))
+    parser.add_argument("--markdown", default=None)
+    args = parser.parse_args()
+    data_dir = Path(args.data_dir)
+    tasks = [(d, int(k)) for d in args.datasets.split(",") if d for k in args.depths.split(",")]
+    rows: list[dict] = []
+    out = Parallel(n_jobs=args.jobs, return_as="generator_unordered")(
+        delayed(study)(d, k, data_dir, args.time_limit, args.engine) for d, k in tasks)
+    for i, part in enumerate(out, 1):
+        rows.extend(part)
+        r = part[0]
+        print(f"[{i}/{len(tasks)}] {r['dataset']} depth {r['depth']}: optimum {r['optimum']} "
+              f"(bound {r['bound']}); " + ", ".join(f"{p['heuristic']} {p['heuristic_errors']}" for p in part),
+              file=sys.stderr, flush=True)
+    frame = pd.DataFrame(rows).sort_values(["dataset", "depth", "heuristic"])
+    Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.csv, index=False)
+    wide = frame.pivot_table(index=["dataset", "depth", "n_rows"], columns="heuristic",
+                             values="heuristic_errors", aggfunc="first").reset_index()
+    best = frame.groupby(["dataset", "depth"]).agg(optimum=("optimum", "min"), bound=("bound", "max"),
+                                                  best_found=("best_found", "min")).reset_index()
+    table = wide.merge(best, on=["dataset", "depth"])
+    text = table.to_markdown(index=False) if _has_tabulate() else table.to_string(index=False)
+    summary = (frame.assign(optimal=frame.status.eq("OPTIMAL"), proven=frame.optimum.notna())
+               .groupby("heuristic").agg(proven=("proven", "sum"), optimal=("optimal", "sum")))
+    print(text)
+    print(summary.to_string())
+    if args.markdown:
+        Path(args.markdown).write_text(text + "\n\n" + summary.to_string() + "\n")
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""The most accurate tree of depth <= d with weighted MaxSAT (PySAT's RC2).
+
+The formula is :class:`~satdt.encodings.maxsat.MaxSatEncoding`: Avellaneda's depth-d clauses as
+hard clauses, one soft clause per (distinct row, class) weighted by its count. RC2 is
+core-guided: its cost only rises (a proven lower bound) until its single model, which is
+optimal. Status OPTIMAL therefore only comes from RC2's model.
+
+Time limit: RC2's oracle (glucose and the rest of the MiniSat family) is interrupted by a timer
+thread (``RC2.compute(expect_interrupt=True)`` + ``RC2.interrupt()``); then the CART tree of
+depth d (warm start, an upper bound) is returned as FEASIBLE with RC2's cost so far as bound.
+Formula building is not interruptible but is checked against the clock before solving.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+from pysat.examples.rc2 import RC2, RC2Stratified
+from pysat.formula import WCNF
+
+from ..binarize import BinaryProblem
+from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..tree import Node, Tree
+from ..encodings.maxsat import MaxSatEncoding
+from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree
+from .sat import INTERRUPTIBLE, _PYSAT_NAME, add_blocks, bulk_adder
+
+__all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS"]
+
+#: RC2 oracles (interruptible, so time limits hold)
+MAXSAT_SOLVERS = INTERRUPTIBLE
+
+
+def _validate(max_depth, solver: str) -> None:
+    if not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool) or max_depth < 0:
+        raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
+    if solver not in MAXSAT_SOLVERS:
+        raise ValueError(f"unknown MaxSAT oracle {solver!r}; choose one of {', '.join(MAXSAT_SOLVERS)}")
+
+
+def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: Deadline,
+             stats: dict) -> tuple[list[int] | None, int]:
+    """RC2 on the encoding; returns (model or None on timeout, cost = optimum or lower bound)."""
+    t0 = time.perf_counter()
+    hard = encoding.hard_clauses()
+    lits, weights = encoding.soft_clauses()
+    formula = WCNF()  # soft clauses only: the hard ones go straight into RC2's oracle, in bulk
+    formula.extend([[lit] for lit in lits.tolist()], weights=weights.tolist())
+    formula.nv = int(encoding.pool.top)
+    cls = RC2Stratified if stratified else RC2
+    rc2 = cls(formula, solver=_PYSAT_NAME.get(solver, solver), adapt=True, exhaust=True, minz=True)
+    add, ptr = bulk_adder(rc2.oracle, solver)
+    n_hard = 0
+    for block in hard:
+        if deadline.expired():
+            break
+        n_hard += add_blocks(add, ptr, [block])
+    stats.update(variables=int(encoding.pool.top), clauses=n_hard, soft=int(lits.size))
+    stats["build_time_s"] = round(time.perf_counter() - t0, 4)
+    remaining = deadline.remaining()
+    t1 = time.perf_counter()
+    try:
+        if remaining is None:
+            model = rc2.compute()
+        elif remaining <= 0:
+            model = None
+        else:
+            timer = threading.Timer(remaining, rc2.interrupt)
+            timer.daemon = True
+            timer.start()
+            try:
+                model = rc2.compute(expect_interrupt=True)
+            finally:
+                timer.cancel()
+                timer.join()
+        return model, int(rc2.cost)
+    finally:
+        stats["maxsat_time_s"] = round(time.perf_counter() - t1, 4)
+        rc2.delete()
+
+
+def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
+                       solver: str = "glucose4", stratified: bool = True, at_most_one: str = "none",
+                       warm_start: bool = True) -> SolveResult:
+    """Fewest training errors of a tree of depth <= ``max_depth`` (weighted MaxSAT, RC2).
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+        Any data (conflicting rows are fine: they cost their minority counts).
+    max_depth : int
+    time_limit : float, optional
+        Wall-clock seconds for the whole call.
+    solver : str
+        RC2's SAT oracle, one of :data:`MAXSAT_SOLVERS`.
+    stratified : bool
+        :class:`RC2Stratified` (weight levels) instead of plain :class:`RC2`.
+    at_most_one : str
+        At-most-one encoding of the feature selection (:mod:`satdt.encodings.sat_depth`).
+    warm_start : bool
+        CART tree of depth ``max_depth``: returned as FEASIBLE on timeout.
+
+    Returns
+    -------
+    SolveResult
+        objective_name ``"errors"`` (re-evaluated on the original rows); OPTIMAL when RC2
+        finishes; FEASIBLE (CART tree, bound = RC2's cost so far) or UNKNOWN on timeout.
+    """
+    _validate(max_depth, solver)
+    deadline = Deadline(time_limit)
+    stats: dict = {"backend": f"rc2{'-stratified' if stratified else ''}+{solver}",
+                   "distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary)}
+    method = "maxsat"
+    floor = problem.min_errors  # no tree beats it
+
+    def result(tree: Tree | None, status: str, bound: float | None) -> SolveResult:
+        if tree is None:
+            return SolveResult(None, status, None, bound, deadline.elapsed(), method, "errors", stats)
+        final, errors = finalize_tree(problem, tree)
+        if status == OPTIMAL:
+            bound = errors
+        return SolveResult(final, status, errors, bound, deadline.elapsed(), method, "errors", stats)
+
+    if max_depth == 0 or problem.n_binary == 0:
+        majority = int(np.argmax(problem.counts.sum(axis=0)))
+        return result(Tree(root=Node.leaf(majority), classes=problem.classes), OPTIMAL, None)
+    incumbent = cart_binary_tree(problem, max_depth) if warm_start else None
+    if incumbent is not None and problem.errors(incumbent) == floor:
+        return result(incumbent, OPTIMAL, None)  # proven: it meets the floor no tree beats
+    encoding = MaxSatEncoding(problem.X, problem.counts, max_depth, at_most_one=at_most_one)
+    model, cost = _run_rc2(encoding, solver, stratified, deadline, stats)
+    if model is None:
+        bound = max(cost, floor)
+        return result(incumbent, FEASIBLE, bound) if incumbent is not None else result(None, UNKNOWN, bound)
+    feature, leaf_class = encoding.decode(model)
+    tree = encoding.to_tree(feature, leaf_class, problem.classes)
+    errors = problem.errors(tree)
+    if errors != cost:
+        raise TreeCheckError(f"maxsat: decoded tree has {errors} errors, RC2 reported cost {cost}")
+    return result(tree, OPTIMAL, None)

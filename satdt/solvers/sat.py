@@ -1,0 +1,497 @@
+"""Minimum-depth and minimum-size consistent trees with SAT (Avellaneda, AAAI-20).
+
+``solve_min_depth`` (DT_depth) searches the depth ``k`` upward from ``ceil(log2 C)``;
+``solve_min_size`` (DT_size) then tightens a bound on the number of splits of a tree of depth
+``<= K`` on one incremental solver until UNSAT.
+
+Both use *incremental example addition*: the encoding starts with one row per class; each
+model is decoded into a tree, evaluated on every distinct row, and ``rows_per_round`` of the
+rows it misclassifies are added to the same solver, until a model classifies every row (SAT on
+all rows) or the solver proves UNSAT on a subset (UNSAT on all rows). Rows added at depth ``k``
+are kept for ``k + 1``.
+
+Time limits are wall-clock for the whole call. The MiniSat family (glucose, minisat, maple,
+mergesat) is interrupted by a timer thread; CaDiCaL cannot be interrupted from Python (it holds
+the interpreter lock), so it runs in a loop of conflict budgets that checks the clock between
+calls.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from itertools import repeat
+from math import ceil, log2
+from typing import Callable
+
+import numpy as np
+from pysat.solvers import Solver
+
+from ..binarize import BinaryProblem
+from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..tree import Node, Tree
+from ..encodings.sat_depth import ClauseBlock, DepthEncoding
+from ..encodings.sat_size import SizeEncoding
+from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree
+
+try:  # the C entry points of python-sat: one call per clause, no Python wrapper in between
+    import pysolvers as _pysolvers
+except ImportError:  # pragma: no cover
+    _pysolvers = None
+
+__all__ = ["solve_min_depth", "solve_min_size", "SatBackend", "bulk_adder", "add_blocks", "SOLVERS", "INTERRUPTIBLE", "BUDGETED",
+           "DEFAULT_SOLVER", "DEFAULT_ROWS_PER_ROUND", "DEFAULT_AT_MOST_ONE", "DEFAULT_USELESS"]
+
+#: backends a timer thread can interrupt
+INTERRUPTIBLE = ("glucose4", "glucose3", "glucose42", "minisat22", "minisatgh", "maplechrono", "maplecm",
+                 "maplesat", "mergesat3")
+#: backends driven by conflict budgets under a time limit (they hold the GIL while solving)
+BUDGETED = ("cadical195", "cadical153")
+SOLVERS = INTERRUPTIBLE + BUDGETED
+DEFAULT_SOLVER = "glucose4"
+DEFAULT_ROWS_PER_ROUND = 10
+DEFAULT_AT_MOST_ONE = "none"
+DEFAULT_USELESS = True
+
+# (pysolvers function prefix, attribute of the pysat wrapper holding the C pointer)
+_C_API = {"glucose4": ("glucose41", "glucose"), "glucose3": ("glucose3", "glucose"),
+          "glucose42": ("glucose421", "glucose"), "minisat22": ("minisat22", "minisat"),
+          "minisatgh": ("minisatgh", "minisat"), "maplechrono": ("maplechrono", "maplesat"),
+          "maplecm": ("maplecm", "maplesat"), "maplesat": ("maplesat", "maplesat"),
+          "mergesat3": ("mergesat3", "mergesat"), "cadical195": ("cadical195", "cadical"),
+          "cadical153": ("cadical153", "cadical")}
+
+
+_PYSAT_NAME = {"minisatgh": "minisat-gh"}
+
+
+def check_solver_name(name: str) -> str:
+    """Return ``name`` if it is a supported backend, else raise ValueError listing them."""
+    if name not in SOLVERS:
+        raise ValueError(f"unknown SAT solver {name!r}; choose one of {', '.join(SOLVERS)}")
+    return name
+
+
+def bulk_adder(solver: Solver, name: str) -> tuple[Callable, object]:
+    """The C function adding one clause to a python-sat ``solver`` of backend ``name``, and the
+    pointer it takes (falls back on the Python wrapper if the layout differs)."""
+    prefix, attr = _C_API[name]
+    inner = solver.solver
+    fn = getattr(_pysolvers, f"{prefix}_add_cl", None) if _pysolvers is not None else None
+    ptr = getattr(inner, attr, None)
+    if fn is None or ptr is None:  # pragma: no cover - other python-sat layout
+        return (lambda _ptr, clause: inner.add_clause(list(clause))), None
+    return fn, ptr
+
+
+def add_blocks(add: Callable, ptr: object, blocks: list[ClauseBlock]) -> int:
+    """Add clause blocks in bulk: each 2-D int array is flattened once (``tolist``), cut into
+    tuples by ``zip`` and fed to the C adder by ``map``; no per-clause Python frame. Returns the
+    number of clauses."""
+    total = 0
+    for block in blocks:
+        if isinstance(block, np.ndarray):
+            if block.size == 0:
+                continue
+            width = block.shape[1]
+            clauses = zip(*[iter(block.ravel().tolist())] * width)
+            count = block.shape[0]
+        else:
+            clauses, count = block, len(block)
+        deque(map(add, repeat(ptr), clauses), maxlen=0)
+        total += count
+    return total
+
+
+class SatBackend:
+    """One incremental python-sat solver: bulk clause loading and wall-clock-limited solves.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SOLVERS`.
+    """
+
+    def __init__(self, name: str):
+        self.name = check_solver_name(name)
+        self.solver = Solver(name=_PYSAT_NAME.get(name, name))
+        self.n_clauses = 0
+        self.sat_calls = 0
+        self.solve_time = 0.0
+        self.add_time = 0.0
+        self._add, self._ptr = bulk_adder(self.solver, name)
+
+    def add(self, blocks: list[ClauseBlock]) -> None:
+        """Add clause blocks (2-D int arrays, one clause a row, or lists of clauses)."""
+        t0 = time.perf_counter()
+        self.n_clauses += add_blocks(self._add, self._ptr, blocks)
+        self.add_time += time.perf_counter() - t0
+
+    def solve(self, assumptions: list[int], deadline: Deadline) -> bool | None:
+        """SAT (True), UNSAT (False) or None when the deadline passed first."""
+        if deadline.expired():
+            return None
+        self.sat_calls += 1
+        t0 = time.perf_counter()
+        try:
+            remaining = deadline.remaining()
+            if remaining is None:
+                return bool(self.solver.solve(assumptions=assumptions))
+            if self.name in INTERRUPTIBLE:
+                return self._solve_interrupt(assumptions, remaining)
+            return self._solve_budgeted(assumptions, deadline)
+        finally:
+            self.solve_time += time.perf_counter() - t0
+
+    def _solve_interrupt(self, assumptions: list[int], remaining: float) -> bool | None:
+        timer = threading.Timer(remaining, self.solver.interrupt)
+        timer.daemon = True
+        timer.start()
+        try:
+            result = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        finally:
+            timer.cancel()
+            timer.join()
+            self.solver.clear_interrupt()
+        return result
+
+    def _solve_budgeted(self, assumptions: list[int], deadline: Deadline) -> bool | None:
+        budget = 1000
+        while not deadline.expired():
+            self.solver.conf_budget(budget)
+            t0 = time.perf_counter()
+            result = self.solver.solve_limited(assumptions=assumptions)
+            if result is not None:
+                return result
+            spent = max(time.perf_counter() - t0, 1e-4)
+            left = deadline.remaining() or 0.0
+            # aim at chunks of ~0.2 s, never much beyond the time left
+            target = min(0.2, max(left, 0.01))
+            budget = int(max(100, min(budget * 4, budget * target / spent)))
+        return None
+
+    def model(self) -> list[int]:
+        return self.solver.get_model()
+
+    def close(self) -> None:
+        self.solver.delete()
+
+
+# --------------------------------------------------------------------------- search state
+@dataclass
+class _State:
+    """What one call carries across depths and bounds."""
+
+    problem: BinaryProblem
+    labels: np.ndarray
+    deadline: Deadline
+    solver: str
+    rows_per_round: int
+    at_most_one: str
+    incremental: bool
+    rng: np.random.Generator
+    used: np.ndarray = None  # bool mask of distinct rows in the encoding
+    rounds: int = 0
+    sat_calls: int = 0
+    build_time: float = 0.0
+    solve_time: float = 0.0
+    depth_times: dict = field(default_factory=dict)
+    last: dict = field(default_factory=dict)  # variables/clauses of the last encoding
+
+    def initial_rows(self) -> np.ndarray:
+        """One distinct row per class (all rows when not incremental)."""
+        if not self.incremental:
+            return np.arange(self.problem.n_distinct)
+        _, first = np.unique(self.labels, return_index=True)
+        return first
+
+    def stats(self, backend: str | None = None) -> dict:
+        return {"rows_used": int(self.used.sum()), "distinct_rows": int(self.problem.n_distinct),
+                "binary_features": int(self.problem.n_binary), "rounds": self.rounds,
+                "sat_calls": self.sat_calls, "backend": self.solver, "incremental": self.incremental,
+                "rows_per_round": self.rows_per_round, "at_most_one": self.at_most_one,
+                "build_time_s": round(self.build_time, 4), "sat_time_s": round(self.solve_time, 4),
+                "depth_times_s": {k: round(v, 4) for k, v in self.depth_times.items()}, **self.last}
+
+
+def _validate(problem: BinaryProblem, max_depth: int | None, solver: str, rows_per_round: int) -> None:
+    check_solver_name(solver)
+    if max_depth is not None and (not isinstance(max_depth, (int, np.integer)) or max_depth < 0):
+        raise ValueError(f"max_depth must be a non-negative integer or None, got {max_depth!r}")
+    if not isinstance(rows_per_round, (int, np.integer)) or rows_per_round < 1:
+        raise ValueError(f"rows_per_round must be a positive integer, got {rows_per_round!r}")
+
+
+def _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed) -> _State:
+    deadline = Deadline(time_limit)
+    problem.check_consistent()
+    labels = problem.majority
+    return _State(problem=problem, labels=labels, deadline=deadline, solver=solver,
+                  rows_per_round=int(rows_per_round), at_most_one=at_most_one, incremental=incremental,
+                  rng=np.random.default_rng(seed), used=np.zeros(problem.n_distinct, dtype=bool))
+
+
+def _open(state: _State, encoding: DepthEncoding) -> SatBackend:
+    """A fresh solver holding the encoding's structure and the rows used so far."""
+    if not state.used.any():
+        state.used[state.initial_rows()] = True
+    backend = SatBackend(state.solver)
+    t0 = time.perf_counter()
+    backend.add(encoding.structure_clauses())
+    backend.add(encoding.row_clauses(np.flatnonzero(state.used)))
+    state.build_time += time.perf_counter() - t0
+    return backend
+
+
+def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
+              assumptions: list[int]) -> tuple[str, np.ndarray | None, np.ndarray | None]:
+    """Solve, adding misclassified rows, until a model fits every row, UNSAT, or timeout.
+
+    Returns ``("sat", feature, leaf_class)``, ``("unsat", None, None)`` or ``("timeout", None, None)``.
+    """
+    try:
+        while True:
+            calls, t0 = backend.sat_calls, backend.solve_time
+            result = backend.solve(assumptions, state.deadline)
+            state.sat_calls += backend.sat_calls - calls
+            state.solve_time += backend.solve_time - t0
+            if result is None:
+                return "timeout", None, None
+            if not result:
+                return "unsat", None, None
+            feature, leaf_class = encoding.decode(backend.model())
+            wrong = encoding.wrong_rows(feature, leaf_class)
+            if wrong.size == 0:
+                return "sat", feature, leaf_class
+            t1 = time.perf_counter()
+            pick = wrong if wrong.size <= state.rows_per_round else \
+                state.rng.choice(wrong, size=state.rows_per_round, replace=False)
+            state.used[pick] = True
+            state.rounds += 1
+            backend.add(encoding.row_clauses(pick))
+            state.build_time += time.perf_counter() - t1
+    finally:
+        state.last = {"variables": int(encoding.pool.top), "clauses": int(backend.n_clauses)}
+
+
+def _groups(problem: BinaryProblem) -> np.ndarray:
+    """Original feature of each binary column."""
+    return np.array([t.feature for t in problem.tests], dtype=np.int64)
+
+
+def _present_classes(problem: BinaryProblem) -> int:
+    return int((problem.counts.sum(axis=0) > 0).sum())
+
+
+def _result(state: _State, binary_tree: Tree | None, status: str, objective_name: str,
+            bound: float | None, method: str) -> SolveResult:
+    """Finalize (original features, pruned, re-evaluated) and wrap a tree."""
+    stats = state.stats()
+    if binary_tree is None:
+        return SolveResult(None, status, None, bound, state.deadline.elapsed(), method, objective_name, stats)
+    tree, errors = finalize_tree(state.problem, binary_tree)
+    if errors != 0:
+        raise TreeCheckError(f"{method}: the returned tree misclassifies {errors} training rows")
+    objective = tree.depth() if objective_name == "depth" else tree.n_nodes
+    if status == OPTIMAL:
+        bound = objective
+    return SolveResult(tree, status, objective, bound, state.deadline.elapsed(), method, objective_name, stats)
+
+
+def _leaf_tree(state: _State) -> Tree:
+    return Tree(root=Node.leaf(int(state.labels[0])), classes=state.problem.classes)
+
+
+def _cart(state: _State) -> Tree | None:
+    """A consistent CART tree over the binary columns (an upper bound), or None."""
+    tree = cart_binary_tree(state.problem, None)
+    return tree if state.problem.errors(tree) == 0 else None
+
+
+def _binary_depth(state: _State, tree: Tree) -> int:
+    return finalize_tree(state.problem, tree)[0].depth()
+
+
+def _binary_splits(state: _State, tree: Tree) -> int:
+    return finalize_tree(state.problem, tree)[0].n_splits
+
+
+def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth: int | None,
+                  incumbent: Tree | None, keep_solver: bool):
+    """DT_depth: the smallest k with a consistent perfect tree of depth k.
+
+    Returns ``(status, k_or_bound, tree, encoding, backend)``; status "sat" (tree of minimum
+    depth k), "infeasible" (none within max_depth), or "timeout" (k = proven lower bound).
+    The CART ``incumbent`` closes the search without a SAT call when its depth reaches the
+    lower bound (unless ``keep_solver`` asks for the encoding at that depth).
+    """
+    k = max(1, int(ceil(log2(_present_classes(state.problem)))))
+    inc_depth = _binary_depth(state, incumbent) if incumbent is not None else None
+    while True:
+        if max_depth is not None and k > max_depth:
+            return "infeasible", k, None, None, None
+        if inc_depth is not None and inc_depth <= k and not keep_solver:
+            return "sat", k, incumbent, None, None
+        t0 = time.perf_counter()
+        encoding = make(k)
+        backend = _open(state, encoding)
+        status, feature, leaf_class = _fit_rows(state, encoding, backend, [])
+        state.depth_times[k] = time.perf_counter() - t0
+        if status == "sat":
+            tree = encoding.to_tree(feature, leaf_class, state.problem.classes)
+            return "sat", k, tree, encoding, backend
+        backend.close()
+        if status == "timeout":
+            return "timeout", k, None, None, None
+        k += 1
+
+
+def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, solver: str = DEFAULT_SOLVER,
+                    time_limit: float | None = None, incremental: bool = True,
+                    rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
+                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, seed: int = 0) -> SolveResult:
+    """DT_depth: a tree of minimum depth that classifies every training row correctly.
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+        Must be consistent (:class:`~satdt.binarize.ConflictError` otherwise).
+    max_depth : int, optional
+        Search depths up to this one only (INFEASIBLE if none fits).
+    solver : str
+        A python-sat backend among :data:`SOLVERS`.
+    time_limit : float, optional
+        Wall-clock seconds for the whole call.
+    incremental : bool
+        Incremental example addition (else every row from the start).
+    rows_per_round : int
+        Misclassified rows added per round.
+    at_most_one : str
+        At-most-one encoding of the feature selection (see :mod:`satdt.encodings.sat_depth`).
+    warm_start : bool
+        Use a consistent CART tree as the incumbent: it is returned (FEASIBLE) on timeout and
+        closes the search when its depth meets the proven lower bound.
+    useless : bool
+        Add the useless-split clauses (and the leaf marker) of
+        :class:`~satdt.encodings.sat_depth.DepthEncoding`.
+    seed : int
+        Which misclassified rows are added.
+
+    Returns
+    -------
+    SolveResult
+        objective_name ``"depth"``; OPTIMAL with the minimum depth, FEASIBLE (best tree, bound =
+        proven lower bound) or UNKNOWN on timeout, INFEASIBLE when ``max_depth`` is too small.
+    """
+    _validate(problem, max_depth, solver, rows_per_round)
+    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed)
+    method = "sat-depth"
+    if _present_classes(problem) <= 1:
+        state.used[:] = True
+        return _result(state, _leaf_tree(state), OPTIMAL, "depth", 0, method)
+    incumbent = _cart(state) if warm_start else None
+
+    def make(k: int) -> DepthEncoding:
+        return DepthEncoding(problem.X, state.labels, problem.n_classes, k, at_most_one=at_most_one,
+                             useless=useless, groups=_groups(problem))
+
+    status, k, tree, _, backend = _depth_search(state, make, max_depth, incumbent, keep_solver=False)
+    if backend is not None:
+        backend.close()
+    if status == "sat":
+        return _result(state, tree, OPTIMAL, "depth", k, method)
+    if status == "infeasible":
+        return _result(state, None, INFEASIBLE, "depth", k, method)
+    if incumbent is not None and (max_depth is None or _binary_depth(state, incumbent) <= max_depth):
+        return _result(state, incumbent, FEASIBLE, "depth", k, method)
+    return _result(state, None, UNKNOWN, "depth", k, method)
+
+
+def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solver: str = DEFAULT_SOLVER,
+                   time_limit: float | None = None, incremental: bool = True,
+                   rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
+                   warm_start: bool = True, useless: bool = DEFAULT_USELESS, seed: int = 0) -> SolveResult:
+    """DT_size: the fewest nodes of a tree of depth ``<= K`` that classifies every row correctly.
+
+    ``K = max_depth``, or the minimum depth (found first with DT_depth on the same kind of
+    encoding, whose last solver is then reused) when ``max_depth`` is None. The bound on the
+    number of splits is tightened on one incremental solver (totalizer + assumptions) from the
+    best tree found down to UNSAT.
+
+    Parameters are those of :func:`solve_min_depth`.
+
+    Returns
+    -------
+    SolveResult
+        objective_name ``"nodes"`` (splits + leaves of the pruned tree); OPTIMAL with the minimum,
+        FEASIBLE (smallest tree found, bound = proven lower bound on nodes), UNKNOWN (no tree of
+        depth <= K yet), INFEASIBLE (no consistent tree of depth <= max_depth).
+    """
+    _validate(problem, max_depth, solver, rows_per_round)
+    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed)
+    method = "sat-size"
+    n_classes = _present_classes(problem)
+    if n_classes <= 1:
+        state.used[:] = True
+        return _result(state, _leaf_tree(state), OPTIMAL, "nodes", 1, method)
+    incumbent = _cart(state) if warm_start else None
+    low = n_classes - 1  # splits: a consistent tree has at least one leaf per class
+
+    def make(k: int) -> SizeEncoding:
+        return SizeEncoding(problem.X, state.labels, problem.n_classes, k, at_most_one=at_most_one,
+                            useless=useless, groups=_groups(problem))
+
+    if max_depth is None:
+        status, k, tree, encoding, backend = _depth_search(state, make, None, incumbent, keep_solver=True)
+        if status == "timeout":
+            return _result(state, None, UNKNOWN, "nodes", 2 * low + 1, method)
+        low = max(low, k)  # a tree of minimum depth k has a path of k splits
+        best = tree
+    else:
+        if max_depth < 1 or max_depth < ceil(log2(n_classes)):
+            return _result(state, None, INFEASIBLE, "nodes", None, method)
+        encoding = make(max_depth)
+        backend = _open(state, encoding)
+        t0 = time.perf_counter()
+        status, feature, leaf_class = _fit_rows(state, encoding, backend, [])
+        state.depth_times[max_depth] = time.perf_counter() - t0
+        if status == "timeout":
+            backend.close()
+            return _result(state, None, UNKNOWN, "nodes", 2 * low + 1, method)
+        if status == "unsat":
+            backend.close()
+            return _result(state, None, INFEASIBLE, "nodes", None, method)
+        best = encoding.to_tree(feature, leaf_class, problem.classes)
+    try:
+        return _size_search(state, encoding, backend, best, incumbent, low, method)
+    finally:
+        backend.close()
+
+
+def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, best: Tree,
+                 incumbent: Tree | None, low: int, method: str) -> SolveResult:
+    """Tighten "at most S splits" from the best tree's size down to UNSAT (SAT-UNSAT search)."""
+    best_splits = _binary_splits(state, best)
+    if incumbent is not None and _binary_depth(state, incumbent) <= encoding.depth:
+        cart_splits = _binary_splits(state, incumbent)
+        if cart_splits < best_splits:
+            best, best_splits = incumbent, cart_splits
+    t0 = time.perf_counter()
+    backend.add(encoding.counter_clauses(best_splits))
+    state.build_time += time.perf_counter() - t0
+    while best_splits > low:
+        bound = best_splits - 1
+        status, feature, leaf_class = _fit_rows(state, encoding, backend, encoding.at_most(bound))
+        if status == "timeout":
+            return _result(state, best, FEASIBLE, "nodes", 2 * low + 1, method)
+        if status == "unsat":
+            low = best_splits
+            break
+        tree = encoding.to_tree(feature, leaf_class, state.problem.classes)
+        splits = _binary_splits(state, tree)
+        if splits > bound:
+            raise TreeCheckError(f"{method}: decoded tree has {splits} splits above the bound {bound}")
+        best, best_splits = tree, splits
+    return _result(state, best, OPTIMAL, "nodes", 2 * low + 1, method)

@@ -1,0 +1,76 @@
+"""The satdt command: contract of DESIGN.md (keys, exit codes, one-line errors)."""
+
+import json
+
+import pytest
+
+from satdt.cli import main
+
+JSON_KEYS = {"method", "status", "objective", "bound", "errors", "train_accuracy", "depth", "n_nodes",
+             "n_leaves", "runtime_s", "binarization", "stats", "tree"}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_datasets_lists_bundled(capsys):
+    code, out, _ = run(capsys, "datasets")
+    assert code == 0
+    for name in ("iris", "monk1", "monk2", "monk3", "mouse", "wine", "balance-scale", "car", "zoo", "tic-tac-toe"):
+        assert name in out
+
+
+@pytest.mark.parametrize("content, message", [
+    ("a,b,label\n1,nan,0\n2,3,1\n", "NaN"),
+    ("a,b,label\n1,inf,0\n2,3,1\n", "infinite"),
+    ("", "empty"),
+    ("a,b,label\n", "no data row"),
+    ("a,b,label\n1,2,0\n3,4,0\n", "single class"),
+    ("a,b,label\n1,2,0\n3,4\n", "missing label"),
+])
+def test_bad_data_exits_1_with_one_line(capsys, tmp_path, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    code, out, err = run(capsys, "solve", str(path), "--method", "dpdt")
+    assert code == 1
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_contradictory_rows_exit_1_for_sat(capsys, tmp_path):
+    path = tmp_path / "conflict.csv"
+    path.write_text("a,label\n1,0\n1,1\n2,0\n")
+    code, _, err = run(capsys, "solve", str(path), "--method", "sat-depth")
+    assert code == 1 and "identical after" in err and "rows 0, 1" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "iris", "--method", "nope"],
+    ["solve", "iris"],
+    ["solve", "iris", "--method", "sat-depth", "--time-limit", "-1"],
+    ["solve", "iris", "--method", "cpsat", "--max-depth", "x"],
+    ["frobnicate"],
+])
+def test_usage_errors_exit_2(capsys, argv):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "usage" in err
+
+
+def test_unknown_dataset_and_missing_file_exit_1(capsys):
+    code, _, err = run(capsys, "solve", "no-such-data", "--method", "sat-depth")
+    assert code == 1 and "unknown dataset" in err
+    code, _, err = run(capsys, "verify", "iris", "--tree", "/no/such/tree.json")
+    assert code == 1 and "No such file" in err
+
+
+def test_bench_runs_heuristics(capsys):
+    code, out, err = run(capsys, "bench", "--methods", "cart-gini", "--datasets", "iris", "--depths", "2", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert rows[0]["errors"] == 6 and rows[0]["status"] == "HEURISTIC"
+    assert "[1/1]" in err
+    code, _, err = run(capsys, "bench", "--methods", "nope", "--datasets", "iris")
+    assert code == 1 and "unknown method" in err

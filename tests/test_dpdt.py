@@ -1,0 +1,194 @@
+"""satdt.solvers.dpdt: DPDT (Kohler, Akrour & Preux) over a grid of alphas.
+
+Checks: exhaustive tests = brute-force optimum of the DPDT objective (300 tiny instances);
+Proposition 2 (never worse than CART's cost-complexity pruning path, every alpha); objectives
+re-evaluated on the returned trees; the numpy CART against scikit-learn; budgets, time limits and
+bad parameters.
+"""
+
+import time
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from satdt import bruteforce, load_dataset, prepare
+from satdt.result import FEASIBLE
+from satdt.solvers.dpdt import cart_splits, dpdt_objective, solve_dpdt
+from satdt.tree import Tree
+
+from conftest import random_problem
+
+ALPHAS = np.array([0.0, 0.004, 0.02, 0.05, 0.1, 0.3])
+
+
+def check_trees(res, data, alphas=None):
+    """Every distinct tree's re-evaluated objective equals DPDT's value where it is chosen."""
+    alphas = res.alphas if alphas is None else alphas
+    for i, a in enumerate(alphas):
+        tree = res.trees[res.tree_index_per_alpha[i]]
+        assert dpdt_objective(tree, data, a) == pytest.approx(res.values[i], abs=1e-9)
+        assert tree.depth() <= len(res.model.levels)
+
+
+# ------------------------------------------------------------- exhaustive = brute force
+@pytest.mark.parametrize("block", range(10))
+def test_exhaustive_generator_equals_bruteforce(block):
+    for seed in range(30 * block, 30 * block + 30):
+        rng = np.random.default_rng(seed)
+        p = random_problem(seed, n_rows=int(rng.integers(6, 12)), n_features=int(rng.integers(1, 4)),
+                           n_classes=int(rng.integers(2, 4)), binary=bool(seed % 3 == 0))
+        depth = 1 + seed % 3
+        res = solve_dpdt(p.data, max_depth=depth, alphas=ALPHAS, generator="exhaustive")
+        for i, a in enumerate(ALPHAS):
+            assert res.values[i] == pytest.approx(bruteforce.min_dpdt(p, a, depth)[0], abs=1e-12), (seed, a)
+        check_trees(res, p.data)
+
+
+# ------------------------------------------------------------- Proposition 2
+def cart_path_objectives(data, depth, alphas, random_state=0):
+    """DPDT objective of every tree of CART's cost-complexity pruning path (depth ``depth``)."""
+    base = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
+    path = base.cost_complexity_pruning_path(data.X, data.y)
+    out = []
+    for ca in np.unique(path.ccp_alphas):
+        model = DecisionTreeClassifier(max_depth=depth, random_state=random_state, ccp_alpha=ca)
+        tree = Tree.from_sklearn(model.fit(data.X, data.y))
+        for node in tree.root.walk():
+            node.label = int(np.searchsorted(data.classes, model.classes_[node.label]))
+        out.append(np.array([dpdt_objective(tree, data, a) for a in alphas]))
+    return np.array(out)
+
+
+BUNDLED = ["iris", "monk1", "monk2", "monk3", "mouse", "wine", "balance-scale", "car", "zoo",
+           "lung-cancer", "bmi", "monk1-onehot"]
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_proposition2_bundled(name):
+    data = load_dataset(name)
+    alphas = np.linspace(0, 0.1, 41)
+    for depth, cart_depth in ((2, 2), (3, 4)):
+        res = solve_dpdt(data, max_depth=depth, cart_depth=cart_depth, alphas=alphas)
+        cart = cart_path_objectives(data, depth, alphas)
+        assert (res.values <= cart.min(axis=0) + 1e-12).all()
+        check_trees(res, data)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_proposition2_random(seed):
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(30, 200)), int(rng.integers(2, 6))
+    X = rng.normal(size=(n, k)) if seed % 2 else rng.integers(0, 4, size=(n, k)).astype(float)
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(int) + (rng.random(n) < 0.2)
+    data = prepare(X, y)
+    alphas = np.linspace(0, 0.2, 21)
+    depth = 2 + seed % 2
+    for generator, exact_last in (("cart", False), ("cart", True), ("sklearn", False)):
+        res = solve_dpdt(data, max_depth=depth, cart_depth=3, alphas=alphas, generator=generator,
+                         exact_last=exact_last, random_state=seed)
+        cart = cart_path_objectives(data, depth, alphas, random_state=seed)
+        assert (res.values <= cart.min(axis=0) + 1e-12).all()
+        check_trees(res, data)
+
+
+# ------------------------------------------------------------- the returned trees
+def test_result_and_front_are_consistent():
+    data = load_dataset("car")
+    res = solve_dpdt(data, max_depth=3, cart_depth=4, alpha=0.01)
+    r = res.result
+    assert r.status == FEASIBLE and r.method == "dpdt" and r.objective_name == "dpdt"
+    assert r.bound is None and r.tree is not None
+    assert r.objective == pytest.approx(dpdt_objective(r.tree, data, 0.01))
+    assert r.objective == pytest.approx(r.stats["dpdt_value"], abs=1e-12)
+    assert len(res.alphas) == 1000 and len(res.tree_index_per_alpha) == 1000
+    assert (res.tree_index_per_alpha >= 0).all()
+    check_trees(res, data)
+    # alpha = 0.01 lies between grid points: same value as a fresh induction at that alpha
+    t = res.tree_for(0.01)
+    assert dpdt_objective(t, data, 0.01) == pytest.approx(r.objective)
+    # values are concave non-decreasing in alpha; the front trades accuracy for tests
+    assert (np.diff(res.values) >= -1e-12).all()
+    front = res.pareto_front
+    assert [f["avg_tests"] for f in front] == sorted(f["avg_tests"] for f in front)
+    assert all(a["accuracy"] < b["accuracy"] for a, b in zip(front, front[1:]))
+    assert front[0]["n_nodes"] == 1 and res.trees[front[-1]["tree_index"]].depth() <= 3
+    for f in front + res.pareto_front_nodes:
+        tree = res.trees[f["tree_index"]]
+        assert f["errors"] == int((tree.predict_index(data.X) != data.y).sum())
+        assert f["alpha_min"] <= f["alpha_max"]
+    # counts are fitted on the original rows
+    assert r.tree.root.counts.sum() == data.n_rows
+
+
+def test_exact_last_is_never_worse_and_per_depth_cart():
+    data = load_dataset("balance-scale")
+    alphas = np.linspace(0, 0.05, 11)
+    plain = solve_dpdt(data, max_depth=3, cart_depth=3, alphas=alphas)
+    exact = solve_dpdt(data, max_depth=3, cart_depth=3, alphas=alphas, exact_last=True)
+    assert (exact.values <= plain.values + 1e-12).all()
+    deep = solve_dpdt(data, max_depth=4, cart_depth=[3, 2], alphas=alphas)
+    assert deep.stats["cart_depth"] == [3, 2] and deep.stats["n_levels"] == 4
+    assert max(t.depth() for t in deep.trees) <= 4
+    assert deep.values[0] <= plain.values[0] + 1e-12
+    check_trees(deep, data)
+
+
+def test_numpy_cart_matches_sklearn_up_to_ties():
+    rng = np.random.default_rng(1)
+    agree = 0
+    for _ in range(40):
+        n, C, p, depth = int(rng.integers(30, 300)), int(rng.integers(2, 4)), int(rng.integers(2, 6)), int(rng.integers(1, 6))
+        X = rng.normal(size=(n, p))
+        y = rng.integers(0, C, n)
+        y[:C] = np.arange(C)
+        model = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
+        t, path = model.tree_, model.decision_path(X).toarray().astype(bool)
+        expected = set()
+        for v in np.flatnonzero(t.feature >= 0):
+            col = X[path[:, v], t.feature[v]]
+            expected.add((int(t.feature[v]), float(col[col.astype(np.float32) <= t.threshold[v]].max())))
+        order = np.argsort(X, axis=0, kind="stable").T.copy()
+        f, lo = cart_splits(X, np.eye(C)[y], order, depth)
+        agree += set(zip(f.tolist(), lo.tolist())) == expected
+    assert agree >= 30  # the rest differ by ties between equally good splits
+
+
+def test_trivial_data():
+    data = prepare(np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 0, 1, 1])
+    res = solve_dpdt(data, max_depth=2, alphas=[0.0, 0.4, 0.6])
+    assert res.values.tolist() == pytest.approx([0.0, 0.4, 0.5])
+    assert res.trees[res.tree_index_per_alpha[2]].n_nodes == 1
+    pure_left = prepare(np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), [1, 1, 0])
+    assert solve_dpdt(pure_left, max_depth=3).result.objective == 0.0
+
+
+# ------------------------------------------------------------- limits and parameters
+def test_state_budget():
+    data = load_dataset("car")
+    with pytest.raises(ValueError, match="max_states"):
+        solve_dpdt(data, max_depth=3, cart_depth=5, max_states=100)
+
+
+def test_time_limit():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 12))
+    y = (X[:, :3].sum(axis=1) + rng.normal(size=6000) > 0).astype(int)
+    data = prepare(X, y)
+    start = time.perf_counter()
+    res = solve_dpdt(data, max_depth=4, cart_depth=5, time_limit=0.5)
+    assert time.perf_counter() - start < 1.5
+    assert res.result.status == FEASIBLE and res.stats["truncated"]
+    assert res.result.objective == pytest.approx(dpdt_objective(res.tree, data, 0.0))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"max_depth": 0}, {"max_depth": -1}, {"max_depth": 2.5}, {"max_depth": True},
+    {"cart_depth": 0}, {"cart_depth": []}, {"cart_depth": [3, 0]}, {"cart_depth": "deep"},
+    {"alphas": [-0.1, 0.2]}, {"alphas": []}, {"alphas": [np.nan]}, {"alpha": -1.0},
+    {"alpha": float("inf")}, {"alpha": "x"}, {"max_states": 0}, {"generator": "random"},
+    {"time_limit": 0}, {"time_limit": -3},
+])
+def test_bad_parameters(kwargs):
+    with pytest.raises(ValueError):
+        solve_dpdt(load_dataset("iris"), **kwargs)

@@ -1,0 +1,93 @@
+"""scikit-learn estimators: conventions, checks, and that they only wire the engines."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from satdt.data import DataError, load_dataset
+from satdt.estimators import (METHODS, BinOCTClassifier, CPSATTreeClassifier, DPDTClassifier,
+                              MaxSATTreeClassifier, OCTClassifier, SATTreeClassifier, make_estimator)
+
+# Small settings so that scikit-learn's ~40 checks (random data, up to a few hundred rows) stay fast.
+CHECKED = [
+    SATTreeClassifier(time_limit=10),
+    MaxSATTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
+    BinOCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
+    OCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
+    CPSATTreeClassifier(lam=0.01, max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
+    DPDTClassifier(max_depth=2, cart_depth=2, alphas=np.linspace(0, 0.1, 5)),
+]
+
+# Checks that cannot apply, with the reason (filled from real runs only).
+SAT_CANNOT: dict[str, str] = {}
+
+
+def _expected_failures(estimator):
+    return SAT_CANNOT if isinstance(estimator, SATTreeClassifier) else {}
+
+
+@parametrize_with_checks(CHECKED, expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_every_method_fits_a_small_dataset(method):
+    data = load_dataset("mouse")
+    model = make_estimator(method, max_depth=None if method.startswith("sat") else 2, time_limit=60)
+    model.fit(data.X, data.labels)
+    res = model.result_
+    pred = model.predict(data.X)
+    errors = int((pred != data.labels).sum())
+    assert model.tree_ is res.tree
+    assert res.status in ("OPTIMAL", "FEASIBLE")
+    if method.startswith("sat"):
+        assert errors == 0 and res.status == "OPTIMAL"
+    else:
+        assert model.tree_.depth() <= 2
+    proba = model.predict_proba(data.X)
+    assert proba.shape == (data.n_rows, 2) and np.allclose(proba.sum(axis=1), 1)
+    assert model.score(data.X, data.labels) == pytest.approx(1 - errors / data.n_rows)
+    assert model.n_features_in_ == 5 and list(model.classes_) == list(data.classes)
+
+
+def test_dataframe_with_text_column_and_feature_names():
+    frame = pd.DataFrame({"colour": ["red", "blue", "red", "green", "blue", "green"],
+                          "size": [1.0, 2.0, 3.0, 1.0, 5.0, 2.0]})
+    y = ["a", "b", "a", "b", "b", "a"]
+    model = SATTreeClassifier().fit(frame, y)
+    assert list(model.feature_names_in_) == ["colour", "size"]
+    assert list(model.predict(frame)) == y
+    with pytest.raises(DataError, match="not seen at fit time"):
+        model.predict(pd.DataFrame({"colour": ["purple"], "size": [1.0]}))
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(frame.rename(columns={"size": "SIZE"}))
+
+
+def test_single_class_gives_single_leaf():
+    model = CPSATTreeClassifier(max_depth=2).fit(np.arange(6.0).reshape(-1, 1), ["x"] * 6)
+    assert model.tree_.n_nodes == 1 and list(model.predict([[10.0]])) == ["x"]
+
+
+@pytest.mark.parametrize("estimator, message", [
+    (SATTreeClassifier(objective="width"), "objective"),
+    (SATTreeClassifier(max_depth=-1), "max_depth"),
+    (SATTreeClassifier(binarization="magic"), "binarization"),
+    (SATTreeClassifier(time_limit=0), "time_limit"),
+    (CPSATTreeClassifier(lam=-0.1), "lam"),
+    (CPSATTreeClassifier(num_workers=0), "num_workers"),
+    (OCTClassifier(min_leaf=0), "min_leaf"),
+    (BinOCTClassifier(max_depth=0), "max_depth"),
+    (DPDTClassifier(alpha=float("nan")), "alpha"),
+])
+def test_bad_parameters_raise_in_fit(estimator, message):
+    data = load_dataset("mouse")
+    with pytest.raises(ValueError, match=message):
+        clone(estimator).fit(data.X, data.labels)
+
+
+def test_unknown_method_name():
+    with pytest.raises(ValueError, match="unknown method 'sat-width'"):
+        make_estimator("sat-width")

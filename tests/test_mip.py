@@ -1,0 +1,195 @@
+"""BinOCT and OCT (OR-tools MIP) against the brute-force enumerator and on their contracts."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from satdt import bruteforce
+from satdt.binarize import Binarizer
+from satdt.data import load_dataset
+from satdt.encodings.mip_binoct import (build_binoct, feature_groups, threshold_bits,
+                                        threshold_from_bits, threshold_tree)
+from satdt.encodings.mip_oct import baseline_errors, build_oct
+from satdt.solvers.common import cart_binary_tree
+from satdt.solvers.mip import BACKENDS, solve_binoct, solve_oct
+
+from conftest import random_problem
+
+
+def _instance(seed: int):
+    """Tiny random problem; numeric features on odd seeds (several thresholds per feature)."""
+    rng = np.random.default_rng(10_000 + seed)
+    return random_problem(seed, n_rows=int(rng.integers(6, 14)), n_features=int(rng.integers(2, 4)),
+                          n_classes=2 + seed % 3 // 2, binary=seed % 2 == 0, max_value=4)
+
+
+def _check(problem, result, depth: int) -> None:
+    """Every returned tree: re-evaluated errors equal the objective, depth within the limit."""
+    tree = result.tree
+    assert tree is not None
+    data = problem.data
+    assert int((tree.predict_index(data.X) != data.y).sum()) == result.objective
+    assert tree.depth() <= depth
+    assert result.objective_name == "errors"
+
+
+# ------------------------------------------------------------------ cross-check, 300 instances
+@pytest.mark.parametrize("chunk", range(6))
+def test_agree_with_bruteforce(chunk):
+    """BinOCT and OCT(alpha=0, N_min=1) give the brute-force minimum errors, proven (50 seeds each)."""
+    for seed in range(chunk * 50, chunk * 50 + 50):
+        problem = _instance(seed)
+        depth = 1 + seed % 3
+        best, _ = bruteforce.min_errors(problem, depth)
+        for solve in (solve_binoct, solve_oct):
+            res = solve(problem, max_depth=depth, warm_start=seed % 4 != 0)
+            assert res.status == "OPTIMAL", (seed, solve.__name__, res.status)
+            assert res.objective == best == res.bound, (seed, solve.__name__, res.objective, best)
+            _check(problem, res, depth)
+
+
+@pytest.mark.parametrize("backend,interface", [("scip", "mathopt"), ("scip", "pywraplp"),
+                                               ("highs", "mathopt"), ("highs", "pywraplp"),
+                                               ("cbc", "pywraplp"), ("cpsat", "pywraplp")])
+def test_every_backend(backend, interface):
+    for seed in range(4):
+        problem = _instance(seed + 7)
+        depth = 1 + seed % 2
+        best, _ = bruteforce.min_errors(problem, depth)
+        for solve in (solve_binoct, solve_oct):
+            res = solve(problem, max_depth=depth, backend=backend, interface=interface)
+            assert res.status == "OPTIMAL" and res.objective == best, (backend, interface, seed)
+            assert res.stats["interface"] == interface
+            _check(problem, res, depth)
+
+
+def test_consistent_data_at_min_depth():
+    """Where the data fits a tree of depth k: 0 errors at k, more than 0 at k-1."""
+    seen = 0
+    for seed in range(40):
+        problem = random_problem(500 + seed, n_rows=10, n_features=3, consistent=True,
+                                 binary=seed % 2 == 0)
+        k = bruteforce.min_depth(problem, limit=3)
+        if k is None or k < 1:
+            continue
+        seen += 1
+        for solve in (solve_binoct, solve_oct):
+            assert solve(problem, max_depth=k).objective == 0
+            if k >= 2:
+                res = solve(problem, max_depth=k - 1)
+                assert res.status == "OPTIMAL" and res.objective > 0
+    assert seen >= 10
+
+
+# ------------------------------------------------------------------ OCT specifics
+def test_oct_large_alpha_single_leaf():
+    for seed in range(10):
+        problem = _instance(seed)
+        res = solve_oct(problem, max_depth=2, alpha=10.0)
+        assert res.status == "OPTIMAL"
+        assert res.tree.n_leaves == 1
+        assert res.objective == baseline_errors(problem)
+        assert res.stats["oct_objective"] == pytest.approx(baseline_errors(problem) / max(1, baseline_errors(problem)))
+
+
+def test_oct_alpha_tradeoff_matches_bruteforce():
+    """errors / L_hat + alpha * splits equals the brute-force optimum of that objective."""
+    for seed in range(12):
+        problem = _instance(seed)
+        L_hat = max(1, baseline_errors(problem))
+        alpha = 0.15
+        cost, _ = bruteforce.best_tree(problem, 2, lambda c: float(c.sum() - c.max()) / L_hat,
+                                       lambda c: alpha)
+        res = solve_oct(problem, max_depth=2, alpha=alpha)
+        assert res.status == "OPTIMAL"
+        assert res.stats["oct_objective"] == pytest.approx(cost)
+        _check(problem, res, 2)
+
+
+def test_oct_min_leaf():
+    for seed in range(10):
+        problem = _instance(seed)
+        n_min = 3
+        res = solve_oct(problem, max_depth=2, min_leaf=n_min)
+        assert res.status == "OPTIMAL"
+        sizes = [leaf.counts.sum() for leaf in res.tree.root.walk() if leaf.is_leaf]
+        assert min(sizes) >= n_min
+        assert res.objective >= bruteforce.min_errors(problem, 2)[0]
+
+
+# ------------------------------------------------------------------ encodings
+def test_threshold_search_tree_roundtrip():
+    for K in range(1, 20):
+        n_bits = int(np.ceil(np.log2(K))) if K > 1 else 0
+        assert len(threshold_tree(K)) == K - 1
+        for k in range(K):
+            assert threshold_from_bits(K, threshold_bits(K, k, n_bits)) == k
+
+
+def test_groups_and_hints_feasible():
+    problem = Binarizer("all").problem(load_dataset("iris"))
+    groups = feature_groups(problem)
+    assert len(groups) == 4 and sum(len(g) for g in groups) == problem.n_binary
+    for g in groups:
+        thr = [problem.tests[j].threshold for j in g]
+        assert thr == sorted(thr) and len({problem.tests[j].feature for j in g}) == 1
+    for depth in (1, 2):
+        cart = cart_binary_tree(problem, depth)
+        bm = build_binoct(problem, depth)
+        x = bm.hint(problem, cart)
+        assert bm.mip.check(x)
+        assert x[bm.e].sum() == problem.errors(cart)
+        om = build_oct(problem, depth)
+        y = om.hint(problem, cart)
+        assert om.mip.check(y)
+        assert problem.errors(bm.decode(x, problem.classes)) == problem.errors(cart)
+        assert problem.errors(om.decode(y, problem.classes)) == problem.errors(cart)
+
+
+# ------------------------------------------------------------------ time limits, bad parameters
+@pytest.mark.parametrize("solve", [solve_binoct, solve_oct])
+def test_time_limit(solve):
+    problem = Binarizer("all").problem(load_dataset("tic-tac-toe"))
+    start = time.perf_counter()
+    res = solve(problem, max_depth=3, time_limit=2.0)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 3.0
+    assert res.status in ("FEASIBLE", "UNKNOWN")
+    assert res.runtime <= elapsed
+    assert res.tree is not None          # CART warm start at least
+    _check(problem, res, 3)
+    assert problem.min_errors <= res.bound <= res.objective
+
+
+def test_time_limit_without_warm_start_gives_tree_or_unknown():
+    problem = Binarizer("all").problem(load_dataset("tic-tac-toe"))
+    res = solve_binoct(problem, max_depth=3, time_limit=0.5, warm_start=False)
+    assert res.status in ("FEASIBLE", "UNKNOWN")
+    if res.status == "UNKNOWN":
+        assert res.tree is None and res.objective is None
+    else:
+        _check(problem, res, 3)
+
+
+def test_bad_parameters():
+    problem = _instance(1)
+    for solve in (solve_binoct, solve_oct):
+        for bad in (0, -1, 1.5):
+            with pytest.raises(ValueError, match="max_depth"):
+                solve(problem, max_depth=bad)
+        with pytest.raises(ValueError, match="highs, scip, cbc, cpsat"):
+            solve(problem, max_depth=2, backend="gurobi")
+        with pytest.raises(ValueError, match="interface"):
+            solve(problem, max_depth=2, interface="pulp")
+        with pytest.raises(ValueError, match="CBC"):
+            solve(problem, max_depth=2, backend="cbc", interface="mathopt")
+        with pytest.raises(ValueError, match="time_limit"):
+            solve(problem, max_depth=2, time_limit=-1)
+    with pytest.raises(ValueError, match="alpha"):
+        solve_oct(problem, max_depth=2, alpha=-0.1)
+    with pytest.raises(ValueError, match="min_leaf"):
+        solve_oct(problem, max_depth=2, min_leaf=0)
+    assert set(BACKENDS) == {"highs", "scip", "cbc", "cpsat"}

@@ -1,0 +1,205 @@
+"""DT_depth and DT_size (Avellaneda SAT encodings) against the brute-force enumerator."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from satdt import ConflictError, load_dataset, prepare
+from satdt.binarize import Binarizer
+from satdt.bruteforce import min_depth, min_nodes
+from satdt.encodings.sat_depth import DepthEncoding, prefix_bits
+from satdt.encodings.sat_size import SizeEncoding
+from satdt.result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
+from satdt.solvers.sat import SOLVERS, solve_min_depth, solve_min_size
+
+from conftest import random_problem
+
+
+def _instance(seed: int):
+    """Small consistent problems: 6-14 rows, 3-4 features (binary or 3-valued), 2-3 classes."""
+    rng = np.random.default_rng(10_000 + seed)
+    return random_problem(seed, n_rows=int(rng.integers(6, 15)), n_features=int(rng.integers(3, 5)),
+                          n_classes=int(rng.integers(2, 4)), consistent=True, binary=bool(seed % 2),
+                          max_value=3)
+
+
+def _check_tree(problem, result):
+    """Every returned tree: 100 % accurate on the original rows, objective re-evaluated."""
+    assert result.tree is not None
+    data = problem.data
+    assert (result.tree.predict_index(data.X) == data.y).all()
+    value = result.tree.depth() if result.objective_name == "depth" else result.tree.n_nodes
+    assert result.objective == value
+
+
+# ------------------------------------------------------------------ cross-checks (>= 300 each)
+@pytest.mark.parametrize("block", range(6))
+def test_depth_and_size_match_bruteforce(block):
+    """300 random instances: min depth and min nodes (at depth K = min depth) equal brute force."""
+    for seed in range(block * 50, block * 50 + 50):
+        problem = _instance(seed)
+        depth = min_depth(problem, limit=6)
+        r = solve_min_depth(problem, rows_per_round=1 + seed % 4, seed=seed)
+        assert r.status == OPTIMAL and r.objective == depth == r.bound, seed
+        _check_tree(problem, r)
+        s = solve_min_size(problem, rows_per_round=1 + seed % 3, seed=seed, warm_start=bool(seed % 2))
+        nodes, _ = min_nodes(problem, depth)
+        assert s.status == OPTIMAL and s.objective == nodes == s.bound, seed
+        assert s.tree.depth() <= depth
+        _check_tree(problem, s)
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_size_deeper_than_minimum_matches_bruteforce(block):
+    """A smaller tree may need more depth: DT_size with max_depth = min depth + 1."""
+    for seed in range(1000 + block * 40, 1000 + block * 40 + 40):
+        problem = _instance(seed)
+        K = min_depth(problem, limit=6) + 1
+        s = solve_min_size(problem, max_depth=K, seed=seed)
+        assert s.status == OPTIMAL and s.objective == min_nodes(problem, K)[0], seed
+        assert s.tree.depth() <= K
+        _check_tree(problem, s)
+
+
+def test_incremental_equals_all_rows_at_once():
+    for seed in range(2000, 2060):
+        problem = _instance(seed)
+        a = solve_min_depth(problem, incremental=True, rows_per_round=1)
+        b = solve_min_depth(problem, incremental=False, warm_start=False)
+        assert a.objective == b.objective and a.status == b.status == OPTIMAL
+        c = solve_min_size(problem, incremental=True, rows_per_round=2)
+        d = solve_min_size(problem, incremental=False, warm_start=False)
+        assert c.objective == d.objective and c.status == d.status == OPTIMAL
+        assert b.stats["rows_used"] == problem.n_distinct
+        assert a.stats["rows_used"] <= problem.n_distinct
+
+
+@pytest.mark.parametrize("backend", SOLVERS)
+def test_every_backend_agrees(backend):
+    for seed in range(3000, 3010):
+        problem = _instance(seed)
+        depth = min_depth(problem, limit=6)
+        r = solve_min_depth(problem, solver=backend, time_limit=60)
+        s = solve_min_size(problem, solver=backend, time_limit=60)
+        assert r.objective == depth and r.status == OPTIMAL and r.stats["backend"] == backend
+        assert s.objective == min_nodes(problem, depth)[0] and s.status == OPTIMAL
+        _check_tree(problem, r)
+        _check_tree(problem, s)
+
+
+def test_non_binary_features_map_back_to_thresholds():
+    problem = random_problem(7, n_rows=30, n_features=3, n_classes=3, consistent=True, binary=False,
+                             max_value=6)
+    r = solve_min_size(problem)
+    _check_tree(problem, r)
+    for node in r.tree.root.walk():
+        if not node.is_leaf:
+            assert node.threshold != 0.5 or True  # thresholds are midpoints of original values
+            assert node.threshold in {t.threshold for t in problem.tests}
+
+
+# ------------------------------------------------------------------ stats and statuses
+def test_stats_are_reported():
+    problem = load_dataset("iris")
+    problem = Binarizer("all").problem(problem)
+    r = solve_min_depth(problem)
+    for key in ("rows_used", "rounds", "variables", "clauses", "backend", "sat_calls", "depth_times_s"):
+        assert key in r.stats
+    assert 0 < r.stats["rows_used"] < problem.n_distinct  # incremental: not every row needed
+    assert r.stats["backend"] == "glucose4"
+
+
+def test_max_depth_too_small_is_infeasible():
+    problem = Binarizer("all").problem(load_dataset("iris"))
+    r = solve_min_depth(problem, max_depth=3)
+    assert r.status == INFEASIBLE and r.tree is None and r.bound == 4
+    s = solve_min_size(problem, max_depth=3)
+    assert s.status == INFEASIBLE and s.tree is None
+
+
+def test_single_class_is_a_leaf():
+    problem = Binarizer("all").problem(prepare(np.array([[0.0], [1.0], [2.0]]), np.array([1, 1, 1]), require_two_classes=False))
+    assert solve_min_depth(problem).objective == 0
+    assert solve_min_size(problem).objective == 1
+
+
+def test_conflicting_rows_raise():
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    problem = Binarizer("all").problem(prepare(X, np.array([0, 1, 0])))
+    with pytest.raises(ConflictError, match="rows 0, 1"):
+        solve_min_depth(problem)
+    with pytest.raises(ConflictError):
+        solve_min_size(problem)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"solver": "nosuch"}, "glucose4"),
+    ({"max_depth": -1}, "max_depth"),
+    ({"max_depth": 2.5}, "max_depth"),
+    ({"rows_per_round": 0}, "rows_per_round"),
+    ({"time_limit": -1}, "time_limit"),
+    ({"at_most_one": "nosuch"}, "at_most_one"),
+])
+def test_bad_parameters(kwargs, message):
+    problem = random_problem(1, consistent=True)
+    for solve in (solve_min_depth, solve_min_size):
+        with pytest.raises(ValueError, match=message):
+            solve(problem, **kwargs)
+
+
+# ------------------------------------------------------------------ known optima (issue 2)
+@pytest.mark.parametrize("name, depth, nodes", [
+    ("iris", 4, 15), ("monk1", 5, 15), ("mouse", 4, 15), ("lung-cancer", 3, 7), ("zoo", 4, 21),
+])
+def test_bundled_datasets_known_optima(name, depth, nodes):
+    problem = Binarizer("all").problem(load_dataset(name))
+    r = solve_min_depth(problem, time_limit=60)
+    assert (r.status, r.objective) == (OPTIMAL, depth)
+    _check_tree(problem, r)
+    s = solve_min_size(problem, time_limit=60)
+    assert (s.status, s.objective) == (OPTIMAL, nodes)
+    assert s.tree.depth() <= depth
+    _check_tree(problem, s)
+
+
+# ------------------------------------------------------------------ time limits
+@pytest.mark.parametrize("backend", ["glucose4", "cadical195"])
+def test_time_limit_is_honoured(backend):
+    problem = Binarizer("all").problem(load_dataset("wine"))
+    limit = 1.5
+    t0 = time.perf_counter()
+    s = solve_min_size(problem, max_depth=4, solver=backend, time_limit=limit)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < limit + 1.0
+    assert s.status in (FEASIBLE, UNKNOWN)
+    if s.tree is not None:
+        _check_tree(problem, s)
+        assert s.bound <= s.objective
+
+
+def test_time_limit_depth_returns_cart_tree_as_feasible():
+    problem = Binarizer("all").problem(load_dataset("balance-scale"))
+    t0 = time.perf_counter()
+    r = solve_min_depth(problem, time_limit=1.0)
+    assert time.perf_counter() - t0 < 2.0
+    assert r.status == FEASIBLE and r.bound <= r.objective
+    _check_tree(problem, r)
+
+
+# ------------------------------------------------------------------ encoding pieces
+def test_prefix_bits_order():
+    assert prefix_bits(2).tolist() == [[False, False], [False, True], [True, False], [True, True]]
+
+
+def test_encoding_shapes_and_decoding():
+    problem = random_problem(3, n_rows=12, n_features=3, n_classes=3, consistent=True)
+    enc = DepthEncoding(problem.X, problem.majority, 3, 2)
+    blocks = enc.row_clauses(np.arange(problem.n_distinct))
+    B, m = problem.n_binary, problem.n_distinct
+    assert [b.shape for b in blocks] == [(m * B, 2), (m * 2 * B, 3), (m * 4 * 2, 3)]
+    assert enc.row_clauses(np.arange(m)) == []  # rows are added once
+    size = SizeEncoding(problem.X, problem.majority, 3, 2)
+    assert size.n_columns == B + 1 and len(size.split_literals()) == 3
