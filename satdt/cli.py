@@ -276,6 +276,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         return COMMANDS[args.command](args)
+    except BrokenPipeError:  # output piped into `head` and closed: not an error
+        sys.stderr.close()
+        return EXIT_OK
     except (DataError, ValueError, OSError, est.NoTreeFoundError) as exc:
         return _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except KeyboardInterrupt:
