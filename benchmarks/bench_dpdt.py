@@ -1,15 +1,16 @@
 """DPDT benchmark: depth-3 training accuracy and runtime on the Quant-BnB training sets.
 
-Measures, per dataset: DPDT-5 and DPDT-4 (cart_depth 5 / 4, max depth 3) with CART tests at
-every state (``exact_last=False``, the paper's setting) and with every split at the last level
-(``exact_last=True``); the cost of 1000 alphas against 1 alpha (same run, side by side); depth 5
+Measures, per dataset: DPDT-5 and DPDT-4 (cart_depth 5 / 4, max depth 3) for each configuration
+GENERATOR-exact (``exact_last=True``, every split at the last level, the default) or
+GENERATOR-faithful (CART tests at every state, the paper's algorithm), GENERATOR = sklearn
+(scikit-learn's CART, default) or cart (satdt's numpy CART); the cost of 1000 alphas against 1 alpha (same run, side by side); depth 5
 with ``cart_depth=[3, 2]`` (the paper's Table 2 setting): time and front size. Compares with the
 paper's accuracies (Kohler, Akrour & Preux) and runtimes.
 
 Example::
 
     python benchmarks/bench_dpdt.py                       # everything, ~10 min on 2 loaded cores
-    python benchmarks/bench_dpdt.py --datasets bank raisin --no-depth5
+    python benchmarks/bench_dpdt.py --datasets bank raisin --no-depth5 --configs sklearn-exact
 """
 
 from __future__ import annotations
@@ -53,26 +54,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "datasets"))
     ap.add_argument("--datasets", nargs="*", default=DATASETS)
     ap.add_argument("--time-limit", type=float, default=None, help="seconds per DPDT call")
-    ap.add_argument("--no-faithful", action="store_true", help="skip exact_last=False runs")
+    ap.add_argument("--configs", nargs="*", default=["sklearn-exact", "cart-exact", "cart-faithful"],
+                    choices=["sklearn-exact", "cart-exact", "cart-faithful", "sklearn-faithful"],
+                    help="GENERATOR-exact: exact_last=True; GENERATOR-faithful: exact_last=False")
     ap.add_argument("--no-depth5", action="store_true")
     ap.add_argument("--no-ratio", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "dpdt.csv"))
     args = ap.parse_args(argv)
     rows = []
-    configs = [("exact_last", 5, True), ("exact_last", 4, True)]
-    if not args.no_faithful:
-        configs += [("cart", 5, False), ("cart", 4, False)]
+    configs = [(c, k, c.split("-")[0], c.endswith("exact")) for c in args.configs for k in (5, 4)]
     for name in args.datasets:
         data = load_csv(Path(args.data_dir) / "quantbnb" / f"{name}.train.csv")
         row = {"dataset": name, "n": data.n_rows, "p": data.X.shape[1]}
-        for label, k, exact in configs:
-            r = run(data, max_depth=3, cart_depth=k, exact_last=exact, time_limit=args.time_limit)
+        for label, k, gen, exact in configs:
+            r = run(data, max_depth=3, cart_depth=k, generator=gen, exact_last=exact,
+                    time_limit=args.time_limit)
             for key in ("acc", "time_s", "n_states", "front"):
                 row[f"{label}{k}_{key}"] = r[key]
             row[f"{label}{k}_mdp_mb"] = r["mdp_mb"]
         if not args.no_ratio:
-            one = run(data, max_depth=3, cart_depth=5, exact_last=True, alphas=[0.0])
-            many = run(data, max_depth=3, cart_depth=5, exact_last=True)
+            one = run(data, max_depth=3, cart_depth=5, alphas=[0.0])   # defaults: sklearn, exact_last
+            many = run(data, max_depth=3, cart_depth=5)
             row.update(ratio_1_s=one["time_s"], ratio_1000_s=many["time_s"],
                        ratio=many["time_s"] / one["time_s"],
                        induction_1000_s=many["induction_s"], induction_1_s=one["induction_s"])
@@ -104,7 +106,7 @@ def fmt(v, nd=2):
 def markdown(rows, configs, args) -> str:
     lines = []
     head = ["dataset", "n", "paper DPDT-5 / -4 acc %", "paper DPDT-5 s"]
-    for label, k, _ in configs:
+    for label, k, _, _ in configs:
         head += [f"{label} K={k} acc %", f"{label} K={k} s"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
@@ -112,12 +114,12 @@ def markdown(rows, configs, args) -> str:
     for r in rows:
         p5, p4, pt = PAPER.get(r["dataset"], (None, None, None))
         cells = [r["dataset"], str(r["n"]), f"{fmt(p5, 1)} / {fmt(p4, 1)}", fmt(pt)]
-        for label, k, _ in configs:
+        for label, k, _, _ in configs:
             cells += [fmt(r[f"{label}{k}_acc"]), fmt(r[f"{label}{k}_time_s"])]
             totals[(label, k)] = totals.get((label, k), 0.0) + r[f"{label}{k}_time_s"]
         lines.append("| " + " | ".join(cells) + " |")
     tot = ["total", "", "", fmt(sum(PAPER[r["dataset"]][2] for r in rows if r["dataset"] in PAPER))]
-    for label, k, _ in configs:
+    for label, k, _, _ in configs:
         tot += ["", fmt(totals[(label, k)])]
     lines.append("| " + " | ".join(tot) + " |")
     if "ratio" in rows[0]:

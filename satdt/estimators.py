@@ -50,6 +50,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict plumbing; subclasses implement ``_solve``."""
 
     _uses_binarizer = True
+    _deterministic = True
 
     def _validate_common(self) -> None:
         if self._uses_binarizer:
@@ -125,7 +126,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = False
-        tags.non_deterministic = False
+        tags.non_deterministic = not self._deterministic
         return tags
 
 
@@ -221,6 +222,9 @@ class BinOCTClassifier(_TreeClassifier):
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     """
 
+    # CP-SAT (the default backend) with several workers may return any of several optimal trees
+    _deterministic = False
+
     def __init__(self, max_depth: int = 2, backend: str | None = None, warm_start: bool = True,
                  binarization: str = "all", n_thresholds: int = 10, time_limit: float | None = None):
         self.max_depth = max_depth
@@ -296,6 +300,8 @@ class CPSATTreeClassifier(_TreeClassifier):
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     """
 
+    _deterministic = False  # several CP-SAT workers: any of several optimal trees
+
     def __init__(self, lam: float = 0.01, max_depth: int = 5, num_workers: int | None = None, seed: int = 0,
                  warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,
                  time_limit: float | None = None):
@@ -333,6 +339,11 @@ class DPDTClassifier(_TreeClassifier):
         Penalties solved at once (None: 1000 values in [0, 1]).
     alpha : float
         The penalty whose tree ``predict`` uses.
+    generator : {"sklearn", "cart", "exhaustive"}
+        Test generator: scikit-learn's CART, satdt's vectorized numpy CART (faster, ties broken
+        by lowest feature index), or every split (exact, exponential).
+    exact_last : bool
+        Every split is a candidate at states one test from ``max_depth`` (never worse, faster).
     max_states : int
         State budget.
     random_state : int
@@ -342,11 +353,14 @@ class DPDTClassifier(_TreeClassifier):
     _uses_binarizer = False
 
     def __init__(self, max_depth: int = 3, cart_depth: int | list = 5, alphas: Any = None, alpha: float = 0.0,
-                 max_states: int = 1_000_000, random_state: int = 0, time_limit: float | None = None):
+                 generator: str = "sklearn", exact_last: bool = True, max_states: int = 1_000_000,
+                 random_state: int = 0, time_limit: float | None = None):
         self.max_depth = max_depth
         self.cart_depth = cart_depth
         self.alphas = alphas
         self.alpha = alpha
+        self.generator = generator
+        self.exact_last = exact_last
         self.max_states = max_states
         self.random_state = random_state
         self.time_limit = time_limit
@@ -360,7 +374,8 @@ class DPDTClassifier(_TreeClassifier):
         from .solvers import dpdt
 
         out = dpdt.solve_dpdt(data, max_depth=self.max_depth, cart_depth=self.cart_depth, alphas=self.alphas,
-                              alpha=self.alpha, max_states=self.max_states, random_state=self.random_state,
+                              alpha=self.alpha, generator=self.generator, exact_last=self.exact_last,
+                              max_states=self.max_states, random_state=self.random_state,
                               time_limit=self.time_limit)
         self.dpdt_result_ = out
         self.pareto_front_ = out.pareto_front

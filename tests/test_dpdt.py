@@ -68,8 +68,9 @@ BUNDLED = ["iris", "monk1", "monk2", "monk3", "mouse", "wine", "balance-scale", 
 def test_proposition2_bundled(name):
     data = load_dataset(name)
     alphas = np.linspace(0, 0.1, 41)
-    for depth, cart_depth in ((2, 2), (3, 4)):
-        res = solve_dpdt(data, max_depth=depth, cart_depth=cart_depth, alphas=alphas)
+    for depth, cart_depth, generator in ((2, 2, "sklearn"), (3, 4, "sklearn"), (3, 3, "cart")):
+        res = solve_dpdt(data, max_depth=depth, cart_depth=cart_depth, alphas=alphas,
+                         generator=generator, exact_last=depth == 2)
         cart = cart_path_objectives(data, depth, alphas)
         assert (res.values <= cart.min(axis=0) + 1e-12).all()
         check_trees(res, data)
@@ -124,9 +125,11 @@ def test_result_and_front_are_consistent():
 def test_exact_last_is_never_worse_and_per_depth_cart():
     data = load_dataset("balance-scale")
     alphas = np.linspace(0, 0.05, 11)
-    plain = solve_dpdt(data, max_depth=3, cart_depth=3, alphas=alphas)
-    exact = solve_dpdt(data, max_depth=3, cart_depth=3, alphas=alphas, exact_last=True)
-    assert (exact.values <= plain.values + 1e-12).all()
+    for generator in ("sklearn", "cart"):
+        plain = solve_dpdt(data, max_depth=3, cart_depth=3, alphas=alphas, generator=generator,
+                           exact_last=False)
+        exact = solve_dpdt(data, max_depth=3, cart_depth=3, alphas=alphas, generator=generator)
+        assert (exact.values <= plain.values + 1e-12).all()
     deep = solve_dpdt(data, max_depth=4, cart_depth=[3, 2], alphas=alphas)
     assert deep.stats["cart_depth"] == [3, 2] and deep.stats["n_levels"] == 4
     assert max(t.depth() for t in deep.trees) <= 4

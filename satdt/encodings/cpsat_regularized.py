@@ -72,9 +72,10 @@ OSDT necessary conditions as constraints (``lam > 0``; :func:`add_osdt_bounds`)
 ------------------------------------------------------------------------------
 Every optimal tree satisfies them, so they cut no optimum:
 
-* *Support* (OSDT Theorem 3.3, from leaf accuracy, Theorem 3.5): a non-root leaf classifies at
-  least ``K = ceil(lam * n)`` rows correctly (otherwise replacing its parent by its sibling
-  subtree is strictly better), so it has support ``>= K`` and every split ``>= 2K``:
+* *Support* (OSDT Theorem 3.3, from leaf accuracy, Theorem 3.5; off by default: on monk1 it
+  made the solve 3-5x slower): a non-root leaf classifies at least ``K = ceil(lam * n)`` rows
+  correctly (otherwise replacing its parent by its sibling subtree is strictly better), so it
+  has support ``>= K`` and every split ``>= 2K``:
   ``sum_i w_i reach[i, t] >= K * (leaf[t] + 2 s[t])``.
 * *Leaf count*: ``lam * leaves <=`` the objective of the best single leaf.
 * *Sibling leaves differ* (symmetry breaking): ``c[left, k] + c[right, k] <= 1`` (two sibling
@@ -86,6 +87,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Callable
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -94,8 +96,12 @@ from ..binarize import BinaryProblem
 from ..tree import Node, Tree
 
 __all__ = ["RegularizedEncoding", "build_model", "set_objective", "add_osdt_bounds",
-           "engine_lambda", "farey_neighbours", "ScaledObjective", "threshold_chains",
-           "exact_objective"]
+           "engine_lambda", "farey_neighbours", "ScaledObjective", "scaled_objective",
+           "threshold_chains", "exact_objective", "BuildInterrupted"]
+
+
+class BuildInterrupted(RuntimeError):
+    """``build_model`` stopped because its ``should_stop`` callback said so (time limit)."""
 
 
 # ---------------------------------------------------------------------- exact lambda
@@ -301,7 +307,8 @@ class RegularizedEncoding:
             vals[self.s[t]] = int(split_col[t] >= 0)
         for t in range(P):
             vals[self.leaf[t]] = int(label[t] >= 0)
-            vals.update(zip(self.c[t], (np.arange(self.c.shape[1]) == label[t]).astype(int).tolist()))
+            onehot = (np.arange(self.c.shape[1]) == label[t]).astype(int)
+            vals.update(zip(self.c[t], onehot.tolist()))
         for t in range(1, P):
             vals.update(zip(self.reach[:, t], reach[:, t].astype(int).tolist()))
         for l in range(D):
@@ -318,7 +325,8 @@ def _bool_array(model: cp_model.CpModel, shape: tuple[int, ...], name: str) -> n
     return out.reshape(shape)
 
 
-def _row_terms(problem: BinaryProblem, chains: list[np.ndarray]) -> tuple[list[np.ndarray], list[list[int]]]:
+def _row_terms(problem: BinaryProblem, chains: list[np.ndarray]
+               ) -> tuple[list[np.ndarray], list[list[int]]]:
     """The terms (column prefixes of the chains) and, per distinct row, the terms on which it
     goes right."""
     X = problem.X
@@ -351,8 +359,18 @@ def _term_vars(model: cp_model.CpModel, a_t: np.ndarray, term_cols: list[np.ndar
     return term_var, prefix
 
 
-def build_model(problem: BinaryProblem, max_depth: int) -> RegularizedEncoding:
-    """Build the shape, prefix, direction, path and error families (no objective yet)."""
+def build_model(problem: BinaryProblem, max_depth: int,
+                should_stop: Callable[[], bool] | None = None) -> RegularizedEncoding:
+    """Build the shape, prefix, direction, path and error families (no objective yet).
+
+    ``should_stop`` is polled once per position; when it returns True the build raises
+    :class:`BuildInterrupted` (so a time limit also bounds the model building).
+    """
+
+    def check() -> None:
+        if should_stop is not None and should_stop():
+            raise BuildInterrupted("model building stopped at the time limit")
+
     if max_depth < 0:
         raise ValueError(f"max_depth must be >= 0, got {max_depth}")
     model = cp_model.CpModel()
@@ -391,6 +409,7 @@ def build_model(problem: BinaryProblem, max_depth: int) -> RegularizedEncoding:
     term_cols, row_terms = _row_terms(problem, chains)
     prefix: list = []
     for t in range(I):
+        check()
         term_var, pre = _term_vars(model, a[t], term_cols, t)
         prefix.append(pre)
         l, st = _level(t), s[t]
@@ -417,6 +436,7 @@ def build_model(problem: BinaryProblem, max_depth: int) -> RegularizedEncoding:
                 model.add_bool_or([~rt, ~st, ~zi, rc])
     # error clauses
     for t in range(P):
+        check()
         lt, ct = leaf[t], c[t]
         for i in range(m):
             path = [] if t == 0 else [~reach[i, t]]
@@ -434,7 +454,8 @@ def build_model(problem: BinaryProblem, max_depth: int) -> RegularizedEncoding:
     return enc
 
 
-def add_osdt_bounds(enc: RegularizedEncoding, lam: float | Fraction) -> None:
+def add_osdt_bounds(enc: RegularizedEncoding, lam: float | Fraction, *, support: bool = False,
+                    leaf_count: bool = True, symmetry: bool = True) -> None:
     """Add the OSDT necessary conditions valid for every optimum at every lambda >= ``lam``.
 
     Support (Theorems 3.3 / 3.5), the leaf-count bound and sibling-label symmetry breaking;
@@ -448,28 +469,32 @@ def add_osdt_bounds(enc: RegularizedEncoding, lam: float | Fraction) -> None:
     K = math.ceil(lam * n)
     P = enc.n_positions
     w = enc.problem.weights.tolist()
-    if K > 1:
+    if support and K > 1:
         for t in range(1, P):
             support = cp_model.LinearExpr.weighted_sum(list(enc.reach[:, t]), w)
             model.add(support >= K * enc.leaf[t] + 2 * K * enc.s[t])
     e1 = int(enc.problem.counts.sum() - enc.problem.counts.sum(axis=0).max())
     max_leaves = math.floor(Fraction(e1, n) / lam) + 1
-    if max_leaves < enc.max_leaves:
+    if leaf_count and max_leaves < enc.max_leaves:
         model.add(enc.leaves_expr() <= max_leaves)
-    if not enc.osdt_lams:
+    if symmetry and not enc.osdt_lams:
         for t in range(enc.n_internal):
             for k in range(enc.c.shape[1]):
                 model.add(enc.c[2 * t + 1, k] + enc.c[2 * t + 2, k] <= 1)
     enc.osdt_lams.append(lam)
 
 
+def scaled_objective(lam: float | Fraction, n: int, max_depth: int) -> ScaledObjective:
+    """The integer objective for ``lam`` over trees of depth <= ``max_depth`` on ``n`` rows."""
+    lam = Fraction(lam)
+    lam_e = engine_lambda(lam, n, 2 ** max_depth)
+    return ScaledObjective(lam=lam, p=lam_e.numerator, q=lam_e.denominator, n=int(n))
+
+
 def set_objective(enc: RegularizedEncoding, lam: float | Fraction) -> ScaledObjective:
     """Minimize ``q * errors + p * n * leaves`` with ``p / q = engine_lambda(lam)``
     (replaces any previous objective)."""
-    lam = Fraction(lam)
-    n = enc.n_rows
-    lam_e = engine_lambda(lam, n, enc.max_leaves)
-    p, q = lam_e.numerator, lam_e.denominator
+    scaled = scaled_objective(lam, enc.n_rows, enc.max_depth)
     enc.model.clear_objective()
-    enc.model.minimize(q * enc.errors_expr() + (p * n) * enc.leaves_expr())
-    return ScaledObjective(lam=lam, p=p, q=q, n=n)
+    enc.model.minimize(scaled.q * enc.errors_expr() + (scaled.p * scaled.n) * enc.leaves_expr())
+    return scaled

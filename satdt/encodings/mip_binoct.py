@@ -372,7 +372,6 @@ def build_binoct(problem: BinaryProblem, depth: int) -> BinOctModel:
     # (7) error constraints: e[l,k] - sum_r counts[r,k] lam[r,l] + M_k c[l,k] >= 0
     Mk = counts.sum(axis=0).astype(float)
     rr, cc = np.nonzero(counts)
-    for_l = []
     n_rows_e = n_leaf * C
     rows_all, cols_all, vals_all = [], [], []
     for l in range(n_leaf):
@@ -380,7 +379,6 @@ def build_binoct(problem: BinaryProblem, depth: int) -> BinOctModel:
         rows_all += [base + cc, base + np.arange(C), base + np.arange(C)]
         cols_all += [lam[rr, l], e[l], c[l]]
         vals_all += [-counts[rr, cc].astype(float), np.ones(C), Mk]
-    del for_l
     mip.add_cons("(7) error constraints", np.concatenate(rows_all), np.concatenate(cols_all),
                  np.concatenate(vals_all), 0.0, np.inf, n_rows_e)
     return BinOctModel(mip=mip, depth=depth, groups=groups, n_bits=n_bits, f=f, t=t, c=c, lam=lam, e=e)

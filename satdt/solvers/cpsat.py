@@ -20,8 +20,9 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from ..binarize import BinaryProblem
-from ..encodings.cpsat_regularized import (RegularizedEncoding, ScaledObjective, add_osdt_bounds,
-                                           build_model, exact_objective, set_objective)
+from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding, ScaledObjective,
+                                           add_osdt_bounds, build_model, exact_objective,
+                                           scaled_objective, set_objective)
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
 from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree, n_cores
@@ -120,7 +121,8 @@ def _hint_tree(problem: BinaryProblem, hint: HintArg, lam: Fraction, max_depth: 
     elif isinstance(hint, Tree):
         if hint.depth() > max_depth:
             raise ValueError(f"hint tree has depth {hint.depth()} > max_depth {max_depth}")
-        bad = [nd.feature for nd in hint.root.walk() if not nd.is_leaf and nd.feature >= problem.n_binary]
+        bad = [nd.feature for nd in hint.root.walk()
+               if not nd.is_leaf and nd.feature >= problem.n_binary]
         if bad:
             raise ValueError(f"hint tree tests column {bad[0]}; the problem has {problem.n_binary} "
                              "binary columns (a hint must be a tree over the binary columns)")
@@ -166,6 +168,16 @@ def _result(problem: BinaryProblem, binary_tree: Tree | None, status: str, scale
 
 def _trivial_bound(problem: BinaryProblem, lam: Fraction) -> Fraction:
     return exact_objective(problem.min_errors, 1, problem.n_rows, lam)
+
+
+def _interrupted(problem: BinaryProblem, hint_tree: Tree | None, scaled: ScaledObjective,
+                 deadline: Deadline) -> SolveResult:
+    """The time limit struck while building: the hint tree (FEASIBLE) or nothing (UNKNOWN)."""
+    stats = {"solver": "cp-sat", "cpsat_status": "NOT_RUN", "lam": float(scaled.lam),
+             "lam_engine": f"{scaled.p}/{scaled.q}"}
+    status = FEASIBLE if hint_tree is not None else UNKNOWN
+    return _result(problem, hint_tree, status, scaled, _trivial_bound(problem, scaled.lam),
+                   deadline, stats)
 
 
 def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree: Tree | None,
@@ -253,11 +265,15 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
     _check(lam, max_depth, time_limit, num_workers)
     deadline = Deadline(time_limit)
     lam_f = Fraction(lam)
-    enc = build_model(problem, max_depth)
+    hint_tree = _hint_tree(problem, hint, lam_f, max_depth) if hint is not None else None
+    try:
+        enc = build_model(problem, max_depth, should_stop=deadline.expired)
+    except BuildInterrupted:
+        return _interrupted(problem, hint_tree, scaled_objective(lam_f, problem.n_rows, max_depth),
+                            deadline)
     if osdt_bounds:
         add_osdt_bounds(enc, lam_f)
     scaled = set_objective(enc, lam_f)
-    hint_tree = _hint_tree(problem, hint, lam_f, max_depth) if hint is not None else None
     enc.stats["build_time"] = deadline.elapsed()
     result, _ = _solve_encoded(enc, scaled, hint_tree, deadline, None, _workers(num_workers),
                                seed, log)
@@ -329,9 +345,15 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
         _check(lam, max_depth, time_limit, num_workers)
     deadline = Deadline(time_limit)
     order = sorted(set(Fraction(x) for x in lams))
-    enc = build_model(problem, max_depth)
     workers = _workers(num_workers)
     base_hint = _hint_tree(problem, hint, order[0], max_depth) if hint is not None else None
+    try:
+        enc = build_model(problem, max_depth, should_stop=deadline.expired)
+    except BuildInterrupted:
+        res = {lam: _interrupted(problem, None if base_hint is None else improve_tree(
+            problem, base_hint, lam), scaled_objective(lam, problem.n_rows, max_depth), deadline)
+            for lam in order}
+        return PathResults(lams, [res[Fraction(x)] for x in lams])
     prev_tree: Tree | None = None
     solved: dict[Fraction, SolveResult] = {}
     for idx, lam in enumerate(order):

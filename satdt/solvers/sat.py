@@ -53,7 +53,7 @@ SOLVERS = INTERRUPTIBLE + BUDGETED
 DEFAULT_SOLVER = "glucose4"
 DEFAULT_ROWS_PER_ROUND = 10
 DEFAULT_AT_MOST_ONE = "none"
-DEFAULT_USELESS = True
+DEFAULT_USELESS = False
 
 # (pysolvers function prefix, attribute of the pysat wrapper holding the C pointer)
 _C_API = {"glucose4": ("glucose41", "glucose"), "glucose3": ("glucose3", "glucose"),
@@ -158,7 +158,7 @@ class SatBackend:
         return result
 
     def _solve_budgeted(self, assumptions: list[int], deadline: Deadline) -> bool | None:
-        budget = 1000
+        budget = 200
         while not deadline.expired():
             self.solver.conf_budget(budget)
             t0 = time.perf_counter()
@@ -167,8 +167,8 @@ class SatBackend:
                 return result
             spent = max(time.perf_counter() - t0, 1e-4)
             left = deadline.remaining() or 0.0
-            # aim at chunks of ~0.2 s, never much beyond the time left
-            target = min(0.2, max(left, 0.01))
+            # aim at chunks of ~0.1 s, never much beyond the time left
+            target = min(0.1, max(left, 0.01))
             budget = int(max(100, min(budget * 4, budget * target / spent)))
         return None
 
@@ -192,6 +192,7 @@ class _State:
     at_most_one: str
     incremental: bool
     rng: np.random.Generator
+    phases: bool = False
     used: np.ndarray = None  # bool mask of distinct rows in the encoding
     rounds: int = 0
     sat_calls: int = 0
@@ -224,13 +225,14 @@ def _validate(problem: BinaryProblem, max_depth: int | None, solver: str, rows_p
         raise ValueError(f"rows_per_round must be a positive integer, got {rows_per_round!r}")
 
 
-def _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed) -> _State:
+def _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed,
+               phases: bool = False) -> _State:
     deadline = Deadline(time_limit)
     problem.check_consistent()
     labels = problem.majority
     return _State(problem=problem, labels=labels, deadline=deadline, solver=solver,
                   rows_per_round=int(rows_per_round), at_most_one=at_most_one, incremental=incremental,
-                  rng=np.random.default_rng(seed), used=np.zeros(problem.n_distinct, dtype=bool))
+                  rng=np.random.default_rng(seed), phases=phases, used=np.zeros(problem.n_distinct, dtype=bool))
 
 
 def _open(state: _State, encoding: DepthEncoding) -> SatBackend:
@@ -265,6 +267,8 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
             wrong = encoding.wrong_rows(feature, leaf_class)
             if wrong.size == 0:
                 return "sat", feature, leaf_class
+            if state.deadline.expired():
+                return "timeout", None, None
             t1 = time.perf_counter()
             pick = wrong if wrong.size <= state.rows_per_round else \
                 state.rng.choice(wrong, size=state.rows_per_round, replace=False)
@@ -318,6 +322,31 @@ def _binary_splits(state: _State, tree: Tree) -> int:
     return finalize_tree(state.problem, tree)[0].n_splits
 
 
+def _phases(state: _State, encoding: DepthEncoding) -> list[int]:
+    """Solution-phase hints: the splits of a CART tree of the encoding's depth, placed at their
+    positions of the perfect tree (SAT phase warm start)."""
+    tree = cart_binary_tree(state.problem, encoding.depth)
+    lits: list[int] = []
+
+    def rec(node: Node, v: int) -> None:
+        if v >= encoding.n_internal:
+            code = encoding._code[node.label]
+            c = encoding.c[v - encoding.n_internal]
+            lits.extend(np.where(code, c, -c).tolist())
+            return
+        if node.is_leaf:
+            if encoding.leaf_marker:
+                lits.append(int(encoding.a[v, encoding.marker]))
+            rec(node, 2 * v + 1)
+            return
+        lits.append(int(encoding.a[v, node.feature]))
+        rec(node.left, 2 * v + 1)
+        rec(node.right, 2 * v + 2)
+
+    rec(tree.root, 0)
+    return lits
+
+
 def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth: int | None,
                   incumbent: Tree | None, keep_solver: bool):
     """DT_depth: the smallest k with a consistent perfect tree of depth k.
@@ -334,9 +363,13 @@ def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth
             return "infeasible", k, None, None, None
         if inc_depth is not None and inc_depth <= k and not keep_solver:
             return "sat", k, incumbent, None, None
+        if state.deadline.expired():
+            return "timeout", k, None, None, None
         t0 = time.perf_counter()
         encoding = make(k)
         backend = _open(state, encoding)
+        if state.phases:
+            backend.solver.set_phases(_phases(state, encoding))
         status, feature, leaf_class = _fit_rows(state, encoding, backend, [])
         state.depth_times[k] = time.perf_counter() - t0
         if status == "sat":
@@ -351,7 +384,8 @@ def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth
 def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, solver: str = DEFAULT_SOLVER,
                     time_limit: float | None = None, incremental: bool = True,
                     rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
-                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, seed: int = 0) -> SolveResult:
+                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
+                    seed: int = 0) -> SolveResult:
     """DT_depth: a tree of minimum depth that classifies every training row correctly.
 
     Parameters
@@ -376,6 +410,8 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
     useless : bool
         Add the useless-split clauses (and the leaf marker) of
         :class:`~satdt.encodings.sat_depth.DepthEncoding`.
+    phases : bool
+        Solution-phase hints from a CART tree of each searched depth.
     seed : int
         Which misclassified rows are added.
 
@@ -386,7 +422,7 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         proven lower bound) or UNKNOWN on timeout, INFEASIBLE when ``max_depth`` is too small.
     """
     _validate(problem, max_depth, solver, rows_per_round)
-    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed)
+    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases)
     method = "sat-depth"
     if _present_classes(problem) <= 1:
         state.used[:] = True
@@ -412,7 +448,8 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
 def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solver: str = DEFAULT_SOLVER,
                    time_limit: float | None = None, incremental: bool = True,
                    rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
-                   warm_start: bool = True, useless: bool = DEFAULT_USELESS, seed: int = 0) -> SolveResult:
+                   warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
+                   seed: int = 0) -> SolveResult:
     """DT_size: the fewest nodes of a tree of depth ``<= K`` that classifies every row correctly.
 
     ``K = max_depth``, or the minimum depth (found first with DT_depth on the same kind of
@@ -430,7 +467,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         depth <= K yet), INFEASIBLE (no consistent tree of depth <= max_depth).
     """
     _validate(problem, max_depth, solver, rows_per_round)
-    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed)
+    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases)
     method = "sat-size"
     n_classes = _present_classes(problem)
     if n_classes <= 1:
