@@ -1,0 +1,42 @@
+"""satdt.bench: the harness behind `satdt bench` and benchmarks/."""
+
+import joblib
+import pytest
+
+from satdt.bench import Task, resolve_dataset, run_benchmark, run_task, to_markdown
+from satdt.data import DataError
+
+
+def test_run_task_records_result_and_errors():
+    row = run_task(Task("sat-depth", "mouse", time_limit=60))
+    assert row["status"] == "OPTIMAL" and row["errors"] == 0 and row["depth"] == 4
+    assert row["time_s"] > 0 and row["peak_rss_mb"] > 0
+    bad = run_task(Task("sat-depth", "no-such-dataset"))
+    assert bad["status"] == "ERROR" and "unknown dataset" in bad["error"]
+
+
+def test_parallel_run_keeps_task_order_and_reports_progress():
+    tasks = [Task(m, d, max_depth=2) for d in ("iris", "mouse") for m in ("cart-gini", "dpdt")]
+    seen = []
+    rows = run_benchmark(tasks, n_jobs=2, progress=lambda done, total, row: seen.append((done, total)))
+    assert [(r["dataset"], r["method"]) for r in rows] == [(t.dataset, t.method) for t in tasks]
+    assert sorted(seen) == [(i, 4) for i in range(1, 5)]
+    iris_cart = rows[0]
+    assert iris_cart["errors"] == 6  # CART depth 2 on iris
+    table = to_markdown(rows)
+    assert table.count("\n") == len(rows) + 1 and "| dataset | method |" in table
+
+
+def test_joblib_backend_is_honoured():
+    tasks = [Task("cart-entropy", "iris", max_depth=d) for d in (1, 2, 3)]
+    with joblib.parallel_config(backend="threading"):
+        rows = run_benchmark(tasks, n_jobs=2)
+    assert [r["errors"] for r in rows] == [50, 6, 4]
+
+
+def test_resolve_dataset(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "tiny.csv").write_text("a,label\n1,0\n2,1\n")
+    assert resolve_dataset("tiny", tmp_path).n_rows == 2
+    with pytest.raises(DataError, match="unknown dataset"):
+        resolve_dataset("absent", tmp_path)
