@@ -61,7 +61,7 @@ def run_maxsat(args: argparse.Namespace, name: str, problem) -> list[dict]:
                    "rounds": None, "sat_calls": None, "variables": r.stats.get("variables"),
                    "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
                    "sat_s": r.stats.get("maxsat_time_s"), "time_s": round(wall, 3), "inferdt_s": None,
-                   "inferdt_value": ref[depth - 2] if depth in (2, 3) else None}
+                   "inferdt_value": ref[depth - 2] if depth in (2, 3) else None, "depth_times_s": ""}
             rows.append(row)
             print(f"{name:40s} errors@{depth} {row['backend']:22s} {r.status:9s} value={r.objective} "
                   f"bound={r.bound} time={wall:.2f}s reference={row['inferdt_value']}", file=sys.stderr, flush=True)
@@ -105,7 +105,8 @@ def run(args: argparse.Namespace) -> list[dict]:
                        "sat_calls": r.stats.get("sat_calls"), "variables": r.stats.get("variables"),
                        "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
                        "sat_s": r.stats.get("sat_time_s"), "time_s": round(wall, 3),
-                       "inferdt_s": ref_time, "inferdt_value": ref_value}
+                       "inferdt_s": ref_time, "inferdt_value": ref_value,
+                       "depth_times_s": " ".join(f"{k}:{v}" for k, v in r.stats.get("depth_times_s", {}).items())}
                 rows.append(row)
                 print(f"{name:40s} {objective:5s} {backend:11s} {r.status:9s} value={r.objective} "
                       f"bound={r.bound} rows_used={row['rows_used']} time={wall:.2f}s "
