@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> list[dict]:
                 solve = solve_min_depth if objective == "depth" else solve_min_size
                 t0 = time.perf_counter()
                 r = solve(problem, solver=backend, time_limit=args.time_limit, rows_per_round=args.rows_per_round,
-                          at_most_one=args.at_most_one, incremental=not args.all_rows)
+                          at_most_one=args.at_most_one, incremental=not args.all_rows,
+                          max_depth=args.max_depth)
                 wall = time.perf_counter() - t0
                 ref = INFERDT.get(name, (None,) * 4)
                 ref_time, ref_value = (ref[0], ref[1]) if objective == "depth" else (ref[2], ref[3])
@@ -135,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depths", nargs="+", type=int, default=[2, 3], help="depths for maxsat")
     parser.add_argument("--solvers", nargs="+", default=[DEFAULT_SOLVER])
     parser.add_argument("--time-limit", type=float, default=300.0)
+    parser.add_argument("--max-depth", type=int, default=None,
+                        help="depth bound K (DT_size: trees of depth <= K instead of the minimum depth)")
     parser.add_argument("--rows-per-round", type=int, default=DEFAULT_ROWS_PER_ROUND)
     parser.add_argument("--at-most-one", default=DEFAULT_AT_MOST_ONE)
     parser.add_argument("--all-rows", action="store_true", help="no incremental example addition")
