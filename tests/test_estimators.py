@@ -13,10 +13,10 @@ from satdt.estimators import (METHODS, BinOCTClassifier, CPSATTreeClassifier, DP
 # Small settings so that scikit-learn's ~40 checks (random data, up to a few hundred rows) stay fast.
 CHECKED = [
     SATTreeClassifier(time_limit=10),
-    MaxSATTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
-    BinOCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
-    OCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
-    CPSATTreeClassifier(lam=0.01, max_depth=2, binarization="quantile", n_thresholds=3, time_limit=5),
+    MaxSATTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
+    BinOCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
+    OCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
+    CPSATTreeClassifier(lam=0.01, max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     DPDTClassifier(max_depth=2, cart_depth=2, alphas=np.linspace(0, 0.1, 5)),
 ]
 

@@ -231,6 +231,124 @@ def best_split_errors(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray
     return f, float(V[f, i]), float(err[f, i])
 
 
+@dataclass
+class _Children:
+    """The ``2K`` children (left, right of each of ``K`` tests) of one state, expanded as states
+    of the last non-terminal level in one batch: child ``2k + side``."""
+
+    weight: np.ndarray
+    err: np.ndarray
+    label: np.ndarray
+    has: np.ndarray          # the child has a test that strictly lowers its errors
+    feature: np.ndarray
+    threshold: np.ndarray
+    left_err: np.ndarray
+    right_err: np.ndarray
+    left_label: np.ndarray
+    right_label: np.ndarray
+
+
+_BATCH = 1 << 22          # entries of a (tests x classes x features x rows) block
+
+
+def last_level_children(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray, L: np.ndarray
+                        ) -> _Children:
+    """Best last split (fewest errors, majority leaves) of every child of every test of a state,
+    all at once, in the *parent's* sorted orders.
+
+    Parameters
+    ----------
+    Xs : ndarray (m, p)
+        The parent state's rows.
+    Wc : ndarray (m, C)
+        Class weights of the rows (integer-valued).
+    order : ndarray (p, m)
+        Row positions sorted by each feature (the parent's).
+    L : ndarray (m, K) bool
+        ``L[:, k]``: the rows test ``k`` sends left (every test non-degenerate).
+
+    Returns
+    -------
+    _Children
+
+    Notes
+    -----
+    A child's split ``x[g] <= t`` partitions the child exactly as the parent's split between
+    the two consecutive distinct parent values around ``t`` does, so every child split is a
+    parent boundary: the child's class weights left of every boundary are a cumulative sum of
+    ``Wc * mask`` along the parent's order, for all ``K`` tests in one ``(K, C, p, m)`` pass
+    (the right child's are the parent's minus the left child's). Only splits strictly better
+    than the child's leaf are kept (a split with the leaf's errors is never chosen by the
+    induction, whatever alpha, since a test costs ``alpha * w >= 0`` and ties prefer the label).
+    Weights are integers, so float32 sums are exact below 2**24. Ties: lowest feature, then
+    lowest threshold, as :func:`best_split_errors`.
+    """
+    m, p = Xs.shape
+    C = Wc.shape[1]
+    K = L.shape[1]
+    WT = np.ascontiguousarray(Wc.T, dtype=np.float32)[:, order]          # (C, p, m)
+    cum_all = np.cumsum(WT, axis=2)
+    tot = cum_all[:, 0, -1]
+    V = np.take_along_axis(Xs.T, order, axis=1)                          # (p, m)
+    pen = np.zeros((p, m), dtype=np.float32)
+    pen[:, :-1][V[:, 1:] <= V[:, :-1]] = np.inf
+    pen[:, -1] = np.inf
+    Lord = L[order]                                                      # (p, m, K)
+    tl = Wc.T.astype(np.float64) @ L                                     # (C, K) left class weights
+    cw = np.empty((2 * K, C))
+    cw[0::2] = tl.T
+    cw[1::2] = tot[None, :] - tl.T
+    weight = cw.sum(axis=1)
+    err = weight - cw.max(axis=1)
+    label = np.argmax(cw, axis=1)
+    best = np.full(2 * K, np.inf)
+    flat = np.zeros(2 * K, dtype=np.int64)
+    step = max(1, _BATCH // max(1, C * p * m))
+    for a in range(0, K, step):
+        b = min(K, a + step)
+        cl = WT[None] * Lord[:, :, a:b].transpose(2, 0, 1)[:, None]       # (k, C, p, m)
+        np.cumsum(cl, axis=3, out=cl)
+        for side in (0, 1):
+            part = cl if side == 0 else cum_all[None] - cl
+            t_c = part[:, :, 0, -1]                                       # (k, C)
+            e = t_c.sum(axis=1)[:, None, None] - part.max(axis=1)
+            e -= (t_c[:, :, None, None] - part).max(axis=1)
+            e += pen
+            e = e.reshape(b - a, -1)
+            i = np.argmin(e, axis=1)
+            best[2 * np.arange(a, b) + side] = e[np.arange(b - a), i]
+            flat[2 * np.arange(a, b) + side] = i
+    has = (err > 0) & (best < err - 0.5)
+    g, pos = np.divmod(flat, m)
+    feature = np.where(has, g, -1)
+    # the chosen split's threshold: midpoint between the child's values on both sides
+    ch = np.flatnonzero(has)
+    threshold = np.zeros(2 * K)
+    left_err = np.zeros(2 * K)
+    right_err = np.zeros(2 * K)
+    left_label = np.zeros(2 * K, dtype=np.int64)
+    right_label = np.zeros(2 * K, dtype=np.int64)
+    if len(ch):
+        k, side = np.divmod(ch, 2)
+        inside = L[:, k] != side.astype(bool)[None, :]                   # (m, n_ch)
+        vals = Xs[:, g[ch]]
+        cut = V[g[ch], pos[ch]]
+        goes_left = vals <= cut[None, :]
+        lo = np.where(inside & goes_left, vals, -np.inf).max(axis=0)
+        hi = np.where(inside & ~goes_left, vals, np.inf).min(axis=0)
+        mid = (lo + hi) / 2.0
+        threshold[ch] = np.where(mid < hi, mid, lo)
+        lw = np.stack([(Wc[:, c][:, None] * (inside & goes_left)).sum(axis=0) for c in range(C)], 1)
+        rw = cw[ch] - lw
+        left_err[ch] = lw.sum(1) - lw.max(1)
+        right_err[ch] = rw.sum(1) - rw.max(1)
+        left_label[ch] = np.argmax(lw, axis=1)
+        right_label[ch] = np.argmax(rw, axis=1)
+    return _Children(weight=weight, err=err, label=label, has=has, feature=feature,
+                     threshold=threshold, left_err=left_err, right_err=right_err,
+                     left_label=left_label, right_label=right_label)
+
+
 # ---------------------------------------------------------------- the MDP
 @dataclass
 class _Level:
@@ -478,6 +596,22 @@ class _RefTree:
         return c if c >= 0 and self.feature[c] >= 0 else -1
 
 
+def _children_level(kids: list[_Children]) -> _Level:
+    """The last non-terminal level from batched children: one state per child (children of
+    different parents are not merged: each is computed once in its parent's batch), at most
+    one test each (its best split), whose children are leaves."""
+    cat = lambda name: np.concatenate([getattr(c, name) for c in kids])  # noqa: E731
+    has = cat("has")
+    ptr = np.zeros(len(has) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(has)
+    zero = np.zeros(int(has.sum()), dtype=np.int64)
+    return _Level(weight=cat("weight"), err=cat("err"), label=cat("label").astype(np.int64), ptr=ptr,
+                  feature=cat("feature")[has].astype(np.int64), threshold=cat("threshold")[has],
+                  left=zero, right=zero, left_err=cat("left_err")[has],
+                  right_err=cat("right_err")[has], left_label=cat("left_label")[has],
+                  right_label=cat("right_label")[has])
+
+
 @dataclass
 class _Builder:
     units: _Units
@@ -538,11 +672,16 @@ class _Builder:
             feat, lo, refs = fk[new], lk[new], ref_g
         return feat.astype(np.int64), lo.astype(float), refs
 
+    def batch_last(self) -> bool:
+        """The last non-terminal level is expanded in batches from its parents
+        (:func:`last_level_children`) when its test is the best split by errors."""
+        return self.max_depth >= 2 and (self.exact_last or self.generator == "exhaustive")
+
     def build(self) -> DPDTModel:
         t0 = time.perf_counter()
         u = self.units
         N = len(u.y)
-        # current level: list of (idx, parent state, parent mask source) and reference nodes
+        # current level: row indices of each state, (parent state, feature, lo, side), reference node
         idx_list = [np.arange(N, dtype=np.int32)]
         parent_of = [(-1, -1, 0.0, 0)]
         ref_of = [0 if (self.ref is not None and self.ref.feature[0] >= 0) else -1]
@@ -551,9 +690,12 @@ class _Builder:
         levels: list[_Level] = []
         self.count(1)
         use_orders = self.generator in ("cart", "exhaustive") or self.exact_last
+        batch = self.batch_last()
+        cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.empty(0, dtype=dt)  # noqa: E731
         for d in range(self.max_depth):
             last = d == self.max_depth - 1
-            keep_orders = use_orders and not last
+            pre_last = batch and d == self.max_depth - 2    # its children are built in batches
+            keep_orders = use_orders and not last and not pre_last
             need_order = use_orders
             n_d = len(idx_list)
             weight = np.empty(n_d)
@@ -561,6 +703,8 @@ class _Builder:
             label = np.empty(n_d, dtype=np.int64)
             ptr = np.zeros(n_d + 1, dtype=np.int64)
             F, T, Lc, Rc, Le, Re, Ll, Rl = [], [], [], [], [], [], [], []
+            kids: list[_Children] = []
+            n_kids = 0
             next_idx: list[np.ndarray] = []
             next_parent: list[tuple] = []
             next_ref: list[int] = []
@@ -604,6 +748,13 @@ class _Builder:
                     Re.append(right_w.sum(1) - right_w.max(1))
                     Ll.append(np.argmax(left_w, axis=1))
                     Rl.append(np.argmax(right_w, axis=1))
+                elif pre_last:
+                    ch = last_level_children(Xs, u.Wc[idx], order, L)
+                    self.count(2 * K + 2 * int(ch.has.sum()))
+                    kids.append(ch)
+                    Lc.append(n_kids + 2 * np.arange(K))
+                    Rc.append(n_kids + 2 * np.arange(K) + 1)
+                    n_kids += 2 * K
                 else:
                     lc = np.empty(K, dtype=np.int64)
                     rc = np.empty(K, dtype=np.int64)
@@ -626,7 +777,6 @@ class _Builder:
                     Rc.append(rc)
                 n_tests += K
                 ptr[s + 1] = n_tests
-            cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.empty(0, dtype=dt)  # noqa: E731
             lv = _Level(weight=weight, err=err, label=label, ptr=ptr,
                         feature=cat(F, np.int64), threshold=cat(T, float),
                         left=cat(Lc, np.int64), right=cat(Rc, np.int64))
@@ -634,6 +784,10 @@ class _Builder:
                 lv.left_err, lv.right_err = cat(Le, float), cat(Re, float)
                 lv.left_label, lv.right_label = cat(Ll, np.int64), cat(Rl, np.int64)
             levels.append(lv)
+            if pre_last:
+                if n_kids:
+                    levels.append(_children_level(kids))
+                break
             if last:
                 break
             orders_prev, idx_prev = orders_cur, idx_list

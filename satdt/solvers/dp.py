@@ -1,0 +1,596 @@
+"""The most accurate tree of depth <= d by dynamic programming and branch and bound (MurTree-style).
+
+Public API: :func:`solve_max_accuracy_dp`.
+
+The search follows MurTree (Demirovic et al., JMLR 2022) over the binary columns of a
+:class:`~satdt.binarize.BinaryProblem`, with the threshold-neighbourhood bounds of ConTree
+(Brita et al., 2025), fully numpy-vectorized:
+
+* **Column chains.** The ``all``/``quantile``/``tree`` binarizations give, per numeric feature,
+  nested columns ``x > t_1 ⊇ x > t_2 ⊇ ...``. Each such *chain* is stored as one integer rank per
+  distinct row (how many of its columns are True); a column is ``rank >= level``. Categorical
+  columns (and any column set that is not nested) are chains of length one. The class counts of
+  every column on any row subset ("frequency counting", MurTree §4.2) then come from one
+  ``np.bincount`` over ``rows x chains`` and a suffix sum per chain: O(rows * features + columns),
+  not O(rows * columns).
+* **Depth 1** (exact): for each column the class counts on the right (``F``) and left
+  (``N - F``); errors = ``|S| - max_c F - max_c (N - F)``.
+* **Depth 2, pair solver** (MurTree's specialised depth-two algorithm): per class ``c`` the pair
+  counts ``P_c = (X * w_c)^T X`` by BLAS (float32, exact for totals < 2^24, else float64), from
+  which every root column's best depth-one subtree on each side follows with array ops. Memory
+  per chunk of ``k`` roots: ``5 * C * k * B`` floats (chunked, about 200 MB).
+* **Depth >= 2, root search** (MurTree's general case): for each root column, solve the left and
+  the right child at depth ``d - 1`` (recursively; depth-1 children inline from the counts),
+  memoised on (row subset, depth) with MurTree's upper-bound semantics: a call with budget
+  ``ub`` returns the exact optimum when it is below ``ub``, else a *lower bound* ``>= ub`` that is
+  cached (MurTree §4.5).
+* **Bounds used for pruning** (every one valid for the optimum of a fixed row set and depth):
+
+  - *leaf-conflict bound*: rows identical in every column but of different classes are
+    misclassified by every tree (``min_errors`` of the subset);
+  - *similarity bound* (MurTree §4.6, ConTree's neighbourhood bound): for row sets ``A`` and
+    ``A'`` and any depth, ``opt(A') >= opt(A) - w(A \\ A')`` (a tree's errors on ``A'`` are its
+    errors on ``A`` minus at most the removed rows). After the children of a root column ``i``
+    are solved (or bounded), this raises the child bounds of *every* other root column ``j`` at
+    once, with ``w(L_i \\ L_j)`` etc. read off the column counts of ``L_i`` and ``R_i``;
+  - *upper bound*: the best tree so far (initially the CART tree of that depth,
+    :func:`~satdt.solvers.common.cart_binary_tree`); a root is skipped when the sum of its
+    children's lower bounds reaches it, a right child is searched only with the budget left
+    by its left child.
+
+  Roots are taken best-first by their children's lower bounds (ties: the depth-one error of the
+  split), so the search stops as soon as the smallest remaining bound reaches the incumbent.
+
+The result is exact: OPTIMAL means every root of every searched node was solved or pruned by
+one of the valid bounds above. On the time limit the best tree found is returned as FEASIBLE with
+the best proven bound of the top-level search.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..binarize import BinaryProblem
+from ..result import FEASIBLE, OPTIMAL, SolveResult
+from ..tree import Node, Tree
+from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree
+
+__all__ = ["solve_max_accuracy_dp", "DEFAULT_PAIR_OPS"]
+
+# depth-2 nodes whose pair solver costs fewer estimated operations use it; larger ones use the
+# root search with depth-one children (measured on the datasets of benchmarks/bench_dp.py)
+DEFAULT_PAIR_OPS = 3e8
+_SMALL_MATRIX = 20_000_000  # cells of problem.X up to which it may be copied as float64
+_CHUNK_FLOATS = 8_000_000  # floats per (C, k, B) work array in the pair solver (~32 MB float32)
+
+
+class _Timeout(Exception):
+    """Raised inside the search when the deadline passes."""
+
+
+@dataclass
+class _Entry:
+    """Memo of one (row subset, depth): a lower bound, and the optimum with its tree when known."""
+
+    lb: float
+    cost: float | None = None
+    node: Node | None = None
+
+
+@dataclass
+class _Chains:
+    """Columns grouped into nested chains; column ``g`` (chain order) is ``rank[:, chain[g]] >= level[g]``."""
+
+    rank: np.ndarray        # (m, p) int32
+    chain: np.ndarray       # (B,) chain of each column, chain order
+    level: np.ndarray       # (B,) level >= 1
+    orig: np.ndarray        # (B,) column index in problem.X
+    slot: np.ndarray        # (B,) bincount slot of (chain, level)
+    end: np.ndarray         # (B,) first slot after the column's chain
+    base: np.ndarray        # (p,) first slot of each chain (level 0)
+    n_slots: int
+
+
+def _build_chains(problem: BinaryProblem) -> _Chains:
+    """Group the columns of ``problem.X`` into nested chains (per numeric feature, by threshold).
+
+    The rank of each distinct row in a chain is read from the original feature value
+    (``searchsorted`` over the chain's thresholds) and then checked against ``problem.X``
+    column by column (row chunks); a group that does not match exactly is split into chains of
+    length one, whose rank is the column itself. So the representation is exact for any column
+    set.
+    """
+    X = problem.X
+    m, B = X.shape
+    groups: dict[int, list[tuple[float, int]]] = {}
+    singles: list[list[int]] = []
+    tests = problem.tests if len(problem.tests) == B else [None] * B
+    for j, t in enumerate(tests):
+        if t is None or t.category is not None:
+            singles.append([j])
+        else:
+            groups.setdefault(t.feature, []).append((t.threshold, j))
+    first = np.full(m, -1, dtype=np.int64)
+    if m and problem.row_of.size:
+        first[problem.row_of[::-1]] = np.arange(problem.row_of.size)[::-1]
+    chains: list[list[int]] = []
+    ranks: list[np.ndarray] = []
+    for f in sorted(groups):
+        ts, cols = zip(*sorted(groups[f]))
+        cols = list(cols)
+        rank = None
+        if (first >= 0).all():
+            rank = np.searchsorted(np.asarray(ts), problem.data.X[first, f], side="left").astype(np.int32)
+            if not _matches(X, cols, rank):
+                rank = None
+        if rank is not None:
+            chains.append(cols)
+            ranks.append(rank)
+        else:
+            chains.extend([j] for j in cols)
+            ranks.extend(X[:, j].astype(np.int32) for j in cols)
+    chains.extend(singles)
+    ranks.extend(X[:, c[0]].astype(np.int32) for c in singles)
+    p = len(chains)
+    rank = np.column_stack(ranks).astype(np.int32) if p else np.zeros((m, 0), dtype=np.int32)
+    lens = np.array([len(c) for c in chains], dtype=np.int64)
+    base = np.concatenate([[0], np.cumsum(lens + 1)[:-1]]).astype(np.int64) if p else np.zeros(0, np.int64)
+    chain = np.repeat(np.arange(p), lens)
+    level = np.concatenate([np.arange(1, k + 1) for k in lens]) if p else np.zeros(0, np.int64)
+    orig = np.concatenate([np.asarray(c) for c in chains]) if p else np.zeros(0, np.int64)
+    slot = base[chain] + level
+    end = base[chain] + lens[chain] + 1
+    return _Chains(rank, chain.astype(np.int64), level.astype(np.int32), orig.astype(np.int64),
+                   slot, end, base, int((lens + 1).sum()))
+
+
+def _matches(X: np.ndarray, cols: list[int], rank: np.ndarray) -> bool:
+    """True when column ``cols[k]`` of ``X`` equals ``rank > k`` on every row."""
+    K = len(cols)
+    c = np.asarray(cols)
+    contiguous = K > 0 and (np.diff(c) == 1).all()
+    levels = np.arange(K, dtype=np.int32)
+    step = max(1, 4_000_000 // max(1, K))
+    for s in range(0, X.shape[0], step):
+        block = X[s:s + step, c[0]:c[-1] + 1] if contiguous else X[s:s + step][:, c]
+        if not np.array_equal(block, rank[s:s + step, None] > levels):
+            return False
+    return True
+
+
+def _leaf_errors(counts: np.ndarray) -> float:
+    return float(counts.sum() - counts.max())
+
+
+class _Search:
+    """The memoised branch and bound over row subsets (indices of distinct rows, sorted)."""
+
+    def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float):
+        self.deadline = deadline
+        self.pair_ops = pair_ops
+        counts = problem.counts.astype(np.float64)
+        self.counts = counts
+        self.C = counts.shape[1]
+        # extra weight column: the leaf-conflict errors of each distinct row
+        self.wext = np.column_stack([counts, counts.sum(1) - counts.max(1)])
+        self.ch = _build_chains(problem)
+        self.B = len(self.ch.chain)
+        self.ftype = np.float32 if counts.sum() < 2 ** 24 else np.float64
+        self.memo: dict[tuple[bytes, int], _Entry] = {}
+        self.stats = {"nodes": 0, "pair_solves": 0, "roots_evaluated": 0, "memo_hits": 0}
+        self.top: dict | None = None
+        self._ticks = 0
+
+    # ------------------------------------------------------------ helpers
+    def check_time(self) -> None:
+        if self.deadline.expired():
+            raise _Timeout
+
+    def column_counts(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Frequency counting: weight of each class (+ conflict errors) on the right of every column.
+
+        Returns ``F`` (B, C + 1) and ``present`` (n_slots,) marking chain ranks that occur in ``S``.
+        """
+        ch = self.ch
+        flat = (ch.rank[S] + ch.base).ravel()
+        p = ch.base.size
+        H = np.empty((self.C + 1, ch.n_slots + 1))
+        H[:, -1] = 0.0
+        for c in range(self.C + 1):
+            H[c, :-1] = np.bincount(flat, weights=np.repeat(self.wext[S, c], p), minlength=ch.n_slots)
+        present = H[:self.C, :-1].sum(0) > 0
+        suffix = np.cumsum(H[:, ::-1], axis=1)[:, ::-1]
+        F = (suffix[:, ch.slot] - suffix[:, ch.end]).T
+        return F, present
+
+    def useful(self, F: np.ndarray, present: np.ndarray, total: float) -> np.ndarray:
+        """Columns that split ``S`` into two non-empty sides, one per distinct split."""
+        ftot = F[:, :self.C].sum(1)
+        return np.flatnonzero(present[self.ch.slot] & (ftot < total - 0.5))
+
+    def goes_right(self, S: np.ndarray, g: int) -> np.ndarray:
+        return self.ch.rank[S, self.ch.chain[g]] >= self.ch.level[g]
+
+    def leaf(self, S: np.ndarray) -> Node:
+        return Node.leaf(int(np.argmax(self.counts[S].sum(0))))
+
+    def split(self, g: int, left: Node, right: Node) -> Node:
+        return Node.split(int(self.ch.orig[g]), 0.5, left, right)
+
+    def stump(self, S: np.ndarray, g: int) -> Node:
+        """Depth-one tree on ``S`` splitting on column ``g`` (a leaf when ``g < 0``)."""
+        if g < 0:
+            return self.leaf(S)
+        r = self.goes_right(S, g)
+        if r.all() or not r.any():
+            return self.leaf(S)
+        return self.split(g, self.leaf(S[~r]), self.leaf(S[r]))
+
+    def depth1(self, F: np.ndarray, N: np.ndarray, U: np.ndarray) -> tuple[float, int]:
+        """Best depth-one tree from the column counts: (errors, column or -1 for a leaf)."""
+        total, leaf = float(N.sum()), _leaf_errors(N)
+        if U.size == 0:
+            return leaf, -1
+        Fc = F[U, :self.C]
+        err = total - Fc.max(1) - (N - Fc).max(1)
+        k = int(np.argmin(err))
+        if err[k] < leaf:
+            return float(err[k]), int(U[k])
+        return leaf, -1
+
+    def greedy(self, S: np.ndarray, d: int) -> tuple[float, Node]:
+        """CART's greedy tree (Gini) of depth <= ``d`` from the column counts: an incumbent."""
+        N = self.counts[S].sum(0)
+        leaf = _leaf_errors(N)
+        if d == 0 or leaf == 0:
+            return leaf, self.leaf(S)
+        F, present = self.column_counts(S)
+        total = float(N.sum())
+        U = self.useful(F, present, total)
+        if U.size == 0:
+            return leaf, self.leaf(S)
+        Fc = F[U, :self.C]
+        nR = Fc.sum(1)
+        score = (Fc ** 2).sum(1) / nR + ((N - Fc) ** 2).sum(1) / (total - nR)
+        g = int(U[int(np.argmax(score))])
+        r = self.goes_right(S, g)
+        cl, nl = self.greedy(S[~r], d - 1)
+        cr, nr = self.greedy(S[r], d - 1)
+        if cl + cr < leaf:
+            return cl + cr, self.split(g, nl, nr)
+        return leaf, self.leaf(S)
+
+    def binary_errors(self, tree: Tree) -> float:
+        """Errors of a tree over the binary columns on the distinct rows, through the chains."""
+        col = {int(o): g for g, o in enumerate(self.ch.orig)}
+
+        def rec(node: Node, S: np.ndarray) -> float:
+            if node.is_leaf:
+                return float(self.counts[S].sum() - self.counts[S, node.label].sum())
+            r = self.goes_right(S, col[node.feature])
+            return rec(node.left, S[~r]) + rec(node.right, S[r])
+
+        return rec(tree.root, np.arange(self.counts.shape[0]))
+
+    # ------------------------------------------------------------ main recursion
+    def solve(self, S: np.ndarray, d: int, ub: float, F: np.ndarray | None = None,
+              present: np.ndarray | None = None, top: bool = False) -> tuple[float, Node | None]:
+        """Optimum of ``S`` at depth <= ``d`` if it is below ``ub`` (with its tree), else a lower
+        bound ``>= ub`` and no tree (a tree may still be returned when the optimum is known)."""
+        self.stats["nodes"] += 1
+        N = self.counts[S].sum(0)
+        leaf = _leaf_errors(N)
+        lb0 = float(self.wext[S, self.C].sum())
+        if d == 0 or leaf <= lb0:
+            return leaf, self.leaf(S)
+        key = (S.tobytes(), d)
+        entry = self.memo.get(key)
+        if entry is not None:
+            self.stats["memo_hits"] += 1
+            if entry.node is not None:
+                return entry.cost, entry.node
+            if entry.lb >= ub:
+                return entry.lb, None
+            lb0 = max(lb0, entry.lb)
+        if lb0 >= ub:
+            return lb0, None
+        self.check_time()
+        if F is None:
+            F, present = self.column_counts(S)
+        elif present is None:
+            present = self._present(S)
+        U = self.useful(F, present, float(N.sum()))
+        if d == 1 or U.size == 0:
+            cost, g = self.depth1(F, N, U)
+            node = self.stump(S, g)
+            self._store(key, cost, cost, node)
+            return cost, node
+        if d == 2 and U.size ** 2 * self.C * (S.size + 40) <= self.pair_ops:
+            cost, node = self.pair_depth2(S, U, F, N)
+            self._store(key, cost, cost, node)
+            return cost, node
+        cost, node, lb = self.root_search(S, d, ub, F, N, U, leaf, lb0, top)
+        self._store(key, lb, cost, node)
+        if node is not None:
+            return cost, node
+        return lb, None
+
+    def _present(self, S: np.ndarray) -> np.ndarray:
+        ch = self.ch
+        flat = (ch.rank[S] + ch.base).ravel()
+        return np.bincount(flat, minlength=ch.n_slots) > 0
+
+    def _store(self, key: tuple[bytes, int], lb: float, cost: float | None, node: Node | None) -> None:
+        old = self.memo.get(key)
+        if old is not None and old.node is None:
+            lb = max(lb, old.lb)
+        self.memo[key] = _Entry(lb, cost if node is not None else None, node)
+
+    # ------------------------------------------------------------ depth 2: pair counts
+    def pair_depth2(self, S: np.ndarray, U: np.ndarray, F: np.ndarray, N: np.ndarray) -> tuple[float, Node]:
+        """MurTree's specialised depth-two solver from pair counts ``P_c = (X * w_c)^T X``.
+
+        For root ``i`` and child column ``j`` the four cells are ``RR = P[i, j]``,
+        ``RL = F[i] - P[i, j]``, ``LR = F[j] - P[i, j]``, ``LL = N - F[i] - F[j] + P[i, j]``;
+        the best right (left) subtree maximises ``max_c RR + max_c RL`` (``LR``, ``LL``) over
+        ``j``, and ``j = i`` is the leaf.
+        """
+        self.stats["pair_solves"] += 1
+        ch, C, ft = self.ch, self.C, self.ftype
+        Xs = (ch.rank[np.ix_(S, ch.chain[U])] >= ch.level[U]).astype(ft)
+        W = self.counts[S].astype(ft)
+        Fu = F[U, :C].T.astype(ft)            # (C, B)
+        Nf = N.astype(ft)
+        tot = float(N.sum())
+        B = U.size
+        best = (np.inf, -1, -1, -1)
+        k = max(1, int(_CHUNK_FLOATS // max(1, C * B)))
+        for s in range(0, B, k):
+            self.check_time()
+            I = np.arange(s, min(B, s + k))
+            P = np.stack([(Xs[:, I] * W[:, c:c + 1]).T @ Xs for c in range(C)])  # (C, k, B)
+            Fi = Fu[:, I][:, :, None]                                            # (C, k, 1)
+            right_gain = P.max(0) + (Fi - P).max(0)                              # (k, B)
+            LR = Fu[:, None, :] - P
+            left_gain = LR.max(0) + ((Nf[:, None, None] - Fi) - LR).max(0)
+            jr = right_gain.argmax(1)
+            jl = left_gain.argmax(1)
+            rows = np.arange(I.size)
+            cost = tot - right_gain[rows, jr] - left_gain[rows, jl]
+            b = int(np.argmin(cost))
+            if cost[b] < best[0]:
+                best = (float(cost[b]), int(U[I[b]]), int(U[jl[b]]), int(U[jr[b]]))
+        cost, gi, gl, gr = best
+        leaf = _leaf_errors(N)
+        if not cost < leaf:
+            return leaf, self.leaf(S)
+        r = self.goes_right(S, gi)
+        node = self.split(gi, self.stump(S[~r], gl), self.stump(S[r], gr))
+        return cost, node
+
+    # ------------------------------------------------------------ depth >= 2: root search
+    def root_search(self, S: np.ndarray, d: int, ub: float, F: np.ndarray, N: np.ndarray,
+                    U: np.ndarray, leaf: float, lb0: float, top: bool
+                    ) -> tuple[float | None, Node | None, float]:
+        """Try every root column of ``U`` best-first, pruning with the bounds of the module doc.
+
+        Returns (cost, node, lower bound): cost and node of the optimum when it is below ``ub``
+        (then the bound equals the cost), else (None, None, a lower bound >= ``ub``).
+        """
+        C = self.C
+        total = float(N.sum())
+        Fu = F[U]                                   # (B, C + 1), right side of each root
+        ftot = Fu[:, :C].sum(1)
+        conf = float(self.wext[S, C].sum())
+        lbR = Fu[:, C].copy()                       # leaf-conflict bound of each side
+        lbL = conf - lbR
+        # tie-break: errors of the depth-one tree with that root
+        err1 = total - Fu[:, :C].max(1) - (N - Fu[:, :C]).max(1)
+        tie = err1 / (total + 1.0)
+        open_ = np.ones(U.size, dtype=bool)
+        best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
+        bound = min(ub, leaf)
+        state = {"leaf": leaf, "lbL": lbL, "lbR": lbR, "best": best_cost, "node": best_node}
+        if top:
+            self.top = state
+        while True:
+            self.check_time()
+            key = np.where(open_, lbL + lbR + tie, np.inf)
+            t = int(np.argmin(key))
+            if not key[t] < bound:      # tie < 1, bounds are integers: lbL + lbR >= bound
+                break
+            open_[t] = False
+            self.stats["roots_evaluated"] += 1
+            g = int(U[t])
+            r = self.goes_right(S, g)
+            SL, SR = S[~r], S[r]
+            FL, presL = self.column_counts(SL)
+            FR = F - FL
+            nL, nR = total - ftot[t], ftot[t]
+            # left child
+            vL, nodeL = self.child(SL, d - 1, bound - lbR[t], FL, presL)
+            self._similar(U, vL, FL, nL, lbL, lbR, left=True)
+            if nodeL is None or vL + lbR[t] >= bound:
+                continue
+            vR, nodeR = self.child(SR, d - 1, bound - vL, FR, None)
+            self._similar(U, vR, FR, nR, lbR, lbL, left=False)
+            if nodeR is not None and vL + vR < bound:
+                best_cost, best_node = vL + vR, (g, nodeL, nodeR)
+                bound = min(ub, best_cost)
+                state["best"], state["node"] = best_cost, best_node
+                if best_cost <= max(lb0, conf):
+                    break
+        if best_cost < ub:
+            if best_node is None:
+                return leaf, self.leaf(S), leaf
+            g, nodeL, nodeR = best_node
+            return best_cost, self.split(g, nodeL, nodeR), best_cost
+        lb = min(leaf, float(np.min(lbL + lbR)))
+        return None, None, max(lb, ub, lb0)
+
+    def _similar(self, U: np.ndarray, v: float, Fa: np.ndarray, n: float,
+                 lb_same: np.ndarray, lb_other: np.ndarray, left: bool) -> None:
+        """Similarity bound from a child ``A`` of root ``i`` with ``opt(A) >= v``.
+
+        For every root ``j``: ``opt(A_j) >= v - w(A \\ A_j)``. With ``A = L_i``:
+        ``w(L_i \\ L_j) = w(L_i ∩ x_j)`` (``Fa``) and ``w(L_i \\ R_j) = |L_i| - w(L_i ∩ x_j)``;
+        with ``A = R_i`` the roles of the two sides swap.
+        """
+        if not v > 0:
+            return
+        right_of_j = Fa[U, :self.C].sum(1)          # weight of A on the right of each root j
+        if left:
+            np.maximum(lb_same, v - right_of_j, out=lb_same)         # A \ L_j = A ∩ x_j
+            np.maximum(lb_other, v - (n - right_of_j), out=lb_other)  # A \ R_j = A ∩ ¬x_j
+        else:
+            np.maximum(lb_same, v - (n - right_of_j), out=lb_same)    # A \ R_j = A ∩ ¬x_j
+            np.maximum(lb_other, v - right_of_j, out=lb_other)        # A \ L_j = A ∩ x_j
+
+    def child(self, S: np.ndarray, d: int, ub: float, F: np.ndarray,
+              present: np.ndarray | None) -> tuple[float, Node | None]:
+        """Solve one child; depth-one children inline from their column counts (not memoised)."""
+        if d == 1:
+            N = self.counts[S].sum(0)
+            if present is None:
+                present = self._present(S)
+            U = self.useful(F, present, float(N.sum()))
+            cost, g = self.depth1(F, N, U)
+            return cost, _LazyStump(self, S, g)
+        return self.solve(S, d, ub, F, present)
+
+
+class _LazyStump(Node):
+    """A depth-one subtree built only if it ends up in the returned tree."""
+
+    def __init__(self, search: _Search, S: np.ndarray, g: int):  # noqa: D107
+        super().__init__()
+        self._args = (search, S, g)
+
+    def build(self) -> Node:
+        search, S, g = self._args
+        return search.stump(S, g)
+
+
+def _materialize(node: Node) -> Node:
+    if isinstance(node, _LazyStump):
+        return node.build()
+    if node.is_leaf:
+        return Node.leaf(node.label)
+    return Node.split(node.feature, node.threshold, _materialize(node.left), _materialize(node.right))
+
+
+def _finalize(problem: BinaryProblem, binary_tree: Tree, search: _Search) -> tuple[Tree, int]:
+    """:func:`finalize_tree`, or for a large matrix its equivalent without a float64 copy of it.
+
+    Same steps: map to the original features with majority leaves, prune, count errors with
+    :meth:`Tree.predict_index` on the original rows, and check they do not exceed the errors on
+    the binarized rows (counted here through the chains).
+    """
+    if problem.X.size <= _SMALL_MATRIX:
+        return finalize_tree(problem, binary_tree)
+    bin_errors = search.binary_errors(binary_tree)
+    tree = problem.to_original(binary_tree, relabel=True)
+    tree.prune()
+    data = problem.data
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    if errors > bin_errors:
+        raise TreeCheckError(f"tree maps to {errors} errors on the original rows but had "
+                             f"{bin_errors:g} on the binarized rows")
+    return tree, errors
+
+
+def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, pair_ops: float) -> None:
+    if not isinstance(problem, BinaryProblem):
+        raise ValueError(f"problem must be a BinaryProblem, got {type(problem).__name__}")
+    if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) or max_depth < 0:
+        raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
+    if upper_bound is not None and (isinstance(upper_bound, bool) or not isinstance(upper_bound, (int, np.integer))
+                                    or upper_bound < 0):
+        raise ValueError(f"upper_bound must be a non-negative integer or None, got {upper_bound!r}")
+    if not pair_ops >= 0:
+        raise ValueError(f"pair_ops must be non-negative, got {pair_ops!r}")
+
+
+def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
+                          upper_bound: int | None = None, pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+    """Most accurate tree of depth <= ``max_depth`` over the binary columns, by DP / branch and bound.
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+    max_depth : int
+        Non-negative; 0 gives the majority leaf.
+    time_limit : float or None
+        Wall-clock seconds for the whole call; on expiry the best tree so far is returned as
+        FEASIBLE with the best proven bound.
+    upper_bound : int or None
+        Errors of a tree known to exist (e.g. a tree being certified): the search only looks
+        for trees with at most that many errors (faster); if it was wrong (no such tree), the
+        search is repeated without it.
+    pair_ops : float
+        Depth-two nodes whose pair-count solver costs at most this many estimated operations use
+        it; larger ones use the root search (0: never the pair solver).
+
+    Returns
+    -------
+    SolveResult
+        ``method="dp"``, ``objective_name="errors"``, ``objective`` = training errors of the
+        returned tree re-evaluated on the original rows, ``bound`` = proven lower bound (equal to
+        ``objective`` when OPTIMAL). ``stats``: search nodes, roots evaluated, pair solves, memo
+        entries, incumbent source.
+    """
+    _validate(problem, max_depth, upper_bound, pair_ops)
+    deadline = Deadline(time_limit)
+    d = int(max_depth)
+    search = _Search(problem, deadline, float(pair_ops))
+    S = np.arange(problem.n_distinct, dtype=np.int64)
+    floor = float(problem.min_errors)
+
+    # incumbent: the CART tree of that depth over the binary columns (scikit-learn's when the
+    # matrix is small, else the same Gini-greedy rule from the column counts: sklearn needs the
+    # matrix as float64)
+    try:
+        if d == 0 or problem.n_binary == 0:
+            inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+        elif problem.X.size <= _SMALL_MATRIX:
+            inc_tree, source = cart_binary_tree(problem, d), "cart"
+        else:
+            inc_tree = Tree(root=search.greedy(S, d)[1], classes=problem.classes)
+            source = "greedy"
+    except _Timeout:
+        inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+    inc_cost = search.binary_errors(inc_tree)
+    bound = floor
+    proven = False
+    try:
+        ub = inc_cost if upper_bound is None else min(inc_cost, float(upper_bound) + 1.0)
+        for attempt in range(2):
+            cost, node = search.solve(S, d, ub, top=True)
+            if node is not None and cost < inc_cost:
+                inc_tree = Tree(root=_materialize(node), classes=problem.classes)
+                inc_cost, source = float(cost), "dp"
+            if node is not None or ub >= inc_cost:
+                break
+            ub = inc_cost  # the given upper bound was not achievable: search again without it
+        proven, bound = True, inc_cost
+    except _Timeout:
+        top = search.top
+        if top is not None:
+            if top["node"] is not None and top["best"] < inc_cost:
+                g, nodeL, nodeR = top["node"]
+                inc_tree = Tree(root=_materialize(search.split(g, nodeL, nodeR)), classes=problem.classes)
+                inc_cost, source = float(top["best"]), "dp"
+            lb = min(top["leaf"], float(np.min(top["lbL"] + top["lbR"])), inc_cost)
+            bound = max(floor, lb)
+    tree, errors = _finalize(problem, inc_tree, search)
+    if errors != inc_cost:
+        raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
+    status = OPTIMAL if proven or bound >= errors else FEASIBLE
+    stats = dict(search.stats, memo_entries=len(search.memo), tree_source=source,
+                 chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct)
+    return SolveResult(tree=tree, status=status, objective=errors,
+                       bound=int(errors if status == OPTIMAL else np.ceil(bound - 1e-9)),
+                       runtime=deadline.elapsed(), method="dp", objective_name="errors", stats=stats)
