@@ -14,7 +14,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from satdt import bruteforce, load_dataset, prepare
 from satdt.result import FEASIBLE
-from satdt.solvers.dpdt import cart_splits, dpdt_objective, solve_dpdt
+import satdt.solvers.dpdt as dpdt_mod
+from satdt.solvers.dpdt import (best_split_errors, best_split_per_feature, cart_splits,
+                                dpdt_objective, last_level_children, solve_dpdt)
 from satdt.tree import Tree
 
 from conftest import random_problem
@@ -68,7 +70,8 @@ BUNDLED = ["iris", "monk1", "monk2", "monk3", "mouse", "wine", "balance-scale", 
 def test_proposition2_bundled(name):
     data = load_dataset(name)
     alphas = np.linspace(0, 0.1, 41)
-    for depth, cart_depth, generator in ((2, 2, "sklearn"), (3, 4, "sklearn"), (3, 3, "cart")):
+    for depth, cart_depth, generator in ((2, 2, "sklearn"), (3, 4, "sklearn"), (3, 3, "cart"),
+                                         (3, 3, "hybrid")):
         res = solve_dpdt(data, max_depth=depth, cart_depth=cart_depth, alphas=alphas,
                          generator=generator, exact_last=depth == 2)
         cart = cart_path_objectives(data, depth, alphas)
@@ -85,7 +88,8 @@ def test_proposition2_random(seed):
     data = prepare(X, y)
     alphas = np.linspace(0, 0.2, 21)
     depth = 2 + seed % 2
-    for generator, exact_last in (("cart", False), ("cart", True), ("sklearn", False)):
+    for generator, exact_last in (("cart", False), ("cart", True), ("sklearn", False),
+                                  ("hybrid", True), ("hybrid", False)):
         res = solve_dpdt(data, max_depth=depth, cart_depth=3, alphas=alphas, generator=generator,
                          exact_last=exact_last, random_state=seed)
         cart = cart_path_objectives(data, depth, alphas, random_state=seed)
@@ -195,3 +199,96 @@ def test_time_limit():
 def test_bad_parameters(kwargs):
     with pytest.raises(ValueError):
         solve_dpdt(load_dataset("iris"), **kwargs)
+
+
+# ------------------------------------------------------------- the batched last level
+def _state(seed):
+    rng = np.random.default_rng(seed)
+    m, p, C = int(rng.integers(2, 60)), int(rng.integers(1, 5)), int(rng.integers(2, 5))
+    X = rng.integers(0, int(rng.integers(2, 8)), size=(m, p)).astype(float)
+    Wc = np.zeros((m, C))
+    Wc[np.arange(m), rng.integers(0, C, m)] = rng.integers(1, 4, m)
+    order = np.argsort(X, axis=0, kind="stable").T.astype(np.int32).copy()
+    return rng, X, Wc, order
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_last_level_children_match_state_by_state(block):
+    """Each child's best split (errors, threshold, leaves) from the batch equals the per-state
+    scan on the child's own rows (300 random states, several tests each)."""
+    for seed in range(75 * block, 75 * block + 75):
+        rng, X, Wc, order = _state(seed)
+        m, p = X.shape
+        K = int(rng.integers(1, 6))
+        L = X[:, rng.integers(0, p, K)] <= rng.integers(0, 4, K)[None, :]
+        keep = L.any(axis=0) & ~L.all(axis=0)
+        if not keep.any():
+            continue
+        L = L[:, keep]
+        ch = last_level_children(X, Wc, order, L)
+        for j in range(2 * L.shape[1]):
+            rows = np.flatnonzero(L[:, j // 2] != bool(j % 2))
+            cw = Wc[rows].sum(axis=0)
+            assert ch.weight[j] == cw.sum() and ch.err[j] == cw.sum() - cw.max()
+            sub_order = np.argsort(X[rows], axis=0, kind="stable").T.copy()
+            f, lo, e = best_split_errors(X[rows], Wc[rows], sub_order)
+            improves = f >= 0 and e < ch.err[j]
+            assert bool(ch.has[j]) == bool(improves), (seed, j)
+            if improves:
+                assert ch.left_err[j] + ch.right_err[j] == e
+                assert ch.feature[j] == f   # same tie-breaking: lowest feature, then threshold
+                left = X[rows, ch.feature[j]] <= ch.threshold[j]
+                assert (left == (X[rows, f] <= lo)).all()
+                lw, rw = Wc[rows][left].sum(axis=0), Wc[rows][~left].sum(axis=0)
+                assert ch.left_err[j] == lw.sum() - lw.max() and ch.right_err[j] == rw.sum() - rw.max()
+                assert lw[ch.left_label[j]] == lw.max() and rw[ch.right_label[j]] == rw.max()
+
+
+def test_best_split_per_feature_is_each_features_best():
+    for seed in range(100):
+        rng, X, Wc, order = _state(seed)
+        feat, lo = best_split_per_feature(X, Wc, order)
+        for f in range(X.shape[1]):
+            vals = np.unique(X[:, f])[:-1]
+            if len(vals) == 0:
+                assert f not in feat
+                continue
+            errs = []
+            for v in vals:
+                lw, rw = Wc[X[:, f] <= v].sum(axis=0), Wc[X[:, f] > v].sum(axis=0)
+                errs.append(lw.sum() - lw.max() + rw.sum() - rw.max())
+            k = int(np.flatnonzero(feat == f)[0])
+            assert lo[k] == vals[int(np.argmin(errs))]
+
+
+@pytest.mark.parametrize("generator", ["hybrid", "sklearn", "cart", "exhaustive"])
+def test_batched_last_level_equals_state_by_state(generator, monkeypatch):
+    """The batched last level gives the same values for every alpha as building its states one
+    by one (with identical states merged)."""
+    names = ["iris", "balance-scale", "wine", "monk2"] if generator != "exhaustive" else []
+    datas = [load_dataset(n) for n in names]
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        n = 12 if generator == "exhaustive" else 150
+        X = rng.integers(0, 5, size=(n, 3)).astype(float)
+        datas.append(prepare(X, (X[:, 0] + rng.integers(0, 3, n) > 3).astype(int) + (rng.random(n) < 0.2)))
+    alphas = np.linspace(0, 0.1, 11)
+    for data in datas:
+        for depth in (2, 3):
+            fast = solve_dpdt(data, max_depth=depth, cart_depth=3, alphas=alphas, generator=generator)
+            monkeypatch.setattr(dpdt_mod, "_BATCH_LAST", False)
+            slow = solve_dpdt(data, max_depth=depth, cart_depth=3, alphas=alphas, generator=generator)
+            monkeypatch.setattr(dpdt_mod, "_BATCH_LAST", True)
+            assert fast.values == pytest.approx(slow.values, abs=1e-12)
+            check_trees(fast, data)
+
+
+def test_default_is_hybrid_and_superset_at_root():
+    data = load_dataset("wine")
+    res = solve_dpdt(data, max_depth=2, alphas=[0.0, 0.01])
+    assert res.stats["generator"] == "hybrid" and res.stats["exact_last"]
+    # at depth 2 the hybrid root tests include every feature's best split and CART's: never
+    # worse than the plain CART generator
+    plain = solve_dpdt(data, max_depth=2, alphas=[0.0, 0.01], generator="sklearn")
+    assert (res.values <= plain.values + 1e-12).all()
+    check_trees(res, data)

@@ -90,6 +90,15 @@ def test_every_backend_agrees(backend):
         _check_tree(problem, s)
 
 
+@pytest.mark.parametrize("strategy", ["ascending", "binary"])
+def test_size_search_strategies_agree(strategy):
+    for seed in range(4000, 4030):
+        problem = _instance(seed)
+        s = solve_min_size(problem, size_search=strategy)
+        assert s.status == OPTIMAL and s.objective == min_nodes(problem, min_depth(problem, 6))[0], seed
+        _check_tree(problem, s)
+
+
 def test_non_binary_features_map_back_to_thresholds():
     problem = random_problem(7, n_rows=30, n_features=3, n_classes=3, consistent=True, binary=False,
                              max_value=6)
@@ -97,8 +106,7 @@ def test_non_binary_features_map_back_to_thresholds():
     _check_tree(problem, r)
     for node in r.tree.root.walk():
         if not node.is_leaf:
-            assert node.threshold != 0.5 or True  # thresholds are midpoints of original values
-            assert node.threshold in {t.threshold for t in problem.tests}
+            assert node.threshold in {t.threshold for t in problem.tests}  # original units
 
 
 # ------------------------------------------------------------------ stats and statuses
@@ -145,6 +153,8 @@ def test_conflicting_rows_raise():
 ])
 def test_bad_parameters(kwargs, message):
     problem = random_problem(1, consistent=True)
+    with pytest.raises(ValueError, match="size_search"):
+        solve_min_size(problem, size_search="nosuch")
     for solve in (solve_min_depth, solve_min_size):
         with pytest.raises(ValueError, match=message):
             solve(problem, **kwargs)

@@ -6,11 +6,12 @@ it is not a split of the real tree. A tree of depth ``<= K`` with ``S`` splits e
 perfect tree by putting its splits at their own positions and the leaf marker at every node
 below a real leaf.
 
-Clause families added to those of :class:`~satdt.encodings.sat_depth.DepthEncoding`
-------------------------------------------------------------------------------------------
-*Leaf closure* (symmetry breaking that makes the count exact): ``not m[v] or m[child]`` for
-each internal node ``v`` and internal child, where ``m[v] = a[v, marker]``. Then every node
-that does not test the marker is reachable and is a split of the real tree.
+Clause families on top of those of :class:`~satdt.encodings.sat_depth.DepthEncoding`
+------------------------------------------------------------------------------------
+*Leaf closure* (built by ``DepthEncoding`` whenever the marker is on; symmetry breaking that
+makes the count exact): ``not m[v] or m[child]`` for each internal node ``v`` and internal
+child, where ``m[v] = a[v, marker]``. Then every node that does not test the marker is
+reachable and is a split of the real tree.
 
 *Used-node counter*: ``sum_v not m[v] <= S`` (at most ``S`` splits, i.e. at most ``2S + 1``
 nodes), with an incremental totalizer (:class:`pysat.card.ITotalizer`) whose output literal

@@ -178,6 +178,7 @@ class _Search:
         self.wext = np.column_stack([counts, counts.sum(1) - counts.max(1)])
         self.ch = _build_chains(problem)
         self.B = len(self.ch.chain)
+        self.allcols = np.arange(self.B)
         self.ftype = np.float32 if counts.sum() < 2 ** 24 else np.float64
         self.memo: dict[tuple[bytes, int], _Entry] = {}
         self.stats = {"nodes": 0, "pair_solves": 0, "roots_evaluated": 0, "memo_hits": 0}
@@ -189,27 +190,31 @@ class _Search:
         if self.deadline.expired():
             raise _Timeout
 
-    def column_counts(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Frequency counting: weight of each class (+ conflict errors) on the right of every column.
+    def column_counts(self, S: np.ndarray, cols: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Frequency counting: weight of each class (+ conflict errors) on the right of columns.
 
-        Returns ``F`` (B, C + 1) and ``present`` (n_slots,) marking chain ranks that occur in ``S``.
+        Returns ``F`` (C + 1, len(cols)) for the columns ``cols`` (default: all) and ``present``
+        (n_slots,) marking the chain ranks that occur in ``S``.
         """
         ch = self.ch
         flat = (ch.rank[S] + ch.base).ravel()
         p = ch.base.size
-        H = np.empty((self.C + 1, ch.n_slots + 1))
-        H[:, -1] = 0.0
+        H = np.zeros((self.C + 1, ch.n_slots + 1))   # prefix sums with a leading zero
         for c in range(self.C + 1):
-            H[c, :-1] = np.bincount(flat, weights=np.repeat(self.wext[S, c], p), minlength=ch.n_slots)
-        present = H[:self.C, :-1].sum(0) > 0
-        suffix = np.cumsum(H[:, ::-1], axis=1)[:, ::-1]
-        F = (suffix[:, ch.slot] - suffix[:, ch.end]).T
-        return F, present
+            H[c, 1:] = np.bincount(flat, weights=np.repeat(self.wext[S, c], p), minlength=ch.n_slots)
+        present = H[0, 1:] > 0
+        for c in range(1, self.C):
+            present |= H[c, 1:] > 0
+        np.cumsum(H, axis=1, out=H)
+        slot, end = (ch.slot, ch.end) if cols is None else (ch.slot[cols], ch.end[cols])
+        # weight at ranks >= level within the chain: prefix(end) - prefix(slot); np.take keeps C order
+        return np.take(H, end, axis=1) - np.take(H, slot, axis=1), present
 
-    def useful(self, F: np.ndarray, present: np.ndarray, total: float) -> np.ndarray:
-        """Columns that split ``S`` into two non-empty sides, one per distinct split."""
-        ftot = F[:, :self.C].sum(1)
-        return np.flatnonzero(present[self.ch.slot] & (ftot < total - 0.5))
+    def useful(self, F: np.ndarray, present: np.ndarray, total: float, cols: np.ndarray) -> np.ndarray:
+        """Positions in ``cols`` (``F`` aligned with it) of the columns that split ``S`` into two
+        non-empty sides, one per distinct split of a chain."""
+        ftot = F[:self.C].sum(0)
+        return np.flatnonzero(present[self.ch.slot[cols]] & (ftot < total - 0.5))
 
     def goes_right(self, S: np.ndarray, g: int) -> np.ndarray:
         return self.ch.rank[S, self.ch.chain[g]] >= self.ch.level[g]
@@ -230,12 +235,13 @@ class _Search:
         return self.split(g, self.leaf(S[~r]), self.leaf(S[r]))
 
     def depth1(self, F: np.ndarray, N: np.ndarray, U: np.ndarray) -> tuple[float, int]:
-        """Best depth-one tree from the column counts: (errors, column or -1 for a leaf)."""
+        """Best depth-one tree from the counts ``F`` of the columns ``U`` (aligned): (errors,
+        column or -1 for a leaf). Columns constant on the rows cost the leaf, so need no filter."""
         total, leaf = float(N.sum()), _leaf_errors(N)
         if U.size == 0:
             return leaf, -1
-        Fc = F[U, :self.C]
-        err = total - Fc.max(1) - (N - Fc).max(1)
+        Fc = F[:self.C]
+        err = total - Fc.max(0) - (N[:, None] - Fc).max(0)
         k = int(np.argmin(err))
         if err[k] < leaf:
             return float(err[k]), int(U[k])
@@ -249,12 +255,12 @@ class _Search:
             return leaf, self.leaf(S)
         F, present = self.column_counts(S)
         total = float(N.sum())
-        U = self.useful(F, present, total)
+        U = self.useful(F, present, total, self.allcols)
         if U.size == 0:
             return leaf, self.leaf(S)
-        Fc = F[U, :self.C]
-        nR = Fc.sum(1)
-        score = (Fc ** 2).sum(1) / nR + ((N - Fc) ** 2).sum(1) / (total - nR)
+        Fc = F[:self.C, U]
+        nR = Fc.sum(0)
+        score = (Fc ** 2).sum(0) / nR + ((N[:, None] - Fc) ** 2).sum(0) / (total - nR)
         g = int(U[int(np.argmax(score))])
         r = self.goes_right(S, g)
         cl, nl = self.greedy(S[~r], d - 1)
@@ -277,9 +283,14 @@ class _Search:
 
     # ------------------------------------------------------------ main recursion
     def solve(self, S: np.ndarray, d: int, ub: float, F: np.ndarray | None = None,
-              present: np.ndarray | None = None, top: bool = False) -> tuple[float, Node | None]:
+              cols: np.ndarray | None = None, present: np.ndarray | None = None,
+              top: bool = False) -> tuple[float, Node | None]:
         """Optimum of ``S`` at depth <= ``d`` if it is below ``ub`` (with its tree), else a lower
-        bound ``>= ub`` and no tree (a tree may still be returned when the optimum is known)."""
+        bound ``>= ub`` and no tree (a tree may still be returned when the optimum is known).
+
+        ``F`` (counts of the columns ``cols`` on ``S``) may be given by the parent; ``cols`` must
+        then hold every column that splits ``S``.
+        """
         self.stats["nodes"] += 1
         N = self.counts[S].sum(0)
         leaf = _leaf_errors(N)
@@ -300,9 +311,11 @@ class _Search:
         self.check_time()
         if F is None:
             F, present = self.column_counts(S)
+            cols = self.allcols
         elif present is None:
             present = self._present(S)
-        U = self.useful(F, present, float(N.sum()))
+        keep = self.useful(F, present, float(N.sum()), cols)
+        F, U = np.take(F, keep, axis=1), cols[keep]
         if d == 1 or U.size == 0:
             cost, g = self.depth1(F, N, U)
             node = self.stump(S, g)
@@ -342,7 +355,7 @@ class _Search:
         ch, C, ft = self.ch, self.C, self.ftype
         Xs = (ch.rank[np.ix_(S, ch.chain[U])] >= ch.level[U]).astype(ft)
         W = self.counts[S].astype(ft)
-        Fu = F[U, :C].T.astype(ft)            # (C, B)
+        Fu = F[:C].astype(ft)                 # (C, B)
         Nf = N.astype(ft)
         tot = float(N.sum())
         B = U.size
@@ -382,13 +395,13 @@ class _Search:
         """
         C = self.C
         total = float(N.sum())
-        Fu = F[U]                                   # (B, C + 1), right side of each root
-        ftot = Fu[:, :C].sum(1)
+        Fu = F                                      # (C + 1, B), right side of each root
+        ftot = Fu[:C].sum(0)
         conf = float(self.wext[S, C].sum())
-        lbR = Fu[:, C].copy()                       # leaf-conflict bound of each side
+        lbR = Fu[C].copy()                          # leaf-conflict bound of each side
         lbL = conf - lbR
         # tie-break: errors of the depth-one tree with that root
-        err1 = total - Fu[:, :C].max(1) - (N - Fu[:, :C]).max(1)
+        err1 = total - Fu[:C].max(0) - (N[:, None] - Fu[:C]).max(0)
         tie = err1 / (total + 1.0)
         open_ = np.ones(U.size, dtype=bool)
         best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
@@ -407,15 +420,15 @@ class _Search:
             g = int(U[t])
             r = self.goes_right(S, g)
             SL, SR = S[~r], S[r]
-            FL, presL = self.column_counts(SL)
+            FL, presL = self.column_counts(SL, U)
             FR = F - FL
             nL, nR = total - ftot[t], ftot[t]
             # left child
-            vL, nodeL = self.child(SL, d - 1, bound - lbR[t], FL, presL)
+            vL, nodeL = self.child(SL, d - 1, bound - lbR[t], FL, U, presL)
             self._similar(U, vL, FL, nL, lbL, lbR, left=True)
             if nodeL is None or vL + lbR[t] >= bound:
                 continue
-            vR, nodeR = self.child(SR, d - 1, bound - vL, FR, None)
+            vR, nodeR = self.child(SR, d - 1, bound - vL, FR, U, None)
             self._similar(U, vR, FR, nR, lbR, lbL, left=False)
             if nodeR is not None and vL + vR < bound:
                 best_cost, best_node = vL + vR, (g, nodeL, nodeR)
@@ -441,7 +454,7 @@ class _Search:
         """
         if not v > 0:
             return
-        right_of_j = Fa[U, :self.C].sum(1)          # weight of A on the right of each root j
+        right_of_j = Fa[:self.C].sum(0)             # weight of A on the right of each root j
         if left:
             np.maximum(lb_same, v - right_of_j, out=lb_same)         # A \ L_j = A ∩ x_j
             np.maximum(lb_other, v - (n - right_of_j), out=lb_other)  # A \ R_j = A ∩ ¬x_j
@@ -449,17 +462,13 @@ class _Search:
             np.maximum(lb_same, v - (n - right_of_j), out=lb_same)    # A \ R_j = A ∩ ¬x_j
             np.maximum(lb_other, v - right_of_j, out=lb_other)        # A \ L_j = A ∩ x_j
 
-    def child(self, S: np.ndarray, d: int, ub: float, F: np.ndarray,
+    def child(self, S: np.ndarray, d: int, ub: float, F: np.ndarray, cols: np.ndarray,
               present: np.ndarray | None) -> tuple[float, Node | None]:
         """Solve one child; depth-one children inline from their column counts (not memoised)."""
         if d == 1:
-            N = self.counts[S].sum(0)
-            if present is None:
-                present = self._present(S)
-            U = self.useful(F, present, float(N.sum()))
-            cost, g = self.depth1(F, N, U)
+            cost, g = self.depth1(F, self.counts[S].sum(0), cols)
             return cost, _LazyStump(self, S, g)
-        return self.solve(S, d, ub, F, present)
+        return self.solve(S, d, ub, F, cols, present)
 
 
 class _LazyStump(Node):

@@ -42,7 +42,8 @@ except ImportError:  # pragma: no cover
     _pysolvers = None
 
 __all__ = ["solve_min_depth", "solve_min_size", "SatBackend", "bulk_adder", "add_blocks", "SOLVERS", "INTERRUPTIBLE", "BUDGETED",
-           "DEFAULT_SOLVER", "DEFAULT_ROWS_PER_ROUND", "DEFAULT_AT_MOST_ONE", "DEFAULT_USELESS"]
+           "DEFAULT_SOLVER", "DEFAULT_ROWS_PER_ROUND", "DEFAULT_AT_MOST_ONE", "DEFAULT_USELESS",
+           "DEFAULT_SIZE_SEARCH", "SIZE_SEARCHES"]
 
 #: backends a timer thread can interrupt
 INTERRUPTIBLE = ("glucose4", "glucose3", "glucose42", "minisat22", "minisatgh", "maplechrono", "maplecm",
@@ -54,6 +55,7 @@ DEFAULT_SOLVER = "glucose4"
 DEFAULT_ROWS_PER_ROUND = 10
 DEFAULT_AT_MOST_ONE = "none"
 DEFAULT_USELESS = False
+DEFAULT_SIZE_SEARCH = "descending"
 
 # (pysolvers function prefix, attribute of the pysat wrapper holding the C pointer)
 _C_API = {"glucose4": ("glucose41", "glucose"), "glucose3": ("glucose3", "glucose"),
@@ -449,7 +451,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
                    time_limit: float | None = None, incremental: bool = True,
                    rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
-                   seed: int = 0) -> SolveResult:
+                   size_search: str = DEFAULT_SIZE_SEARCH, seed: int = 0) -> SolveResult:
     """DT_size: the fewest nodes of a tree of depth ``<= K`` that classifies every row correctly.
 
     ``K = max_depth``, or the minimum depth (found first with DT_depth on the same kind of
@@ -457,7 +459,9 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
     number of splits is tightened on one incremental solver (totalizer + assumptions) from the
     best tree found down to UNSAT.
 
-    Parameters are those of :func:`solve_min_depth`.
+    Parameters are those of :func:`solve_min_depth`, and ``size_search`` (one of
+    :data:`SIZE_SEARCHES`): which bound to try next between the proven lower bound and the best
+    tree (see :func:`_size_search`).
 
     Returns
     -------
@@ -467,6 +471,8 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         depth <= K yet), INFEASIBLE (no consistent tree of depth <= max_depth).
     """
     _validate(problem, max_depth, solver, rows_per_round)
+    if size_search not in SIZE_SEARCHES:
+        raise ValueError(f"unknown size_search {size_search!r}; choose one of {', '.join(SIZE_SEARCHES)}")
     state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases)
     method = "sat-size"
     n_classes = _present_classes(problem)
@@ -502,14 +508,20 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
             return _result(state, None, INFEASIBLE, "nodes", None, method)
         best = encoding.to_tree(feature, leaf_class, problem.classes)
     try:
-        return _size_search(state, encoding, backend, best, incumbent, low, method)
+        return _size_search(state, encoding, backend, best, incumbent, low, method, size_search)
     finally:
         backend.close()
 
 
+SIZE_SEARCHES = ("descending", "ascending", "binary")
+
+
 def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, best: Tree,
-                 incumbent: Tree | None, low: int, method: str) -> SolveResult:
-    """Tighten "at most S splits" from the best tree's size down to UNSAT (SAT-UNSAT search)."""
+                 incumbent: Tree | None, low: int, method: str, strategy: str = "descending") -> SolveResult:
+    """Tighten "at most S splits" between the proven lower bound and the best tree until they
+    meet: ``descending`` tries one below the best tree (SAT-UNSAT), ``ascending`` the lower
+    bound (UNSAT-SAT, raises the bound step by step), ``binary`` the middle. UNSAT at S proves
+    ``low = S + 1``; SAT gives a smaller tree."""
     best_splits = _binary_splits(state, best)
     if incumbent is not None and _binary_depth(state, incumbent) <= encoding.depth:
         cart_splits = _binary_splits(state, incumbent)
@@ -519,13 +531,14 @@ def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, bes
     backend.add(encoding.counter_clauses(best_splits))
     state.build_time += time.perf_counter() - t0
     while best_splits > low:
-        bound = best_splits - 1
+        bound = {"descending": best_splits - 1, "ascending": low,
+                 "binary": (low + best_splits - 1) // 2}[strategy]
         status, feature, leaf_class = _fit_rows(state, encoding, backend, encoding.at_most(bound))
         if status == "timeout":
             return _result(state, best, FEASIBLE, "nodes", 2 * low + 1, method)
         if status == "unsat":
-            low = best_splits
-            break
+            low = bound + 1
+            continue
         tree = encoding.to_tree(feature, leaf_class, state.problem.classes)
         splits = _binary_splits(state, tree)
         if splits > bound:
