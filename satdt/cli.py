@@ -155,7 +155,7 @@ def cmd_solve(a: argparse.Namespace) -> int:
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=a.time_limit)
-    model.fit(data.X if not data.schema.categories else _frame(data), data.labels)
+    model.fit(_frame(data), data.labels)
     summary = solve_summary(a.method, model, data)
     if a.json:
         print(json.dumps(summary))
@@ -177,7 +177,7 @@ def cmd_solve(a: argparse.Namespace) -> int:
 
 
 def _frame(data: Dataset) -> Any:
-    """Categorical columns back as their values, so the estimator sees what a user would pass."""
+    """The data as a user would pass it: named columns, categorical columns as their values."""
     import pandas as pd
 
     cats = data.schema.categories

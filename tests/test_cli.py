@@ -74,3 +74,45 @@ def test_bench_runs_heuristics(capsys):
     assert "[1/1]" in err
     code, _, err = run(capsys, "bench", "--methods", "nope", "--datasets", "iris")
     assert code == 1 and "unknown method" in err
+
+
+@pytest.mark.parametrize("method, extra", [
+    ("sat-depth", []), ("sat-size", []), ("maxsat", ["--max-depth", "2"]), ("binoct", ["--max-depth", "2"]),
+    ("oct", ["--max-depth", "2", "--alpha", "0.001"]), ("cpsat", ["--max-depth", "2", "--lam", "0.01"]),
+    ("dpdt", ["--max-depth", "2", "--cart-depth", "3,2", "--alpha", "0.001"]),
+])
+def test_solve_json_follows_the_contract(capsys, method, extra):
+    code, out, err = run(capsys, "solve", "mouse", "--method", method, "--json", "--time-limit", "60", *extra)
+    assert code == 0, err
+    d = json.loads(out)
+    assert JSON_KEYS <= set(d)
+    assert d["method"] == method and d["status"] in ("OPTIMAL", "FEASIBLE")
+    assert 0.0 <= d["train_accuracy"] <= 1.0
+    assert d["train_accuracy"] == pytest.approx(1 - d["errors"] / 70)
+    assert d["tree"]["feature_names"] == ["A", "B", "C", "D", "E"]
+    if method.startswith("sat"):
+        assert d["errors"] == 0 and d["depth"] == 4 and d["status"] == "OPTIMAL"
+        assert d["objective"] == (4 if method == "sat-depth" else 15)
+    else:
+        assert d["depth"] <= 2
+    if method == "maxsat":
+        assert d["status"] == "OPTIMAL" and d["objective"] == d["errors"] == 2
+    if method == "dpdt":
+        assert d["pareto_front"] and d["status"] == "FEASIBLE"
+
+
+def test_export_formats_to_file(capsys, tmp_path):
+    from satdt.tree import Tree
+
+    for fmt in ("text", "json", "dot"):
+        path = tmp_path / f"tree.{fmt}"
+        code, out, _ = run(capsys, "solve", "lung-cancer", "--method", "sat-depth", "--export", fmt, "--output", str(path))
+        assert code == 0 and "sat-depth on lung-cancer: OPTIMAL" in out
+        text = path.read_text()
+        if fmt == "json":
+            tree = Tree.from_json(text)
+            assert tree.depth() == 3
+        elif fmt == "dot":
+            assert text.startswith("digraph Tree")
+        else:
+            assert "class:" in text and any(name in text for name in ("Age", "Smokes", "AreaQ", "Alkhol"))
