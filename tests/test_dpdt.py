@@ -292,3 +292,22 @@ def test_default_is_hybrid_and_superset_at_root():
     plain = solve_dpdt(data, max_depth=2, alphas=[0.0, 0.01], generator="sklearn")
     assert (res.values <= plain.values + 1e-12).all()
     check_trees(res, data)
+
+
+def test_last_level_children_stop_at_deadline(monkeypatch):
+    """An expired deadline stops the batch between blocks: the remaining children keep their
+    weights and labels but get no test."""
+    from satdt.solvers.common import Deadline
+
+    rng, X, Wc, order = _state(3)
+    L = X[:, [0] * 6] <= np.array([0, 1, 2, 3, 4, 5])[None, :]
+    L = L[:, L.any(axis=0) & ~L.all(axis=0)]
+    full = last_level_children(X, Wc, order, L)
+    monkeypatch.setattr(dpdt_mod, "_BATCH", 1)       # one test per block
+    deadline = Deadline(1e-6)
+    time.sleep(0.01)
+    cut = last_level_children(X, Wc, order, L, deadline)
+    assert not cut.complete and full.complete
+    assert (cut.weight == full.weight).all() and (cut.err == full.err).all()
+    assert (cut.label == full.label).all()
+    assert (cut.has[:2] == full.has[:2]).all() and not cut.has[2:].any()

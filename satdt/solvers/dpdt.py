@@ -7,7 +7,8 @@ The MDP
 -------
 A *state* is ``(rows, depth)``: the training rows that reach a node and its depth. Identical
 states (same rows, same depth) are built once: a level's states are keyed by a 128-bit hash of
-their sorted row indices. At a state of depth ``< max_depth`` the *actions* are
+their sorted row indices (the batched last level of ``exact_last`` is the exception, see
+below). At a state of depth ``< max_depth`` the *actions* are
 
 * a *label action*: the episode ends with reward ``-(misclassified weight) / n`` (the majority
   class is the best label);
@@ -89,7 +90,8 @@ from ..result import FEASIBLE, SolveResult
 from ..tree import Node, Tree
 from .common import Deadline
 
-__all__ = ["solve_dpdt", "DPDTResult", "DPDTModel", "build_mdp", "cart_splits", "GENERATORS"]
+__all__ = ["solve_dpdt", "DPDTResult", "DPDTModel", "build_mdp", "cart_splits", "GENERATORS",
+           "last_level_children", "best_split_per_feature", "best_split_errors"]
 
 GENERATORS = ("hybrid", "sklearn", "cart", "exhaustive")
 _TOL = 1e-9            # in weight units: a label action within _TOL of the best test wins
@@ -258,6 +260,7 @@ class _Children:
     right_err: np.ndarray
     left_label: np.ndarray
     right_label: np.ndarray
+    complete: bool = True
 
 
 _BATCH = 1 << 17          # entries (tests x features x rows) of a cache-sized batch block
@@ -289,8 +292,8 @@ def _split_errors(part: np.ndarray, t_c: np.ndarray) -> np.ndarray:
     return e
 
 
-def last_level_children(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray, L: np.ndarray
-                        ) -> _Children:
+def last_level_children(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray, L: np.ndarray,
+                        deadline: Deadline | None = None) -> _Children:
     """Best last split (fewest errors, majority leaves) of every child of every test of a state,
     all at once, in the *parent's* sorted orders.
 
@@ -304,6 +307,9 @@ def last_level_children(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray, L: np
         Row positions sorted by each feature (the parent's).
     L : ndarray (m, K) bool
         ``L[:, k]``: the rows test ``k`` sends left (every test non-degenerate).
+    deadline : Deadline, optional
+        Checked between blocks; once expired, the remaining children get no test
+        (``complete`` is then False).
 
     Returns
     -------
@@ -337,7 +343,13 @@ def last_level_children(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray, L: np
     flat = np.zeros(2 * K, dtype=np.int64)
     LT = np.ascontiguousarray(L.T)                                       # (K, m)
     step = max(1, _BATCH // max(1, p * m))
+    complete = True
     for a in range(0, K, step):
+        if a and deadline is not None and deadline.expired():
+            for c in range(C):                            # totals only, for the labels
+                tl[c, a:] = (Wc[:, c][:, None] * L[:, a:]).sum(axis=0)
+            complete = False
+            break
         b = min(K, a + step)
         k = b - a
         Lk = np.take(LT[a:b], order, axis=1)                             # (k, p, m) bool
@@ -393,7 +405,7 @@ def last_level_children(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray, L: np
         right_label[ch] = np.argmax(rw, axis=1)
     return _Children(weight=weight, err=err, label=label, has=has, feature=feature,
                      threshold=threshold, left_err=left_err, right_err=right_err,
-                     left_label=left_label, right_label=right_label)
+                     left_label=left_label, right_label=right_label, complete=complete)
 
 
 def best_split_per_feature(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray
@@ -495,9 +507,9 @@ def _last_level_values(lv: _Level, alphas: np.ndarray) -> tuple[np.ndarray, tupl
         pos = np.where(hit, np.arange(len(c)), len(c))
         best_k[has] = np.minimum.reduceat(pos, starts)
         best_c[has] = mins
-    split = alphas[None, :] * lv.weight[:, None] + best_c[:, None]
-    leaf = lv.err[:, None] + 0.0 * alphas[None, :]
-    V = np.minimum(leaf, split)
+    V = np.multiply.outer(lv.weight, alphas)           # alpha * w + c, then min with the label
+    V += best_c[:, None]
+    np.minimum(V, lv.err[:, None], out=V)
     return V, (best_k, best_c)
 
 
@@ -824,7 +836,9 @@ class _Builder:
                     Ll.append(np.argmax(left_w, axis=1))
                     Rl.append(np.argmax(right_w, axis=1))
                 elif pre_last:
-                    ch = last_level_children(Xs, u.Wc[idx], order, L)
+                    ch = last_level_children(Xs, u.Wc[idx], order, L, self.deadline)
+                    if not ch.complete:
+                        self.truncated = True
                     self.count(2 * K + 2 * int(ch.has.sum()))
                     kids.append(ch)
                     Lc.append(n_kids + 2 * np.arange(K))

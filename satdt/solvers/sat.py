@@ -43,7 +43,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["solve_min_depth", "solve_min_size", "SatBackend", "bulk_adder", "add_blocks", "SOLVERS", "INTERRUPTIBLE", "BUDGETED",
            "DEFAULT_SOLVER", "DEFAULT_ROWS_PER_ROUND", "DEFAULT_AT_MOST_ONE", "DEFAULT_USELESS",
-           "DEFAULT_SIZE_SEARCH", "SIZE_SEARCHES"]
+           "DEFAULT_SIZE_SEARCH", "SIZE_SEARCHES", "ROW_PICKS", "DEFAULT_ROW_PICK"]
 
 #: backends a timer thread can interrupt
 INTERRUPTIBLE = ("glucose4", "glucose3", "glucose42", "minisat22", "minisatgh", "maplechrono", "maplecm",
@@ -56,6 +56,8 @@ DEFAULT_ROWS_PER_ROUND = 10
 DEFAULT_AT_MOST_ONE = "none"
 DEFAULT_USELESS = False
 DEFAULT_SIZE_SEARCH = "descending"
+ROW_PICKS = ("random", "leaf")
+DEFAULT_ROW_PICK = "random"
 
 # (pysolvers function prefix, attribute of the pysat wrapper holding the C pointer)
 _C_API = {"glucose4": ("glucose41", "glucose"), "glucose3": ("glucose3", "glucose"),
@@ -107,6 +109,54 @@ def add_blocks(add: Callable, ptr: object, blocks: list[ClauseBlock]) -> int:
     return total
 
 
+class _Watchdog:
+    """One daemon thread, started once per process, that interrupts armed solvers at their
+    deadlines.
+
+    Replaces a ``threading.Timer`` per SAT call: starting and joining a thread costs 5-10 ms on
+    a loaded machine, more than most SAT calls of the incremental loop. ``disarm`` returns only
+    when the solver can no longer be interrupted by this watchdog (``interrupt`` is called under
+    the lock), so clearing the interrupt flag afterwards is safe.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._armed: dict[int, tuple[float, object]] = {}
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, solver, when: float) -> int:
+        with self._cond:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="satdt-sat-watchdog", daemon=True)
+                self._thread.start()
+            self._next += 1
+            self._armed[self._next] = (when, solver)
+            self._cond.notify()
+            return self._next
+
+    def disarm(self, token: int) -> None:
+        with self._cond:
+            self._armed.pop(token, None)
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                if not self._armed:
+                    self._cond.wait()
+                    continue
+                now = time.monotonic()
+                for token, (when, solver) in list(self._armed.items()):
+                    if when <= now:
+                        solver.interrupt()
+                        del self._armed[token]
+                if self._armed:
+                    self._cond.wait(max(1e-3, min(w for w, _ in self._armed.values()) - now))
+
+
+_WATCHDOG = _Watchdog()
+
+
 class SatBackend:
     """One incremental python-sat solver: bulk clause loading and wall-clock-limited solves.
 
@@ -148,14 +198,11 @@ class SatBackend:
             self.solve_time += time.perf_counter() - t0
 
     def _solve_interrupt(self, assumptions: list[int], remaining: float) -> bool | None:
-        timer = threading.Timer(remaining, self.solver.interrupt)
-        timer.daemon = True
-        timer.start()
+        token = _WATCHDOG.arm(self.solver, time.monotonic() + remaining)
         try:
             result = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
         finally:
-            timer.cancel()
-            timer.join()
+            _WATCHDOG.disarm(token)
             self.solver.clear_interrupt()
         return result
 
@@ -195,12 +242,14 @@ class _State:
     incremental: bool
     rng: np.random.Generator
     phases: bool = False
+    row_pick: str = "random"
     used: np.ndarray = None  # bool mask of distinct rows in the encoding
     rounds: int = 0
     sat_calls: int = 0
     build_time: float = 0.0
     solve_time: float = 0.0
     depth_times: dict = field(default_factory=dict)
+    size_steps: list = field(default_factory=list)  # (bound on splits, "sat"/"unsat"/"timeout", s)
     last: dict = field(default_factory=dict)  # variables/clauses of the last encoding
 
     def initial_rows(self) -> np.ndarray:
@@ -216,11 +265,15 @@ class _State:
                 "sat_calls": self.sat_calls, "backend": self.solver, "incremental": self.incremental,
                 "rows_per_round": self.rows_per_round, "at_most_one": self.at_most_one,
                 "build_time_s": round(self.build_time, 4), "sat_time_s": round(self.solve_time, 4),
-                "depth_times_s": {k: round(v, 4) for k, v in self.depth_times.items()}, **self.last}
+                "depth_times_s": {k: round(v, 4) for k, v in self.depth_times.items()},
+                "size_steps": list(self.size_steps), **self.last}
 
 
-def _validate(problem: BinaryProblem, max_depth: int | None, solver: str, rows_per_round: int) -> None:
+def _validate(problem: BinaryProblem, max_depth: int | None, solver: str, rows_per_round: int,
+              row_pick: str = "random") -> None:
     check_solver_name(solver)
+    if row_pick not in ROW_PICKS:
+        raise ValueError(f"unknown row_pick {row_pick!r}; choose one of {', '.join(ROW_PICKS)}")
     if max_depth is not None and (not isinstance(max_depth, (int, np.integer)) or max_depth < 0):
         raise ValueError(f"max_depth must be a non-negative integer or None, got {max_depth!r}")
     if not isinstance(rows_per_round, (int, np.integer)) or rows_per_round < 1:
@@ -228,13 +281,14 @@ def _validate(problem: BinaryProblem, max_depth: int | None, solver: str, rows_p
 
 
 def _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed,
-               phases: bool = False) -> _State:
+               phases: bool = False, row_pick: str = "random") -> _State:
     deadline = Deadline(time_limit)
     problem.check_consistent()
     labels = problem.majority
     return _State(problem=problem, labels=labels, deadline=deadline, solver=solver,
                   rows_per_round=int(rows_per_round), at_most_one=at_most_one, incremental=incremental,
-                  rng=np.random.default_rng(seed), phases=phases, used=np.zeros(problem.n_distinct, dtype=bool))
+                  rng=np.random.default_rng(seed), phases=phases, row_pick=row_pick,
+                  used=np.zeros(problem.n_distinct, dtype=bool))
 
 
 def _open(state: _State, encoding: DepthEncoding) -> SatBackend:
@@ -247,6 +301,29 @@ def _open(state: _State, encoding: DepthEncoding) -> SatBackend:
     backend.add(encoding.row_clauses(np.flatnonzero(state.used)))
     state.build_time += time.perf_counter() - t0
     return backend
+
+
+def _pick_rows(state: _State, encoding: DepthEncoding, feature: np.ndarray, wrong: np.ndarray) -> np.ndarray:
+    """``rows_per_round`` of the misclassified rows ``wrong``.
+
+    ``row_pick="random"``: a uniform sample. ``"leaf"``: spread over the leaves of the current
+    tree (round robin over the leaves, random within a leaf): rows that share a leaf tend to be
+    fixed by the same change of the tree, rows of different leaves each force a change.
+    """
+    n = state.rows_per_round
+    if wrong.size <= n:
+        return wrong
+    if state.row_pick == "random":
+        return state.rng.choice(wrong, size=n, replace=False)
+    perm = state.rng.permutation(wrong)
+    leaf = encoding.leaf_of(feature, encoding.X[perm])
+    order = np.argsort(leaf, kind="stable")
+    sorted_leaf = leaf[order]
+    starts = np.flatnonzero(np.r_[True, sorted_leaf[1:] != sorted_leaf[:-1]])
+    sizes = np.diff(np.r_[starts, sorted_leaf.size])
+    rank = np.empty(perm.size, dtype=np.int64)
+    rank[order] = np.arange(perm.size) - np.repeat(starts, sizes)  # position within its leaf
+    return perm[np.argsort(rank, kind="stable")[:n]]
 
 
 def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
@@ -272,8 +349,7 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
             if state.deadline.expired():
                 return "timeout", None, None
             t1 = time.perf_counter()
-            pick = wrong if wrong.size <= state.rows_per_round else \
-                state.rng.choice(wrong, size=state.rows_per_round, replace=False)
+            pick = _pick_rows(state, encoding, feature, wrong)
             state.used[pick] = True
             state.rounds += 1
             backend.add(encoding.row_clauses(pick))
@@ -387,7 +463,7 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
                     time_limit: float | None = None, incremental: bool = True,
                     rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                     warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
-                    seed: int = 0) -> SolveResult:
+                    seed: int = 0, row_pick: str = DEFAULT_ROW_PICK) -> SolveResult:
     """DT_depth: a tree of minimum depth that classifies every training row correctly.
 
     Parameters
@@ -416,6 +492,9 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         Solution-phase hints from a CART tree of each searched depth.
     seed : int
         Which misclassified rows are added.
+    row_pick : str
+        How the added rows are chosen among the misclassified ones: ``"random"`` or ``"leaf"``
+        (spread over the leaves of the current tree), see :func:`_pick_rows`.
 
     Returns
     -------
@@ -423,8 +502,9 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         objective_name ``"depth"``; OPTIMAL with the minimum depth, FEASIBLE (best tree, bound =
         proven lower bound) or UNKNOWN on timeout, INFEASIBLE when ``max_depth`` is too small.
     """
-    _validate(problem, max_depth, solver, rows_per_round)
-    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases)
+    _validate(problem, max_depth, solver, rows_per_round, row_pick)
+    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases,
+                       row_pick)
     method = "sat-depth"
     if _present_classes(problem) <= 1:
         state.used[:] = True
@@ -451,7 +531,8 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
                    time_limit: float | None = None, incremental: bool = True,
                    rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
-                   size_search: str = DEFAULT_SIZE_SEARCH, seed: int = 0) -> SolveResult:
+                   size_search: str = DEFAULT_SIZE_SEARCH, seed: int = 0,
+                   row_pick: str = DEFAULT_ROW_PICK) -> SolveResult:
     """DT_size: the fewest nodes of a tree of depth ``<= K`` that classifies every row correctly.
 
     ``K = max_depth``, or the minimum depth (found first with DT_depth on the same kind of
@@ -470,10 +551,11 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         FEASIBLE (smallest tree found, bound = proven lower bound on nodes), UNKNOWN (no tree of
         depth <= K yet), INFEASIBLE (no consistent tree of depth <= max_depth).
     """
-    _validate(problem, max_depth, solver, rows_per_round)
+    _validate(problem, max_depth, solver, rows_per_round, row_pick)
     if size_search not in SIZE_SEARCHES:
         raise ValueError(f"unknown size_search {size_search!r}; choose one of {', '.join(SIZE_SEARCHES)}")
-    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases)
+    state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases,
+                       row_pick)
     method = "sat-size"
     n_classes = _present_classes(problem)
     if n_classes <= 1:
@@ -533,7 +615,9 @@ def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, bes
     while best_splits > low:
         bound = {"descending": best_splits - 1, "ascending": low,
                  "binary": (low + best_splits - 1) // 2}[strategy]
+        t1 = time.perf_counter()
         status, feature, leaf_class = _fit_rows(state, encoding, backend, encoding.at_most(bound))
+        state.size_steps.append((bound, status, round(time.perf_counter() - t1, 4)))
         if status == "timeout":
             return _result(state, best, FEASIBLE, "nodes", 2 * low + 1, method)
         if status == "unsat":
