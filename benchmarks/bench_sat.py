@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import sklearn.tree  # noqa: F401  (imported once, outside the timed calls)
 from satdt import load_dataset
 from satdt.binarize import Binarizer
 from satdt.solvers.maxsat import solve_max_accuracy
-from satdt.solvers.sat import (DEFAULT_AT_MOST_ONE, DEFAULT_ROWS_PER_ROUND, DEFAULT_SOLVER, solve_min_depth,
-                               solve_min_size)
+from satdt.solvers.sat import (DEFAULT_AT_MOST_ONE, DEFAULT_ROW_PICK, DEFAULT_ROWS_PER_ROUND, DEFAULT_SOLVER,
+                               ROW_PICKS, solve_min_depth, solve_min_size)
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ["iris", "monk1", "monk2", "monk3", "wine", "mouse", "zoo", "lung_cancer_examples", "car",
@@ -60,12 +62,21 @@ def run_maxsat(args: argparse.Namespace, name: str, problem) -> list[dict]:
                    "nodes": r.tree.n_nodes if r.tree is not None else None, "rows_used": problem.n_distinct,
                    "rounds": None, "sat_calls": None, "variables": r.stats.get("variables"),
                    "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
-                   "sat_s": r.stats.get("maxsat_time_s"), "time_s": round(wall, 3), "inferdt_s": None,
+                   "sat_s": r.stats.get("maxsat_time_s"), "time_s": round(wall, 3), "times_s": f"{wall:.3f}",
+                   "load_avg": _load(), "inferdt_s": None,
                    "inferdt_value": ref[depth - 2] if depth in (2, 3) else None, "depth_times_s": ""}
             rows.append(row)
             print(f"{name:40s} errors@{depth} {row['backend']:22s} {r.status:9s} value={r.objective} "
                   f"bound={r.bound} time={wall:.2f}s reference={row['inferdt_value']}", file=sys.stderr, flush=True)
     return rows
+
+
+def _load() -> str:
+    """1-minute load average (the machine is shared)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:  # pragma: no cover
+        return ""
 
 
 def warm_up() -> None:
@@ -90,11 +101,15 @@ def run(args: argparse.Namespace) -> list[dict]:
                 continue
             for backend in args.solvers:
                 solve = solve_min_depth if objective == "depth" else solve_min_size
-                t0 = time.perf_counter()
-                r = solve(problem, solver=backend, time_limit=args.time_limit, rows_per_round=args.rows_per_round,
-                          at_most_one=args.at_most_one, incremental=not args.all_rows,
-                          max_depth=args.max_depth)
-                wall = time.perf_counter() - t0
+                walls = []
+                for rep in range(args.repeat):  # median wall time over repeats (InferDT: median of 3)
+                    t0 = time.perf_counter()
+                    r = solve(problem, solver=backend, time_limit=args.time_limit,
+                              rows_per_round=args.rows_per_round, at_most_one=args.at_most_one,
+                              incremental=not args.all_rows, max_depth=args.max_depth, seed=args.seed + rep,
+                              row_pick=args.row_pick)
+                    walls.append(time.perf_counter() - t0)
+                wall = float(np.median(walls))
                 ref = INFERDT.get(name, (None,) * 4)
                 ref_time, ref_value = (ref[0], ref[1]) if objective == "depth" else (ref[2], ref[3])
                 row = {"dataset": name, "rows": problem.n_rows, "distinct": problem.n_distinct,
@@ -106,6 +121,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                        "sat_calls": r.stats.get("sat_calls"), "variables": r.stats.get("variables"),
                        "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
                        "sat_s": r.stats.get("sat_time_s"), "time_s": round(wall, 3),
+                       "times_s": " ".join(f"{w:.3f}" for w in walls), "load_avg": _load(),
                        "inferdt_s": ref_time, "inferdt_value": ref_value,
                        "depth_times_s": " ".join(f"{k}:{v}" for k, v in r.stats.get("depth_times_s", {}).items())}
                 rows.append(row)
@@ -118,7 +134,8 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 def markdown(rows: list[dict]) -> str:
     head = ["dataset", "rows", "distinct", "binary_features", "objective", "backend", "status", "value",
-            "depth", "nodes", "rows_used", "time_s", "build_s", "sat_s", "inferdt_value", "inferdt_s"]
+            "depth", "nodes", "rows_used", "time_s", "times_s", "build_s", "sat_s", "load_avg", "inferdt_value",
+            "inferdt_s"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         timed_out = row["objective"] in ("depth", "size") and row["inferdt_s"] is None
@@ -141,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows-per-round", type=int, default=DEFAULT_ROWS_PER_ROUND)
     parser.add_argument("--at-most-one", default=DEFAULT_AT_MOST_ONE)
     parser.add_argument("--all-rows", action="store_true", help="no incremental example addition")
+    parser.add_argument("--row-pick", default=DEFAULT_ROW_PICK, choices=ROW_PICKS)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per cell; time_s is their median")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first run (then seed + 1, ...)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "sat"))
     args = parser.parse_args(argv)
     rows = run(args)

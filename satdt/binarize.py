@@ -149,11 +149,7 @@ class Binarizer:
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         """Boolean matrix (n, number of tests); True = the row goes right."""
-        X = np.asarray(X, dtype=float)
-        out = np.empty((X.shape[0], len(self.tests_)), dtype=bool)
-        for k, test in enumerate(self.tests_):
-            out[:, k] = test.column(X)
-        return out
+        return _columns(self.tests_, np.asarray(X, dtype=float))
 
     def problem(self, data: Dataset, fit: bool = True) -> "BinaryProblem":
         """Binarize ``data`` (fitting first unless ``fit=False``) and merge identical rows."""
@@ -162,14 +158,78 @@ class Binarizer:
         return BinaryProblem.build(self.transform(data.X), data, list(self.tests_), self.strategy)
 
 
+def _feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
+    """Runs of consecutive tests on one feature: (feature, categorical, start, stop)."""
+    blocks: list[tuple[int, bool, int, int]] = []
+    for k, test in enumerate(tests):
+        key = (test.feature, test.category is not None)
+        if blocks and blocks[-1][:2] == key and blocks[-1][3] == k:
+            blocks[-1] = (*key, blocks[-1][2], k + 1)
+        else:
+            blocks.append((*key, k, k + 1))
+    return blocks
+
+
+def _block(tests: list[BinaryTest], X: np.ndarray, block: tuple[int, bool, int, int],
+           transposed: bool = False) -> np.ndarray:
+    """One feature's tests on every row: (n, k), or (k, n) with ``transposed``."""
+    feature, categorical, start, stop = block
+    thresholds = np.array([t.threshold for t in tests[start:stop]])
+    compare = np.not_equal if categorical else np.greater
+    if transposed:
+        return compare(X[:, feature][None, :], thresholds[:, None])
+    return compare(X[:, feature][:, None], thresholds[None, :])
+
+
+def _columns(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray:
+    """Every test applied to ``X``: one vectorized comparison per run of tests on a feature."""
+    out = np.empty((X.shape[0], len(tests)), dtype=bool)
+    for block in _feature_blocks(tests):
+        feature, categorical, start, stop = block
+        thresholds = np.array([t.threshold for t in tests[start:stop]])
+        compare = np.not_equal if categorical else np.greater
+        compare(X[:, feature][:, None], thresholds[None, :], out=out[:, start:stop])
+    return out
+
+
+def _words(bits: np.ndarray) -> np.ndarray:
+    """Rows of a bool matrix packed into 64-bit words: (rows, ceil(cols / 64)) uint64."""
+    packed = np.packbits(bits, axis=1)
+    pad = (-packed.shape[1]) % 8
+    if pad:
+        packed = np.hstack([packed, np.zeros((packed.shape[0], pad), dtype=np.uint8)])
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
+def _first_of_equal_rows(words: np.ndarray) -> np.ndarray:
+    """For each row, the index of the first row equal to it (hash, then exact confirmation)."""
+    digest = np.zeros(words.shape[0], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for k in range(words.shape[1]):
+            digest = digest * np.uint64(0x9E3779B97F4A7C15) + words[:, k]
+    _, first, group = np.unique(digest, return_index=True, return_inverse=True)
+    rep = first[group.ravel()]
+    if not (words == words[rep]).all():  # a hash collision: exact grouping instead
+        _, first, group = np.unique(words, axis=0, return_index=True, return_inverse=True)
+        rep = first[group.ravel()]
+    return rep
+
+
 def _drop_redundant(tests: list[BinaryTest], X: np.ndarray) -> list[BinaryTest]:
-    cols = np.column_stack([t.column(X) for t in tests])
-    canon = cols ^ cols[0:1, :]          # complement-equivalent columns become equal
-    keep = canon.any(axis=0)             # constant columns are all False here
-    _, first = np.unique(np.packbits(canon, axis=0).T, axis=0, return_index=True)
-    unique_mask = np.zeros(len(tests), dtype=bool)
-    unique_mask[first] = True
-    return [t for t, k in zip(tests, keep & unique_mask) if k]
+    """Drop constant columns and columns equal to, or the complement of, an earlier one.
+
+    Each column is flipped so that its first row is False (a column and its complement become
+    equal) and packed into 64-bit words, one feature at a time; equal columns are found by
+    hashing and confirmed exactly. The earliest column of each group is kept.
+    """
+    parts = []
+    for block in _feature_blocks(tests):
+        cols = _block(tests, X, block, transposed=True)      # (k, n)
+        cols ^= cols[:, :1]
+        parts.append(_words(cols))
+    words = np.vstack(parts)
+    keep = words.any(axis=1) & (_first_of_equal_rows(words) == np.arange(len(tests)))
+    return [t for t, k in zip(tests, keep) if k]
 
 
 @dataclass
@@ -205,9 +265,12 @@ class BinaryProblem:
         if Xb.shape[1] == 0:
             distinct, row_of = np.zeros((1, 0), dtype=bool), np.zeros(Xb.shape[0], dtype=np.int64)
         else:
-            packed = np.packbits(Xb, axis=1)
-            _, first, row_of = np.unique(packed, axis=0, return_index=True, return_inverse=True)
-            row_of = row_of.ravel()
+            # distinct rows in order of first appearance
+            rep = _first_of_equal_rows(_words(Xb))
+            first = np.flatnonzero(rep == np.arange(len(rep)))
+            position = np.empty(len(rep), dtype=np.int64)
+            position[first] = np.arange(len(first))
+            row_of = position[rep]
             distinct = Xb[first]
         counts = np.zeros((distinct.shape[0], n_classes), dtype=np.int64)
         np.add.at(counts, (row_of, data.y), 1)
@@ -269,7 +332,7 @@ class BinaryProblem:
     # ---------------------------------------------------------- trees
     def errors(self, tree: Tree) -> int:
         """Weighted training errors of a tree over the binary columns."""
-        pred = tree.predict_index(self.X.astype(np.float64))
+        pred = tree.predict_index(self.X)
         return int(self.weights.sum() - self.counts[np.arange(self.n_distinct), pred].sum())
 
     def to_original(self, tree: Tree, relabel: bool = False) -> Tree:
@@ -292,7 +355,7 @@ class BinaryProblem:
     def leaf_labels(self, tree: Tree) -> Tree:
         """Give each leaf of a binary-column tree the class counts of the distinct rows it gets
         and its majority class (leaves that get no row keep their label). In place."""
-        for leaf, rows in tree.apply(self.X.astype(np.float64)):
+        for leaf, rows in tree.apply(self.X):
             leaf.counts = self.counts[rows].sum(axis=0)
             if leaf.counts.sum() > 0:
                 leaf.label = int(np.argmax(leaf.counts))

@@ -339,9 +339,11 @@ class DPDTClassifier(_TreeClassifier):
         Penalties solved at once (None: 1000 values in [0, 1]).
     alpha : float
         The penalty whose tree ``predict`` uses.
-    generator : {"sklearn", "cart", "exhaustive"}
-        Test generator: scikit-learn's CART, satdt's vectorized numpy CART (faster, ties broken
-        by lowest feature index), or every split (exact, exponential).
+    generator : {"hybrid", "sklearn", "cart", "exhaustive"}
+        Test generator: ``"hybrid"`` (default: scikit-learn's depth-K CART plus each feature's
+        best split at the root, best-first CART with 2^K leaves deeper), ``"sklearn"`` (the
+        paper's depth-K CART at every state), ``"cart"`` (satdt's vectorized numpy CART, ties
+        broken by lowest feature index), ``"exhaustive"`` (every split: exact, exponential).
     exact_last : bool
         Every split is a candidate at states one test from ``max_depth`` (never worse, faster).
     max_states : int
@@ -353,7 +355,7 @@ class DPDTClassifier(_TreeClassifier):
     _uses_binarizer = False
 
     def __init__(self, max_depth: int = 3, cart_depth: int | list = 5, alphas: Any = None, alpha: float = 0.0,
-                 generator: str = "sklearn", exact_last: bool = True, max_states: int = 1_000_000,
+                 generator: str = "hybrid", exact_last: bool = True, max_states: int = 1_000_000,
                  random_state: int = 0, time_limit: float | None = None):
         self.max_depth = max_depth
         self.cart_depth = cart_depth

@@ -106,3 +106,22 @@ def test_to_original_routes_rows_like_the_binary_tree():
         assert np.array_equal(original.predict_index(data.X), btree.predict_index(full_binary))
         assert original.feature_names == data.feature_names
         assert p.errors(btree) == int((original.predict_index(data.X) != data.y).sum())
+
+
+def test_row_grouping_matches_naive_reference():
+    from satdt.binarize import _first_of_equal_rows, _words
+
+    rng = np.random.default_rng(7)
+    for width in (1, 5, 63, 64, 65, 200):
+        base = rng.random((12, width)) < 0.5
+        bits = base[rng.integers(0, 12, size=80)]
+        rep = _first_of_equal_rows(_words(bits))
+        naive = [next(j for j in range(80) if np.array_equal(bits[i], bits[j])) for i in range(80)]
+        assert rep.tolist() == naive
+
+
+def test_distinct_rows_keep_first_appearance_order():
+    X = np.array([[3.0], [1.0], [3.0], [2.0], [1.0]])
+    p = Binarizer("all").problem(prepare(X, [0, 1, 0, 1, 1]))
+    assert p.row_of.tolist() == [0, 1, 0, 2, 1]
+    assert p.counts.tolist() == [[2, 0], [0, 2], [0, 1]]

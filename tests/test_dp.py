@@ -1,8 +1,11 @@
-"""The DP / branch-and-bound max-accuracy engine (satdt.solvers.dp) against brute force and known optima."""
+"""The DP / branch-and-bound engine (satdt.solvers.dp), max accuracy and the regularized objective,
+against brute force (exact fractions), CP-SAT and known optima."""
 
 from __future__ import annotations
 
+import functools
 import time
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -10,7 +13,7 @@ import pytest
 from satdt import bruteforce
 from satdt.binarize import Binarizer
 from satdt.data import load_dataset, prepare
-from satdt.solvers.dp import solve_max_accuracy_dp
+from satdt.solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
 
 from conftest import random_problem
 
@@ -76,6 +79,7 @@ def test_known_optima(name, depth, optimum):
     assert res.objective == res.bound == optimum
 
 
+@functools.lru_cache(maxsize=1)
 def _hard_problem():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3000, 8))
@@ -113,3 +117,122 @@ def test_no_columns_gives_majority_leaf():
     problem = Binarizer("all").problem(prepare(np.ones((5, 2)), [0, 1, 1, 0, 1]))
     res = solve_max_accuracy_dp(problem, max_depth=3)
     assert res.status == "OPTIMAL" and res.objective == 2 and res.tree.n_nodes == 1
+
+
+# ---------------------------------------------------------------------- regularized objective
+
+def _exact_min_regularized(problem, lam, depth) -> Fraction:
+    """bruteforce.best_tree with exact Fraction costs: errors / n + lam per leaf."""
+    n, lam = problem.n_rows, Fraction(lam)
+    cost, _ = bruteforce.best_tree(problem, depth, lambda c: Fraction(int(c.sum() - c.max()), n) + lam,
+                                   lambda c: Fraction(0))
+    return cost
+
+
+def _check_reg(problem, res, lam, depth) -> Fraction:
+    """Re-evaluate the returned tree; check the reported figures; return its exact value."""
+    data = problem.data
+    assert res.method == "dp" and res.objective_name == "regularized"
+    tree = res.tree
+    assert tree is not None and tree.depth() <= depth
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    assert errors == res.stats["errors"] and tree.n_leaves == res.stats["leaves"]
+    value = Fraction(errors, problem.n_rows) + Fraction(lam) * tree.n_leaves
+    assert res.objective == float(value)
+    assert res.bound is not None and res.bound <= res.objective
+    if res.status == "OPTIMAL":
+        assert res.bound == res.objective
+        p, q = map(int, res.stats["lam_engine"].split("/"))
+        assert q * errors + p * problem.n_rows * tree.n_leaves == res.stats["engine_objective"]
+    return value
+
+
+LAMS = ((0.005, 0.05, 1 / 3), (0.02, 0.1, 0.0125))
+
+
+# 60 seeds x 3 lambdas x depths 2-3 (360 instances, both depth-2 solvers at depth 2)
+@pytest.mark.parametrize("seed", range(60))
+def test_regularized_equals_bruteforce(seed):
+    problem = random_problem(3000 + seed, n_rows=8 + seed % 14, n_features=3 + seed % 2,
+                             n_classes=2 + seed % 3, binary=seed % 2 == 0)
+    for lam in LAMS[seed % 2]:
+        for depth in (2, 3):
+            ref = _exact_min_regularized(problem, lam, depth)
+            for pair_ops in ((0.0, 1e12) if depth == 2 else (1e12,)):
+                res = solve_regularized_dp(problem, lam=lam, max_depth=depth, pair_ops=pair_ops)
+                assert res.status == "OPTIMAL"
+                assert _check_reg(problem, res, lam, depth) == ref, (seed, lam, depth, pair_ops)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_regularized_depth4_equals_bruteforce(seed):
+    problem = random_problem(4000 + seed, n_rows=12 + seed % 8, n_features=3, n_classes=2 + seed % 2,
+                             binary=seed % 3 == 0, consistent=seed % 2 == 0)
+    for lam in (0.01, 0.04):
+        res = solve_regularized_dp(problem, lam=lam, max_depth=4)
+        assert res.status == "OPTIMAL"
+        assert _check_reg(problem, res, lam, 4) == _exact_min_regularized(problem, lam, 4)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_regularized_lambda_zero_is_max_accuracy(seed):
+    problem = random_problem(5000 + seed, n_rows=10 + seed % 20, n_features=4, n_classes=2 + seed % 3,
+                             binary=seed % 2 == 1)
+    for depth in (0, 2, 3):
+        res = solve_regularized_dp(problem, lam=0.0, max_depth=depth)
+        acc = solve_max_accuracy_dp(problem, max_depth=depth)
+        assert res.status == acc.status == "OPTIMAL"
+        assert res.stats["errors"] == acc.objective == bruteforce.min_errors(problem, depth)[0]
+        assert res.objective == acc.objective / problem.n_rows
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_regularized_lambda_above_half_is_single_leaf(seed):
+    problem = random_problem(6000 + seed, n_rows=20, n_features=4, n_classes=2 + seed % 3)
+    for lam in (0.5000001, 0.75, 3.0):
+        res = solve_regularized_dp(problem, lam=lam, max_depth=3)
+        assert res.status == "OPTIMAL" and res.tree.n_nodes == 1
+        _check_reg(problem, res, lam, 3)
+
+
+@pytest.mark.parametrize("name,lam,depth", [("monk3", 0.01, 2), ("iris", 0.02, 2), ("monk1", 0.025, 2)])
+def test_regularized_agrees_with_cpsat(name, lam, depth):
+    from satdt.solvers.cpsat import solve_regularized
+    problem = Binarizer("all").problem(load_dataset(name))
+    a = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=30)
+    b = solve_regularized(problem, lam=lam, max_depth=depth, time_limit=60)
+    _check_reg(problem, a, lam, depth)
+    assert a.status == b.status == "OPTIMAL"
+    assert a.objective == b.objective
+
+
+# GOSDT 1.0.4 exact objectives at depth <= 5 (issue 4); monk1 one-hot bundled copy
+@pytest.mark.parametrize("lam,objective,leaves", [(0.01, 0.07, 7), (0.005, 0.035, 7)])
+def test_regularized_monk1_gosdt(lam, objective, leaves):
+    problem = Binarizer("all").problem(load_dataset("monk1-onehot"))
+    res = solve_regularized_dp(problem, lam=lam, max_depth=5, time_limit=60)
+    assert res.status == "OPTIMAL"
+    assert _check_reg(problem, res, lam, 5) == Fraction(lam) * leaves
+    assert abs(res.objective - objective) < 1e-12
+
+
+def test_regularized_time_limit_honoured():
+    problem = _hard_problem()
+    t0 = time.perf_counter()
+    res = solve_regularized_dp(problem, lam=0.001, max_depth=5, time_limit=1.5)
+    assert time.perf_counter() - t0 < 1.5 + 1.5
+    assert res.status == "FEASIBLE"
+    _check_reg(problem, res, 0.001, 5)
+    assert res.bound < res.objective
+
+
+def test_regularized_bad_parameters():
+    problem = random_problem(0)
+    for bad in (-0.1, float("nan"), float("inf"), "0.1", None):
+        with pytest.raises(ValueError, match="lam"):
+            solve_regularized_dp(problem, lam=bad, max_depth=2)
+    for bad in (-1, 1.5, None):
+        with pytest.raises(ValueError, match="max_depth"):
+            solve_regularized_dp(problem, lam=0.01, max_depth=bad)
+    with pytest.raises(ValueError, match="time_limit"):
+        solve_regularized_dp(problem, lam=0.01, max_depth=2, time_limit=0)

@@ -89,7 +89,7 @@ def test_proposition2_random(seed):
     alphas = np.linspace(0, 0.2, 21)
     depth = 2 + seed % 2
     for generator, exact_last in (("cart", False), ("cart", True), ("sklearn", False),
-                                  ("hybrid", True), ("hybrid", False)):
+                                  ("hybrid", seed % 3 == 0)):
         res = solve_dpdt(data, max_depth=depth, cart_depth=3, alphas=alphas, generator=generator,
                          exact_last=exact_last, random_state=seed)
         cart = cart_path_objectives(data, depth, alphas, random_state=seed)
@@ -265,9 +265,9 @@ def test_best_split_per_feature_is_each_features_best():
 def test_batched_last_level_equals_state_by_state(generator, monkeypatch):
     """The batched last level gives the same values for every alpha as building its states one
     by one (with identical states merged)."""
-    names = ["iris", "balance-scale", "wine", "monk2"] if generator != "exhaustive" else []
+    names = ["iris", "balance-scale", "wine"] if generator != "exhaustive" else []
     datas = [load_dataset(n) for n in names]
-    for seed in range(6):
+    for seed in range(5):
         rng = np.random.default_rng(seed)
         n = 12 if generator == "exhaustive" else 150
         X = rng.integers(0, 5, size=(n, 3)).astype(float)

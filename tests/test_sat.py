@@ -13,7 +13,7 @@ from satdt.bruteforce import min_depth, min_nodes
 from satdt.encodings.sat_depth import DepthEncoding, prefix_bits
 from satdt.encodings.sat_size import SizeEncoding
 from satdt.result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
-from satdt.solvers.sat import SOLVERS, solve_min_depth, solve_min_size
+from satdt.solvers.sat import ROW_PICKS, SOLVERS, solve_min_depth, solve_min_size
 
 from conftest import random_problem
 
@@ -42,10 +42,12 @@ def test_depth_and_size_match_bruteforce(block):
     for seed in range(block * 50, block * 50 + 50):
         problem = _instance(seed)
         depth = min_depth(problem, limit=6)
-        r = solve_min_depth(problem, rows_per_round=1 + seed % 4, seed=seed)
+        pick = ROW_PICKS[seed % len(ROW_PICKS)]
+        r = solve_min_depth(problem, rows_per_round=1 + seed % 4, seed=seed, row_pick=pick)
         assert r.status == OPTIMAL and r.objective == depth == r.bound, seed
         _check_tree(problem, r)
-        s = solve_min_size(problem, rows_per_round=1 + seed % 3, seed=seed, warm_start=bool(seed % 2))
+        s = solve_min_size(problem, rows_per_round=1 + seed % 3, seed=seed, warm_start=bool(seed % 2),
+                           row_pick=pick)
         nodes, _ = min_nodes(problem, depth)
         assert s.status == OPTIMAL and s.objective == nodes == s.bound, seed
         assert s.tree.depth() <= depth
@@ -150,6 +152,7 @@ def test_conflicting_rows_raise():
     ({"rows_per_round": 0}, "rows_per_round"),
     ({"time_limit": -1}, "time_limit"),
     ({"at_most_one": "nosuch"}, "at_most_one"),
+    ({"row_pick": "nosuch"}, "row_pick"),
 ])
 def test_bad_parameters(kwargs, message):
     problem = random_problem(1, consistent=True)
@@ -188,6 +191,18 @@ def test_time_limit_is_honoured(backend):
     if s.tree is not None:
         _check_tree(problem, s)
         assert s.bound <= s.objective
+
+
+def test_time_limited_calls_share_one_watchdog_thread():
+    """Many SAT calls under a time limit: no thread per call, none left behind."""
+    import threading
+    problem = Binarizer("all").problem(load_dataset("mouse"))
+    solve_min_depth(problem, time_limit=60)
+    before = threading.active_count()
+    for seed in range(5):
+        r = solve_min_size(problem, time_limit=60, seed=seed)
+        assert r.status == OPTIMAL and r.objective == 15 and r.stats["sat_calls"] > 5
+    assert threading.active_count() <= max(before, 2)
 
 
 def test_time_limit_depth_returns_cart_tree_as_feasible():

@@ -48,17 +48,20 @@ the best proven bound of the top-level search.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from ..binarize import BinaryProblem
+from ..encodings.cpsat_regularized import exact_objective, scaled_objective
 from ..result import FEASIBLE, OPTIMAL, SolveResult
 from ..tree import Node, Tree
 from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree
 
-__all__ = ["solve_max_accuracy_dp", "DEFAULT_PAIR_OPS"]
+__all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "DEFAULT_PAIR_OPS"]
 
 # depth-2 nodes whose pair solver costs fewer estimated operations use it; larger ones use the
 # root search with depth-one children (measured on the datasets of benchmarks/bench_dp.py)
@@ -168,9 +171,14 @@ def _leaf_errors(counts: np.ndarray) -> float:
 class _Search:
     """The memoised branch and bound over row subsets (indices of distinct rows, sorted)."""
 
-    def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float):
+    def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
+                 q: int = 1, leaf_cost: int = 0):
         self.deadline = deadline
         self.pair_ops = pair_ops
+        # cost of a tree = q * errors + leaf_cost * leaves (max accuracy: q = 1, leaf_cost = 0);
+        # integers, exact in float64 below 2**53
+        self.q = float(q)
+        self.lc = float(leaf_cost)
         counts = problem.counts.astype(np.float64)
         self.counts = counts
         self.C = counts.shape[1]
@@ -210,11 +218,29 @@ class _Search:
         # weight at ranks >= level within the chain: prefix(end) - prefix(slot); np.take keeps C order
         return np.take(H, end, axis=1) - np.take(H, slot, axis=1), present
 
-    def useful(self, F: np.ndarray, present: np.ndarray, total: float, cols: np.ndarray) -> np.ndarray:
+    def useful(self, F: np.ndarray, present: np.ndarray, N: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Positions in ``cols`` (``F`` aligned with it) of the columns that split ``S`` into two
-        non-empty sides, one per distinct split of a chain."""
-        ftot = F[:self.C].sum(0)
-        return np.flatnonzero(present[self.ch.slot[cols]] & (ftot < total - 0.5))
+        non-empty sides, one per distinct split of a chain.
+
+        With a leaf cost (regularized objective) also OSDT's *leaf support* bound (Hu et al.
+        2019, Theorem 3.5): in an optimal tree every non-root leaf classifies ``k`` rows
+        correctly with ``q * k >= leaf_cost`` (else replacing its parent by its sibling subtree
+        loses at most ``k`` rows, saves one leaf and does not deepen the tree, a strictly better
+        tree). A leaf below a split on column ``j`` gets at most ``max_c`` (class ``c`` on its
+        side of ``j``) rows right, so splits with ``q * max_c F_side < leaf_cost`` on a side
+        are dropped. The test is monotone in ``S``: a column dropped here is dropped on every
+        subset, so children may search only the kept columns.
+        """
+        Fc = F[:self.C]
+        ftot = Fc.sum(0)
+        ok = present[self.ch.slot[cols]] & (ftot < float(N.sum()) - 0.5)
+        if self.lc > 0:
+            ok &= (self.q * Fc.max(0) >= self.lc) & (self.q * (N[:, None] - Fc).max(0) >= self.lc)
+        return np.flatnonzero(ok)
+
+    def leaf_cost(self, N: np.ndarray) -> float:
+        """Cost of one leaf with class counts ``N``: ``q * (|S| - max_c N_c) + leaf_cost``."""
+        return self.q * _leaf_errors(N) + self.lc
 
     def goes_right(self, S: np.ndarray, g: int) -> np.ndarray:
         return self.ch.rank[S, self.ch.chain[g]] >= self.ch.level[g]
@@ -237,25 +263,26 @@ class _Search:
     def depth1(self, F: np.ndarray, N: np.ndarray, U: np.ndarray) -> tuple[float, int]:
         """Best depth-one tree from the counts ``F`` of the columns ``U`` (aligned): (errors,
         column or -1 for a leaf). Columns constant on the rows cost the leaf, so need no filter."""
-        total, leaf = float(N.sum()), _leaf_errors(N)
+        total, leaf = float(N.sum()), self.leaf_cost(N)
         if U.size == 0:
             return leaf, -1
         Fc = F[:self.C]
         err = total - Fc.max(0) - (N[:, None] - Fc).max(0)
         k = int(np.argmin(err))
-        if err[k] < leaf:
-            return float(err[k]), int(U[k])
+        cost = self.q * float(err[k]) + 2.0 * self.lc
+        if cost < leaf:
+            return cost, int(U[k])
         return leaf, -1
 
     def greedy(self, S: np.ndarray, d: int) -> tuple[float, Node]:
         """CART's greedy tree (Gini) of depth <= ``d`` from the column counts: an incumbent."""
         N = self.counts[S].sum(0)
-        leaf = _leaf_errors(N)
-        if d == 0 or leaf == 0:
+        leaf = self.leaf_cost(N)
+        if d == 0 or _leaf_errors(N) == 0:
             return leaf, self.leaf(S)
         F, present = self.column_counts(S)
         total = float(N.sum())
-        U = self.useful(F, present, total, self.allcols)
+        U = self.useful(F, present, N, self.allcols)
         if U.size == 0:
             return leaf, self.leaf(S)
         Fc = F[:self.C, U]
@@ -281,6 +308,10 @@ class _Search:
 
         return rec(tree.root, np.arange(self.counts.shape[0]))
 
+    def binary_cost(self, tree: Tree) -> float:
+        """``q * errors + leaf_cost * leaves`` of a tree over the binary columns."""
+        return self.q * self.binary_errors(tree) + self.lc * tree.n_leaves
+
     # ------------------------------------------------------------ main recursion
     def solve(self, S: np.ndarray, d: int, ub: float, F: np.ndarray | None = None,
               cols: np.ndarray | None = None, present: np.ndarray | None = None,
@@ -293,8 +324,10 @@ class _Search:
         """
         self.stats["nodes"] += 1
         N = self.counts[S].sum(0)
-        leaf = _leaf_errors(N)
-        lb0 = float(self.wext[S, self.C].sum())
+        leaf = self.leaf_cost(N)
+        # every split tree costs >= q * (leaf-conflict errors) + 2 leaves: if the leaf is no
+        # worse, it is optimal; else that is a lower bound of the optimum
+        lb0 = self.q * float(self.wext[S, self.C].sum()) + 2.0 * self.lc
         if d == 0 or leaf <= lb0:
             return leaf, self.leaf(S)
         key = (S.tobytes(), d)
@@ -314,7 +347,7 @@ class _Search:
             cols = self.allcols
         elif present is None:
             present = self._present(S)
-        keep = self.useful(F, present, float(N.sum()), cols)
+        keep = self.useful(F, present, N, cols)
         F, U = np.take(F, keep, axis=1), cols[keep]
         if d == 1 or U.size == 0:
             cost, g = self.depth1(F, N, U)
@@ -349,7 +382,9 @@ class _Search:
         For root ``i`` and child column ``j`` the four cells are ``RR = P[i, j]``,
         ``RL = F[i] - P[i, j]``, ``LR = F[j] - P[i, j]``, ``LL = N - F[i] - F[j] + P[i, j]``;
         the best right (left) subtree maximises ``max_c RR + max_c RL`` (``LR``, ``LL``) over
-        ``j``, and ``j = i`` is the leaf.
+        ``j``, and ``j = i`` is the leaf. With a leaf cost the maximised value is
+        ``q * gain - leaf_cost * [j != i]`` (a stump has one leaf more than a leaf), and the
+        cost of the pair is ``q * |S| - value_left - value_right + 2 * leaf_cost``.
         """
         self.stats["pair_solves"] += 1
         ch, C, ft = self.ch, self.C, self.ftype
@@ -369,15 +404,23 @@ class _Search:
             right_gain = P.max(0) + (Fi - P).max(0)                              # (k, B)
             LR = Fu[:, None, :] - P
             left_gain = LR.max(0) + ((Nf[:, None, None] - Fi) - LR).max(0)
+            rows = np.arange(I.size)
+            if self.lc > 0 or self.q != 1:
+                right_gain = self.q * right_gain.astype(np.float64) - self.lc
+                left_gain = self.q * left_gain.astype(np.float64) - self.lc
+                right_gain[rows, I] += self.lc      # j = i: a leaf, no extra leaf
+                left_gain[rows, I] += self.lc
+                base = self.q * tot + 2.0 * self.lc
+            else:
+                base = tot
             jr = right_gain.argmax(1)
             jl = left_gain.argmax(1)
-            rows = np.arange(I.size)
-            cost = tot - right_gain[rows, jr] - left_gain[rows, jl]
+            cost = base - right_gain[rows, jr] - left_gain[rows, jl]
             b = int(np.argmin(cost))
             if cost[b] < best[0]:
                 best = (float(cost[b]), int(U[I[b]]), int(U[jl[b]]), int(U[jr[b]]))
         cost, gi, gl, gr = best
-        leaf = _leaf_errors(N)
+        leaf = self.leaf_cost(N)
         if not cost < leaf:
             return leaf, self.leaf(S)
         r = self.goes_right(S, gi)
@@ -398,8 +441,9 @@ class _Search:
         Fu = F                                      # (C + 1, B), right side of each root
         ftot = Fu[:C].sum(0)
         conf = float(self.wext[S, C].sum())
-        lbR = Fu[C].copy()                          # leaf-conflict bound of each side
-        lbL = conf - lbR
+        q, lc = self.q, self.lc
+        lbR = q * Fu[C] + lc                        # leaf-conflict bound of each side (+ a leaf)
+        lbL = q * (conf - Fu[C]) + lc
         # tie-break: errors of the depth-one tree with that root
         err1 = total - Fu[:C].max(0) - (N[:, None] - Fu[:C]).max(0)
         tie = err1 / (total + 1.0)
@@ -434,7 +478,7 @@ class _Search:
                 best_cost, best_node = vL + vR, (g, nodeL, nodeR)
                 bound = min(ub, best_cost)
                 state["best"], state["node"] = best_cost, best_node
-                if best_cost <= max(lb0, conf):
+                if best_cost <= lb0:
                     break
         if best_cost < ub:
             if best_node is None:
@@ -454,7 +498,8 @@ class _Search:
         """
         if not v > 0:
             return
-        right_of_j = Fa[:self.C].sum(0)             # weight of A on the right of each root j
+        right_of_j = self.q * Fa[:self.C].sum(0)    # (q x) weight of A on the right of each root j
+        n = self.q * n
         if left:
             np.maximum(lb_same, v - right_of_j, out=lb_same)         # A \ L_j = A ∩ x_j
             np.maximum(lb_other, v - (n - right_of_j), out=lb_other)  # A \ R_j = A ∩ ¬x_j
@@ -603,3 +648,117 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     return SolveResult(tree=tree, status=status, objective=errors,
                        bound=int(errors if status == OPTIMAL else np.ceil(bound - 1e-9)),
                        runtime=deadline.elapsed(), method="dp", objective_name="errors", stats=stats)
+
+
+def _validate_lam(lam: float) -> None:
+    try:
+        ok = not isinstance(lam, bool) and lam >= 0 and math.isfinite(lam)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+
+
+def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
+                         time_limit: float | None = None,
+                         pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+    """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth`` (any shape),
+    by the same DP / branch and bound as :func:`solve_max_accuracy_dp`.
+
+    The objective is made integral exactly as in the CP-SAT model
+    (:func:`~satdt.encodings.cpsat_regularized.scaled_objective`): ``lam`` is read as the exact
+    rational of the float and replaced by ``p / q`` that orders every pair (errors, leaves) of
+    trees of depth <= ``max_depth`` as ``lam`` does, ties included; the search minimizes
+    ``q * errors + p * n * leaves``. In the DP a leaf costs ``q * errors + p * n`` and a split
+    the sum of its children. The bounds of the module doc carry over with the leaf cost:
+
+    * a subtree costs at least ``q * (leaf-conflict errors) + p * n`` (one leaf), a split at
+      least ``q * conflicts + 2 p n``, so a node whose leaf is no worse is a leaf (a split must
+      save more than ``p * n``);
+    * similarity bound: ``opt(A') >= opt(A) - q * w(A \\ A')`` (the leaves do not change);
+    * OSDT leaf support (Theorem 3.5): split columns with a side whose best class has fewer
+      than ``p * n / q`` rows are never used (:meth:`_Search.useful`);
+    * the depth-two pair solver charges ``p * n`` per leaf of each side.
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+    lam : float
+        Penalty per leaf, ``>= 0`` (``0``: the most accurate tree, as
+        :func:`solve_max_accuracy_dp`; above ``0.5`` the single leaf is optimal).
+    max_depth : int
+        Non-negative.
+    time_limit : float or None
+        Wall-clock seconds for the whole call; on expiry the best tree so far is returned as
+        FEASIBLE with a proven lower bound.
+    pair_ops : float
+        As in :func:`solve_max_accuracy_dp`.
+
+    Returns
+    -------
+    SolveResult
+        ``method="dp"``, ``objective_name="regularized"``, ``objective`` = ``errors / n +
+        lam * leaves`` of the finalized tree (re-evaluated on the original rows; exact fraction
+        rounded to float once), ``bound`` (equal when OPTIMAL). ``stats``: ``errors``,
+        ``leaves``, ``train_accuracy``, ``lam``, ``lam_engine`` (``"p/q"``),
+        ``engine_objective`` (OPTIMAL), search counters.
+    """
+    _validate(problem, max_depth, None, pair_ops)
+    _validate_lam(lam)
+    deadline = Deadline(time_limit)
+    d = int(max_depth)
+    n = int(problem.n_rows)
+    scaled = scaled_objective(Fraction(lam), n, d)
+    leaf_cost = scaled.p * n
+    search = _Search(problem, deadline, float(pair_ops), q=scaled.q, leaf_cost=leaf_cost)
+    if scaled.q * n + leaf_cost * 2 ** d >= 2 ** 53:
+        raise ValueError(f"lam={lam!r} needs integers above 2**53 on {n} rows at depth {d}")
+    S = np.arange(problem.n_distinct, dtype=np.int64)
+    floor = search.q * float(problem.min_errors) + search.lc
+
+    # incumbent: the Gini-greedy tree of that depth, pruned bottom-up against the leaf cost
+    try:
+        if d == 0 or problem.n_binary == 0:
+            raise _Timeout
+        inc_tree, source = Tree(root=search.greedy(S, d)[1], classes=problem.classes), "greedy"
+    except _Timeout:
+        inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+    inc_cost = search.binary_cost(inc_tree)
+    bound, proven = floor, False
+    try:
+        cost, node = search.solve(S, d, inc_cost, top=True)
+        if node is not None and cost < inc_cost:
+            inc_tree = Tree(root=_materialize(node), classes=problem.classes)
+            inc_cost, source = float(cost), "dp"
+        proven, bound = True, inc_cost
+    except _Timeout:
+        top = search.top
+        if top is not None:
+            if top["node"] is not None and top["best"] < inc_cost:
+                g, nodeL, nodeR = top["node"]
+                inc_tree = Tree(root=_materialize(search.split(g, nodeL, nodeR)), classes=problem.classes)
+                inc_cost, source = float(top["best"]), "dp"
+            lb = min(top["leaf"], float(np.min(top["lbL"] + top["lbR"])), inc_cost)
+            bound = max(floor, lb)
+    tree, errors = _finalize(problem, inc_tree, search)
+    leaves = tree.n_leaves
+    engine = scaled.engine_value(errors, leaves)
+    # finalizing never adds errors and only removes leaves; a proven optimum cannot improve
+    if engine > inc_cost or (proven and engine != inc_cost):
+        raise TreeCheckError(f"dp tree has engine value {engine} (errors {errors}, leaves {leaves}) "
+                             f"on the original rows, search said {inc_cost:g}")
+    value = exact_objective(errors, leaves, n, scaled.lam)
+    status = OPTIMAL if proven or bound >= engine else FEASIBLE
+    if status == OPTIMAL:
+        exact_bound = value
+    else:
+        exact_bound = min(value, scaled.lower_bound(bound, 2 ** d, int(problem.min_errors)))
+    tree.meta.update(method="dp", objective="regularized", lam=float(scaled.lam))
+    stats = dict(search.stats, memo_entries=len(search.memo), tree_source=source,
+                 chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct,
+                 errors=errors, leaves=leaves, train_accuracy=1.0 - errors / n, lam=lam,
+                 lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound))
+    if status == OPTIMAL:
+        stats["engine_objective"] = int(engine)
+    return SolveResult(tree=tree, status=status, objective=float(value), bound=float(exact_bound),
+                       runtime=deadline.elapsed(), method="dp", objective_name="regularized", stats=stats)

@@ -334,6 +334,8 @@ def last_level_children(Xs: np.ndarray, Wc: np.ndarray, order: np.ndarray, L: np
     WT = np.ascontiguousarray(Wc.T).astype(np.int32)[:, order]           # (C, p, m)
     cum_all = np.cumsum(WT, axis=2, dtype=np.int32)
     tot = cum_all[:, 0, -1].astype(float)
+    if Wc.sum() >= _NO_SPLIT:
+        raise ValueError("DPDT's batched last level counts rows in int32: at most 2**30 rows")
     V = np.take_along_axis(Xs.T, order, axis=1)                          # (p, m)
     pen = np.zeros((p, m), dtype=np.int32)                               # no boundary: never chosen
     pen[:, :-1][V[:, 1:] <= V[:, :-1]] = _NO_SPLIT

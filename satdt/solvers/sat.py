@@ -123,16 +123,20 @@ class _Watchdog:
         self._cond = threading.Condition()
         self._armed: dict[int, tuple[float, object]] = {}
         self._next = 0
+        self._wake_at = float("inf")  # when the thread wakes up next (it is told of earlier ones)
         self._thread: threading.Thread | None = None
 
     def arm(self, solver, when: float) -> int:
+        """Interrupt ``solver`` at ``when`` (``time.monotonic()``) unless disarmed first."""
         with self._cond:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="satdt-sat-watchdog", daemon=True)
                 self._thread.start()
             self._next += 1
             self._armed[self._next] = (when, solver)
-            self._cond.notify()
+            if when < self._wake_at:  # waking the thread costs a GIL hand-over: only when needed
+                self._wake_at = when
+                self._cond.notify()
             return self._next
 
     def disarm(self, token: int) -> None:
@@ -142,16 +146,16 @@ class _Watchdog:
     def _run(self) -> None:
         with self._cond:
             while True:
-                if not self._armed:
-                    self._cond.wait()
-                    continue
                 now = time.monotonic()
                 for token, (when, solver) in list(self._armed.items()):
                     if when <= now:
                         solver.interrupt()
                         del self._armed[token]
-                if self._armed:
-                    self._cond.wait(max(1e-3, min(w for w, _ in self._armed.values()) - now))
+                self._wake_at = min((w for w, _ in self._armed.values()), default=float("inf"))
+                if self._wake_at == float("inf"):
+                    self._cond.wait()
+                else:
+                    self._cond.wait(max(1e-3, self._wake_at - now))
 
 
 _WATCHDOG = _Watchdog()
