@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--datasets", default=DEFAULT_DATASETS)
     parser.add_argument("--depths", default="2,3")
     parser.add_argument("--time-limit", type=float, default=120.0)
-    parser.add_argument("--engine", default="cpsat")
+    parser.add_argument("--engine", default="dp")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--csv", default=str(ROOT / "benchmarks" / "out" / "cart_vs_optimal.csv"))
     parser.add_argument("--markdown", default=None)

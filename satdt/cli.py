@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--max-depth", type=_nonneg_int, default=None, help="depth bound (default: the tree's)")
     verify.add_argument("--lam", type=_nonneg_float, default=None, help="regularized: penalty per leaf")
     verify.add_argument("--alpha", type=_nonneg_float, default=None, help="dpdt: penalty per test")
-    verify.add_argument("--engine", choices=ACCURACY_ENGINES, default="cpsat", help="accuracy: exact engine")
+    verify.add_argument("--engine", choices=ACCURACY_ENGINES, default="dp", help="accuracy: exact engine")
     verify.add_argument("--time-limit", type=_positive_float, default=None)
     verify.add_argument("--json", action="store_true")
 

@@ -20,7 +20,7 @@ from .data import Dataset, encode_features, prepare
 from .result import SolveResult
 from .tree import Tree
 
-__all__ = ["make_estimator", "METHODS", "SATTreeClassifier", "MaxSATTreeClassifier", "BinOCTClassifier", "OCTClassifier",
+__all__ = ["make_estimator", "METHODS", "SATTreeClassifier", "MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier",
            "CPSATTreeClassifier", "DPDTClassifier", "NoTreeFoundError"]
 
 
@@ -209,6 +209,35 @@ class MaxSATTreeClassifier(_TreeClassifier):
                                          time_limit=self.time_limit)
 
 
+class DPTreeClassifier(_TreeClassifier):
+    """Most accurate tree of depth <= ``max_depth`` by dynamic programming (MurTree-style).
+
+    Exhaustive search with memoization, bounds and a specialized depth-2 solver; OPTIMAL when
+    the search completes. The fastest exact engine for this objective in satdt.
+
+    Parameters
+    ----------
+    max_depth : int
+    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    """
+
+    def __init__(self, max_depth: int = 3, binarization: str = "all", n_thresholds: int = 10,
+                 time_limit: float | None = None):
+        self.max_depth = max_depth
+        self.binarization = binarization
+        self.n_thresholds = n_thresholds
+        self.time_limit = time_limit
+
+    def _validate_params_(self) -> None:
+        _check_int("max_depth", self.max_depth, 0)
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers import dp
+
+        return dp.solve_max_accuracy_dp(self._problem(data), max_depth=self.max_depth,
+                                        time_limit=self.time_limit)
+
+
 class BinOCTClassifier(_TreeClassifier):
     """Most accurate tree of depth ``max_depth`` (BinOCT MIP, Verwer & Zhang, OR-tools).
 
@@ -390,6 +419,7 @@ METHODS: dict[str, tuple[type, int | None]] = {
     "sat-depth": (SATTreeClassifier, None),
     "sat-size": (SATTreeClassifier, None),
     "maxsat": (MaxSATTreeClassifier, 3),
+    "dp": (DPTreeClassifier, 3),
     "binoct": (BinOCTClassifier, 2),
     "oct": (OCTClassifier, 2),
     "cpsat": (CPSATTreeClassifier, 5),

@@ -8,7 +8,7 @@ every axis-aligned tree (of the same depth unless said otherwise):
 ========================  ===================================================  ===============
 objective                 value of a tree                                      engine
 ========================  ===================================================  ===============
-``accuracy``              training errors, among trees of depth <= d           max-accuracy
+``accuracy``              training errors, among trees of depth <= d           DP (or MIP...)
 ``depth``                 depth, among trees with no training error            SAT (DT_depth)
 ``size``                  nodes, among error-free trees of depth <= d          SAT (DT_size)
 ``regularized``           errors / n + lam * leaves, depth <= d                CP-SAT
@@ -39,7 +39,7 @@ __all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "O
 
 CERTIFIED, NOT_OPTIMAL, UNDECIDED = "OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"
 OBJECTIVES = ("accuracy", "depth", "size", "regularized", "dpdt")
-ACCURACY_ENGINES = ("cpsat", "maxsat", "binoct")
+ACCURACY_ENGINES = ("dp", "cpsat", "maxsat", "binoct")
 _EPS = 1e-9
 
 
@@ -210,6 +210,9 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
     if objective == "accuracy":
         if depth == 0:
             return _single_leaf_result(problem)
+        if engine == "dp":
+            from .solvers import dp
+            return dp.solve_max_accuracy_dp(problem, max_depth=depth, time_limit=time_limit)
         if engine == "cpsat":
             from .solvers import cpsat
             res = cpsat.solve_regularized(problem, lam=0.0, max_depth=depth, time_limit=time_limit)
@@ -263,7 +266,7 @@ def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:
 # ---------------------------------------------------------------------------- certify
 def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", max_depth: int | None = None,
             lam: float | None = None, alpha: float | None = None, time_limit: float | None = None,
-            engine: str = "cpsat") -> Certificate:
+            engine: str = "dp") -> Certificate:
     """Is ``tree`` optimal for ``objective`` on ``(X, y)``?
 
     Parameters
@@ -278,8 +281,8 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         Penalties of the ``regularized`` and ``dpdt`` objectives.
     time_limit : float, optional
         Wall-clock seconds for the engine.
-    engine : {"cpsat", "maxsat", "binoct"}
-        Engine of the ``accuracy`` objective.
+    engine : {"dp", "cpsat", "maxsat", "binoct"}
+        Engine of the ``accuracy`` objective (default: the dynamic program, the fastest).
 
     Returns
     -------
@@ -291,7 +294,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
 
 def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "accuracy",
                  max_depth: int | None = None, lam: float | None = None, alpha: float | None = None,
-                 time_limit: float | None = None, engine: str = "cpsat") -> list[Certificate]:
+                 time_limit: float | None = None, engine: str = "dp") -> list[Certificate]:
     """Certify several trees against one engine run (depth bound: the deepest tree's, or ``max_depth``).
 
     Parameters are those of :func:`certify`. Each tree is judged against the same optimum, so

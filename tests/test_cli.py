@@ -77,7 +77,7 @@ def test_bench_runs_heuristics(capsys):
 
 
 @pytest.mark.parametrize("method, extra", [
-    ("sat-depth", []), ("sat-size", []), ("maxsat", ["--max-depth", "2"]), ("binoct", ["--max-depth", "2"]),
+    ("sat-depth", []), ("sat-size", []), ("maxsat", ["--max-depth", "2"]), ("dp", ["--max-depth", "2"]), ("binoct", ["--max-depth", "2"]),
     ("oct", ["--max-depth", "2", "--alpha", "0.001"]), ("cpsat", ["--max-depth", "2", "--lam", "0.01"]),
     ("dpdt", ["--max-depth", "2", "--cart-depth", "3,2", "--alpha", "0.001"]),
 ])
@@ -95,7 +95,7 @@ def test_solve_json_follows_the_contract(capsys, method, extra):
         assert d["objective"] == (4 if method == "sat-depth" else 15)
     else:
         assert d["depth"] <= 2
-    if method == "maxsat":
+    if method in ("maxsat", "dp"):
         assert d["status"] == "OPTIMAL" and d["objective"] == d["errors"] == 2
     if method == "dpdt":
         assert d["pareto_front"] and d["status"] == "FEASIBLE"

@@ -7,13 +7,14 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from satdt.data import DataError, load_dataset
-from satdt.estimators import (METHODS, BinOCTClassifier, CPSATTreeClassifier, DPDTClassifier,
+from satdt.estimators import (METHODS, BinOCTClassifier, CPSATTreeClassifier, DPDTClassifier, DPTreeClassifier,
                               MaxSATTreeClassifier, OCTClassifier, SATTreeClassifier, make_estimator)
 
 # Small settings so that scikit-learn's ~40 checks (random data, up to a few hundred rows) stay fast.
 CHECKED = [
     SATTreeClassifier(time_limit=10),
     MaxSATTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
+    DPTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     BinOCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     OCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     CPSATTreeClassifier(lam=0.01, max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),

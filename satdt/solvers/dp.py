@@ -1,6 +1,11 @@
 """The most accurate tree of depth <= d by dynamic programming and branch and bound (MurTree-style).
 
-Public API: :func:`solve_max_accuracy_dp`.
+Public API: :func:`solve_max_accuracy_dp` (fewest errors) and :func:`solve_regularized_dp`
+(OSDT/GOSDT's ``errors / n + lam * leaves``, any tree shape up to the depth). Both run the same
+search on integer costs ``q * errors + leaf_cost * leaves``: ``q = 1, leaf_cost = 0`` for
+accuracy, ``p / q`` = the exact engine lambda of
+:func:`~satdt.encodings.cpsat_regularized.scaled_objective` and ``leaf_cost = p * n`` for the
+regularized objective (see :func:`solve_regularized_dp` for how each bound carries the leaf cost).
 
 The search follows MurTree (Demirovic et al., JMLR 2022) over the binary columns of a
 :class:`~satdt.binarize.BinaryProblem`, with the threshold-neighbourhood bounds of ConTree
