@@ -183,14 +183,8 @@ class SATTreeClassifier(_TreeClassifier):
         return solve(problem, **kwargs)
 
 
-class MaxSATTreeClassifier(_TreeClassifier):
-    """Most accurate tree of depth <= ``max_depth`` (MaxSAT over Avellaneda's clauses, RC2).
-
-    Parameters
-    ----------
-    max_depth : int
-    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
-    """
+class _DepthBoundedClassifier(_TreeClassifier):
+    """Most accurate tree of depth <= ``max_depth``; subclasses name the engine."""
 
     def __init__(self, max_depth: int = 3, binarization: str = "all", n_thresholds: int = 10,
                  time_limit: float | None = None):
@@ -202,6 +196,16 @@ class MaxSATTreeClassifier(_TreeClassifier):
     def _validate_params_(self) -> None:
         _check_int("max_depth", self.max_depth, 1)
 
+
+class MaxSATTreeClassifier(_DepthBoundedClassifier):
+    """Most accurate tree of depth <= ``max_depth`` (MaxSAT over Avellaneda's clauses, RC2).
+
+    Parameters
+    ----------
+    max_depth : int
+    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    """
+
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import maxsat
 
@@ -209,7 +213,7 @@ class MaxSATTreeClassifier(_TreeClassifier):
                                          time_limit=self.time_limit)
 
 
-class DPTreeClassifier(_TreeClassifier):
+class DPTreeClassifier(_DepthBoundedClassifier):
     """Most accurate tree of depth <= ``max_depth`` by dynamic programming (MurTree-style).
 
     Exhaustive search with memoization, bounds and a specialized depth-2 solver; OPTIMAL when
@@ -220,16 +224,6 @@ class DPTreeClassifier(_TreeClassifier):
     max_depth : int
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     """
-
-    def __init__(self, max_depth: int = 3, binarization: str = "all", n_thresholds: int = 10,
-                 time_limit: float | None = None):
-        self.max_depth = max_depth
-        self.binarization = binarization
-        self.n_thresholds = n_thresholds
-        self.time_limit = time_limit
-
-    def _validate_params_(self) -> None:
-        _check_int("max_depth", self.max_depth, 0)
 
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import dp

@@ -48,9 +48,12 @@ class Node:
     def is_leaf(self) -> bool:
         return self.feature < 0
 
-    def goes_left(self, X: np.ndarray) -> np.ndarray:
-        """Boolean mask of rows of ``X`` sent to the left child."""
-        column = X[:, self.feature]
+    def goes_left(self, X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Boolean mask of the rows of ``X`` (or of ``X[rows]``) sent to the left child.
+
+        Only the tested column is read, so routing never copies whole rows.
+        """
+        column = X[:, self.feature] if rows is None else X[rows, self.feature]
         if self.category is not None:
             return column == self.threshold
         return column <= self.threshold
@@ -130,7 +133,7 @@ class Tree:
             if node.is_leaf:
                 out.append((node, rows))
                 continue
-            left = node.goes_left(X[rows])
+            left = node.goes_left(X, rows)
             stack.append((node.right, rows[~left]))
             stack.append((node.left, rows[left]))
         return out
@@ -167,7 +170,7 @@ class Tree:
             if node.is_leaf:
                 out[rows] = d
                 continue
-            left = node.goes_left(X[rows])
+            left = node.goes_left(X, rows)
             stack.append((node.left, rows[left], d + 1))
             stack.append((node.right, rows[~left], d + 1))
         return out
@@ -196,7 +199,7 @@ class Tree:
                 if relabel and node.counts.sum() > 0 and node.counts[node.label] < node.counts.max():
                     node.label = int(np.argmax(node.counts))
                 continue
-            left = node.goes_left(X[rows])
+            left = node.goes_left(X, rows)
             stack.append((node.left, rows[left]))
             stack.append((node.right, rows[~left]))
         for node in self.root.walk():
