@@ -40,7 +40,7 @@ def heuristic_trees(data, depth: int) -> dict:
 
     from satdt.solvers.dpdt import solve_dpdt
 
-    trees = {f"cart-{c}": DecisionTreeClassifier(max_depth=depth, criterion=c, random_state=0).fit(data.X, data.y)
+    trees = {f"cart-{c}": DecisionTreeClassifier(max_depth=depth, criterion=c, random_state=0).fit(data.X, data.labels)
              for c in ("gini", "entropy")}
     trees["dpdt-5"] = solve_dpdt(data, max_depth=depth, cart_depth=5, alphas=[0.0], alpha=0.0).result.tree
     return trees

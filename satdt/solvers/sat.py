@@ -57,7 +57,6 @@ DEFAULT_AT_MOST_ONE = "none"
 DEFAULT_USELESS = False
 DEFAULT_SIZE_SEARCH = "descending"
 ROW_PICKS = ("random", "leaf")
-_GLUCOSE_INCR = False
 DEFAULT_ROW_PICK = "random"
 
 # (pysolvers function prefix, attribute of the pysat wrapper holding the C pointer)
@@ -173,8 +172,7 @@ class SatBackend:
 
     def __init__(self, name: str):
         self.name = check_solver_name(name)
-        kwargs = {"incr": True} if (_GLUCOSE_INCR and name.startswith("glucose")) else {}
-        self.solver = Solver(name=_PYSAT_NAME.get(name, name), **kwargs)
+        self.solver = Solver(name=_PYSAT_NAME.get(name, name))
         self.n_clauses = 0
         self.sat_calls = 0
         self.solve_time = 0.0
