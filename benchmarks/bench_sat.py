@@ -20,13 +20,16 @@ import argparse
 import csv
 import os
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import sklearn.tree  # noqa: F401  (imported once, outside the timed calls)
 from satdt import load_dataset
 from satdt.binarize import Binarizer
+from satdt.solvers import sat
 from satdt.solvers.maxsat import solve_max_accuracy
 from satdt.solvers.sat import (DEFAULT_AT_MOST_ONE, DEFAULT_ROW_PICK, DEFAULT_ROWS_PER_ROUND, DEFAULT_SOLVER,
                                ROW_PICKS, solve_min_depth, solve_min_size)
@@ -63,12 +66,37 @@ def run_maxsat(args: argparse.Namespace, name: str, problem) -> list[dict]:
                    "rounds": None, "sat_calls": None, "variables": r.stats.get("variables"),
                    "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
                    "sat_s": r.stats.get("maxsat_time_s"), "time_s": round(wall, 3), "times_s": f"{wall:.3f}",
-                   "load_avg": _load(), "inferdt_s": None,
+                   "load_avg": _load(), "baseline_s": None, "inferdt_s": None,
                    "inferdt_value": ref[depth - 2] if depth in (2, 3) else None, "depth_times_s": ""}
             rows.append(row)
             print(f"{name:40s} errors@{depth} {row['backend']:22s} {r.status:9s} value={r.objective} "
                   f"bound={r.bound} time={wall:.2f}s reference={row['inferdt_value']}", file=sys.stderr, flush=True)
     return rows
+
+
+@contextmanager
+def baseline():
+    """The fixed costs of the first version, for side-by-side timing: a ``threading.Timer``
+    started and joined around every SAT call under a time limit, and the CART warm start built
+    at the start of every call."""
+    saved = sat.SatBackend._solve_interrupt, sat.CART_AFTER_S
+
+    def timer_solve(self, assumptions, remaining):
+        timer = threading.Timer(remaining, self.solver.interrupt)
+        timer.daemon = True
+        timer.start()
+        try:
+            return self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        finally:
+            timer.cancel()
+            timer.join()
+            self.solver.clear_interrupt()
+
+    sat.SatBackend._solve_interrupt, sat.CART_AFTER_S = timer_solve, 0.0
+    try:
+        yield
+    finally:
+        sat.SatBackend._solve_interrupt, sat.CART_AFTER_S = saved
 
 
 def _load() -> str:
@@ -101,14 +129,21 @@ def run(args: argparse.Namespace) -> list[dict]:
                 continue
             for backend in args.solvers:
                 solve = solve_min_depth if objective == "depth" else solve_min_size
-                walls = []
+                walls, base_walls = [], []
                 for rep in range(args.repeat):  # median wall time over repeats (InferDT: median of 3)
+                    kwargs = dict(solver=backend, time_limit=args.time_limit, rows_per_round=args.rows_per_round,
+                                  at_most_one=args.at_most_one, incremental=not args.all_rows,
+                                  max_depth=args.max_depth, seed=args.seed + rep, row_pick=args.row_pick)
+                    if args.baseline:  # interleaved: same load for both
+                        with baseline():
+                            t0 = time.perf_counter()
+                            b = solve(problem, **kwargs)
+                            base_walls.append(time.perf_counter() - t0)
                     t0 = time.perf_counter()
-                    r = solve(problem, solver=backend, time_limit=args.time_limit,
-                              rows_per_round=args.rows_per_round, at_most_one=args.at_most_one,
-                              incremental=not args.all_rows, max_depth=args.max_depth, seed=args.seed + rep,
-                              row_pick=args.row_pick)
+                    r = solve(problem, **kwargs)
                     walls.append(time.perf_counter() - t0)
+                    if args.baseline and "OPTIMAL" == b.status == r.status and b.objective != r.objective:
+                        raise AssertionError(f"{name} {objective}: baseline {b.objective} != {r.objective}")
                 wall = float(np.median(walls))
                 ref = INFERDT.get(name, (None,) * 4)
                 ref_time, ref_value = (ref[0], ref[1]) if objective == "depth" else (ref[2], ref[3])
@@ -122,6 +157,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                        "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
                        "sat_s": r.stats.get("sat_time_s"), "time_s": round(wall, 3),
                        "times_s": " ".join(f"{w:.3f}" for w in walls), "load_avg": _load(),
+                       "baseline_s": round(float(np.median(base_walls)), 3) if base_walls else None,
                        "inferdt_s": ref_time, "inferdt_value": ref_value,
                        "depth_times_s": " ".join(f"{k}:{v}" for k, v in r.stats.get("depth_times_s", {}).items())}
                 rows.append(row)
@@ -134,8 +170,8 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 def markdown(rows: list[dict]) -> str:
     head = ["dataset", "rows", "distinct", "binary_features", "objective", "backend", "status", "value",
-            "depth", "nodes", "rows_used", "time_s", "times_s", "build_s", "sat_s", "load_avg", "inferdt_value",
-            "inferdt_s"]
+            "depth", "nodes", "rows_used", "time_s", "times_s", "baseline_s", "build_s", "sat_s", "load_avg",
+            "inferdt_value", "inferdt_s"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         timed_out = row["objective"] in ("depth", "size") and row["inferdt_s"] is None
@@ -161,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--row-pick", default=DEFAULT_ROW_PICK, choices=ROW_PICKS)
     parser.add_argument("--repeat", type=int, default=1, help="runs per cell; time_s is their median")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first run (then seed + 1, ...)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also time the first version's fixed costs (see baseline()), interleaved")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "out" / "sat"))
     args = parser.parse_args(argv)
     rows = run(args)

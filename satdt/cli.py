@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
     solve.add_argument("--method", required=True, choices=sorted(est.METHODS))
     solve.add_argument("--max-depth", type=_nonneg_int, default=None)
-    solve.add_argument("--lam", type=_nonneg_float, default=None, help="cpsat: penalty per leaf")
+    solve.add_argument("--lam", type=_nonneg_float, default=None, help="cpsat, dp: penalty per leaf (dp without it: plain accuracy)")
     solve.add_argument("--alpha", type=_nonneg_float, default=None, help="oct: penalty per split; dpdt: per test")
     solve.add_argument("--cart-depth", type=_depth_list, default=None, help="dpdt: CART depth, or a per-depth list 3,2,2")
     solve.add_argument("--binarization", choices=STRATEGIES, default="all")
@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--max-depth", type=_nonneg_int, default=None, help="depth bound (default: the tree's)")
     verify.add_argument("--lam", type=_nonneg_float, default=None, help="regularized: penalty per leaf")
     verify.add_argument("--alpha", type=_nonneg_float, default=None, help="dpdt: penalty per test")
-    verify.add_argument("--engine", choices=ACCURACY_ENGINES, default="dp", help="accuracy: exact engine")
+    verify.add_argument("--engine", choices=ACCURACY_ENGINES, default="dp", help="exact engine (accuracy: any; regularized: dp or cpsat)")
     verify.add_argument("--time-limit", type=_positive_float, default=None)
     verify.add_argument("--json", action="store_true")
 

@@ -214,22 +214,38 @@ class MaxSATTreeClassifier(_DepthBoundedClassifier):
 
 
 class DPTreeClassifier(_DepthBoundedClassifier):
-    """Most accurate tree of depth <= ``max_depth`` by dynamic programming (MurTree-style).
+    """Exact trees by dynamic programming with bounds (MurTree-style), the fastest engine here.
 
-    Exhaustive search with memoization, bounds and a specialized depth-2 solver; OPTIMAL when
-    the search completes. The fastest exact engine for this objective in satdt.
+    With ``lam=None``: the most accurate tree of depth <= ``max_depth``. With a number: the tree
+    minimizing errors / n + ``lam`` * leaves over all shapes of depth <= ``max_depth`` (the
+    OSDT/GOSDT objective, as :class:`CPSATTreeClassifier`). OPTIMAL when the search completes.
 
     Parameters
     ----------
     max_depth : int
+    lam : float or None
+        Penalty per leaf; None for plain accuracy.
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     """
+
+    def __init__(self, max_depth: int = 3, lam: float | None = None, binarization: str = "all",
+                 n_thresholds: int = 10, time_limit: float | None = None):
+        super().__init__(max_depth=max_depth, binarization=binarization, n_thresholds=n_thresholds,
+                         time_limit=time_limit)
+        self.lam = lam
+
+    def _validate_params_(self) -> None:
+        _check_int("max_depth", self.max_depth, 0)
+        _check_real("lam", self.lam, 0.0, allow_none=True)
 
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import dp
 
-        return dp.solve_max_accuracy_dp(self._problem(data), max_depth=self.max_depth,
-                                        time_limit=self.time_limit)
+        if self.lam is None:
+            return dp.solve_max_accuracy_dp(self._problem(data), max_depth=self.max_depth,
+                                            time_limit=self.time_limit)
+        return dp.solve_regularized_dp(self._problem(data), lam=self.lam, max_depth=self.max_depth,
+                                       time_limit=self.time_limit)
 
 
 class BinOCTClassifier(_TreeClassifier):
@@ -443,7 +459,7 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
             kwargs["solver"] = solver
     elif cls in (BinOCTClassifier, OCTClassifier) and solver:
         kwargs["backend"] = solver
-    if cls is CPSATTreeClassifier and lam is not None:
+    if cls in (CPSATTreeClassifier, DPTreeClassifier) and lam is not None:
         kwargs["lam"] = lam
     if cls in (OCTClassifier, DPDTClassifier) and alpha is not None:
         kwargs["alpha"] = alpha

@@ -11,7 +11,7 @@ objective                 value of a tree                                      e
 ``accuracy``              training errors, among trees of depth <= d           DP (or MIP...)
 ``depth``                 depth, among trees with no training error            SAT (DT_depth)
 ``size``                  nodes, among error-free trees of depth <= d          SAT (DT_size)
-``regularized``           errors / n + lam * leaves, depth <= d                CP-SAT
+``regularized``           errors / n + lam * leaves, depth <= d                DP (or CP-SAT)
 ``dpdt``                  error rate + alpha * average tests per row, <= d     exhaustive DP
 ========================  ===================================================  ===============
 
@@ -40,6 +40,7 @@ __all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "O
 CERTIFIED, NOT_OPTIMAL, UNDECIDED = "OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"
 OBJECTIVES = ("accuracy", "depth", "size", "regularized", "dpdt")
 ACCURACY_ENGINES = ("dp", "cpsat", "maxsat", "binoct")
+REGULARIZED_ENGINES = ("dp", "cpsat")
 _EPS = 1e-9
 
 
@@ -202,6 +203,9 @@ def _check_args(objective: str, lam: float | None, alpha: float | None, engine: 
         raise ValueError("the dpdt objective needs alpha >= 0")
     if engine not in ACCURACY_ENGINES:
         raise ValueError(f"unknown engine '{engine}'; choose one of {', '.join(ACCURACY_ENGINES)}")
+    if objective == "regularized" and engine not in REGULARIZED_ENGINES:
+        raise ValueError(f"the regularized objective is solved by {' or '.join(REGULARIZED_ENGINES)}, "
+                         f"not '{engine}'")
 
 
 # ---------------------------------------------------------------------------- engines
@@ -229,8 +233,11 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
             return sat.solve_min_depth(problem, max_depth=depth, time_limit=time_limit)
         return sat.solve_min_size(problem, max_depth=depth, time_limit=time_limit)
     if objective == "regularized":
-        from .solvers import cpsat
-        return cpsat.solve_regularized(problem, lam=lam, max_depth=depth, time_limit=time_limit)
+        if engine == "cpsat":
+            from .solvers import cpsat
+            return cpsat.solve_regularized(problem, lam=lam, max_depth=depth, time_limit=time_limit)
+        from .solvers import dp
+        return dp.solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=time_limit)
     return _dpdt_exact(problem.data, alpha, depth, time_limit)
 
 
@@ -282,7 +289,8 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
     time_limit : float, optional
         Wall-clock seconds for the engine.
     engine : {"dp", "cpsat", "maxsat", "binoct"}
-        Engine of the ``accuracy`` objective (default: the dynamic program, the fastest).
+        Engine of the ``accuracy`` objective (default: the dynamic program, the fastest); for
+        ``regularized``, "dp" or "cpsat".
 
     Returns
     -------

@@ -102,3 +102,12 @@ def test_bad_parameters_raise_in_fit(estimator, message):
 def test_unknown_method_name():
     with pytest.raises(ValueError, match="unknown method 'sat-width'"):
         make_estimator("sat-width")
+
+
+def test_dp_regularized_matches_cpsat_estimator():
+    data = load_dataset("monk3")
+    a = DPTreeClassifier(max_depth=2, lam=0.01).fit(data.X, data.labels)
+    b = CPSATTreeClassifier(max_depth=2, lam=0.01).fit(data.X, data.labels)
+    assert a.result_.status == b.result_.status == "OPTIMAL"
+    assert a.result_.objective == pytest.approx(b.result_.objective)
+    assert a.result_.objective_name == "regularized"

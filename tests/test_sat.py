@@ -13,6 +13,7 @@ from satdt.bruteforce import min_depth, min_nodes
 from satdt.encodings.sat_depth import DepthEncoding, prefix_bits
 from satdt.encodings.sat_size import SizeEncoding
 from satdt.result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
+from satdt.solvers import sat
 from satdt.solvers.sat import ROW_PICKS, SOLVERS, solve_min_depth, solve_min_size
 
 from conftest import random_problem
@@ -52,6 +53,24 @@ def test_depth_and_size_match_bruteforce(block):
         assert s.status == OPTIMAL and s.objective == nodes == s.bound, seed
         assert s.tree.depth() <= depth
         _check_tree(problem, s)
+
+
+def test_cart_warm_start_matches_bruteforce(monkeypatch):
+    """The lazy CART incumbent, built at once: it may close the depth search or bound the size."""
+    monkeypatch.setattr(sat, "CART_AFTER_S", 0.0)
+    closed = 0
+    for seed in range(5000, 5060):
+        problem = _instance(seed)
+        depth = min_depth(problem, limit=6)
+        r = solve_min_depth(problem, seed=seed)
+        assert r.status == OPTIMAL and r.objective == depth, seed
+        closed += r.stats["sat_calls"] == 0
+        _check_tree(problem, r)
+        K = depth + seed % 2
+        s = solve_min_size(problem, max_depth=K, seed=seed)
+        assert s.status == OPTIMAL and s.objective == min_nodes(problem, K)[0], seed
+        _check_tree(problem, s)
+    assert closed > 0  # some searches were closed by CART without any SAT call
 
 
 @pytest.mark.parametrize("block", range(2))

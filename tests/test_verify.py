@@ -140,3 +140,14 @@ def test_certify_many_shares_one_engine_run():
     assert [c.tree_value for c in certs] == [6, 6] and all(c.status == "OPTIMAL" for c in certs)
     with pytest.raises(ValueError, match="no tree"):
         certify_many([], data)
+
+
+def test_regularized_engines_agree_on_a_bundled_dataset():
+    data = load_dataset("monk3")
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(data.X, data.labels)
+    by_dp = certify(tree, data, objective="regularized", lam=0.01)
+    by_cpsat = certify(tree, data, objective="regularized", lam=0.01, engine="cpsat")
+    assert by_dp.optimum == pytest.approx(by_cpsat.optimum)
+    assert by_dp.status == by_cpsat.status
+    with pytest.raises(ValueError, match="regularized objective is solved by"):
+        certify(tree, data, objective="regularized", lam=0.01, engine="maxsat")

@@ -11,9 +11,9 @@ all rows) or the solver proves UNSAT on a subset (UNSAT on all rows). Rows added
 are kept for ``k + 1``.
 
 Time limits are wall-clock for the whole call. The MiniSat family (glucose, minisat, maple,
-mergesat) is interrupted by a timer thread; CaDiCaL cannot be interrupted from Python (it holds
-the interpreter lock), so it runs in a loop of conflict budgets that checks the clock between
-calls.
+mergesat) is interrupted by one watchdog thread per process (:class:`_Watchdog`); CaDiCaL
+cannot be interrupted from Python (it holds the interpreter lock), so it runs in a loop of
+conflict budgets that checks the clock between calls.
 """
 
 from __future__ import annotations
@@ -390,14 +390,33 @@ def _leaf_tree(state: _State) -> Tree:
     return Tree(root=Node.leaf(int(state.labels[0])), classes=state.problem.classes)
 
 
-def _cart(state: _State) -> Tree | None:
-    """A consistent CART tree over the binary columns (an upper bound), or None."""
-    tree = cart_binary_tree(state.problem, None)
-    return tree if state.problem.errors(tree) == 0 else None
+#: the CART warm start is built only once a call has run this long (or when it times out): on
+#: the small datasets it costs 10-40 ms, as much as the whole SAT search, and never closed a
+#: search there (its depth is always above the minimum)
+CART_AFTER_S = 0.5
 
 
-def _binary_depth(state: _State, tree: Tree) -> int:
-    return finalize_tree(state.problem, tree)[0].depth()
+class _Incumbent:
+    """The CART warm start, built lazily: a consistent CART tree over the binary columns (an
+    upper bound on depth and size), or None (disabled, or CART is not consistent)."""
+
+    def __init__(self, state: _State, enabled: bool):
+        self.state = state
+        self.enabled = enabled
+        self.built = False
+        self.tree: Tree | None = None
+        self.depth: int | None = None
+        self.splits: int | None = None
+
+    def get(self, force: bool = False) -> Tree | None:
+        """The tree if built; build it when ``force`` or once the call ran ``CART_AFTER_S``."""
+        if self.enabled and not self.built and (force or self.state.deadline.elapsed() >= CART_AFTER_S):
+            self.built = True
+            tree = cart_binary_tree(self.state.problem, None)
+            if self.state.problem.errors(tree) == 0:
+                final = finalize_tree(self.state.problem, tree)[0]
+                self.tree, self.depth, self.splits = tree, final.depth(), final.n_splits
+        return self.tree
 
 
 def _binary_splits(state: _State, tree: Tree) -> int:
@@ -430,7 +449,7 @@ def _phases(state: _State, encoding: DepthEncoding) -> list[int]:
 
 
 def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth: int | None,
-                  incumbent: Tree | None, keep_solver: bool):
+                  incumbent: _Incumbent, keep_solver: bool):
     """DT_depth: the smallest k with a consistent perfect tree of depth k.
 
     Returns ``(status, k_or_bound, tree, encoding, backend)``; status "sat" (tree of minimum
@@ -439,12 +458,11 @@ def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth
     lower bound (unless ``keep_solver`` asks for the encoding at that depth).
     """
     k = max(1, int(ceil(log2(_present_classes(state.problem)))))
-    inc_depth = _binary_depth(state, incumbent) if incumbent is not None else None
     while True:
         if max_depth is not None and k > max_depth:
             return "infeasible", k, None, None, None
-        if inc_depth is not None and inc_depth <= k and not keep_solver:
-            return "sat", k, incumbent, None, None
+        if incumbent.get() is not None and incumbent.depth <= k and not keep_solver:
+            return "sat", k, incumbent.tree, None, None
         if state.deadline.expired():
             return "timeout", k, None, None, None
         t0 = time.perf_counter()
@@ -488,7 +506,8 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         At-most-one encoding of the feature selection (see :mod:`satdt.encodings.sat_depth`).
     warm_start : bool
         Use a consistent CART tree as the incumbent: it is returned (FEASIBLE) on timeout and
-        closes the search when its depth meets the proven lower bound.
+        closes the search when its depth meets the proven lower bound. It is built lazily, once
+        the call has run :data:`CART_AFTER_S` seconds or when it times out.
     useless : bool
         Add the useless-split clauses (and the leaf marker) of
         :class:`~satdt.encodings.sat_depth.DepthEncoding`.
@@ -513,7 +532,7 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
     if _present_classes(problem) <= 1:
         state.used[:] = True
         return _result(state, _leaf_tree(state), OPTIMAL, "depth", 0, method)
-    incumbent = _cart(state) if warm_start else None
+    incumbent = _Incumbent(state, warm_start)
 
     def make(k: int) -> DepthEncoding:
         return DepthEncoding(problem.X, state.labels, problem.n_classes, k, at_most_one=at_most_one,
@@ -526,8 +545,8 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         return _result(state, tree, OPTIMAL, "depth", k, method)
     if status == "infeasible":
         return _result(state, None, INFEASIBLE, "depth", k, method)
-    if incumbent is not None and (max_depth is None or _binary_depth(state, incumbent) <= max_depth):
-        return _result(state, incumbent, FEASIBLE, "depth", k, method)
+    if incumbent.get(force=True) is not None and (max_depth is None or incumbent.depth <= max_depth):
+        return _result(state, incumbent.tree, FEASIBLE, "depth", k, method)
     return _result(state, None, UNKNOWN, "depth", k, method)
 
 
@@ -565,7 +584,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
     if n_classes <= 1:
         state.used[:] = True
         return _result(state, _leaf_tree(state), OPTIMAL, "nodes", 1, method)
-    incumbent = _cart(state) if warm_start else None
+    incumbent = _Incumbent(state, warm_start)
     low = n_classes - 1  # splits: a consistent tree has at least one leaf per class
 
     def make(k: int) -> SizeEncoding:
@@ -588,6 +607,8 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         state.depth_times[max_depth] = time.perf_counter() - t0
         if status == "timeout":
             backend.close()
+            if incumbent.get(force=True) is not None and incumbent.depth <= max_depth:
+                return _result(state, incumbent.tree, FEASIBLE, "nodes", 2 * low + 1, method)
             return _result(state, None, UNKNOWN, "nodes", 2 * low + 1, method)
         if status == "unsat":
             backend.close()
@@ -603,16 +624,20 @@ SIZE_SEARCHES = ("descending", "ascending", "binary")
 
 
 def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, best: Tree,
-                 incumbent: Tree | None, low: int, method: str, strategy: str = "descending") -> SolveResult:
+                 incumbent: _Incumbent, low: int, method: str, strategy: str = "descending") -> SolveResult:
     """Tighten "at most S splits" between the proven lower bound and the best tree until they
     meet: ``descending`` tries one below the best tree (SAT-UNSAT), ``ascending`` the lower
     bound (UNSAT-SAT, raises the bound step by step), ``binary`` the middle. UNSAT at S proves
     ``low = S + 1``; SAT gives a smaller tree."""
     best_splits = _binary_splits(state, best)
-    if incumbent is not None and _binary_depth(state, incumbent) <= encoding.depth:
-        cart_splits = _binary_splits(state, incumbent)
-        if cart_splits < best_splits:
-            best, best_splits = incumbent, cart_splits
+
+    def use_incumbent(force: bool) -> None:
+        nonlocal best, best_splits
+        if incumbent.get(force) is not None and incumbent.depth <= encoding.depth \
+                and incumbent.splits < best_splits:
+            best, best_splits = incumbent.tree, incumbent.splits
+
+    use_incumbent(False)
     t0 = time.perf_counter()
     backend.add(encoding.counter_clauses(best_splits))
     state.build_time += time.perf_counter() - t0
@@ -623,6 +648,7 @@ def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, bes
         status, feature, leaf_class = _fit_rows(state, encoding, backend, encoding.at_most(bound))
         state.size_steps.append((bound, status, round(time.perf_counter() - t1, 4)))
         if status == "timeout":
+            use_incumbent(True)
             return _result(state, best, FEASIBLE, "nodes", 2 * low + 1, method)
         if status == "unsat":
             low = bound + 1
