@@ -88,29 +88,40 @@ def peers() -> dict[str, Callable[[Dataset, Task], tuple[Any, dict]]]:
     return found
 
 
-def _run_pystreed(data: Dataset, task: Task) -> tuple[Any, dict]:  # pragma: no cover - optional
+def _run_pystreed(data: Dataset, task: Task) -> tuple[Any, dict]:
+    """STreeD (pystreed): max accuracy at depth d, or cost complexity ``lam`` per split."""
     from pystreed import STreeDClassifier
 
-    model = STreeDClassifier(max_depth=task.max_depth, time_limit=task.time_limit or 600)
+    model = STreeDClassifier(optimization_task="accuracy", max_depth=task.max_depth or 3,
+                             cost_complexity=task.lam or 0.0, time_limit=task.time_limit or 600)
     model.fit(data.X, data.y)
     return model.predict(data.X), {}
 
 
-def _run_pycontree(data: Dataset, task: Task) -> tuple[Any, dict]:  # pragma: no cover - optional
+def _run_pycontree(data: Dataset, task: Task) -> tuple[Any, dict]:
+    """ConTree (pycontree): max accuracy at depth d on continuous features."""
     from pycontree import ConTree
 
-    model = ConTree(max_depth=task.max_depth, time_limit=task.time_limit or 600)
+    model = ConTree(max_depth=task.max_depth or 3, time_limit=task.time_limit or 600)
     model.fit(data.X, data.y)
     return model.predict(data.X), {}
 
 
-def _run_gosdt(data: Dataset, task: Task) -> tuple[Any, dict]:  # pragma: no cover - optional
+def _run_gosdt(data: Dataset, task: Task) -> tuple[Any, dict]:
+    """GOSDT on satdt's ``all`` binarization; ``depth_budget`` = max_depth, as measured: with
+    depth_budget=5 it returns the depth-5 optima of satdt's exact engines."""
     from gosdt import GOSDTClassifier
 
-    model = GOSDTClassifier(regularization=task.lam or 0.01, depth_budget=(task.max_depth or 5) + 1,
-                            time_limit=task.time_limit or 600, allow_small_reg=True)
-    model.fit(data.X, data.y)
-    return model.predict(data.X), {}
+    from .binarize import Binarizer
+
+    Xb = Binarizer(task.binarization).fit(data).transform(data.X).astype(int)
+    model = GOSDTClassifier(regularization=0.01 if task.lam is None else task.lam,
+                            depth_budget=task.max_depth or 5, allow_small_reg=True,
+                            time_limit=int(task.time_limit or 600))
+    model.fit(Xb, data.y)
+    # GOSDTClassifier.predict calls check_array(force_all_finite=...), gone from scikit-learn
+    # 1.8; its extracted tree predicts directly
+    return np.asarray(model.trees_[0].predict(Xb)), {"n_leaves": None}
 
 
 def _peak_rss_mb() -> float:

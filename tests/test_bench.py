@@ -40,3 +40,14 @@ def test_resolve_dataset(tmp_path):
     assert resolve_dataset("tiny", tmp_path).n_rows == 2
     with pytest.raises(DataError, match="unknown dataset"):
         resolve_dataset("absent", tmp_path)
+
+
+@pytest.mark.parametrize("peer, dataset, depth, lam, errors", [
+    ("pycontree", "iris", 2, None, 6),   # ConTree is exact on continuous features
+    ("gosdt", "monk2-onehot", 5, 0.01, 28),  # issue 4's GOSDT figure: 28 errors, 12 leaves
+])
+def test_optional_peers_when_installed(peer, dataset, depth, lam, errors):
+    pytest.importorskip(peer)
+    row = run_task(Task(peer, dataset, max_depth=depth, lam=lam, time_limit=120))
+    assert row["status"] == "PEER", row.get("error")
+    assert row["errors"] == errors
