@@ -5,6 +5,7 @@ Usage (from the repository root)::
     python benchmarks/bench_sat.py --time-limit 300
     python benchmarks/bench_sat.py --datasets iris wine --solvers glucose4 cadical195 --objectives depth
     python benchmarks/bench_sat.py --objectives maxsat --depths 2 3 --datasets iris monk1 --out benchmarks/out/maxsat
+    python benchmarks/bench_sat.py --datasets iris monk1 --repeat 3 --baseline   # median of 3, vs first version
 
 For every dataset (full files of ``DATA_DIR/inferdt``, not the folds), ``all`` binarization,
 each objective and each backend, it records (``maxsat``: the fewest errors at each of

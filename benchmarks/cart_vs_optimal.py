@@ -75,14 +75,15 @@ def main() -> None:
     rows: list[dict] = []
     out = Parallel(n_jobs=args.jobs, return_as="generator_unordered")(
         delayed(study)(d, k, data_dir, args.time_limit, args.engine) for d, k in tasks)
+    Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
     for i, part in enumerate(out, 1):
         rows.extend(part)
+        pd.DataFrame(rows).to_csv(args.csv, index=False)  # kept if the run is cut off
         r = part[0]
         print(f"[{i}/{len(tasks)}] {r['dataset']} depth {r['depth']}: optimum {r['optimum']} "
               f"(bound {r['bound']}); " + ", ".join(f"{p['heuristic']} {p['heuristic_errors']}" for p in part),
               file=sys.stderr, flush=True)
     frame = pd.DataFrame(rows).sort_values(["dataset", "depth", "heuristic"])
-    Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.csv, index=False)
     wide = frame.pivot_table(index=["dataset", "depth", "n_rows"], columns="heuristic",
                              values="heuristic_errors", aggfunc="first").reset_index()
