@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python benchmarks/bench_sat.py --datasets iris wine --solvers glucose4 cadical195 --objectives depth
     python benchmarks/bench_sat.py --objectives maxsat --depths 2 3 --datasets iris monk1 --out benchmarks/out/maxsat
     python benchmarks/bench_sat.py --datasets iris monk1 --repeat 3 --baseline   # median of 3, vs first version
+    python benchmarks/bench_sat.py --solvers glucose4 dp --repeat 3   # SAT and the DP engine side by side
 
 For every dataset (full files of ``DATA_DIR/inferdt``, not the folds), ``all`` binarization,
 each objective and each backend, it records (``maxsat``: the fewest errors at each of
@@ -31,6 +32,7 @@ import sklearn.tree  # noqa: F401  (imported once, outside the timed calls)
 from satdt import load_dataset
 from satdt.binarize import Binarizer
 from satdt.solvers import sat
+from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
 from satdt.solvers.maxsat import solve_max_accuracy
 from satdt.solvers.sat import (DEFAULT_AT_MOST_ONE, DEFAULT_ROW_PICK, DEFAULT_ROWS_PER_ROUND, DEFAULT_SOLVER,
                                ROW_PICKS, solve_min_depth, solve_min_size)
@@ -115,6 +117,7 @@ def warm_up() -> None:
     X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
     tiny = Binarizer("all").problem(prepare(X, np.array([0, 1, 1, 0])))
     solve_min_size(tiny)
+    solve_min_size_dp(tiny)
     solve_max_accuracy(tiny, max_depth=1)
 
 
@@ -130,12 +133,16 @@ def run(args: argparse.Namespace) -> list[dict]:
                 continue
             for backend in args.solvers:
                 solve = solve_min_depth if objective == "depth" else solve_min_size
+                if backend == "dp":  # the DP engine answering the same question (satdt.solvers.dp)
+                    solve = solve_min_depth_dp if objective == "depth" else solve_min_size_dp
                 walls, base_walls = [], []
                 for rep in range(args.repeat):  # median wall time over repeats (InferDT: median of 3)
                     kwargs = dict(solver=backend, time_limit=args.time_limit, rows_per_round=args.rows_per_round,
                                   at_most_one=args.at_most_one, incremental=not args.all_rows,
                                   max_depth=args.max_depth, seed=args.seed + rep, row_pick=args.row_pick)
-                    if args.baseline:  # interleaved: same load for both
+                    if backend == "dp":
+                        kwargs = dict(time_limit=args.time_limit, max_depth=args.max_depth)
+                    if args.baseline and backend != "dp":  # interleaved: same load for both
                         with baseline():
                             t0 = time.perf_counter()
                             b = solve(problem, **kwargs)
@@ -143,7 +150,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                     t0 = time.perf_counter()
                     r = solve(problem, **kwargs)
                     walls.append(time.perf_counter() - t0)
-                    if args.baseline and "OPTIMAL" == b.status == r.status and b.objective != r.objective:
+                    if args.baseline and backend != "dp" and "OPTIMAL" == b.status == r.status and b.objective != r.objective:
                         raise AssertionError(f"{name} {objective}: baseline {b.objective} != {r.objective}")
                 wall = float(np.median(walls))
                 ref = INFERDT.get(name, (None,) * 4)
@@ -188,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", nargs="+", default=DATASETS)
     parser.add_argument("--objectives", nargs="+", default=["depth", "size"], choices=["depth", "size", "maxsat"])
     parser.add_argument("--depths", nargs="+", type=int, default=[2, 3], help="depths for maxsat")
-    parser.add_argument("--solvers", nargs="+", default=[DEFAULT_SOLVER])
+    parser.add_argument("--solvers", nargs="+", default=[DEFAULT_SOLVER],
+                        help="SAT backends, and 'dp' for the DP engine (satdt.solvers.dp) on the same question")
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--max-depth", type=int, default=None,
                         help="depth bound K (DT_size: trees of depth <= K instead of the minimum depth)")

@@ -18,7 +18,7 @@ from . import estimators as est
 from .binarize import STRATEGIES
 from .data import DataError, Dataset, bundled_datasets, load_dataset
 from .tree import Tree
-from .verify import ACCURACY_ENGINES, OBJECTIVES, certify
+from .verify import ENGINES, OBJECTIVES, certify
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 
@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--binarization", choices=STRATEGIES, default="all")
     solve.add_argument("--n-thresholds", type=int, default=10, help="thresholds per feature (quantile, tree)")
     solve.add_argument("--solver", default=None, help="SAT backend (sat-*) or MIP backend (binoct, oct)")
+    solve.add_argument("--engine", choices=("sat", "dp"), default=None,
+                       help="sat-depth, sat-size: Avellaneda's SAT encodings (default) or the DP engine")
     solve.add_argument("--time-limit", type=_positive_float, default=None, help="wall-clock seconds")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--export", choices=("text", "json", "dot"), default=None, help="tree format to write")
@@ -74,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--max-depth", type=_nonneg_int, default=None, help="depth bound (default: the tree's)")
     verify.add_argument("--lam", type=_nonneg_float, default=None, help="regularized: penalty per leaf")
     verify.add_argument("--alpha", type=_nonneg_float, default=None, help="dpdt: penalty per test")
-    verify.add_argument("--engine", choices=ACCURACY_ENGINES, default="dp", help="exact engine (accuracy: any; regularized: dp or cpsat)")
+    verify.add_argument("--engine", choices=ENGINES, default="dp",
+                        help="exact engine (accuracy: dp, cpsat, maxsat, binoct; regularized: dp, cpsat; depth, size: dp, sat)")
     verify.add_argument("--time-limit", type=_positive_float, default=None)
     verify.add_argument("--json", action="store_true")
 
@@ -142,7 +145,8 @@ def cmd_solve(a: argparse.Namespace) -> int:
     data = load_dataset(a.data)
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
-                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=a.time_limit)
+                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=a.time_limit,
+                               engine=a.engine)
     model.fit(_frame(data), data.labels)
     summary = solve_summary(a.method, model, data)
     if a.json:

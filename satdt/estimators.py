@@ -151,11 +151,18 @@ class SATTreeClassifier(_TreeClassifier):
         Incremental example addition (Avellaneda); False encodes every row at once.
     rows_per_round : int or None
         Misclassified rows added per round (None: the solver's measured default).
+    engine : {"sat", "dp"}
+        ``"sat"``: Avellaneda's encodings (:mod:`satdt.solvers.sat`). ``"dp"``: the same two
+        questions answered by the dynamic program (:func:`satdt.solvers.dp.solve_min_depth_dp`,
+        :func:`~satdt.solvers.dp.solve_min_size_dp`), measured faster on most datasets and the
+        only one to solve DT_size on car and balance-scale within 300 s (``benchmarks/RESULTS.md``);
+        ``solver``, ``incremental`` and ``rows_per_round`` do not apply to it.
     """
 
     def __init__(self, objective: str = "depth", max_depth: int | None = None, binarization: str = "all",
                  n_thresholds: int = 10, solver: str = "glucose4", time_limit: float | None = None,
-                 incremental: bool = True, rows_per_round: int | None = None):
+                 incremental: bool = True, rows_per_round: int | None = None, engine: str = "sat"):
+        self.engine = engine
         self.objective = objective
         self.max_depth = max_depth
         self.binarization = binarization
@@ -170,11 +177,17 @@ class SATTreeClassifier(_TreeClassifier):
             raise ValueError(f"objective must be 'depth' or 'size', got {self.objective!r}")
         _check_int("max_depth", self.max_depth, 0, allow_none=True)
         _check_int("rows_per_round", self.rows_per_round, 1, allow_none=True)
+        if self.engine not in ("sat", "dp"):
+            raise ValueError(f"engine must be 'sat' or 'dp', got {self.engine!r}")
 
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import sat
 
         problem = self._problem(data)
+        if self.engine == "dp":
+            from .solvers import dp
+            solve = dp.solve_min_depth_dp if self.objective == "depth" else dp.solve_min_size_dp
+            return solve(problem, max_depth=self.max_depth, time_limit=self.time_limit)
         kwargs = dict(max_depth=self.max_depth, solver=self.solver, time_limit=self.time_limit,
                       incremental=self.incremental)
         if self.rows_per_round is not None:
@@ -440,21 +453,26 @@ METHODS: dict[str, tuple[type, int | None]] = {
 def make_estimator(method: str, *, max_depth: int | None = None, lam: float | None = None,
                    alpha: float | None = None, cart_depth: int | list | None = None,
                    binarization: str = "all", n_thresholds: int = 10, solver: str | None = None,
-                   time_limit: float | None = None) -> _TreeClassifier:
+                   time_limit: float | None = None, engine: str | None = None) -> _TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
-    ``alpha`` is OCT's penalty per split and DPDT's penalty per test.
+    ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("sat" or "dp")
+    answers ``sat-*`` by SAT or by the dynamic program.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
     cls, default_depth = METHODS[method]
+    if engine is not None and cls is not SATTreeClassifier:
+        raise ValueError(f"engine applies to sat-depth and sat-size only, not to '{method}'")
     kwargs: dict[str, Any] = {"time_limit": time_limit,
                               "max_depth": default_depth if max_depth is None else max_depth}
     if cls is not DPDTClassifier:
         kwargs.update(binarization=binarization, n_thresholds=n_thresholds)
     if cls is SATTreeClassifier:
         kwargs["objective"] = "depth" if method == "sat-depth" else "size"
+        if engine is not None:
+            kwargs["engine"] = engine
         if solver:
             kwargs["solver"] = solver
     elif cls in (BinOCTClassifier, OCTClassifier) and solver:

@@ -9,8 +9,8 @@ every axis-aligned tree (of the same depth unless said otherwise):
 objective                 value of a tree                                      engine
 ========================  ===================================================  ===============
 ``accuracy``              training errors, among trees of depth <= d           DP (or MIP...)
-``depth``                 depth, among trees with no training error            SAT (DT_depth)
-``size``                  nodes, among error-free trees of depth <= d          SAT (DT_size)
+``depth``                 depth, among trees with no training error            DP (or SAT)
+``size``                  nodes, among error-free trees of depth <= d          DP (or SAT)
 ``regularized``           errors / n + lam * leaves, depth <= d                DP (or CP-SAT)
 ``dpdt``                  error rate + alpha * average tests per row, <= d     exhaustive DP
 ========================  ===================================================  ===============
@@ -41,6 +41,8 @@ CERTIFIED, NOT_OPTIMAL, UNDECIDED = "OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"
 OBJECTIVES = ("accuracy", "depth", "size", "regularized", "dpdt")
 ACCURACY_ENGINES = ("dp", "cpsat", "maxsat", "binoct")
 REGULARIZED_ENGINES = ("dp", "cpsat")
+CONSISTENT_ENGINES = ("dp", "sat")  # depth and size: DT_depth / DT_size by DP or by SAT
+ENGINES = ACCURACY_ENGINES + ("sat",)
 _EPS = 1e-9
 
 
@@ -201,11 +203,12 @@ def _check_args(objective: str, lam: float | None, alpha: float | None, engine: 
         raise ValueError("the regularized objective needs lam >= 0")
     if objective == "dpdt" and (alpha is None or not alpha >= 0):
         raise ValueError("the dpdt objective needs alpha >= 0")
-    if engine not in ACCURACY_ENGINES:
-        raise ValueError(f"unknown engine '{engine}'; choose one of {', '.join(ACCURACY_ENGINES)}")
-    if objective == "regularized" and engine not in REGULARIZED_ENGINES:
-        raise ValueError(f"the regularized objective is solved by {' or '.join(REGULARIZED_ENGINES)}, "
-                         f"not '{engine}'")
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}")
+    allowed = {"accuracy": ACCURACY_ENGINES, "regularized": REGULARIZED_ENGINES, "depth": CONSISTENT_ENGINES,
+               "size": CONSISTENT_ENGINES}.get(objective)
+    if allowed is not None and engine not in allowed:
+        raise ValueError(f"the {objective} objective is solved by {' or '.join(allowed)}, not '{engine}'")
 
 
 # ---------------------------------------------------------------------------- engines
@@ -228,10 +231,13 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
         return mip.solve_binoct(problem, max_depth=depth, time_limit=time_limit)
     if objective in ("depth", "size"):
         problem.check_consistent()
-        from .solvers import sat
-        if objective == "depth":
-            return sat.solve_min_depth(problem, max_depth=depth, time_limit=time_limit)
-        return sat.solve_min_size(problem, max_depth=depth, time_limit=time_limit)
+        if engine == "sat":
+            from .solvers import sat
+            solve = sat.solve_min_depth if objective == "depth" else sat.solve_min_size
+        else:
+            from .solvers import dp
+            solve = dp.solve_min_depth_dp if objective == "depth" else dp.solve_min_size_dp
+        return solve(problem, max_depth=depth, time_limit=time_limit)
     if objective == "regularized":
         if engine == "cpsat":
             from .solvers import cpsat
@@ -288,9 +294,10 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         Penalties of the ``regularized`` and ``dpdt`` objectives.
     time_limit : float, optional
         Wall-clock seconds for the engine.
-    engine : {"dp", "cpsat", "maxsat", "binoct"}
-        Engine of the ``accuracy`` objective (default: the dynamic program, the fastest); for
-        ``regularized``, "dp" or "cpsat".
+    engine : {"dp", "cpsat", "maxsat", "binoct", "sat"}
+        Exact engine; the default, the dynamic program, is the fastest measured for every
+        objective. ``accuracy``: any but "sat"; ``regularized``: "dp" or "cpsat"; ``depth`` and
+        ``size``: "dp" or "sat" (Avellaneda's encodings).
 
     Returns
     -------

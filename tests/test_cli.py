@@ -77,7 +77,8 @@ def test_bench_runs_heuristics(capsys):
 
 
 @pytest.mark.parametrize("method, extra", [
-    ("sat-depth", []), ("sat-size", []), ("maxsat", ["--max-depth", "2"]), ("dp", ["--max-depth", "2"]), ("binoct", ["--max-depth", "2"]),
+    ("sat-depth", []), ("sat-size", []), ("sat-depth", ["--engine", "dp"]), ("sat-size", ["--engine", "dp"]),
+    ("maxsat", ["--max-depth", "2"]), ("dp", ["--max-depth", "2"]), ("binoct", ["--max-depth", "2"]),
     ("oct", ["--max-depth", "2", "--alpha", "0.001"]), ("cpsat", ["--max-depth", "2", "--lam", "0.01"]),
     ("dpdt", ["--max-depth", "2", "--cart-depth", "3,2", "--alpha", "0.001"]),
 ])
@@ -116,3 +117,8 @@ def test_export_formats_to_file(capsys, tmp_path):
             assert text.startswith("digraph Tree")
         else:
             assert "class:" in text and any(name in text for name in ("Age", "Smokes", "AreaQ", "Alkhol"))
+
+
+def test_engine_applies_to_sat_methods_only(capsys):
+    code, out, err = run(capsys, "solve", "mouse", "--method", "dpdt", "--engine", "dp")
+    assert code == 1 and "engine applies to sat-depth and sat-size only" in err and err.count("\n") == 1

@@ -236,3 +236,106 @@ def test_regularized_bad_parameters():
             solve_regularized_dp(problem, lam=0.01, max_depth=bad)
     with pytest.raises(ValueError, match="time_limit"):
         solve_regularized_dp(problem, lam=0.01, max_depth=2, time_limit=0)
+
+
+# ------------------------------------------------------------------ DT_depth / DT_size by DP
+from satdt.result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN  # noqa: E402
+from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp  # noqa: E402
+from satdt.solvers.sat import solve_min_depth, solve_min_size  # noqa: E402
+
+
+def _consistent_instance(seed: int):
+    """The small consistent problems of tests/test_sat.py (same generator, other seeds)."""
+    rng = np.random.default_rng(20_000 + seed)
+    return random_problem(seed, n_rows=int(rng.integers(6, 15)), n_features=int(rng.integers(3, 5)),
+                          n_classes=int(rng.integers(2, 4)), consistent=True, binary=bool(seed % 2),
+                          max_value=3)
+
+
+def _check_consistent(problem, res, name):
+    data = problem.data
+    assert res.tree is not None and res.objective_name == name
+    assert (res.tree.predict_index(data.X) == data.y).all()
+    assert res.objective == (res.tree.depth() if name == "depth" else res.tree.n_nodes)
+
+
+@pytest.mark.parametrize("block", range(6))
+def test_min_depth_and_size_dp_equal_bruteforce(block):
+    """300 random consistent instances: DT_depth and DT_size (at K = min depth and K + 1) by DP
+    equal the brute-force minimum."""
+    for seed in range(block * 50, block * 50 + 50):
+        problem = _consistent_instance(seed)
+        depth = bruteforce.min_depth(problem, limit=6)
+        r = solve_min_depth_dp(problem)
+        assert r.status == OPTIMAL and r.objective == depth == r.bound, seed
+        _check_consistent(problem, r, "depth")
+        s = solve_min_size_dp(problem)
+        assert s.status == OPTIMAL and s.objective == bruteforce.min_nodes(problem, depth)[0] == s.bound, seed
+        _check_consistent(problem, s, "nodes")
+        if seed % 3 == 0:  # a smaller tree may need more depth
+            s1 = solve_min_size_dp(problem, max_depth=depth + 1)
+            assert s1.status == OPTIMAL and s1.objective == bruteforce.min_nodes(problem, depth + 1)[0], seed
+            assert s1.tree.depth() <= depth + 1
+
+
+@pytest.mark.parametrize("seed", range(0, 40))
+def test_min_depth_and_size_dp_equal_sat(seed):
+    """The DP and the SAT encodings answer the same two questions identically."""
+    problem = _consistent_instance(1000 + seed)
+    d, s = solve_min_depth_dp(problem), solve_min_depth(problem)
+    assert d.status == s.status == OPTIMAL and d.objective == s.objective
+    K = d.objective + seed % 2
+    a, b = solve_min_size_dp(problem, max_depth=K), solve_min_size(problem, max_depth=K)
+    assert a.status == b.status == OPTIMAL and a.objective == b.objective
+
+
+@pytest.mark.parametrize("name, depth, nodes", [("iris", 4, 15), ("monk1", 5, 15), ("monk3", 6, 39),
+                                                ("mouse", 4, 15), ("zoo", 4, 21), ("lung-cancer", 3, 7)])
+def test_min_depth_and_size_dp_known_optima(name, depth, nodes):
+    """The published DT_depth / DT_size optima of the InferDT datasets (issue 2's table)."""
+    problem = Binarizer("all").problem(load_dataset(name))
+    r = solve_min_depth_dp(problem)
+    assert r.status == OPTIMAL and r.objective == depth
+    s = solve_min_size_dp(problem)
+    assert s.status == OPTIMAL and s.objective == nodes and s.tree.depth() <= depth
+    _check_consistent(problem, s, "nodes")
+
+
+def test_min_depth_and_size_dp_infeasible_below_minimum():
+    problem = Binarizer("all").problem(load_dataset("iris"))
+    assert solve_min_depth_dp(problem, max_depth=3).status == INFEASIBLE
+    r = solve_min_size_dp(problem, max_depth=3)
+    assert r.status == INFEASIBLE and r.tree is None
+
+
+def test_min_depth_and_size_dp_time_limit_keeps_a_consistent_tree():
+    """car: the minimum depth is 8; 0.3 s is not enough. A consistent CART tree comes back as
+    FEASIBLE with a proven lower bound, within a second of the limit."""
+    problem = Binarizer("all").problem(load_dataset("car"))
+    for solve in (solve_min_depth_dp, solve_min_size_dp):
+        start = time.perf_counter()
+        r = solve(problem, time_limit=0.3)
+        assert time.perf_counter() - start < 1.3
+        assert r.status == FEASIBLE
+        _check_consistent(problem, r, r.objective_name)
+        assert r.bound < r.objective
+
+
+def test_min_depth_dp_rejects_contradictory_rows():
+    from satdt import ConflictError
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    problem = Binarizer("all").problem(prepare(X, np.array([0, 1, 0])))
+    with pytest.raises(ConflictError):
+        solve_min_depth_dp(problem)
+    with pytest.raises(ConflictError):
+        solve_min_size_dp(problem)
+
+
+def test_upper_bound_without_optimizing_above_it():
+    """DT_depth's yes/no question: no 0-error tree at depth 2 on iris (optimum 6 errors)."""
+    problem = Binarizer("all").problem(load_dataset("iris"))
+    r = solve_max_accuracy_dp(problem, max_depth=2, upper_bound=0, optimize_above_bound=False)
+    assert r.bound >= 1 and r.objective >= 6  # proven: no tree with 0 errors
+    assert r.status == FEASIBLE or r.objective == 6  # OPTIMAL only if its bounds reached 6
+    full = solve_max_accuracy_dp(problem, max_depth=2, upper_bound=0)
+    assert full.status == OPTIMAL and full.objective == 6

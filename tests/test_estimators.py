@@ -13,6 +13,7 @@ from satdt.estimators import (METHODS, BinOCTClassifier, CPSATTreeClassifier, DP
 # Small settings so that scikit-learn's ~40 checks (random data, up to a few hundred rows) stay fast.
 CHECKED = [
     SATTreeClassifier(time_limit=10),
+    SATTreeClassifier(objective="size", engine="dp", time_limit=3),
     MaxSATTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     DPTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     BinOCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
@@ -85,6 +86,7 @@ def test_single_class_gives_single_leaf():
 @pytest.mark.parametrize("estimator, message", [
     (SATTreeClassifier(objective="width"), "objective"),
     (SATTreeClassifier(max_depth=-1), "max_depth"),
+    (SATTreeClassifier(engine="cp"), "engine"),
     (SATTreeClassifier(binarization="magic"), "binarization"),
     (SATTreeClassifier(time_limit=0), "time_limit"),
     (CPSATTreeClassifier(lam=-0.1), "lam"),

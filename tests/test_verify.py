@@ -81,6 +81,13 @@ def test_depth_and_size_certificates():
     assert cert.optimum <= cert.tree_value
     with pytest.raises(ValueError, match="misclassifies"):
         certify(DecisionTreeClassifier(max_depth=1).fit(data.X, data.y), data, objective="depth")
+    for objective in ("depth", "size"):  # DP (default) and SAT engines certify alike
+        by_dp = certify(deep, data, objective=objective)
+        by_sat = certify(deep, data, objective=objective, engine="sat")
+        assert (by_dp.status, by_dp.optimum) == (by_sat.status, by_sat.optimum)
+        assert by_dp.engine.method.startswith("dp-") and by_sat.engine.method.startswith("sat-")
+    with pytest.raises(ValueError, match="depth objective is solved by dp or sat"):
+        certify(shallow, data, objective="depth", engine="maxsat")
 
 
 @pytest.mark.parametrize("seed", range(15))

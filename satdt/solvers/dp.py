@@ -1,7 +1,9 @@
 """The most accurate tree of depth <= d by dynamic programming and branch and bound (MurTree-style).
 
 Public API: :func:`solve_max_accuracy_dp` (fewest errors) and :func:`solve_regularized_dp`
-(OSDT/GOSDT's ``errors / n + lam * leaves``, any tree shape up to the depth). Both run the same
+(OSDT/GOSDT's ``errors / n + lam * leaves``, any tree shape up to the depth), and on top of them
+Avellaneda's two questions for consistent data: :func:`solve_min_depth_dp` (DT_depth) and
+:func:`solve_min_size_dp` (DT_size), the DP alternative to :mod:`satdt.solvers.sat`. Both run the same
 search on integer costs ``q * errors + leaf_cost * leaves``: ``q = 1, leaf_cost = 0`` for
 accuracy, ``p / q`` = the exact engine lambda of
 :func:`~satdt.encodings.cpsat_regularized.scaled_objective` and ``leaf_cost = p * n`` for the
@@ -62,11 +64,12 @@ import numpy as np
 
 from ..binarize import BinaryProblem
 from ..encodings.cpsat_regularized import exact_objective, scaled_objective
-from ..result import FEASIBLE, OPTIMAL, SolveResult
+from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
 from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree
 
-__all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "DEFAULT_PAIR_OPS"]
+__all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "solve_min_depth_dp", "solve_min_size_dp",
+           "DEFAULT_PAIR_OPS"]
 
 # depth-2 nodes whose pair solver costs fewer estimated operations use it; larger ones use the
 # root search with depth-one children (measured on the datasets of benchmarks/bench_dp.py)
@@ -574,7 +577,8 @@ def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, p
 
 
 def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
-                          upper_bound: int | None = None, pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+                          upper_bound: int | None = None, pair_ops: float = DEFAULT_PAIR_OPS,
+                          optimize_above_bound: bool = True) -> SolveResult:
     """Most accurate tree of depth <= ``max_depth`` over the binary columns, by DP / branch and bound.
 
     Parameters
@@ -592,6 +596,10 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     pair_ops : float
         Depth-two nodes whose pair-count solver costs at most this many estimated operations use
         it; larger ones use the root search (0: never the pair solver).
+    optimize_above_bound : bool
+        When no tree has at most ``upper_bound`` errors: search again for the optimum (True), or
+        stop with that proof (False: FEASIBLE, the best tree at hand, ``bound = upper_bound + 1``;
+        a yes/no question such as DT_depth's "is there a tree with 0 errors?").
 
     Returns
     -------
@@ -633,6 +641,9 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
                 inc_cost, source = float(cost), "dp"
             if node is not None or ub >= inc_cost:
                 break
+            if not optimize_above_bound:  # proven: no tree with fewer than ub errors
+                bound = max(bound, ub)
+                raise _Timeout
             ub = inc_cost  # the given upper bound was not achievable: search again without it
         proven, bound = True, inc_cost
     except _Timeout:
@@ -643,7 +654,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
                 inc_tree = Tree(root=_materialize(search.split(g, nodeL, nodeR)), classes=problem.classes)
                 inc_cost, source = float(top["best"]), "dp"
             lb = min(top["leaf"], float(np.min(top["lbL"] + top["lbR"])), inc_cost)
-            bound = max(floor, lb)
+            bound = max(bound, floor, lb)
     tree, errors = _finalize(problem, inc_tree, search)
     if errors != inc_cost:
         raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
@@ -767,3 +778,160 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         stats["engine_objective"] = int(engine)
     return SolveResult(tree=tree, status=status, objective=float(value), bound=float(exact_bound),
                        runtime=deadline.elapsed(), method="dp", objective_name="regularized", stats=stats)
+
+
+# --------------------------------------------------------------------------- DT_depth / DT_size
+def _present_classes(problem: BinaryProblem) -> int:
+    return int((problem.counts.sum(axis=0) > 0).sum())
+
+
+def _consistent_fallback(problem: BinaryProblem, max_depth: int | None) -> Tree | None:
+    """A consistent CART tree (grown until pure; exists for consistent data) in the original
+    features, or None when it is deeper than ``max_depth``."""
+    tree, errors = finalize_tree(problem, cart_binary_tree(problem, None))
+    if errors != 0 or (max_depth is not None and tree.depth() > max_depth):
+        return None
+    return tree
+
+
+def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
+                       time_limit: float | None = None, pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+    """DT_depth by DP: the smallest ``k`` whose most accurate tree of depth ``k`` has no error.
+
+    ``k`` goes up from ``ceil(log2(classes))``; each depth is one :func:`solve_max_accuracy_dp`
+    call on the time left. A proven optimum above 0 errors at depth ``k`` proves that no
+    consistent tree of depth ``k`` exists (the same claim as an UNSAT answer of the SAT encoding);
+    the first depth with a 0-error tree is the minimum.
+
+    Returns
+    -------
+    SolveResult
+        ``method="dp-depth"``, ``objective_name="depth"``: OPTIMAL (minimum depth), INFEASIBLE
+        (none within ``max_depth``), FEASIBLE on timeout (a consistent CART tree, ``bound`` =
+        proven lower bound on the depth) or UNKNOWN (no tree within ``max_depth`` at hand).
+        ``stats["depth_times_s"]``: seconds and errors of each depth searched.
+    """
+    if max_depth is not None:
+        _validate(problem, max_depth, None, pair_ops)
+    problem.check_consistent()
+    deadline = Deadline(time_limit)
+    steps: dict[int, tuple[float, int]] = {}
+
+    def result(tree: Tree | None, status: str, bound: int | None) -> SolveResult:
+        stats = {"depth_times_s": dict(steps), "distinct_rows": int(problem.n_distinct),
+                 "binary_features": int(problem.n_binary), "engine": "dp"}
+        objective = None if tree is None else tree.depth()
+        if tree is not None:
+            _check_consistent_tree(problem, tree, "dp-depth")
+        return SolveResult(tree, status, objective, objective if status == OPTIMAL else bound,
+                           deadline.elapsed(), "dp-depth", "depth", stats)
+
+    k = max(0, math.ceil(math.log2(max(1, _present_classes(problem)))))
+    while True:
+        if max_depth is not None and k > max_depth:
+            return result(None, INFEASIBLE, k)
+        if deadline.expired():
+            break
+        r = solve_max_accuracy_dp(problem, max_depth=k, time_limit=deadline.remaining(), upper_bound=0,
+                                  pair_ops=pair_ops, optimize_above_bound=False)
+        steps[k] = (round(r.runtime, 4), int(r.objective))
+        if r.objective == 0:
+            return result(r.tree, OPTIMAL, k)
+        if r.bound < 1:  # timeout before a proof either way
+            break
+        k += 1
+    fallback = _consistent_fallback(problem, max_depth)
+    return result(fallback, FEASIBLE if fallback is not None else UNKNOWN, k)
+
+
+def _check_consistent_tree(problem: BinaryProblem, tree: Tree, method: str) -> None:
+    data = problem.data
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    if errors:
+        raise TreeCheckError(f"{method}: the returned tree misclassifies {errors} training rows")
+
+
+def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
+                      time_limit: float | None = None, pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+    """DT_size by DP: the fewest nodes of a consistent tree of depth ``<= K``.
+
+    ``K = max_depth``, or the minimum depth (:func:`solve_min_depth_dp`, on the same clock).
+    Then one :func:`solve_regularized_dp` call at depth ``K`` with the *lexicographic* penalty
+    ``lam = 1 / (n * (2**K + 1))``: a leaf costs less than one error over any tree of depth
+    ``<= K`` (at most ``2**K`` leaves), so the optimum has the fewest errors (0 when a consistent
+    tree of depth ``<= K`` exists) and, among those, the fewest leaves; nodes = ``2 * leaves - 1``.
+    On a timeout the engine's lower bound ``B`` on ``q * errors + p * n * leaves`` bounds every
+    consistent tree's leaves by ``B / (p * n)``.
+
+    Returns
+    -------
+    SolveResult
+        ``method="dp-size"``, ``objective_name="nodes"``: OPTIMAL, INFEASIBLE (no consistent tree
+        of depth ``<= max_depth``), FEASIBLE (smallest consistent tree found, ``bound`` = proven
+        lower bound on nodes) or UNKNOWN.
+    """
+    if max_depth is not None:
+        _validate(problem, max_depth, None, pair_ops)
+    problem.check_consistent()
+    deadline = Deadline(time_limit)
+    n_classes = _present_classes(problem)
+    stats: dict = {"distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary),
+                   "engine": "dp"}
+    low_leaves = max(1, n_classes)
+    candidates: list[Tree] = []
+
+    def result(status: str, bound: int | None) -> SolveResult:
+        tree = min(candidates, key=lambda t: t.n_nodes) if candidates else None
+        if tree is not None:
+            _check_consistent_tree(problem, tree, "dp-size")
+        objective = None if tree is None else tree.n_nodes
+        if status == OPTIMAL:
+            bound = objective
+        return SolveResult(tree, status, objective, bound, deadline.elapsed(), "dp-size", "nodes", stats)
+
+    if n_classes <= 1:
+        leaf = Tree(root=Node.leaf(int(problem.majority[0])), classes=problem.classes)
+        candidates.append(finalize_tree(problem, leaf)[0])
+        return result(OPTIMAL, 1)
+    if max_depth is None:
+        depth = solve_min_depth_dp(problem, time_limit=deadline.remaining(), pair_ops=pair_ops)
+        stats["depth_times_s"] = depth.stats["depth_times_s"]
+        if depth.status != OPTIMAL:
+            if depth.tree is not None:
+                candidates.append(depth.tree)
+            return result(FEASIBLE if candidates else UNKNOWN, 2 * max(low_leaves, depth.bound + 1) - 1)
+        K = int(depth.objective)
+        candidates.append(depth.tree)
+        low_leaves = max(low_leaves, K + 1)  # a tree of minimum depth K has a path of K splits
+    else:
+        K = int(max_depth)
+        if K < math.ceil(math.log2(n_classes)):
+            return result(INFEASIBLE, None)
+    if deadline.expired():
+        return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
+    n = int(problem.n_rows)
+    lam = Fraction(1, n * (2 ** K + 1))
+    r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline.remaining(), pair_ops=pair_ops)
+    errors = int(r.stats["errors"])
+    stats.update(size_depth=K, size_time_s=round(r.runtime, 4), search_nodes=r.stats.get("nodes"),
+                 lam_engine=r.stats["lam_engine"])
+    if r.status == OPTIMAL:
+        if errors > 0:
+            if candidates:  # a consistent tree of depth <= K was found: the search contradicts it
+                raise TreeCheckError(f"dp-size: optimum at depth {K} has {errors} errors, "
+                                     f"but a consistent tree of depth <= {K} exists")
+            return result(INFEASIBLE, None)
+        candidates[:] = [r.tree]
+        return result(OPTIMAL, None)
+    if errors == 0:
+        candidates.append(r.tree)
+    p = int(r.stats["lam_engine"].split("/")[0])
+    bound_leaves = math.ceil(r.stats["engine_bound"] / (p * n) - 1e-9)
+    low_leaves = max(low_leaves, bound_leaves)
+    if candidates and min(t.n_nodes for t in candidates) <= 2 * low_leaves - 1:
+        return result(OPTIMAL, None)
+    if not candidates:
+        fallback = _consistent_fallback(problem, K)
+        if fallback is not None:
+            candidates.append(fallback)
+    return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
