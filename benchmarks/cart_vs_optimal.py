@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
@@ -69,7 +70,20 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--csv", default=str(ROOT / "benchmarks" / "out" / "cart_vs_optimal.csv"))
     parser.add_argument("--markdown", default=None)
+    parser.add_argument("--from-csv", action="store_true",
+                        help="do not solve: rebuild the tables from --csv (a finished or partial run)")
     args = parser.parse_args()
+    if args.from_csv:
+        frame = pd.read_csv(args.csv)
+    else:
+        frame = run(args)
+    text = report(frame)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(text)
+
+
+def run(args: argparse.Namespace) -> pd.DataFrame:
     data_dir = Path(args.data_dir)
     tasks = [(d, int(k)) for d in args.datasets.split(",") if d for k in args.depths.split(",")]
     rows: list[dict] = []
@@ -83,20 +97,37 @@ def main() -> None:
         print(f"[{i}/{len(tasks)}] {r['dataset']} depth {r['depth']}: optimum {r['optimum']} "
               f"(bound {r['bound']}); " + ", ".join(f"{p['heuristic']} {p['heuristic_errors']}" for p in part),
               file=sys.stderr, flush=True)
-    frame = pd.DataFrame(rows).sort_values(["dataset", "depth", "heuristic"])
-    frame.to_csv(args.csv, index=False)
+    return pd.DataFrame(rows)
+
+
+def report(frame: pd.DataFrame) -> str:
+    """Markdown: one row per (dataset, depth) with each heuristic's errors and the optimum (or
+    the best tree found and the proven bound), then per heuristic and depth how often it is
+    optimal where the optimum is proven, and its mean gap there."""
+    frame = frame.sort_values(["dataset", "depth", "heuristic"])
     wide = frame.pivot_table(index=["dataset", "depth", "n_rows"], columns="heuristic",
                              values="heuristic_errors", aggfunc="first").reset_index()
     best = frame.groupby(["dataset", "depth"]).agg(optimum=("optimum", "min"), bound=("bound", "max"),
-                                                  best_found=("best_found", "min")).reset_index()
+                                                  best_found=("best_found", "min"),
+                                                  certify_s=("certify_s", "max")).reset_index()
     table = wide.merge(best, on=["dataset", "depth"])
-    text = table.to_markdown(index=False) if _has_tabulate() else table.to_string(index=False)
-    summary = (frame.assign(optimal=frame.status.eq("OPTIMAL"), proven=frame.optimum.notna())
-               .groupby("heuristic").agg(proven=("proven", "sum"), optimal=("optimal", "sum")))
-    print(text)
-    print(summary.to_string())
-    if args.markdown:
-        Path(args.markdown).write_text(text + "\n\n" + summary.to_string() + "\n")
+    heuristics = [c for c in wide.columns if c not in ("dataset", "depth", "n_rows")]
+    # the best tree known: the engine's or a heuristic's (every one is a valid tree of that depth)
+    table["best_found"] = np.fmin(table["best_found"], table[heuristics].min(axis=1))
+    table["optimum"] = table["optimum"].map(lambda v: "" if pd.isna(v) else str(int(v)))
+    for col in ("bound", "best_found"):
+        table[col] = table[col].map(lambda v: "" if pd.isna(v) else str(int(np.ceil(v - 1e-9))))
+    proven = frame[frame.optimum.notna()].copy()
+    proven["optimal"] = proven.heuristic_errors <= proven.optimum
+    proven["gap"] = proven.heuristic_errors - proven.optimum
+    proven["gap_pct_rows"] = 100.0 * proven.gap / proven.n_rows
+    summary = (proven.groupby(["heuristic", "depth"])
+               .agg(proven_cells=("dataset", "size"), optimal=("optimal", "sum"),
+                    mean_gap_errors=("gap", "mean"), max_gap_errors=("gap", "max"),
+                    mean_gap_pct_of_rows=("gap_pct_rows", "mean"))
+               .round(2).reset_index())
+    fmt = (lambda t: t.to_markdown(index=False)) if _has_tabulate() else (lambda t: t.to_string(index=False))
+    return fmt(table) + "\n\n" + fmt(summary) + "\n"
 
 
 def _has_tabulate() -> bool:
