@@ -51,3 +51,16 @@ def test_optional_peers_when_installed(peer, dataset, depth, lam, errors):
     row = run_task(Task(peer, dataset, max_depth=depth, lam=lam, time_limit=120))
     assert row["status"] == "PEER", row.get("error")
     assert row["errors"] == errors
+
+
+def test_dask_cluster_runs_the_tasks_when_installed():
+    """The README's scale-out example on a local Dask cluster (skipped without the `cluster` extra):
+    every task runs on a cluster worker and gives the same answer as a serial run."""
+    distributed = pytest.importorskip("distributed")
+    tasks = [Task("sat-depth", name) for name in ("iris", "monk1", "mouse")]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with distributed.get_task_stream(client) as stream, joblib.parallel_config(backend="dask"):
+            rows = run_benchmark(tasks, n_jobs=-1)
+    assert len(stream.data) == len(tasks)
+    assert [r["objective"] for r in rows] == [r["objective"] for r in run_benchmark(tasks, n_jobs=1)] == [4, 5, 4]
