@@ -578,7 +578,8 @@ def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, p
 
 def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
                           upper_bound: int | None = None, pair_ops: float = DEFAULT_PAIR_OPS,
-                          optimize_above_bound: bool = True) -> SolveResult:
+                          optimize_above_bound: bool = True, _search: "_Search | None" = None,
+                          _binary_out: list | None = None) -> SolveResult:
     """Most accurate tree of depth <= ``max_depth`` over the binary columns, by DP / branch and bound.
 
     Parameters
@@ -610,9 +611,12 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
         entries, incumbent source.
     """
     _validate(problem, max_depth, upper_bound, pair_ops)
-    deadline = Deadline(time_limit)
+    if _search is None:
+        deadline = Deadline(time_limit)
+        search = _Search(problem, deadline, float(pair_ops))
+    else:  # a search of the same problem and costs: its memo (row subset, depth) stays valid
+        search, deadline = _search, _search.deadline
     d = int(max_depth)
-    search = _Search(problem, deadline, float(pair_ops))
     S = np.arange(problem.n_distinct, dtype=np.int64)
     floor = float(problem.min_errors)
 
@@ -658,6 +662,8 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     tree, errors = _finalize(problem, inc_tree, search)
     if errors != inc_cost:
         raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
+    if _binary_out is not None:  # the tree over the binary columns, for a warm start elsewhere
+        _binary_out.append(inc_tree)
     status = OPTIMAL if proven or bound >= errors else FEASIBLE
     stats = dict(search.stats, memo_entries=len(search.memo), tree_source=source,
                  chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct)
@@ -677,7 +683,7 @@ def _validate_lam(lam: float) -> None:
 
 def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
                          time_limit: float | None = None,
-                         pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+                         pair_ops: float = DEFAULT_PAIR_OPS, _incumbent: Tree | None = None) -> SolveResult:
     """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth`` (any shape),
     by the same DP / branch and bound as :func:`solve_max_accuracy_dp`.
 
@@ -740,6 +746,10 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     except _Timeout:
         inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
     inc_cost = search.binary_cost(inc_tree)
+    if _incumbent is not None and _incumbent.depth() <= d:  # a given tree over the binary columns
+        given = search.binary_cost(_incumbent)
+        if given < inc_cost:
+            inc_tree, inc_cost, source = _incumbent, given, "given"
     bound, proven = floor, False
     try:
         cost, node = search.solve(S, d, inc_cost, top=True)
@@ -795,7 +805,8 @@ def _consistent_fallback(problem: BinaryProblem, max_depth: int | None) -> Tree 
 
 
 def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
-                       time_limit: float | None = None, pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+                       time_limit: float | None = None, pair_ops: float = DEFAULT_PAIR_OPS,
+                       _binary_out: list | None = None) -> SolveResult:
     """DT_depth by DP: the smallest ``k`` whose most accurate tree of depth ``k`` has no error.
 
     ``k`` goes up from ``ceil(log2(classes))``; each depth is one :func:`solve_max_accuracy_dp`
@@ -827,14 +838,17 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
                            deadline.elapsed(), "dp-depth", "depth", stats)
 
     k = max(0, math.ceil(math.log2(max(1, _present_classes(problem)))))
+    search = _Search(problem, deadline, float(pair_ops))  # one memo for every depth
+    binary_out = [] if _binary_out is None else _binary_out
     while True:
         if max_depth is not None and k > max_depth:
             return result(None, INFEASIBLE, k)
         if deadline.expired():
             break
-        r = solve_max_accuracy_dp(problem, max_depth=k, time_limit=deadline.remaining(), upper_bound=0,
-                                  pair_ops=pair_ops, optimize_above_bound=False)
-        steps[k] = (round(r.runtime, 4), int(r.objective))
+        t0 = time.perf_counter()
+        r = solve_max_accuracy_dp(problem, max_depth=k, upper_bound=0, optimize_above_bound=False,
+                                  _search=search, _binary_out=binary_out)
+        steps[k] = (round(time.perf_counter() - t0, 4), int(r.objective))
         if r.objective == 0:
             return result(r.tree, OPTIMAL, k)
         if r.bound < 1:  # timeout before a proof either way
@@ -893,8 +907,10 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         leaf = Tree(root=Node.leaf(int(problem.majority[0])), classes=problem.classes)
         candidates.append(finalize_tree(problem, leaf)[0])
         return result(OPTIMAL, 1)
+    binary_trees: list[Tree] = []
     if max_depth is None:
-        depth = solve_min_depth_dp(problem, time_limit=deadline.remaining(), pair_ops=pair_ops)
+        depth = solve_min_depth_dp(problem, time_limit=deadline.remaining(), pair_ops=pair_ops,
+                                   _binary_out=binary_trees)
         stats["depth_times_s"] = depth.stats["depth_times_s"]
         if depth.status != OPTIMAL:
             if depth.tree is not None:
@@ -911,7 +927,11 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
     n = int(problem.n_rows)
     lam = Fraction(1, n * (2 ** K + 1))
-    r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline.remaining(), pair_ops=pair_ops)
+    # warm start: the consistent tree of the depth search (a greedy one rarely is consistent, and
+    # an inconsistent incumbent costs more than any consistent tree: no pruning until one is found)
+    warm = binary_trees[-1] if binary_trees else None
+    r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline.remaining(), pair_ops=pair_ops,
+                             _incumbent=warm)
     errors = int(r.stats["errors"])
     stats.update(size_depth=K, size_time_s=round(r.runtime, 4), search_nodes=r.stats.get("nodes"),
                  lam_engine=r.stats["lam_engine"])
