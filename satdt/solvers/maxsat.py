@@ -9,6 +9,13 @@ Time limit: RC2's oracle (glucose and the rest of the MiniSat family) is interru
 thread (``RC2.compute(expect_interrupt=True)`` + ``RC2.interrupt()``); then the CART tree of
 depth d (warm start, an upper bound) is returned as FEASIBLE with RC2's cost so far as bound.
 Formula building is not interruptible but is checked against the clock before solving.
+
+RC2 finishes processing the last core after an interrupt, and its core heuristics (exhaustion,
+minimization) call the oracle with no time limit of their own (core exhaustion with no conflict
+budget at all). :class:`_DeadlineMixin` makes those calls interruptible and skips them after
+the deadline, always in the conservative direction (a skipped or interrupted call counts as
+"satisfiable": the core is not exhausted further, not minimized further), so RC2's cost stays a
+proven lower bound and a time limit is kept within a fraction of a second.
 """
 
 from __future__ import annotations
@@ -40,6 +47,29 @@ def _validate(max_depth, solver: str) -> None:
         raise ValueError(f"unknown MaxSAT oracle {solver!r}; choose one of {', '.join(MAXSAT_SOLVERS)}")
 
 
+class _DeadlineMixin:
+    """RC2 whose heuristic oracle calls honour a :class:`Deadline` (see the module doc)."""
+
+    deadline: Deadline | None = None
+
+    def _call_oracle(self, assumptions=[], expect_interrupt=False):  # noqa: B006 (RC2's signature)
+        if expect_interrupt or self.deadline is None or self.deadline.time_limit is None:
+            return super()._call_oracle(assumptions=assumptions, expect_interrupt=expect_interrupt)
+        # a heuristic call (core exhaustion / minimization): "satisfiable" is the safe answer
+        if self.deadline.expired():
+            return True
+        result = self.oracle.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        return True if result is None else result
+
+
+class _RC2(_DeadlineMixin, RC2):
+    pass
+
+
+class _RC2Stratified(_DeadlineMixin, RC2Stratified):
+    pass
+
+
 def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: Deadline,
              stats: dict) -> tuple[list[int] | None, int]:
     """RC2 on the encoding; returns (model or None on timeout, cost = optimum or lower bound)."""
@@ -49,8 +79,9 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
     formula = WCNF()  # soft clauses only: the hard ones go straight into RC2's oracle, in bulk
     formula.extend([[lit] for lit in lits.tolist()], weights=weights.tolist())
     formula.nv = int(encoding.pool.top)
-    cls = RC2Stratified if stratified else RC2
+    cls = _RC2Stratified if stratified else _RC2
     rc2 = cls(formula, solver=_PYSAT_NAME.get(solver, solver), adapt=True, exhaust=True, minz=True)
+    rc2.deadline = deadline
     add, ptr = bulk_adder(rc2.oracle, solver)
     n_hard = 0
     for block in hard:
