@@ -147,6 +147,24 @@ def _check_reg(problem, res, lam, depth) -> Fraction:
     return value
 
 
+# node-local slot renumbering (large problems) forced on: 50 numeric instances, depths 2-4
+@pytest.mark.parametrize("seed", range(50))
+def test_local_slots_equal_bruteforce(seed, monkeypatch):
+    from satdt.solvers import dp
+    monkeypatch.setattr(dp, "_LOCAL_MARGIN", -10 ** 9)
+    problem = random_problem(7000 + seed, n_rows=12 + seed % 14, n_features=2 + seed % 3,
+                             n_classes=2 + seed % 3, binary=False)
+    for depth in (2, 3, 4) if seed < 10 else (2, 3):
+        ref = bruteforce.min_errors(problem, depth)[0]
+        res = solve_max_accuracy_dp(problem, max_depth=depth, pair_ops=0.0)
+        _check(problem, res, depth)
+        assert res.status == "OPTIMAL" and res.objective == ref, (seed, depth)
+    lam = 0.02
+    ref = _exact_min_regularized(problem, lam, 3)
+    res = solve_regularized_dp(problem, lam=lam, max_depth=3, pair_ops=0.0)
+    assert res.status == "OPTIMAL" and _check_reg(problem, res, lam, 3) == ref, seed
+
+
 LAMS = ((0.005, 0.05, 1 / 3), (0.02, 0.1, 0.0125))
 
 

@@ -19,7 +19,10 @@ The search follows MurTree (Demirovic et al., JMLR 2022) over the binary columns
   columns (and any column set that is not nested) are chains of length one. The class counts of
   every column on any row subset ("frequency counting", MurTree §4.2) then come from one
   ``np.bincount`` over ``rows x chains`` and a suffix sum per chain: O(rows * features + columns),
-  not O(rows * columns).
+  not O(rows * columns). The histograms are int64 (an integer cumsum is several times faster
+  than a float one), and a root search renumbers its node's slots to the ranks that occur
+  there (:class:`_LocalSlots`), so each root it tries costs O(rows * features + columns of the
+  node) rather than O(... + columns of the problem).
 * **Depth 1** (exact): for each column the class counts on the right (``F``) and left
   (``N - F``); errors = ``|S| - max_c F - max_c (N - F)``.
 * **Depth 2, pair solver** (MurTree's specialised depth-two algorithm): per class ``c`` the pair
@@ -75,6 +78,7 @@ __all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "solve_min_depth_dp"
 # root search with depth-one children (measured on the datasets of benchmarks/bench_dp.py)
 DEFAULT_PAIR_OPS = 3e8
 _SMALL_MATRIX = 20_000_000  # cells of problem.X up to which it may be copied as float64
+_LOCAL_MARGIN = 64  # a node renumbers its slots when the problem has 1.2x (+ this) more than it uses
 _CHUNK_FLOATS = 8_000_000  # floats per (C, k, B) work array in the pair solver (~32 MB float32)
 
 
@@ -172,6 +176,54 @@ def _matches(X: np.ndarray, cols: list[int], rank: np.ndarray) -> bool:
     return True
 
 
+def _chain_counts(flat: np.ndarray, w: np.ndarray, n_slots: int, slot: np.ndarray,
+                  end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weights of a row subset on the right of columns, from chain slots (frequency counting).
+
+    ``flat`` holds each row's slot in every chain (rows x chains, row-major), ``w`` the rows'
+    weights (rows x K). Column ``g`` is "slot in ``[slot[g], end[g])``" (its level up to the
+    end of its chain). Returns ``F`` (K, len(slot)) int64 and ``present`` (len(slot),): whether
+    a row sits exactly at the column's slot (the first K - 1 weights summed, i.e. the classes).
+    """
+    W = np.repeat(w, flat.size // max(1, w.shape[0]), axis=0) if w.shape[0] else w
+    # prefix sums with a leading zero; the weights are integer counts, and an int64 cumsum is
+    # several times faster than a float one (measured 26 vs 200 us on 3 x 20k)
+    H = np.zeros((w.shape[1], n_slots + 1), dtype=np.int64)
+    for c in range(w.shape[1]):
+        H[c, 1:] = np.bincount(flat, weights=W[:, c], minlength=n_slots)
+    occupied = H[0, 1:] != 0     # (a per-class loop: numpy's any(axis=0) is slow on few rows)
+    for c in range(1, w.shape[1] - 1):
+        occupied |= H[c, 1:] != 0
+    present = occupied[slot]
+    np.cumsum(H, axis=1, out=H)
+    F = np.take(H, end, axis=1)
+    F -= np.take(H, slot, axis=1)
+    return F, present
+
+
+@dataclass
+class _LocalSlots:
+    """One node's rows renumbered to the chain ranks that occur among them.
+
+    ``flat`` (|S|, chains): each row's local slot per chain; ``slot``/``end``: the local slot
+    range of each column of the node; ``n_slots``: the distinct (chain, rank) pairs of ``S``.
+    Counting a subset of ``S`` then costs O(rows x chains + columns of the node) instead of
+    O(rows x chains + all columns of the problem).
+    """
+
+    flat: np.ndarray
+    w: np.ndarray
+    n_slots: int
+    slot: np.ndarray
+    end: np.ndarray
+
+    def counts(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return _chain_counts(self.flat[pos].ravel(), self.w[pos], self.n_slots, self.slot, self.end)
+
+    def present(self, pos: np.ndarray) -> np.ndarray:
+        return (np.bincount(self.flat[pos].ravel(), minlength=self.n_slots) > 0)[self.slot]
+
+
 def _leaf_errors(counts: np.ndarray) -> float:
     return float(counts.sum() - counts.max())
 
@@ -209,26 +261,32 @@ class _Search:
     def column_counts(self, S: np.ndarray, cols: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Frequency counting: weight of each class (+ conflict errors) on the right of columns.
 
-        Returns ``F`` (C + 1, len(cols)) for the columns ``cols`` (default: all) and ``present``
-        (n_slots,) marking the chain ranks that occur in ``S``.
+        Returns ``F`` (C + 1, len(cols)) int64 for the columns ``cols`` (default: all) and
+        ``present`` (len(cols),): whether some row of ``S`` has exactly the column's chain rank
+        (so each distinct split of a chain is kept once).
         """
         ch = self.ch
-        flat = (ch.rank[S] + ch.base).ravel()
-        p = ch.base.size
-        H = np.zeros((self.C + 1, ch.n_slots + 1))   # prefix sums with a leading zero
-        for c in range(self.C + 1):
-            H[c, 1:] = np.bincount(flat, weights=np.repeat(self.wext[S, c], p), minlength=ch.n_slots)
-        present = H[0, 1:] > 0
-        for c in range(1, self.C):
-            present |= H[c, 1:] > 0
-        np.cumsum(H, axis=1, out=H)
-        slot, end = (ch.slot, ch.end) if cols is None else (ch.slot[cols], ch.end[cols])
-        # weight at ranks >= level within the chain: prefix(end) - prefix(slot); np.take keeps C order
-        return np.take(H, end, axis=1) - np.take(H, slot, axis=1), present
+        if cols is None:
+            cols = self.allcols
+        return _chain_counts((ch.rank[S] + ch.base).ravel(), self.wext[S], ch.n_slots,
+                             ch.slot[cols], ch.end[cols])
+
+    def localize(self, S: np.ndarray, U: np.ndarray) -> _LocalSlots | None:
+        """:class:`_LocalSlots` of ``S`` for its columns ``U`` (each present in ``S``), or None
+        when the problem has few more slots than ``S`` uses (no gain)."""
+        ch = self.ch
+        if ch.n_slots < 1.2 * (U.size + ch.base.size) + _LOCAL_MARGIN:
+            return None
+        g = ch.rank[S] + ch.base
+        used, inv = np.unique(g, return_inverse=True)
+        # a column's slot occurs in S; its chain ends where the next chain's slots begin
+        slot = np.searchsorted(used, ch.slot[U])
+        end = np.searchsorted(used, ch.end[U])
+        return _LocalSlots(inv.reshape(g.shape), self.wext[S], int(used.size), slot, end)
 
     def useful(self, F: np.ndarray, present: np.ndarray, N: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Positions in ``cols`` (``F`` aligned with it) of the columns that split ``S`` into two
-        non-empty sides, one per distinct split of a chain.
+        """Positions in ``cols`` (``F`` and ``present`` aligned with it) of the columns that split
+        ``S`` into two non-empty sides, one per distinct split of a chain.
 
         With a leaf cost (regularized objective) also OSDT's *leaf support* bound (Hu et al.
         2019, Theorem 3.5): in an optimal tree every non-root leaf classifies ``k`` rows
@@ -241,7 +299,7 @@ class _Search:
         """
         Fc = F[:self.C]
         ftot = Fc.sum(0)
-        ok = present[self.ch.slot[cols]] & (ftot < float(N.sum()) - 0.5)
+        ok = present & (ftot < float(N.sum()) - 0.5)
         if self.lc > 0:
             ok &= (self.q * Fc.max(0) >= self.lc) & (self.q * (N[:, None] - Fc).max(0) >= self.lc)
         return np.flatnonzero(ok)
@@ -354,7 +412,7 @@ class _Search:
             F, present = self.column_counts(S)
             cols = self.allcols
         elif present is None:
-            present = self._present(S)
+            present = self._present(S, cols)
         keep = self.useful(F, present, N, cols)
         F, U = np.take(F, keep, axis=1), cols[keep]
         if d == 1 or U.size == 0:
@@ -372,10 +430,10 @@ class _Search:
             return cost, node
         return lb, None
 
-    def _present(self, S: np.ndarray) -> np.ndarray:
+    def _present(self, S: np.ndarray, cols: np.ndarray) -> np.ndarray:
         ch = self.ch
         flat = (ch.rank[S] + ch.base).ravel()
-        return np.bincount(flat, minlength=ch.n_slots) > 0
+        return (np.bincount(flat, minlength=ch.n_slots) > 0)[ch.slot[cols]]
 
     def _store(self, key: tuple[bytes, int], lb: float, cost: float | None, node: Node | None) -> None:
         old = self.memo.get(key)
@@ -456,6 +514,7 @@ class _Search:
         err1 = total - Fu[:C].max(0) - (N[:, None] - Fu[:C]).max(0)
         tie = err1 / (total + 1.0)
         open_ = np.ones(U.size, dtype=bool)
+        local = self.localize(S, U)
         best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
         bound = min(ub, leaf)
         state = {"leaf": leaf, "lbL": lbL, "lbR": lbR, "best": best_cost, "node": best_node}
@@ -472,7 +531,11 @@ class _Search:
             g = int(U[t])
             r = self.goes_right(S, g)
             SL, SR = S[~r], S[r]
-            FL, presL = self.column_counts(SL, U)
+            if local is not None:
+                posL = np.flatnonzero(~r)
+                FL, presL = local.counts(posL)
+            else:
+                FL, presL = self.column_counts(SL, U)
             FR = F - FL
             nL, nR = total - ftot[t], ftot[t]
             # left child
@@ -480,7 +543,8 @@ class _Search:
             self._similar(U, vL, FL, nL, lbL, lbR, left=True)
             if nodeL is None or vL + lbR[t] >= bound:
                 continue
-            vR, nodeR = self.child(SR, d - 1, bound - vL, FR, U, None)
+            presR = local.present(np.flatnonzero(r)) if local is not None and d > 2 else None
+            vR, nodeR = self.child(SR, d - 1, bound - vL, FR, U, presR)
             self._similar(U, vR, FR, nR, lbR, lbL, left=False)
             if nodeR is not None and vL + vR < bound:
                 best_cost, best_node = vL + vR, (g, nodeL, nodeR)
