@@ -23,6 +23,7 @@ Methods are those of :data:`satdt.estimators.METHODS` plus ``cart-gini`` and ``c
 from __future__ import annotations
 
 import resource
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -124,7 +125,26 @@ def _run_gosdt(data: Dataset, task: Task) -> tuple[Any, dict]:
     return np.asarray(model.trees_[0].predict(Xb)), {"n_leaves": None}
 
 
+def _reset_peak_rss() -> bool:
+    """Reset this process's peak resident set size (Linux: ``/proc/self/clear_refs``, "5"), so
+    that the next :func:`_peak_rss_mb` is the peak of one task, not of the worker's life."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def _peak_rss_mb() -> float:
+    """Peak resident set size since the last reset (``VmHWM``), or of the whole process."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
@@ -133,6 +153,8 @@ def run_task(task: Task, data_dir: str | Path | None = None) -> dict[str, Any]:
     from .estimators import make_estimator
 
     row: dict[str, Any] = {k: v for k, v in asdict(task).items() if k != "options"}
+    # threads share one process: only a task on the main thread owns the peak it resets
+    per_task = threading.current_thread() is threading.main_thread() and _reset_peak_rss()
     start = time.perf_counter()
     try:
         data = resolve_dataset(task.dataset, data_dir)
@@ -163,6 +185,9 @@ def run_task(task: Task, data_dir: str | Path | None = None) -> dict[str, Any]:
         row.update(status="ERROR", error=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     row["time_s"] = round(time.perf_counter() - start, 4)
     row["peak_rss_mb"] = round(_peak_rss_mb(), 1)
+    # "task": peak of this task (it includes the process's memory at its start);
+    # "process": the whole process's peak so far (no reset on this system)
+    row["peak_rss_scope"] = "task" if per_task else "process"
     return row
 
 

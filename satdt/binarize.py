@@ -352,6 +352,50 @@ class BinaryProblem:
         out = Tree(root=rec(tree.root), classes=self.classes, feature_names=list(self.data.feature_names))
         return out.fit_counts(self.data.X, self.data.y, relabel=relabel)
 
+    def from_original(self, tree: Tree) -> tuple[Tree, int]:
+        """Map a tree over the original features to one over the binary columns, by routing.
+
+        Each split becomes the binary column that sends the training rows reaching it the same
+        way, possibly with its two subtrees swapped (with the ``all`` binarization one always
+        exists for a threshold or a one-value test; otherwise the column that agrees on the most
+        rows); a split that sends every row one way is replaced by the child that gets
+        them. Leaves keep their labels. Used to hand any tree (CART, DPDT, a previous result) to
+        the exact engines as a warm start.
+
+        Returns
+        -------
+        tree : Tree
+            Over the binary columns (``feature`` = column index, threshold 0.5).
+        rerouted : int
+            Disagreements of routing, summed over the splits (0 = every training row reaches the
+            leaf it reaches in ``tree``).
+        """
+        data = self.data
+        rerouted = 0
+
+        def rec(node: Node, rows: np.ndarray) -> Node:
+            nonlocal rerouted
+            if node.is_leaf:
+                return Node.leaf(node.label)
+            left = node.goes_left(data.X, rows)
+            if left.all() or not left.any() or self.n_binary == 0:
+                child = node.left if left.all() or not rows.size else node.right
+                return rec(child, rows)
+            right_bits = self.X[self.row_of[rows]]          # True = goes right
+            mismatch = (right_bits == left[:, None]).sum(axis=0)
+            # a column may also route the original split's sides swapped (complements are dropped)
+            swapped = len(rows) - mismatch
+            column = int(np.argmin(np.minimum(mismatch, swapped)))
+            swap = bool(swapped[column] < mismatch[column])
+            rerouted += int(min(mismatch[column], swapped[column]))
+            goes_right = right_bits[:, column]
+            # rows follow the binary column from here (that is where the mapped tree sends them)
+            first, second = (node.right, node.left) if swap else (node.left, node.right)
+            return Node.split(column, 0.5, rec(first, rows[~goes_right]), rec(second, rows[goes_right]))
+
+        out = Tree(root=rec(tree.root, np.arange(data.n_rows)), classes=self.classes)
+        return out, rerouted
+
     def leaf_labels(self, tree: Tree) -> Tree:
         """Give each leaf of a binary-column tree the class counts of the distinct rows it gets
         and its majority class (leaves that get no row keep their label). In place."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -62,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--solver", default=None, help="SAT backend (sat-*) or MIP backend (binoct, oct)")
     solve.add_argument("--engine", choices=("sat", "dp"), default=None,
                        help="sat-depth, sat-size: Avellaneda's SAT encodings (default) or the DP engine")
+    solve.add_argument("--warm-start", choices=("cart", "dpdt", "none"), default=None,
+                       help="binoct, oct, cpsat: starting tree (default cart)")
     solve.add_argument("--time-limit", type=_positive_float, default=None, help="wall-clock seconds")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--export", choices=("text", "json", "dot"), default=None, help="tree format to write")
@@ -142,11 +145,14 @@ def _export(tree: Any, fmt: str) -> str:
 
 
 def cmd_solve(a: argparse.Namespace) -> int:
+    start = time.perf_counter()
     data = load_dataset(a.data)
+    # --time-limit is for the whole command: reading the data uses part of it
+    time_limit = None if a.time_limit is None else max(1e-3, a.time_limit - (time.perf_counter() - start))
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
-                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=a.time_limit,
-                               engine=a.engine)
+                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=time_limit,
+                               engine=a.engine, warm_start=a.warm_start)
     model.fit(_frame(data), data.labels)
     summary = solve_summary(a.method, model, data)
     if a.json:
@@ -211,7 +217,8 @@ def cmd_verify(a: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"{cert.status}: objective {cert.objective} (depth <= {cert.max_depth}) on {data.name}")
     print(f"given tree: {cert.tree_value:g}   optimum: {cert.optimum}   bound: {cert.bound}   "
-          f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else ""))
+          f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else "")
+          + (f"   loses at most: {cert.max_gap:g}" if cert.max_gap is not None and cert.optimum is None else ""))
     if cert.better_tree is not None:
         print("a better tree:")
         print(cert.better_tree.to_text())
@@ -219,7 +226,7 @@ def cmd_verify(a: argparse.Namespace) -> int:
 
 
 def cmd_bench(a: argparse.Namespace) -> int:
-    from .bench import HEURISTICS, Task, peers, run_benchmark, to_markdown
+    from .bench import HEURISTICS, Task, peers, resolve_dataset, run_benchmark, to_markdown
 
     methods = [m for m in a.methods.split(",") if m]
     known = set(est.METHODS) | set(HEURISTICS) | set(peers())
@@ -230,8 +237,13 @@ def cmd_bench(a: argparse.Namespace) -> int:
         depths = [int(d) for d in a.depths.split(",") if d]
     except ValueError:
         raise ValueError(f"--depths must be comma-separated integers, got {a.depths!r}") from None
+    if any(d < 0 for d in depths):
+        raise ValueError(f"--depths must be integers >= 0, got {a.depths!r}")
+    datasets = [d for d in a.datasets.split(",") if d]
+    for dataset in datasets:  # a typo fails here, before any task runs
+        resolve_dataset(dataset, a.data_dir)
     tasks = []
-    for dataset in [d for d in a.datasets.split(",") if d]:
+    for dataset in datasets:
         for method in methods:
             for depth in ([None] if method == "sat-depth" else depths):
                 tasks.append(Task(method, dataset, max_depth=depth, lam=a.lam, alpha=a.alpha,
@@ -239,7 +251,8 @@ def cmd_bench(a: argparse.Namespace) -> int:
 
     def progress(done: int, total: int, row: dict) -> None:
         print(f"[{done}/{total}] {row['dataset']} {row['method']} depth={row['max_depth']}: "
-              f"{row.get('status')} {row.get('errors', '')} errors, {row['time_s']} s", file=sys.stderr)
+              f"{row.get('status')} {row.get('errors', '')} errors, {row['time_s']} s"
+              + (f" ({row['error']})" if row.get("error") else ""), file=sys.stderr)
 
     rows = run_benchmark(tasks, n_jobs=a.jobs, data_dir=a.data_dir, progress=progress)
     if a.output:

@@ -8,6 +8,7 @@ original features), ``result_`` (the :class:`satdt.result.SolveResult`), ``class
 
 from __future__ import annotations
 
+import time
 from numbers import Integral, Real
 from typing import Any
 
@@ -46,6 +47,11 @@ def _check_real(name: str, value: Any, low: float, high: float | None = None,
         raise ValueError(f"{name} must be a number {rng}{' or None' if allow_none else ''}, got {value!r}")
 
 
+def _check_warm_start(value: Any) -> None:
+    if not (isinstance(value, (bool, np.bool_)) or value in ("cart", "dpdt")):
+        raise ValueError(f"warm_start must be True, False, 'cart' or 'dpdt', got {value!r}")
+
+
 class _TreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit/predict plumbing; subclasses implement ``_solve``."""
 
@@ -63,7 +69,13 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         pass
 
     def fit(self, X: Any, y: Any) -> "_TreeClassifier":
-        """Find the tree for ``(X, y)``; ``X`` may be a DataFrame with text (categorical) columns."""
+        """Find the tree for ``(X, y)``; ``X`` may be a DataFrame with text (categorical) columns.
+
+        ``time_limit`` covers the whole call: validation and binarization use part of it, the
+        engine gets the rest, and ``result_.runtime`` is the wall time of the whole call
+        (``result_.stats["engine_s"]`` the engine's part).
+        """
+        self._fit_start = time.perf_counter()
         self._validate_common()
         self._validate_params_()
         data = prepare(X, y, require_two_classes=False)
@@ -79,11 +91,19 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
             self.result_ = self._single_class_result(data)
         else:
             self.result_ = self._solve(data)
+        self.result_.stats.setdefault("engine_s", round(self.result_.runtime, 4))
+        self.result_.runtime = max(self.result_.runtime, time.perf_counter() - self._fit_start)
         if self.result_.tree is None:
             raise NoTreeFoundError(f"{type(self).__name__}: no tree found ({self.result_.status}); "
                                    "give a longer time_limit")
         self.tree_ = self.result_.tree
         return self
+
+    def _time_left(self) -> float | None:
+        """``time_limit`` minus the time this ``fit`` has used so far (never below 1 ms)."""
+        if self.time_limit is None:
+            return None
+        return max(1e-3, self.time_limit - (time.perf_counter() - self._fit_start))
 
     def _problem(self, data: Dataset) -> BinaryProblem:
         self.binarizer_ = Binarizer(self.binarization, n_thresholds=self.n_thresholds)
@@ -187,8 +207,8 @@ class SATTreeClassifier(_TreeClassifier):
         if self.engine == "dp":
             from .solvers import dp
             solve = dp.solve_min_depth_dp if self.objective == "depth" else dp.solve_min_size_dp
-            return solve(problem, max_depth=self.max_depth, time_limit=self.time_limit)
-        kwargs = dict(max_depth=self.max_depth, solver=self.solver, time_limit=self.time_limit,
+            return solve(problem, max_depth=self.max_depth, time_limit=self._time_left())
+        kwargs = dict(max_depth=self.max_depth, solver=self.solver, time_limit=self._time_left(),
                       incremental=self.incremental)
         if self.rows_per_round is not None:
             kwargs["rows_per_round"] = self.rows_per_round
@@ -223,7 +243,7 @@ class MaxSATTreeClassifier(_DepthBoundedClassifier):
         from .solvers import maxsat
 
         return maxsat.solve_max_accuracy(self._problem(data), max_depth=self.max_depth,
-                                         time_limit=self.time_limit)
+                                         time_limit=self._time_left())
 
 
 class DPTreeClassifier(_DepthBoundedClassifier):
@@ -256,9 +276,9 @@ class DPTreeClassifier(_DepthBoundedClassifier):
 
         if self.lam is None:
             return dp.solve_max_accuracy_dp(self._problem(data), max_depth=self.max_depth,
-                                            time_limit=self.time_limit)
+                                            time_limit=self._time_left())
         return dp.solve_regularized_dp(self._problem(data), lam=self.lam, max_depth=self.max_depth,
-                                       time_limit=self.time_limit)
+                                       time_limit=self._time_left())
 
 
 class BinOCTClassifier(_TreeClassifier):
@@ -269,8 +289,9 @@ class BinOCTClassifier(_TreeClassifier):
     max_depth : int
     backend : str or None
         OR-tools MIP backend (see :data:`satdt.solvers.mip.BACKENDS`); None: the default.
-    warm_start : bool
-        Start from the CART tree of the same depth.
+    warm_start : bool, "cart" or "dpdt"
+        Start from a tree of the same depth: CART (True, ``"cart"``) or the most accurate tree of
+        DPDT's front (``"dpdt"``).
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     """
 
@@ -288,6 +309,7 @@ class BinOCTClassifier(_TreeClassifier):
 
     def _validate_params_(self) -> None:
         _check_int("max_depth", self.max_depth, 1)
+        _check_warm_start(self.warm_start)
 
     def _backend_kwargs(self) -> dict:
         return {} if self.backend is None else {"backend": self.backend}
@@ -295,7 +317,7 @@ class BinOCTClassifier(_TreeClassifier):
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import mip
 
-        return mip.solve_binoct(self._problem(data), max_depth=self.max_depth, time_limit=self.time_limit,
+        return mip.solve_binoct(self._problem(data), max_depth=self.max_depth, time_limit=self._time_left(),
                                 warm_start=self.warm_start, **self._backend_kwargs())
 
 
@@ -332,7 +354,7 @@ class OCTClassifier(BinOCTClassifier):
         from .solvers import mip
 
         return mip.solve_oct(self._problem(data), max_depth=self.max_depth, alpha=self.alpha,
-                             min_leaf=self.min_leaf, time_limit=self.time_limit, warm_start=self.warm_start,
+                             min_leaf=self.min_leaf, time_limit=self._time_left(), warm_start=self.warm_start,
                              **self._backend_kwargs())
 
 
@@ -347,8 +369,9 @@ class CPSATTreeClassifier(_TreeClassifier):
     num_workers : int or None
         CP-SAT workers (None: the machine's cores; never more).
     seed : int
-    warm_start : bool
-        Hint CP-SAT with the CART tree of that depth.
+    warm_start : bool, "cart" or "dpdt"
+        Hint CP-SAT with the CART tree of that depth (True, ``"cart"``) or the best tree of
+        DPDT's front for this lambda (``"dpdt"``).
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     """
 
@@ -370,13 +393,15 @@ class CPSATTreeClassifier(_TreeClassifier):
         _check_real("lam", self.lam, 0.0)
         _check_int("max_depth", self.max_depth, 0)
         _check_int("num_workers", self.num_workers, 1, allow_none=True)
+        _check_warm_start(self.warm_start)
 
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import cpsat
 
         return cpsat.solve_regularized(self._problem(data), lam=self.lam, max_depth=self.max_depth,
-                                       time_limit=self.time_limit, num_workers=self.num_workers,
-                                       seed=self.seed, hint="cart" if self.warm_start else None)
+                                       time_limit=self._time_left(), num_workers=self.num_workers,
+                                       seed=self.seed, hint=self.warm_start if isinstance(self.warm_start, str)
+                                       else ("cart" if self.warm_start else None))
 
 
 class DPDTClassifier(_TreeClassifier):
@@ -430,7 +455,7 @@ class DPDTClassifier(_TreeClassifier):
         out = dpdt.solve_dpdt(data, max_depth=self.max_depth, cart_depth=self.cart_depth, alphas=self.alphas,
                               alpha=self.alpha, generator=self.generator, exact_last=self.exact_last,
                               max_states=self.max_states, random_state=self.random_state,
-                              time_limit=self.time_limit)
+                              time_limit=self._time_left())
         self.dpdt_result_ = out
         self.pareto_front_ = out.pareto_front
         self.trees_ = out.trees
@@ -453,12 +478,14 @@ METHODS: dict[str, tuple[type, int | None]] = {
 def make_estimator(method: str, *, max_depth: int | None = None, lam: float | None = None,
                    alpha: float | None = None, cart_depth: int | list | None = None,
                    binarization: str = "all", n_thresholds: int = 10, solver: str | None = None,
-                   time_limit: float | None = None, engine: str | None = None) -> _TreeClassifier:
+                   time_limit: float | None = None, engine: str | None = None,
+                   warm_start: str | None = None) -> _TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
     ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("sat" or "dp")
-    answers ``sat-*`` by SAT or by the dynamic program.
+    answers ``sat-*`` by SAT or by the dynamic program; ``warm_start`` ("cart", "dpdt" or
+    "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
@@ -477,6 +504,12 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
             kwargs["solver"] = solver
     elif cls in (BinOCTClassifier, OCTClassifier) and solver:
         kwargs["backend"] = solver
+    if warm_start is not None:
+        if cls not in (BinOCTClassifier, OCTClassifier, CPSATTreeClassifier):
+            raise ValueError(f"warm start applies to binoct, oct and cpsat only, not to '{method}'")
+        if warm_start not in ("cart", "dpdt", "none"):
+            raise ValueError(f"warm start must be cart, dpdt or none, got {warm_start!r}")
+        kwargs["warm_start"] = False if warm_start == "none" else warm_start
     if cls in (CPSATTreeClassifier, DPTreeClassifier) and lam is not None:
         kwargs["lam"] = lam
     if cls in (OCTClassifier, DPDTClassifier) and alpha is not None:

@@ -64,9 +64,14 @@ class Certificate:
     best_found : float or None
         The best value the engine found.
     gap : float or None
-        ``tree_value - optimum`` (or ``- best_found`` when not proven): how much the tree loses.
+        ``tree_value - optimum`` (or ``- best_found`` when not proven): how much the tree loses
+        at least (a tree of that value exists).
+    max_gap : float or None
+        ``tree_value - bound``: how much the tree loses at most (no tree beats the bound). Equal
+        to ``gap`` when the optimum is proven; the two enclose the true loss otherwise.
     gap_errors : int or None
-        For accuracy objectives, the training errors the tree loses to the best tree found.
+        For the accuracy objective, the training errors the tree loses to the best tree found
+        (None for the other objectives, whose best trees may trade errors for size).
     better_tree : Tree or None
         A tree strictly better than the given one, when one was found.
     max_depth : int
@@ -88,12 +93,13 @@ class Certificate:
     engine: SolveResult | None = None
     runtime: float = 0.0
     params: dict = field(default_factory=dict)
+    max_gap: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of ``satdt verify --json``."""
         return {"status": self.status, "objective": self.objective, "tree_value": self.tree_value,
                 "optimum": self.optimum, "bound": self.bound, "best_found": self.best_found,
-                "gap": self.gap, "gap_errors": self.gap_errors, "max_depth": self.max_depth,
+                "gap": self.gap, "max_gap": self.max_gap, "gap_errors": self.gap_errors, "max_depth": self.max_depth,
                 "params": self.params, "runtime_s": round(self.runtime, 4),
                 "engine": None if self.engine is None else self.engine.summary(),
                 "better_tree": None if self.better_tree is None else self.better_tree.to_dict()}
@@ -351,14 +357,13 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
         else:
             status, better = UNDECIDED, None
         gap = None if reference is None else max(0.0, value - reference)
+        max_gap = None if bound is None else max(0.0, value - bound)
         gap_errors = None
-        if reference is not None and objective != "depth" and objective != "size" and res.tree is not None:
-            gap_errors = int(tree_value(tree, data, "accuracy") - tree_value(res.tree, data, "accuracy"))
-            if objective == "accuracy":
-                gap_errors = max(0, gap_errors)
+        if objective == "accuracy" and reference is not None and res.tree is not None:
+            gap_errors = max(0, int(value - tree_value(res.tree, data, "accuracy")))
         certificates.append(Certificate(
             status=status, objective=objective, tree_value=value, optimum=optimum, bound=bound,
-            best_found=found, gap=gap, gap_errors=gap_errors, better_tree=better, max_depth=depth,
+            best_found=found, gap=gap, max_gap=max_gap, gap_errors=gap_errors, better_tree=better, max_depth=depth,
             engine=res, runtime=runtime,
             params={k: v for k, v in (("lam", lam), ("alpha", alpha), ("engine", engine)) if v is not None}))
     return certificates

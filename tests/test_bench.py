@@ -64,3 +64,19 @@ def test_dask_cluster_runs_the_tasks_when_installed():
             rows = run_benchmark(tasks, n_jobs=-1)
     assert len(stream.data) == len(tasks)
     assert [r["objective"] for r in rows] == [r["objective"] for r in run_benchmark(tasks, n_jobs=1)] == [4, 5, 4]
+
+
+def test_peak_memory_is_per_task():
+    """A task's peak_rss_mb is its own peak, not the largest of earlier tasks in the process."""
+    import numpy as np
+    from satdt.bench import _peak_rss_mb
+
+    big = np.ones(80_000_000)          # about 610 MB, freed before the task
+    big[::4096] = 2.0
+    before = _peak_rss_mb()
+    del big
+    row = run_task(Task("cart-gini", "iris", max_depth=2))
+    if row["peak_rss_scope"] == "task":
+        assert row["peak_rss_mb"] < before - 400
+    else:  # no reset on this system: the process's peak, and said so
+        assert row["peak_rss_mb"] >= before

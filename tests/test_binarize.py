@@ -125,3 +125,42 @@ def test_distinct_rows_keep_first_appearance_order():
     p = Binarizer("all").problem(prepare(X, [0, 1, 0, 1, 1]))
     assert p.row_of.tolist() == [0, 1, 0, 2, 1]
     assert p.counts.tolist() == [[2, 0], [0, 2], [0, 1]]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_from_original_routes_every_row_like_the_original_tree(seed):
+    """Any tree over the original features (here scikit-learn's CART, mapped by routing) becomes
+    a tree over the binary columns; with the `all` binarization the routing is exact."""
+    from sklearn.tree import DecisionTreeClassifier
+    from satdt.verify import as_tree
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 3)).round(1)
+    if seed % 3 == 0:  # a text column too
+        X = pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": rng.choice(["u", "v", "w"], size=40)})
+    y = rng.integers(0, 3, size=40)
+    data = prepare(X, y)
+    original = as_tree(DecisionTreeClassifier(max_depth=1 + seed % 4, random_state=0).fit(data.X, data.y), data)
+    problem = Binarizer("all").problem(data)
+    binary, rerouted = problem.from_original(original)
+    assert rerouted == 0 and binary.depth() <= original.depth()
+    assert all(0 <= nd.feature < problem.n_binary for nd in binary.root.walk() if not nd.is_leaf)
+    np.testing.assert_array_equal(binary.predict_index(problem.X[problem.row_of]), original.predict_index(data.X))
+    # a coarse binarization cannot route every row the same: it says by how much, and the
+    # tree stays a valid tree over its columns
+    coarse = Binarizer("quantile", n_thresholds=2).problem(data)
+    mapped, rerouted = coarse.from_original(original)
+    assert rerouted >= 0 and all(0 <= nd.feature < coarse.n_binary for nd in mapped.root.walk() if not nd.is_leaf)
+    same = (mapped.predict_index(coarse.X[coarse.row_of]) == original.predict_index(data.X)).all()
+    assert same or rerouted > 0
+
+
+def test_from_original_collapses_splits_with_an_empty_side():
+    data = prepare(np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1]))
+    problem = Binarizer("all").problem(data)
+    # the outer split sends every row left; only its left subtree survives
+    tree = Tree(Node.split(0, 10.0, Node.split(0, 1.5, Node.leaf(0), Node.leaf(1)), Node.leaf(0)),
+                classes=data.classes)
+    binary, rerouted = problem.from_original(tree)
+    assert rerouted == 0 and binary.depth() == 1
+    np.testing.assert_array_equal(binary.predict_index(problem.X[problem.row_of]), [0, 0, 1, 1])

@@ -122,3 +122,11 @@ def test_export_formats_to_file(capsys, tmp_path):
 def test_engine_applies_to_sat_methods_only(capsys):
     code, out, err = run(capsys, "solve", "mouse", "--method", "dpdt", "--engine", "dp")
     assert code == 1 and "engine applies to sat-depth and sat-size only" in err and err.count("\n") == 1
+
+
+def test_warm_start_from_dpdt(capsys):
+    code, out, _ = run(capsys, "solve", "monk3", "--method", "binoct", "--max-depth", "2", "--warm-start", "dpdt", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["status"] == "OPTIMAL" and summary["errors"] == 8
+    code, _, err = run(capsys, "solve", "monk3", "--method", "dpdt", "--warm-start", "dpdt")
+    assert code == 1 and "warm start applies to binoct, oct and cpsat only" in err and err.count("\n") == 1

@@ -256,7 +256,8 @@ def test_improve_tree_gives_valid_hint():
 def test_tree_hint_and_bad_hint():
     problem = random_problem(12, n_rows=20, n_features=3)
     _, opt = bruteforce.min_regularized(problem, 0.05, 2)
-    result = solve_regularized(problem, lam=0.05, max_depth=2, hint=opt, num_workers=1)
+    result = solve_regularized(problem, lam=0.05, max_depth=2, hint=problem.to_original(opt), num_workers=1)
+    assert result.stats["hint_objective"] == result.objective   # the optimum as hint: nothing lost
     assert result.status == OPTIMAL
     assert check_result(problem, result, 0.05, 2) == exact_min_regularized(problem, 0.05, 2)
     deep = Tree(root=Node.split(0, 0.5, Node.split(1, 0.5, Node.leaf(0), Node.leaf(1)),
@@ -264,7 +265,27 @@ def test_tree_hint_and_bad_hint():
     with pytest.raises(ValueError, match="depth"):
         solve_regularized(problem, lam=0.05, max_depth=1, hint=deep)
     with pytest.raises(ValueError, match="hint"):
-        solve_regularized(problem, lam=0.05, max_depth=1, hint="dpdt")
+        solve_regularized(problem, lam=0.05, max_depth=1, hint="bogus")
+
+
+@pytest.mark.parametrize("lam", [0.005, 0.01, 0.025])
+def test_dpdt_tree_as_hint_keeps_its_value(lam):
+    """A DPDT tree (original features) is mapped by routing: the hint is worth exactly the tree's
+    own regularized value (or better, after improve_tree), and the optimum is unchanged."""
+    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.verify import tree_value
+
+    data = load_dataset("monk3")
+    problem = Binarizer("all").problem(data)
+    dpdt = solve_dpdt(data, max_depth=3, cart_depth=5).tree
+    value = tree_value(dpdt, data, "regularized", lam=lam)
+    with_tree = solve_regularized(problem, lam=lam, max_depth=3, hint=dpdt, num_workers=1, time_limit=120)
+    with_front = solve_regularized(problem, lam=lam, max_depth=3, hint="dpdt", num_workers=1, time_limit=120)
+    plain = solve_regularized(problem, lam=lam, max_depth=3, hint=None, num_workers=1, time_limit=120)
+    assert with_tree.stats["hint_objective"] <= value + 1e-12
+    assert with_front.stats["hint_objective"] <= with_tree.stats["hint_objective"] + 1e-12
+    assert with_tree.status == with_front.status == plain.status == OPTIMAL
+    assert with_tree.objective == with_front.objective == plain.objective
 
 
 # ---------------------------------------------------------------------- path

@@ -193,3 +193,35 @@ def test_bad_parameters():
     with pytest.raises(ValueError, match="min_leaf"):
         solve_oct(problem, max_depth=2, min_leaf=0)
     assert set(BACKENDS) == {"highs", "scip", "cbc", "cpsat"}
+
+
+# ------------------------------------------------------------------ warm starts from any tree
+def test_warm_start_from_a_dpdt_tree_or_front():
+    """A tree over the original features (here DPDT's) is the fallback on a time limit with its
+    own errors, and on a full solve the optimum is unchanged."""
+    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.solvers.maxsat import solve_max_accuracy
+
+    data = load_dataset("tic-tac-toe")
+    problem = Binarizer("all").problem(data)
+    dpdt = solve_dpdt(data, max_depth=3, cart_depth=5).tree
+    dpdt_errors = int((dpdt.predict_index(data.X) != data.y).sum())
+    res = solve_binoct(problem, max_depth=3, time_limit=1.0, warm_start=dpdt)
+    assert res.tree is not None and res.objective <= dpdt_errors
+    _check(problem, res, 3)
+    timed = solve_max_accuracy(problem, max_depth=3, time_limit=0.5, warm_start=dpdt)
+    assert timed.tree is not None and timed.objective <= dpdt_errors
+    small = Binarizer("all").problem(load_dataset("monk3"))
+    for warm in ("dpdt", solve_dpdt(small.data, max_depth=2).tree):
+        for solve in (solve_binoct, solve_oct):
+            full = solve(small, max_depth=2, warm_start=warm)
+            assert full.status == "OPTIMAL" and full.objective == 8
+    with pytest.raises(ValueError, match="warm start"):
+        solve_binoct(small, max_depth=2, warm_start="bogus")
+    with pytest.raises(ValueError, match="depth"):
+        solve_binoct(small, max_depth=1, warm_start=dpdt_tree_of(small, 3))
+
+
+def dpdt_tree_of(problem, depth):
+    from satdt.solvers.dpdt import solve_dpdt
+    return solve_dpdt(problem.data, max_depth=depth).tree

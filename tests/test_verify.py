@@ -46,7 +46,7 @@ def test_accuracy_certificate_matches_brute_force(seed):
     cart_errors = int((model.predict(data.X) != data.y).sum())
     assert cert.tree_value == cart_errors and cert.optimum == optimum
     assert cert.status == ("OPTIMAL" if cart_errors == optimum else "NOT_OPTIMAL")
-    assert cert.gap_errors == cart_errors - optimum
+    assert cert.gap_errors == cart_errors - optimum == cert.gap == cert.max_gap
     if cert.status == "NOT_OPTIMAL":
         better = cert.better_tree
         assert better.depth() <= 2
@@ -101,6 +101,8 @@ def test_regularized_and_dpdt_certificates_match_brute_force(seed):
     assert cert.optimum == pytest.approx(bruteforce.min_regularized(problem, lam, depth)[0])
     assert cert.tree_value == pytest.approx(tree_value(as_tree(model, data), data, "regularized", lam=lam))
     assert (cert.status == "OPTIMAL") == (cert.tree_value <= cert.optimum + 1e-9)
+    assert cert.gap_errors is None   # errors are traded for leaves: no error gap for this objective
+    assert cert.gap == pytest.approx(cert.max_gap) == pytest.approx(cert.tree_value - cert.optimum)
     cert = certify(model, data, objective="dpdt", alpha=alpha)
     assert cert.optimum == pytest.approx(bruteforce.min_dpdt(problem, alpha, depth)[0])
     assert (cert.status == "OPTIMAL") == (cert.tree_value <= cert.optimum + 1e-9)
@@ -158,3 +160,16 @@ def test_regularized_engines_agree_on_a_bundled_dataset():
     assert by_dp.status == by_cpsat.status
     with pytest.raises(ValueError, match="regularized objective is solved by"):
         certify(tree, data, objective="regularized", lam=0.01, engine="maxsat")
+
+
+def test_unproven_certificate_encloses_the_loss():
+    """On a time limit the certificate says what is known: the tree loses at least ``gap`` (a
+    better tree was found) and at most ``max_gap`` (nothing beats the bound)."""
+    data = load_dataset("tic-tac-toe")
+    model = DecisionTreeClassifier(max_depth=4, random_state=0).fit(data.X, data.y)
+    cert = certify(model, data, objective="accuracy", time_limit=0.5, engine="binoct")
+    assert cert.status in ("UNKNOWN", "NOT_OPTIMAL")
+    assert cert.optimum is None and cert.bound is not None
+    assert cert.max_gap == cert.tree_value - cert.bound
+    assert 0 <= cert.gap <= cert.max_gap
+    assert cert.gap_errors == cert.gap

@@ -10,7 +10,7 @@ import numpy as np
 from ..binarize import BinaryProblem
 from ..tree import Tree
 
-__all__ = ["Deadline", "finalize_tree", "n_cores", "TreeCheckError"]
+__all__ = ["Deadline", "finalize_tree", "n_cores", "TreeCheckError", "tree_on_columns", "warm_start_trees"]
 
 
 class TreeCheckError(AssertionError):
@@ -103,3 +103,54 @@ def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: s
         node.label = int(model.classes_[node.label])
     tree.classes = problem.classes
     return problem.leaf_labels(tree)
+
+
+def tree_on_columns(problem: BinaryProblem, tree: Tree, max_depth: int | None = None) -> Tree:
+    """A tree over the original features (any estimator's ``tree_``, a result's tree, a DPDT
+    tree) as a tree over ``problem``'s binary columns that routes the training rows the same
+    way (:meth:`BinaryProblem.from_original`), leaves relabelled with their majority class.
+
+    Raises ValueError when the tree is deeper than ``max_depth`` or predicts a class the data
+    does not have.
+    """
+    if not isinstance(tree, Tree):
+        raise ValueError(f"a warm-start tree must be a satdt Tree, got {type(tree).__name__}")
+    if max_depth is not None and tree.depth() > max_depth:
+        raise ValueError(f"warm-start tree has depth {tree.depth()} > max_depth {max_depth}")
+    tree = tree.copy()
+    if tree.classes is not None and list(map(str, tree.classes)) != list(map(str, problem.classes)):
+        lookup = {str(c): i for i, c in enumerate(problem.classes.tolist())}
+        unknown = [c for c in np.asarray(tree.classes).tolist() if str(c) not in lookup]
+        if unknown:
+            raise ValueError(f"warm-start tree predicts class {unknown[0]!r}, not a class of the data")
+        index = [lookup[str(c)] for c in np.asarray(tree.classes).tolist()]
+        for node in tree.root.walk():
+            node.label = index[node.label] if node.is_leaf else node.label
+    n_features = problem.data.X.shape[1]
+    bad = [nd.feature for nd in tree.root.walk() if not nd.is_leaf and nd.feature >= n_features]
+    if bad:
+        raise ValueError(f"warm-start tree tests feature {bad[0]}, but the data has {n_features} features")
+    binary, _ = problem.from_original(tree)
+    return problem.leaf_labels(binary)
+
+
+def warm_start_trees(problem: BinaryProblem, warm_start, max_depth: int) -> list[Tree]:
+    """Candidate warm-start trees over the binary columns, for the engines' hints.
+
+    ``warm_start``: None / False (none), True / ``"cart"`` (scikit-learn's CART of depth
+    ``max_depth``), ``"dpdt"`` (every tree of DPDT's Pareto front at depth ``max_depth``, the
+    heuristic comparator, :mod:`satdt.solvers.dpdt`), or a :class:`Tree` over the original
+    features (:func:`tree_on_columns`). The caller keeps the best by its own objective.
+    """
+    if warm_start is None or warm_start is False or max_depth < 1 or problem.n_binary == 0:
+        return []
+    if warm_start is True or (isinstance(warm_start, str) and warm_start == "cart"):
+        return [cart_binary_tree(problem, max_depth)]
+    if isinstance(warm_start, str) and warm_start == "dpdt":
+        from .dpdt import solve_dpdt
+        front = solve_dpdt(problem.data, max_depth=max_depth, cart_depth=5 if max_depth <= 3 else [3, 2],
+                           alphas=np.linspace(0.0, 0.1, 51))
+        return [tree_on_columns(problem, t) for t in front.trees]
+    if isinstance(warm_start, Tree):
+        return [tree_on_columns(problem, warm_start, max_depth)]
+    raise ValueError(f"warm start must be None, True/False, 'cart', 'dpdt' or a Tree, got {warm_start!r}")

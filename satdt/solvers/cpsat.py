@@ -25,13 +25,13 @@ from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding
                                            scaled_objective, set_objective)
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
-from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree, n_cores
+from .common import Deadline, TreeCheckError, finalize_tree, n_cores, warm_start_trees
 
 __all__ = ["solve_regularized", "solve_regularization_path", "PathResults", "improve_tree",
            "distinct_optimal_trees"]
 
 METHOD = "cpsat"
-HintArg = Any  # None | "cart" | Tree
+HintArg = Any  # None | "cart" | "dpdt" | Tree (original features)
 
 
 # ---------------------------------------------------------------------- parameters
@@ -113,22 +113,10 @@ def _hint_tree(problem: BinaryProblem, hint: HintArg, lam: Fraction, max_depth: 
                extra: Sequence[Tree] = ()) -> Tree:
     """The best of the single leaf, the improved hint tree(s), by the exact objective."""
     candidates = [_single_leaf(problem)]
-    if isinstance(hint, str):
-        if hint != "cart":
-            raise ValueError(f"hint must be None, 'cart' or a Tree, got {hint!r}")
-        if max_depth > 0 and problem.n_binary > 0:
-            candidates.append(cart_binary_tree(problem, max_depth))
-    elif isinstance(hint, Tree):
-        if hint.depth() > max_depth:
-            raise ValueError(f"hint tree has depth {hint.depth()} > max_depth {max_depth}")
-        bad = [nd.feature for nd in hint.root.walk()
-               if not nd.is_leaf and nd.feature >= problem.n_binary]
-        if bad:
-            raise ValueError(f"hint tree tests column {bad[0]}; the problem has {problem.n_binary} "
-                             "binary columns (a hint must be a tree over the binary columns)")
-        candidates.append(hint)
-    elif hint is not None:
-        raise ValueError(f"hint must be None, 'cart' or a Tree, got {type(hint).__name__}")
+    if hint is not None:
+        if isinstance(hint, bool) or (isinstance(hint, str) and hint not in ("cart", "dpdt")):
+            raise ValueError(f"hint must be None, 'cart', 'dpdt' or a Tree, got {hint!r}")
+        candidates += warm_start_trees(problem, hint, max_depth)
     candidates.extend(extra)
     improved = [improve_tree(problem, t, lam) for t in candidates]
     return min(improved, key=lambda t: _tree_value(problem, t, lam))
@@ -249,8 +237,10 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
     seed : int
         CP-SAT ``random_seed``.
     hint : None, "cart" or Tree
-        Solution hint: a CART tree of depth ``max_depth`` or a tree over the binary columns;
-        improved by :func:`improve_tree` and compared with the single leaf first.
+        Solution hint: CART of depth ``max_depth``, the best tree of DPDT's front (``"dpdt"``),
+        or any tree over the original features (an estimator's ``tree_``, a DPDT tree), mapped to
+        the binary columns by routing (:func:`~satdt.solvers.common.tree_on_columns`); improved
+        by :func:`improve_tree` and compared with the single leaf first.
     osdt_bounds : bool
         Add OSDT's necessary conditions (leaf accuracy, leaf count, distinct sibling labels).
     log : bool

@@ -31,7 +31,7 @@ from ..binarize import BinaryProblem
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
 from ..encodings.maxsat import MaxSatEncoding
-from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree
+from .common import Deadline, TreeCheckError, finalize_tree, warm_start_trees
 from .sat import INTERRUPTIBLE, _PYSAT_NAME, add_blocks, bulk_adder
 
 __all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS"]
@@ -130,8 +130,10 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
         :class:`RC2Stratified` (weight levels) instead of plain :class:`RC2`.
     at_most_one : str
         At-most-one encoding of the feature selection (:mod:`satdt.encodings.sat_depth`).
-    warm_start : bool
-        CART tree of depth ``max_depth``: returned as FEASIBLE on timeout.
+    warm_start : bool, "cart", "dpdt" or Tree
+        Incumbent of depth ``max_depth`` (True / ``"cart"``: CART; ``"dpdt"``: the most accurate
+        tree of DPDT's front; or a tree over the original features, mapped by routing): returned
+        as FEASIBLE on timeout, OPTIMAL at once when it meets the leaf-conflict floor.
 
     Returns
     -------
@@ -157,7 +159,7 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
     if max_depth == 0 or problem.n_binary == 0:
         majority = int(np.argmax(problem.counts.sum(axis=0)))
         return result(Tree(root=Node.leaf(majority), classes=problem.classes), OPTIMAL, None)
-    incumbent = cart_binary_tree(problem, max_depth) if warm_start else None
+    incumbent = min(warm_start_trees(problem, warm_start, max_depth), key=problem.errors, default=None)
     if incumbent is not None and problem.errors(incumbent) == floor:
         return result(incumbent, OPTIMAL, None)  # proven: it meets the floor no tree beats
     encoding = MaxSatEncoding(problem.X, problem.counts, max_depth, at_most_one=at_most_one)

@@ -44,7 +44,7 @@ from ..encodings.mip_binoct import MipModel, build_binoct
 from ..encodings.mip_oct import baseline_errors, build_oct
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Tree
-from .common import Deadline, cart_binary_tree, finalize_tree, n_cores
+from .common import Deadline, finalize_tree, n_cores, warm_start_trees
 
 __all__ = ["solve_binoct", "solve_oct", "BACKENDS", "INTERFACES", "DEFAULT_BACKEND", "solve_mip_model"]
 
@@ -292,8 +292,10 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
     backend : {"highs", "scip", "cbc", "cpsat"}
     time_limit : float or None
         Wall-clock seconds for the whole call (model building included).
-    warm_start : bool
-        Hint the engine with the CART tree of this depth (and keep it as the fallback tree).
+    warm_start : bool, "cart", "dpdt" or Tree
+        Hint the engine with a tree of this depth (and keep it as the fallback tree): True or
+        ``"cart"`` for CART, ``"dpdt"`` for the most accurate tree of DPDT's front, or any tree
+        over the original features, mapped to the binary columns by routing.
     interface : {"mathopt", "pywraplp"} or None
         OR-tools interface; None picks the measured default for the backend.
 
@@ -313,7 +315,7 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
              "build_s": round(deadline.elapsed(), 4), "distinct_rows": problem.n_distinct,
              "binary_columns": problem.n_binary, "feature_groups": len(model.groups),
              "threshold_bits": model.n_bits}
-    cart = cart_binary_tree(problem, int(max_depth)) if warm_start else None
+    cart = _best_warm_tree(problem, warm_start, int(max_depth), lambda t: problem.errors(t))
     hint = model.hint(problem, cart) if cart is not None else None
     to_errors = lambda v: v  # noqa: E731  (the objective is the error count)
     return _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
@@ -354,10 +356,10 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
              **model.mip.stats(), "build_s": round(deadline.elapsed(), 4),
              "distinct_rows": problem.n_distinct, "binary_columns": problem.n_binary,
              "baseline_errors": baseline_errors(problem)}
-    cart = cart_binary_tree(problem, int(max_depth)) if warm_start else None
+    valid = [t for t in warm_start_trees(problem, warm_start, int(max_depth)) if model.hint(problem, t) is not None]
+    # trees that break N_min are neither a hint nor a fallback; the best valid one by OCT's value
+    cart = min(valid, key=lambda t: problem.errors(t) + float(alpha) * model.scale * t.n_splits, default=None)
     hint = model.hint(problem, cart) if cart is not None else None
-    if cart is not None and hint is None:
-        cart = None                          # breaks N_min: neither a hint nor a fallback
     max_splits = 2 ** int(max_depth) - 1
 
     def to_errors(model_bound: float) -> float:
@@ -366,6 +368,11 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
 
     return _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
                    "oct", to_errors, (float(alpha), model.scale))
+
+
+def _best_warm_tree(problem: BinaryProblem, warm_start, max_depth: int, value) -> Tree | None:
+    """The warm-start candidate (:func:`~satdt.solvers.common.warm_start_trees`) of least ``value``."""
+    return min(warm_start_trees(problem, warm_start, max_depth), key=value, default=None)
 
 
 def _finish(problem, model, mip, cart, hint, backend, interface, deadline, stats, method,
