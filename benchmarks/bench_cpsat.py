@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import sys
 from pathlib import Path
 
@@ -34,7 +35,7 @@ GOSDT = {("monk1", 0.01): (0.07000, 7, 0, 2.5), ("monk1", 0.005): (0.03500, 7, 0
          ("monk2", 0.01): (0.28568, 12, 28, 5.0), ("monk2", 0.005): (0.20926, 17, 21, 10.3),
          ("tic-tac-toe", 0.01): (0.25119, 8, 164, 7.3),
          ("tic-tac-toe", 0.005): (0.17098, 20, 68, 10.6)}
-FIELDS = ["dataset", "rows", "binary_columns", "depth", "lam", "status", "objective", "bound",
+FIELDS = ["dataset", "rows", "binary_columns", "depth", "lam", "hint", "hint_objective", "status", "objective", "bound",
           "leaves", "errors", "train_accuracy", "seconds", "build_s", "variables", "constraints",
           "gosdt_objective", "gosdt_s", "check"]
 
@@ -50,38 +51,39 @@ def run(args: argparse.Namespace) -> list[dict]:
         for name in args.datasets:
             data = load_csv(args.data_dir / FILES[name])
             problem = Binarizer("all").problem(data)
-            for depth in args.depths:
-                for lam in args.lams:
-                    res = solve_regularized(problem, lam=lam, max_depth=depth,
-                                            time_limit=args.time_limit,
-                                            num_workers=args.num_workers, seed=0)
-                    g = GOSDT.get((name, lam))
-                    check = ""
-                    if g is not None and res.status == "OPTIMAL" and depth == 5:
-                        check = "ok" if abs(res.objective - g[0]) < 5e-6 else "WRONG"
-                    row = {"dataset": name, "rows": problem.n_rows,
-                           "binary_columns": problem.n_binary, "depth": depth, "lam": lam,
-                           "status": res.status,
-                           "objective": None if res.objective is None else round(res.objective, 6),
-                           "bound": None if res.bound is None else round(res.bound, 6),
-                           "leaves": res.stats.get("leaves"), "errors": res.stats.get("errors"),
-                           "train_accuracy": None if res.tree is None
-                           else round(res.stats["train_accuracy"], 4),
-                           "seconds": round(res.runtime, 2),
-                           "build_s": round(res.stats.get("build_time", 0.0), 2),
-                           "variables": res.stats.get("variables"),
-                           "constraints": res.stats.get("constraints"),
-                           "gosdt_objective": None if g is None else g[0],
-                           "gosdt_s": None if g is None else g[3], "check": check}
-                    writer.writerow(row)
-                    fh.flush()
-                    rows.append(row)
-                    print(" | ".join(str(row[k]) for k in FIELDS), flush=True)
+            for depth, lam, hint in itertools.product(args.depths, args.lams, args.hints):
+                res = solve_regularized(problem, lam=lam, max_depth=depth,
+                                        time_limit=args.time_limit, hint=None if hint == "none" else hint,
+                                        num_workers=args.num_workers, seed=0)
+                g = GOSDT.get((name, lam))
+                check = ""
+                if g is not None and res.status == "OPTIMAL" and depth == 5:
+                    check = "ok" if abs(res.objective - g[0]) < 5e-6 else "WRONG"
+                row = {"dataset": name, "rows": problem.n_rows,
+                       "binary_columns": problem.n_binary, "depth": depth, "lam": lam,
+                       "hint": hint, "hint_objective": None if res.stats.get("hint_objective") is None
+                       else round(res.stats["hint_objective"], 6),
+                       "status": res.status,
+                       "objective": None if res.objective is None else round(res.objective, 6),
+                       "bound": None if res.bound is None else round(res.bound, 6),
+                       "leaves": res.stats.get("leaves"), "errors": res.stats.get("errors"),
+                       "train_accuracy": None if res.tree is None
+                       else round(res.stats["train_accuracy"], 4),
+                       "seconds": round(res.runtime, 2),
+                       "build_s": round(res.stats.get("build_time", 0.0), 2),
+                       "variables": res.stats.get("variables"),
+                       "constraints": res.stats.get("constraints"),
+                       "gosdt_objective": None if g is None else g[0],
+                       "gosdt_s": None if g is None else g[3], "check": check}
+                writer.writerow(row)
+                fh.flush()
+                rows.append(row)
+                print(" | ".join(str(row[k]) for k in FIELDS), flush=True)
     return rows
 
 
 def markdown(rows: list[dict]) -> str:
-    cols = ["dataset", "depth", "lam", "status", "objective", "bound", "leaves", "errors",
+    cols = ["dataset", "depth", "lam", "hint", "hint_objective", "status", "objective", "bound", "leaves", "errors",
             "train_accuracy", "seconds", "gosdt_objective", "gosdt_s", "check"]
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     out += ["| " + " | ".join("" if r[c] is None else str(r[c]) for c in cols) + " |" for r in rows]
@@ -96,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depths", nargs="+", type=int, default=[5])
     ap.add_argument("--lams", nargs="+", type=float, default=[0.005, 0.01, 0.025])
     ap.add_argument("--num-workers", type=int, default=None)
+    ap.add_argument("--hints", nargs="+", default=["cart"], choices=["cart", "dpdt", "none"],
+                    help="solution hints to compare side by side (default: cart)")
     ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "cpsat.csv")
     args = ap.parse_args(argv)
     rows = run(args)
