@@ -40,6 +40,7 @@ def _number(kind: type, low: float, strict: bool) -> Any:
 _positive_float = _number(float, 0, strict=True)
 _nonneg_float = _number(float, 0, strict=False)
 _nonneg_int = _number(int, 0, strict=False)
+_positive_int = _number(int, 0, strict=True)
 
 
 def _depth_list(text: str) -> int | list[int]:
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--solver", default=None, help="SAT backend (sat-*) or MIP backend (binoct, oct)")
     solve.add_argument("--engine", choices=("sat", "dp"), default=None,
                        help="sat-depth, sat-size: Avellaneda's SAT encodings (default) or the DP engine")
+    solve.add_argument("--min-leaf", type=_positive_int, default=None, help="oct: minimum rows per nonempty leaf (N_min)")
     solve.add_argument("--warm-start", choices=("cart", "dpdt", "none"), default=None,
                        help="binoct, oct, cpsat: starting tree (default cart)")
     solve.add_argument("--time-limit", type=_positive_float, default=None, help="wall-clock seconds")
@@ -120,7 +122,8 @@ def solve_summary(method: str, model: Any, data: Dataset) -> dict[str, Any]:
     }
     front = getattr(model, "pareto_front_", None)
     if front is not None:
-        out["pareto_front"] = _jsonable(front)
+        out["pareto_front"] = _jsonable(front)                         # accuracy vs average tests
+        out["pareto_front_nodes"] = _jsonable(model.pareto_front_nodes_)  # accuracy vs nodes
     return out
 
 
@@ -152,7 +155,7 @@ def cmd_solve(a: argparse.Namespace) -> int:
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=time_limit,
-                               engine=a.engine, warm_start=a.warm_start)
+                               engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf)
     model.fit(_frame(data), data.labels)
     summary = solve_summary(a.method, model, data)
     if a.json:

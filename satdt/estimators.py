@@ -458,6 +458,7 @@ class DPDTClassifier(_TreeClassifier):
                               time_limit=self._time_left())
         self.dpdt_result_ = out
         self.pareto_front_ = out.pareto_front
+        self.pareto_front_nodes_ = out.pareto_front_nodes
         self.trees_ = out.trees
         return out.result
 
@@ -479,13 +480,13 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
                    alpha: float | None = None, cart_depth: int | list | None = None,
                    binarization: str = "all", n_thresholds: int = 10, solver: str | None = None,
                    time_limit: float | None = None, engine: str | None = None,
-                   warm_start: str | None = None) -> _TreeClassifier:
+                   warm_start: str | None = None, min_leaf: int | None = None) -> _TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
     ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("sat" or "dp")
     answers ``sat-*`` by SAT or by the dynamic program; ``warm_start`` ("cart", "dpdt" or
-    "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``.
+    "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
@@ -504,6 +505,10 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
             kwargs["solver"] = solver
     elif cls in (BinOCTClassifier, OCTClassifier) and solver:
         kwargs["backend"] = solver
+    if min_leaf is not None:
+        if cls is not OCTClassifier:
+            raise ValueError(f"min leaf applies to oct only, not to '{method}'")
+        kwargs["min_leaf"] = min_leaf
     if warm_start is not None:
         if cls not in (BinOCTClassifier, OCTClassifier, CPSATTreeClassifier):
             raise ValueError(f"warm start applies to binoct, oct and cpsat only, not to '{method}'")

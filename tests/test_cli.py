@@ -130,3 +130,25 @@ def test_warm_start_from_dpdt(capsys):
     assert code == 0 and summary["status"] == "OPTIMAL" and summary["errors"] == 8
     code, _, err = run(capsys, "solve", "monk3", "--method", "dpdt", "--warm-start", "dpdt")
     assert code == 1 and "warm start applies to binoct, oct and cpsat only" in err and err.count("\n") == 1
+
+
+def test_oct_min_leaf_and_dpdt_fronts(capsys):
+    code, out, _ = run(capsys, "solve", "monk3", "--method", "oct", "--max-depth", "2", "--min-leaf", "30", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["stats"]["min_leaf"] == 30
+    leaves = [n for n in _walk(summary["tree"]["root"]) if "class" in n]
+    assert len(leaves) >= 2 and all(sum(leaf["counts"]) >= 30 for leaf in leaves)
+    code, _, err = run(capsys, "solve", "monk3", "--method", "binoct", "--min-leaf", "3")
+    assert code == 1 and "min leaf applies to oct only" in err
+    code, out, _ = run(capsys, "solve", "monk3", "--method", "dpdt", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["pareto_front"] and summary["pareto_front_nodes"]
+    nodes = [p["n_nodes"] for p in summary["pareto_front_nodes"]]
+    assert nodes == sorted(nodes)
+
+
+def _walk(node):
+    yield node
+    for key in ("left", "right"):
+        if isinstance(node.get(key), dict):
+            yield from _walk(node[key])
