@@ -39,7 +39,9 @@ def test_matches_bruteforce_depths_1_to_3(block):
         problem = _instance(seed)
         for depth in (1, 2, 3):
             r = solve_max_accuracy(problem, max_depth=depth, stratified=bool(seed % 2),
-                                   warm_start=bool(seed % 3))
+                                   warm_start=bool(seed % 3), phases=seed % 4 == 1)
+            assert (r.stats.get("phases", 0) > 0) == (seed % 4 == 1 and seed % 3 != 0
+                                                     and "maxsat_time_s" in r.stats)
             best, _ = min_errors(problem, depth)
             assert r.status == OPTIMAL and r.objective == best == r.bound, (seed, depth)
             assert r.tree.depth() <= depth

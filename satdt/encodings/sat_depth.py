@@ -265,6 +265,31 @@ class DepthEncoding:
         return out.reshape(-1, k + 1)
 
     # ------------------------------------------------------------- decoding
+    def phase_literals(self, tree) -> list[int]:
+        """Literals that place ``tree`` (over the binary columns, depth <= ``depth``) in the
+        perfect tree: its split columns at their nodes, a shallower leaf passed down the left
+        path (with the leaf marker where there is one), each leaf's class code. Given to a
+        solver as phases (``set_phases``), they steer it to that tree first (a warm start)."""
+        lits: list[int] = []
+
+        def rec(node, v: int) -> None:
+            if v >= self.n_internal:
+                code = self._code[node.label]
+                c = self.c[v - self.n_internal]
+                lits.extend(np.where(code, c, -c).tolist())
+                return
+            if node.is_leaf:
+                if self.leaf_marker:
+                    lits.append(int(self.a[v, self.marker]))
+                rec(node, 2 * v + 1)
+                return
+            lits.append(int(self.a[v, node.feature]))
+            rec(node.left, 2 * v + 1)
+            rec(node.right, 2 * v + 2)
+
+        rec(tree.root, 0)
+        return lits
+
     def decode(self, model: list[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tested column of each internal node and class of each leaf from a model.
 

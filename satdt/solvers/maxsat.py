@@ -71,8 +71,9 @@ class _RC2Stratified(_DeadlineMixin, RC2Stratified):
 
 
 def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: Deadline,
-             stats: dict) -> tuple[list[int] | None, int]:
-    """RC2 on the encoding; returns (model or None on timeout, cost = optimum or lower bound)."""
+             stats: dict, phases: list[int] | None = None) -> tuple[list[int] | None, int]:
+    """RC2 on the encoding; returns (model or None on timeout, cost = optimum or lower bound).
+    ``phases``: literals the oracle tries first (a warm start)."""
     t0 = time.perf_counter()
     hard = encoding.hard_clauses()
     lits, weights = encoding.soft_clauses()
@@ -88,7 +89,10 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
         if deadline.expired():
             break
         n_hard += add_blocks(add, ptr, [block])
-    stats.update(variables=int(encoding.pool.top), clauses=n_hard, soft=int(lits.size))
+    if phases:
+        rc2.oracle.set_phases(phases)
+    stats.update(variables=int(encoding.pool.top), clauses=n_hard, soft=int(lits.size),
+                 phases=len(phases or ()))
     stats["build_time_s"] = round(time.perf_counter() - t0, 4)
     remaining = deadline.remaining()
     t1 = time.perf_counter()
@@ -114,7 +118,7 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
 
 def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
                        solver: str = "glucose4", stratified: bool = True, at_most_one: str = "none",
-                       warm_start: bool = True) -> SolveResult:
+                       warm_start: bool = True, phases: bool = False) -> SolveResult:
     """Fewest training errors of a tree of depth <= ``max_depth`` (weighted MaxSAT, RC2).
 
     Parameters
@@ -134,6 +138,9 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
         Incumbent of depth ``max_depth`` (True / ``"cart"``: CART; ``"dpdt"``: the most accurate
         tree of DPDT's front; or a tree over the original features, mapped by routing): returned
         as FEASIBLE on timeout, OPTIMAL at once when it meets the leaf-conflict floor.
+    phases : bool
+        Also give the incumbent to RC2's SAT oracle as phases (``set_phases``: the oracle tries
+        that tree's assignment first).
 
     Returns
     -------
@@ -163,7 +170,8 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
     if incumbent is not None and problem.errors(incumbent) == floor:
         return result(incumbent, OPTIMAL, None)  # proven: it meets the floor no tree beats
     encoding = MaxSatEncoding(problem.X, problem.counts, max_depth, at_most_one=at_most_one)
-    model, cost = _run_rc2(encoding, solver, stratified, deadline, stats)
+    hint = encoding.phase_literals(incumbent) if phases and incumbent is not None else None
+    model, cost = _run_rc2(encoding, solver, stratified, deadline, stats, hint)
     if model is None:
         bound = max(cost, floor)
         return result(incumbent, FEASIBLE, bound) if incumbent is not None else result(None, UNKNOWN, bound)

@@ -424,28 +424,8 @@ def _binary_splits(state: _State, tree: Tree) -> int:
 
 
 def _phases(state: _State, encoding: DepthEncoding) -> list[int]:
-    """Solution-phase hints: the splits of a CART tree of the encoding's depth, placed at their
-    positions of the perfect tree (SAT phase warm start)."""
-    tree = cart_binary_tree(state.problem, encoding.depth)
-    lits: list[int] = []
-
-    def rec(node: Node, v: int) -> None:
-        if v >= encoding.n_internal:
-            code = encoding._code[node.label]
-            c = encoding.c[v - encoding.n_internal]
-            lits.extend(np.where(code, c, -c).tolist())
-            return
-        if node.is_leaf:
-            if encoding.leaf_marker:
-                lits.append(int(encoding.a[v, encoding.marker]))
-            rec(node, 2 * v + 1)
-            return
-        lits.append(int(encoding.a[v, node.feature]))
-        rec(node.left, 2 * v + 1)
-        rec(node.right, 2 * v + 2)
-
-    rec(tree.root, 0)
-    return lits
+    """Solution-phase hints: a CART tree of the encoding's depth (SAT phase warm start)."""
+    return encoding.phase_literals(cart_binary_tree(state.problem, encoding.depth))
 
 
 def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth: int | None,
