@@ -225,3 +225,26 @@ def test_warm_start_from_a_dpdt_tree_or_front():
 def dpdt_tree_of(problem, depth):
     from satdt.solvers.dpdt import solve_dpdt
     return solve_dpdt(problem.data, max_depth=depth).tree
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "tic-tac-toe"])
+def test_cart_on_original_features_for_large_matrices(name, monkeypatch):
+    """Above CART_MAX_CELLS the CART warm start is fitted on the original features and mapped by
+    routing (scikit-learn would otherwise copy the binary matrix as floats: 17 GB on htru): the
+    mapped tree makes exactly the original CART's training errors."""
+    from sklearn.tree import DecisionTreeClassifier
+    from satdt.solvers import common
+
+    data = load_dataset(name)
+    problem = Binarizer("all").problem(data)
+    monkeypatch.setattr(common, "CART_MAX_CELLS", 0)
+    for depth in (1, 2, 3):
+        tree = cart_binary_tree(problem, depth)
+        assert tree.depth() <= depth
+        assert all(0 <= nd.feature < problem.n_binary for nd in tree.root.walk() if not nd.is_leaf)
+        cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(data.X, data.y)
+        # tie-free comparison: the mapped tree routes every row as the float64 tree of CART
+        from satdt.tree import Tree
+        original = Tree.from_sklearn(cart)
+        original_errors = int((original.predict_index(data.X) != data.y).sum())
+        assert problem.errors(tree) <= original_errors

@@ -84,18 +84,32 @@ def tree_errors(tree: Tree, X: np.ndarray, y: np.ndarray) -> int:
     return int((tree.predict_index(X) != y).sum())
 
 
+CART_MAX_CELLS = 50_000_000  # binary-matrix cells above which CART is fitted on the original features
+
+
 def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: str = "gini",
                      random_state: int = 0) -> Tree:
     """A CART tree (scikit-learn) over the binary columns, for warm starts and upper bounds.
 
     Fitted on the distinct rows, each class of a row weighted by its count; leaves get their
-    majority class on the problem's rows.
+    majority class on the problem's rows. When the binary matrix is large (more than
+    :data:`CART_MAX_CELLS` cells: scikit-learn would copy it as floats, 4-8 bytes a cell, e.g.
+    17 GB for htru's 14k x 101k), CART is fitted on the original features instead and mapped to
+    the columns by routing (:meth:`BinaryProblem.from_original`; exact under ``all``).
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    rows, classes = np.nonzero(problem.counts)
     model = DecisionTreeClassifier(max_depth=max_depth, criterion=criterion, random_state=random_state)
-    model.fit(problem.X[rows].astype(np.float64), classes,
+    if problem.n_distinct * problem.n_binary > CART_MAX_CELLS:
+        data = problem.data
+        model.fit(data.X, data.y)
+        tree = Tree.from_sklearn(model)
+        for node in tree.root.walk():
+            node.label = int(model.classes_[node.label])
+        tree.classes = problem.classes
+        return problem.leaf_labels(problem.from_original(tree)[0])
+    rows, classes = np.nonzero(problem.counts)
+    model.fit(problem.X[rows].astype(np.float32), classes,
               sample_weight=problem.counts[rows, classes].astype(np.float64))
     tree = Tree.from_sklearn(model)
     # model.classes_ are the class indices that occur; map leaves back to problem class indices
