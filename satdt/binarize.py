@@ -372,6 +372,10 @@ class BinaryProblem:
         """
         data = self.data
         rerouted = 0
+        by_feature: dict[int, np.ndarray] = {}
+        for j, test in enumerate(self.tests):
+            by_feature.setdefault(test.feature, []).append(j)
+        by_feature = {f: np.asarray(js) for f, js in by_feature.items()}
 
         def rec(node: Node, rows: np.ndarray) -> Node:
             nonlocal rerouted
@@ -381,20 +385,47 @@ class BinaryProblem:
             if left.all() or not left.any() or self.n_binary == 0:
                 child = node.left if left.all() or not rows.size else node.right
                 return rec(child, rows)
-            right_bits = self.X[self.row_of[rows]]          # True = goes right
-            mismatch = (right_bits == left[:, None]).sum(axis=0)
-            # a column may also route the original split's sides swapped (complements are dropped)
-            swapped = len(rows) - mismatch
-            column = int(np.argmin(np.minimum(mismatch, swapped)))
-            swap = bool(swapped[column] < mismatch[column])
-            rerouted += int(min(mismatch[column], swapped[column]))
-            goes_right = right_bits[:, column]
+            # the columns of the split's own feature first (cheap, exact under `all`), then all
+            column, mismatch, swapped = self._best_column(rows, left, by_feature.get(node.feature))
+            swap = bool(swapped < mismatch)
+            rerouted += int(min(mismatch, swapped))
+            goes_right = self.X[self.row_of[rows], column]
             # rows follow the binary column from here (that is where the mapped tree sends them)
             first, second = (node.right, node.left) if swap else (node.left, node.right)
             return Node.split(column, 0.5, rec(first, rows[~goes_right]), rec(second, rows[goes_right]))
 
         out = Tree(root=rec(tree.root, np.arange(data.n_rows)), classes=self.classes)
         return out, rerouted
+
+    def _best_column(self, rows: np.ndarray, left: np.ndarray, own: np.ndarray | None,
+                     chunk: int = 1024) -> tuple[int, int, int]:
+        """The column that routes ``rows`` most like ``left`` (True = left), either way round:
+        ``(column, rows it sends the other way, rows it sends the other way when swapped)``.
+
+        Works on the distinct rows with their left / right weights, ``chunk`` columns at a time
+        (never a full float copy of the binary matrix); ``own`` (the columns of the split's
+        feature) is searched first and is enough when one routes every row as ``left``.
+        """
+        distinct = self.row_of[rows]
+        w_left = np.bincount(distinct[left], minlength=self.n_distinct)
+        w_right = np.bincount(distinct[~left], minlength=self.n_distinct)
+        present = np.flatnonzero(w_left + w_right)
+        w_left, w_right = w_left[present].astype(np.float64), w_right[present].astype(np.float64)
+        n = float(len(rows))
+        best = (0, np.inf, np.inf)
+        for candidates in ([own] if own is not None and len(own) else []) + [None]:
+            cols = np.arange(self.n_binary) if candidates is None else candidates
+            for start in range(0, len(cols), chunk):
+                block = cols[start:start + chunk]
+                bits = self.X[np.ix_(present, block)].astype(np.float64)  # True = goes right
+                mismatch = w_left @ bits + w_right @ (1.0 - bits)        # rows routed the other way
+                swapped = n - mismatch
+                k = int(np.argmin(np.minimum(mismatch, swapped)))
+                if min(mismatch[k], swapped[k]) < min(best[1], best[2]):
+                    best = (int(block[k]), int(round(mismatch[k])), int(round(swapped[k])))
+            if min(best[1], best[2]) == 0:
+                break
+        return best
 
     def leaf_labels(self, tree: Tree) -> Tree:
         """Give each leaf of a binary-column tree the class counts of the distinct rows it gets
