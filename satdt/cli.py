@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -18,6 +17,7 @@ import numpy as np
 from . import estimators as est
 from .binarize import STRATEGIES
 from .data import DataError, Dataset, bundled_datasets, load_dataset
+from .solvers.common import Deadline
 from .tree import Tree
 from .verify import ENGINES, OBJECTIVES, certify
 
@@ -148,13 +148,11 @@ def _export(tree: Any, fmt: str) -> str:
 
 
 def cmd_solve(a: argparse.Namespace) -> int:
-    start = time.perf_counter()
+    deadline = Deadline(a.time_limit)  # --time-limit is for the whole command, reading included
     data = load_dataset(a.data)
-    # --time-limit is for the whole command: reading the data uses part of it
-    time_limit = None if a.time_limit is None else max(1e-3, a.time_limit - (time.perf_counter() - start))
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
-                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=time_limit,
+                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf)
     model.fit(_frame(data), data.labels)
     summary = solve_summary(a.method, model, data)

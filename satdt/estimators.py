@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from .binarize import STRATEGIES, Binarizer, BinaryProblem
 from .data import Dataset, encode_features, prepare
 from .result import SolveResult
+from .solvers.common import Deadline
 from .tree import Tree
 
 __all__ = ["make_estimator", "METHODS", "SATTreeClassifier", "MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier",
@@ -75,9 +76,10 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         engine gets the rest, and ``result_.runtime`` is the wall time of the whole call
         (``result_.stats["engine_s"]`` the engine's part).
         """
-        self._fit_start = time.perf_counter()
+        start = time.perf_counter()
         self._validate_common()
         self._validate_params_()
+        self._deadline = Deadline(self.time_limit)
         data = prepare(X, y, require_two_classes=False)
         self.schema_ = data.schema
         self.n_features_in_ = data.X.shape[1]
@@ -92,7 +94,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         else:
             self.result_ = self._solve(data)
         self.result_.stats.setdefault("engine_s", round(self.result_.runtime, 4))
-        self.result_.runtime = max(self.result_.runtime, time.perf_counter() - self._fit_start)
+        self.result_.runtime = max(self.result_.runtime, time.perf_counter() - start)
         if self.result_.tree is None:
             raise NoTreeFoundError(f"{type(self).__name__}: no tree found ({self.result_.status}); "
                                    "give a longer time_limit")
@@ -101,9 +103,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _time_left(self) -> float | None:
         """``time_limit`` minus the time this ``fit`` has used so far (never below 1 ms)."""
-        if self.time_limit is None:
-            return None
-        return max(1e-3, self.time_limit - (time.perf_counter() - self._fit_start))
+        return self._deadline.budget()
 
     def _problem(self, data: Dataset) -> BinaryProblem:
         self.binarizer_ = Binarizer(self.binarization, n_thresholds=self.n_thresholds)

@@ -239,6 +239,22 @@ class Tree:
     def copy(self) -> "Tree":
         return Tree.from_dict(self.to_dict())
 
+    def relabeled(self, classes: np.ndarray, n_features: int) -> "Tree":
+        """A copy for data with these ``classes`` (matched by value, :func:`class_index`) and
+        ``n_features`` features; ValueError when it predicts another class or tests a feature
+        the data does not have."""
+        tree = self.copy()
+        if self.classes is not None:
+            index = class_index(self.classes, classes)
+            for node in tree.root.walk():
+                node.label = index[node.label]
+        tree.classes = classes
+        for node in tree.root.walk():
+            if not node.is_leaf and not 0 <= node.feature < n_features:
+                raise ValueError(f"the tree tests feature {node.feature}, but the data has "
+                                 f"{n_features} features")
+        return tree
+
     # -------------------------------------------------------------- export
     def _node_test(self, node: Node, negate: bool = False) -> str:
         name = self._feature_name(node.feature)
@@ -384,3 +400,24 @@ def _fmt_counts(counts: np.ndarray) -> str:
 
 def _jsonable(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
+
+
+def class_index(tree_classes: Any, data_classes: np.ndarray) -> list[int]:
+    """Position in ``data_classes`` of each of ``tree_classes``, matched by value (1 and 1.0 and
+    "1" alike); ValueError for a class the data does not have."""
+    lookup = {_class_key(c): i for i, c in enumerate(np.asarray(data_classes).tolist())}
+    out = []
+    for c in np.asarray(tree_classes).tolist():
+        if _class_key(c) not in lookup:
+            raise ValueError(f"the tree predicts class {c!r}, which is not a class of the data "
+                             f"({np.asarray(data_classes).tolist()})")
+        out.append(lookup[_class_key(c)])
+    return out
+
+
+def _class_key(value: Any) -> Any:
+    try:
+        f = float(value)
+        return f if np.isfinite(f) else str(value)
+    except (TypeError, ValueError):
+        return str(value)

@@ -32,7 +32,7 @@ import numpy as np
 from .binarize import Binarizer, BinaryProblem
 from .data import Dataset, prepare
 from .result import OPTIMAL, SolveResult
-from .tree import Node, Tree
+from .tree import Node, Tree, class_index
 
 __all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "OBJECTIVES",
            "NOT_OPTIMAL", "CERTIFIED", "UNDECIDED"]
@@ -115,7 +115,7 @@ def _sklearn_tree_on_data(model: Any, data: Dataset) -> Tree:
     """
     est = model.tree_
     X32 = data.X.astype(np.float32)
-    index = _class_index(model.classes_, data.classes)
+    index = class_index(model.classes_, data.classes)
 
     def rec(i: int) -> Node:
         if est.children_left[i] < 0:
@@ -133,25 +133,6 @@ def _sklearn_tree_on_data(model: Any, data: Dataset) -> Tree:
     return Tree(rec(0), classes=data.classes, feature_names=data.feature_names)
 
 
-def _class_index(tree_classes: Any, data_classes: np.ndarray) -> list[int]:
-    lookup = {_key(c): i for i, c in enumerate(data_classes.tolist())}
-    out = []
-    for c in np.asarray(tree_classes).tolist():
-        if _key(c) not in lookup:
-            raise ValueError(f"the tree predicts class {c!r}, which is not a class of the data "
-                             f"({data_classes.tolist()})")
-        out.append(lookup[_key(c)])
-    return out
-
-
-def _key(value: Any) -> Any:
-    try:
-        f = float(value)
-        return f if np.isfinite(f) else str(value)
-    except (TypeError, ValueError):
-        return str(value)
-
-
 def as_tree(obj: Any, data: Dataset) -> Tree:
     """Any supported tree, as a satdt :class:`Tree` over ``data``'s features and classes.
 
@@ -163,15 +144,7 @@ def as_tree(obj: Any, data: Dataset) -> Tree:
     if hasattr(obj, "tree_") and isinstance(getattr(obj, "tree_"), Tree):
         obj = obj.tree_
     if isinstance(obj, Tree):
-        index = _class_index(obj.classes, data.classes)
-        tree = obj.copy()
-        for node in tree.root.walk():
-            node.label = index[node.label]
-        tree.classes = data.classes
-        for node in tree.root.walk():
-            if not node.is_leaf and not 0 <= node.feature < data.X.shape[1]:
-                raise ValueError(f"the tree tests feature {node.feature}, but the data has "
-                                 f"{data.X.shape[1]} features")
+        tree = obj.relabeled(data.classes, data.X.shape[1])
         tree.feature_names = list(data.feature_names)
         return tree.fit_counts(data.X, data.y)
     if hasattr(obj, "tree_") and hasattr(obj, "classes_"):

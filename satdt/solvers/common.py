@@ -49,6 +49,12 @@ class Deadline:
             return None
         return max(0.0, self.time_limit - self.elapsed())
 
+    def budget(self) -> float | None:
+        """The time left as a limit for a sub-call, which needs a positive one: at least 1 ms
+        (the sub-call then stops at once with what it has), or None without a limit."""
+        left = self.remaining()
+        return None if left is None else max(1e-3, left)
+
     def expired(self) -> bool:
         return self.time_limit is not None and self.elapsed() >= self.time_limit
 
@@ -100,22 +106,20 @@ def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: s
     from sklearn.tree import DecisionTreeClassifier
 
     model = DecisionTreeClassifier(max_depth=max_depth, criterion=criterion, random_state=random_state)
-    if problem.n_distinct * problem.n_binary > CART_MAX_CELLS:
-        data = problem.data
-        model.fit(data.X, data.y)
-        tree = Tree.from_sklearn(model)
-        for node in tree.root.walk():
-            node.label = int(model.classes_[node.label])
-        tree.classes = problem.classes
-        return problem.leaf_labels(problem.from_original(tree)[0])
-    rows, classes = np.nonzero(problem.counts)
-    model.fit(problem.X[rows].astype(np.float32), classes,
-              sample_weight=problem.counts[rows, classes].astype(np.float64))
+    on_original = problem.n_distinct * problem.n_binary > CART_MAX_CELLS
+    if on_original:
+        model.fit(problem.data.X, problem.data.y)
+    else:
+        rows, classes = np.nonzero(problem.counts)
+        model.fit(problem.X[rows].astype(np.float32), classes,
+                  sample_weight=problem.counts[rows, classes].astype(np.float64))
     tree = Tree.from_sklearn(model)
     # model.classes_ are the class indices that occur; map leaves back to problem class indices
     for node in tree.root.walk():
         node.label = int(model.classes_[node.label])
     tree.classes = problem.classes
+    if on_original:
+        tree = problem.from_original(tree)[0]
     return problem.leaf_labels(tree)
 
 
@@ -124,26 +128,14 @@ def tree_on_columns(problem: BinaryProblem, tree: Tree, max_depth: int | None = 
     tree) as a tree over ``problem``'s binary columns that routes the training rows the same
     way (:meth:`BinaryProblem.from_original`), leaves relabelled with their majority class.
 
-    Raises ValueError when the tree is deeper than ``max_depth`` or predicts a class the data
-    does not have.
+    Raises ValueError when the tree is deeper than ``max_depth``, predicts a class or tests a
+    feature the data does not have (:meth:`Tree.relabeled`).
     """
     if not isinstance(tree, Tree):
         raise ValueError(f"a warm-start tree must be a satdt Tree, got {type(tree).__name__}")
     if max_depth is not None and tree.depth() > max_depth:
         raise ValueError(f"warm-start tree has depth {tree.depth()} > max_depth {max_depth}")
-    tree = tree.copy()
-    if tree.classes is not None and list(map(str, tree.classes)) != list(map(str, problem.classes)):
-        lookup = {str(c): i for i, c in enumerate(problem.classes.tolist())}
-        unknown = [c for c in np.asarray(tree.classes).tolist() if str(c) not in lookup]
-        if unknown:
-            raise ValueError(f"warm-start tree predicts class {unknown[0]!r}, not a class of the data")
-        index = [lookup[str(c)] for c in np.asarray(tree.classes).tolist()]
-        for node in tree.root.walk():
-            node.label = index[node.label] if node.is_leaf else node.label
-    n_features = problem.data.X.shape[1]
-    bad = [nd.feature for nd in tree.root.walk() if not nd.is_leaf and nd.feature >= n_features]
-    if bad:
-        raise ValueError(f"warm-start tree tests feature {bad[0]}, but the data has {n_features} features")
+    tree = tree.relabeled(problem.classes, problem.data.X.shape[1])
     binary, _ = problem.from_original(tree)
     return problem.leaf_labels(binary)
 

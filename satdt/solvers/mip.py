@@ -116,18 +116,13 @@ def _alarm(seconds: float | None, action):
 
 
 # ------------------------------------------------------------------ MathOpt
-def _left(time_limit: float | None, since: float) -> float | None:
-    """``time_limit`` minus the seconds since ``since`` (at least 1 ms), or None."""
-    return None if time_limit is None else max(1e-3, time_limit - (time.perf_counter() - since))
-
-
 def _solve_mathopt(mip: MipModel, backend: str, time_limit: float | None,
                    hint: np.ndarray | None, threads: int) -> EngineResult:
     from ortools.math_opt import model_parameters_pb2, model_pb2, parameters_pb2, result_pb2
     from ortools.math_opt import callback_pb2
     from ortools.math_opt.core.python import solver as core
 
-    entered = time.perf_counter()
+    deadline = Deadline(time_limit)
     lb, ub, integer, obj = mip.bounds()
     A, rlb, rub = mip.matrix()
     n = mip.n_vars
@@ -155,7 +150,7 @@ def _solve_mathopt(mip: MipModel, backend: str, time_limit: float | None,
     params = parameters_pb2.SolveParametersProto()
     params.relative_gap_tolerance = 0.0
     params.absolute_gap_tolerance = 0.0
-    time_limit = _left(time_limit, entered)  # filling the proto (seconds for 10^7 nonzeros) counts
+    time_limit = deadline.budget()  # filling the proto (seconds for 10^7 nonzeros) counts
     if time_limit is not None:
         params.time_limit.FromNanoseconds(int(max(time_limit, 1e-3) * 1e9))
     if backend == "cpsat":
@@ -204,7 +199,7 @@ def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
     from ortools.linear_solver import linear_solver_pb2, pywraplp
     from ortools.linear_solver.python import model_builder_helper as mbh
 
-    entered = time.perf_counter()
+    deadline = Deadline(time_limit)
     lb, ub, integer, obj = mip.bounds()
     A, rlb, rub = mip.matrix()
     helper = mbh.ModelBuilderHelper()
@@ -229,7 +224,7 @@ def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
     variables = solver.variables()
     if hint is not None and backend != "highs":   # SetHint crashes pywraplp's HiGHS (ortools 9.15)
         solver.SetHint(variables, [float(v) for v in hint])
-    time_limit = _left(time_limit, entered)  # building the solver's model counts
+    time_limit = deadline.budget()  # building the solver's model counts
     if time_limit is not None:
         solver.SetTimeLimit(max(1, int(time_limit * 1000)))
     if backend == "cpsat":
