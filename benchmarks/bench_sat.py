@@ -7,6 +7,7 @@ Usage (from the repository root)::
     python benchmarks/bench_sat.py --objectives maxsat --depths 2 3 --datasets iris monk1 --out benchmarks/out/maxsat
     python benchmarks/bench_sat.py --datasets iris monk1 --repeat 3 --baseline   # median of 3, vs first version
     python benchmarks/bench_sat.py --solvers glucose4 dp --repeat 3   # SAT and the DP engine side by side
+    python benchmarks/bench_sat.py --solvers dp-search dp-boxes   # the DP's two algorithms side by side
 
 For every dataset (full files of ``DATA_DIR/inferdt``, not the folds), ``all`` binarization,
 each objective and each backend, it records (``maxsat``: the fewest errors at each of
@@ -40,6 +41,9 @@ from satdt.solvers.sat import (DEFAULT_AT_MOST_ONE, DEFAULT_ROW_PICK, DEFAULT_RO
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ["iris", "monk1", "monk2", "monk3", "wine", "mouse", "zoo", "lung_cancer_examples", "car",
             "balance-scale", "500_Person_Gender_Height_Weight_Index"]
+
+# --solvers names of the DP engine -> its `algorithm` (satdt.solvers.dp.solve_min_*_dp)
+DP_ALGORITHMS = {"dp": "auto", "dp-search": "search", "dp-boxes": "boxes"}
 
 # InferDT (authors' C++ tool, MiniSat), issue 2: (DT_depth s, k, DT_size s, nodes); None = > 300 s
 INFERDT = {"iris": (0.11, 4, 0.30, 15), "monk1": (0.06, 5, 0.22, 15), "monk2": (0.53, 6, 15.2, 67),
@@ -133,16 +137,17 @@ def run(args: argparse.Namespace) -> list[dict]:
                 continue
             for backend in args.solvers:
                 solve = solve_min_depth if objective == "depth" else solve_min_size
-                if backend == "dp":  # the DP engine answering the same question (satdt.solvers.dp)
+                if backend in DP_ALGORITHMS:  # the DP engine answering the same question (satdt.solvers.dp)
                     solve = solve_min_depth_dp if objective == "depth" else solve_min_size_dp
                 walls, base_walls = [], []
                 for rep in range(args.repeat):  # median wall time over repeats (InferDT: median of 3)
                     kwargs = dict(solver=backend, time_limit=args.time_limit, rows_per_round=args.rows_per_round,
                                   at_most_one=args.at_most_one, incremental=not args.all_rows,
                                   max_depth=args.max_depth, seed=args.seed + rep, row_pick=args.row_pick)
-                    if backend == "dp":
-                        kwargs = dict(time_limit=args.time_limit, max_depth=args.max_depth)
-                    if args.baseline and backend != "dp":  # interleaved: same load for both
+                    if backend in DP_ALGORITHMS:
+                        kwargs = dict(time_limit=args.time_limit, max_depth=args.max_depth,
+                                      algorithm=DP_ALGORITHMS[backend])
+                    if args.baseline and backend not in DP_ALGORITHMS:  # interleaved: same load for both
                         with baseline():
                             t0 = time.perf_counter()
                             b = solve(problem, **kwargs)
@@ -150,13 +155,14 @@ def run(args: argparse.Namespace) -> list[dict]:
                     t0 = time.perf_counter()
                     r = solve(problem, **kwargs)
                     walls.append(time.perf_counter() - t0)
-                    if args.baseline and backend != "dp" and "OPTIMAL" == b.status == r.status and b.objective != r.objective:
+                    if args.baseline and backend not in DP_ALGORITHMS and "OPTIMAL" == b.status == r.status and b.objective != r.objective:
                         raise AssertionError(f"{name} {objective}: baseline {b.objective} != {r.objective}")
                 wall = float(np.median(walls))
                 ref = INFERDT.get(name, (None,) * 4)
                 ref_time, ref_value = (ref[0], ref[1]) if objective == "depth" else (ref[2], ref[3])
                 row = {"dataset": name, "rows": problem.n_rows, "distinct": problem.n_distinct,
                        "binary_features": problem.n_binary, "objective": objective, "backend": backend,
+                       "algorithm": r.stats.get("algorithm"),
                        "status": r.status, "value": r.objective, "bound": r.bound,
                        "depth": r.tree.depth() if r.tree is not None else None,
                        "nodes": r.tree.n_nodes if r.tree is not None else None,
@@ -177,7 +183,7 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 
 def markdown(rows: list[dict]) -> str:
-    head = ["dataset", "rows", "distinct", "binary_features", "objective", "backend", "status", "value",
+    head = ["dataset", "rows", "distinct", "binary_features", "objective", "backend", "algorithm", "status", "value",
             "depth", "nodes", "rows_used", "time_s", "times_s", "baseline_s", "build_s", "sat_s", "load_avg",
             "inferdt_value", "inferdt_s"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -196,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--objectives", nargs="+", default=["depth", "size"], choices=["depth", "size", "maxsat"])
     parser.add_argument("--depths", nargs="+", type=int, default=[2, 3], help="depths for maxsat")
     parser.add_argument("--solvers", nargs="+", default=[DEFAULT_SOLVER],
-                        help="SAT backends, and 'dp' for the DP engine (satdt.solvers.dp) on the same question")
+                        help="SAT backends, and 'dp' for the DP engine (satdt.solvers.dp) on the same question "
+                             "(its algorithm chosen by the data; 'dp-search' / 'dp-boxes' force one)")
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--max-depth", type=int, default=None,
                         help="depth bound K (DT_size: trees of depth <= K instead of the minimum depth)")

@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--n-thresholds", type=int, default=10, help="thresholds per feature (quantile, tree)")
     solve.add_argument("--solver", default=None, help="SAT backend (sat-*) or MIP backend (binoct, oct)")
     solve.add_argument("--engine", choices=("sat", "dp"), default=None,
-                       help="sat-depth, sat-size: Avellaneda's SAT encodings (default) or the DP engine")
+                       help="sat-depth, sat-size: Avellaneda's SAT encodings (default) or the DP engine "
+                            "(branch and bound, or the DP over every box on data with few distinct values)")
     solve.add_argument("--min-leaf", type=_positive_int, default=None, help="oct: minimum rows per nonempty leaf (N_min)")
     solve.add_argument("--warm-start", choices=("cart", "dpdt", "none"), default=None,
                        help="binoct, oct, cpsat: starting tree (default cart)")

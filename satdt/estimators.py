@@ -174,8 +174,10 @@ class SATTreeClassifier(_TreeClassifier):
     engine : {"sat", "dp"}
         ``"sat"``: Avellaneda's encodings (:mod:`satdt.solvers.sat`). ``"dp"``: the same two
         questions answered by the dynamic program (:func:`satdt.solvers.dp.solve_min_depth_dp`,
-        :func:`~satdt.solvers.dp.solve_min_size_dp`), measured faster on most datasets and the
-        only one to solve DT_size on car and balance-scale within 300 s (``benchmarks/RESULTS.md``);
+        :func:`~satdt.solvers.dp.solve_min_size_dp`; on data with few distinct values per
+        feature, such as car, balance-scale, the monks or BMI, the DP over every box of
+        :mod:`satdt.solvers.boxdp`), measured faster on most datasets and the only one to solve
+        DT_size on car, balance-scale and BMI within 300 s (``benchmarks/RESULTS.md``);
         ``solver``, ``incremental`` and ``rows_per_round`` do not apply to it.
     """
 

@@ -277,21 +277,23 @@ def _check_consistent(problem, res, name):
     assert res.objective == (res.tree.depth() if name == "depth" else res.tree.n_nodes)
 
 
+@pytest.mark.parametrize("algorithm", ["search", "boxes"])
 @pytest.mark.parametrize("block", range(6))
-def test_min_depth_and_size_dp_equal_bruteforce(block):
-    """300 random consistent instances: DT_depth and DT_size (at K = min depth and K + 1) by DP
-    equal the brute-force minimum."""
+def test_min_depth_and_size_dp_equal_bruteforce(block, algorithm):
+    """300 random consistent instances: DT_depth and DT_size (at K = min depth and K + 1) by DP,
+    with either algorithm, equal the brute-force minimum."""
     for seed in range(block * 50, block * 50 + 50):
         problem = _consistent_instance(seed)
         depth = bruteforce.min_depth(problem, limit=6)
-        r = solve_min_depth_dp(problem)
+        r = solve_min_depth_dp(problem, algorithm=algorithm)
         assert r.status == OPTIMAL and r.objective == depth == r.bound, seed
+        assert r.stats["algorithm"] == algorithm
         _check_consistent(problem, r, "depth")
-        s = solve_min_size_dp(problem)
+        s = solve_min_size_dp(problem, algorithm=algorithm)
         assert s.status == OPTIMAL and s.objective == bruteforce.min_nodes(problem, depth)[0] == s.bound, seed
         _check_consistent(problem, s, "nodes")
         if seed % 3 == 0:  # a smaller tree may need more depth
-            s1 = solve_min_size_dp(problem, max_depth=depth + 1)
+            s1 = solve_min_size_dp(problem, max_depth=depth + 1, algorithm=algorithm)
             assert s1.status == OPTIMAL and s1.objective == bruteforce.min_nodes(problem, depth + 1)[0], seed
             assert s1.tree.depth() <= depth + 1
 
@@ -300,39 +302,43 @@ def test_min_depth_and_size_dp_equal_bruteforce(block):
 def test_min_depth_and_size_dp_equal_sat(seed):
     """The DP and the SAT encodings answer the same two questions identically."""
     problem = _consistent_instance(1000 + seed)
-    d, s = solve_min_depth_dp(problem), solve_min_depth(problem)
+    algorithm = ("search", "boxes")[seed % 2]
+    d, s = solve_min_depth_dp(problem, algorithm=algorithm), solve_min_depth(problem)
     assert d.status == s.status == OPTIMAL and d.objective == s.objective
-    K = d.objective + seed % 2
-    a, b = solve_min_size_dp(problem, max_depth=K), solve_min_size(problem, max_depth=K)
+    K = d.objective + seed // 2 % 2
+    a, b = solve_min_size_dp(problem, max_depth=K, algorithm=algorithm), solve_min_size(problem, max_depth=K)
     assert a.status == b.status == OPTIMAL and a.objective == b.objective
 
 
 @pytest.mark.parametrize("name, depth, nodes", [("iris", 4, 15), ("monk1", 5, 15), ("monk3", 6, 39),
                                                 ("mouse", 4, 15), ("zoo", 4, 21), ("lung-cancer", 3, 7)])
 def test_min_depth_and_size_dp_known_optima(name, depth, nodes):
-    """The published DT_depth / DT_size optima of the InferDT datasets (issue 2's table)."""
+    """The published DT_depth / DT_size optima of the InferDT datasets (issue 2's table), by the
+    search (the boxes: tests/test_boxdp.py)."""
     problem = Binarizer("all").problem(load_dataset(name))
-    r = solve_min_depth_dp(problem)
+    r = solve_min_depth_dp(problem, algorithm="search")
     assert r.status == OPTIMAL and r.objective == depth
-    s = solve_min_size_dp(problem)
+    s = solve_min_size_dp(problem, algorithm="search")
     assert s.status == OPTIMAL and s.objective == nodes and s.tree.depth() <= depth
     _check_consistent(problem, s, "nodes")
 
 
-def test_min_depth_and_size_dp_infeasible_below_minimum():
-    problem = Binarizer("all").problem(load_dataset("iris"))
-    assert solve_min_depth_dp(problem, max_depth=3).status == INFEASIBLE
-    r = solve_min_size_dp(problem, max_depth=3)
-    assert r.status == INFEASIBLE and r.tree is None
+@pytest.mark.parametrize("name, algorithm", [("iris", "search"), ("monk3", "boxes")])
+def test_min_depth_and_size_dp_infeasible_below_minimum(name, algorithm):
+    problem = Binarizer("all").problem(load_dataset(name))
+    K = 3 if name == "iris" else 5
+    assert solve_min_depth_dp(problem, max_depth=K, algorithm=algorithm).status == INFEASIBLE
+    r = solve_min_size_dp(problem, max_depth=K, algorithm=algorithm)
+    assert r.status == INFEASIBLE and r.tree is None and r.stats["algorithm"] == algorithm
 
 
 def test_min_depth_and_size_dp_time_limit_keeps_a_consistent_tree():
-    """car: the minimum depth is 8; 0.3 s is not enough. A consistent CART tree comes back as
-    FEASIBLE with a proven lower bound, within a second of the limit."""
+    """car by the search: the minimum depth is 8; 0.3 s is not enough. A consistent CART tree
+    comes back as FEASIBLE with a proven lower bound, within a second of the limit."""
     problem = Binarizer("all").problem(load_dataset("car"))
     for solve in (solve_min_depth_dp, solve_min_size_dp):
         start = time.perf_counter()
-        r = solve(problem, time_limit=0.3)
+        r = solve(problem, time_limit=0.3, algorithm="search")
         assert time.perf_counter() - start < 1.3
         assert r.status == FEASIBLE
         _check_consistent(problem, r, r.objective_name)
@@ -343,10 +349,11 @@ def test_min_depth_dp_rejects_contradictory_rows():
     from satdt import ConflictError
     X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
     problem = Binarizer("all").problem(prepare(X, np.array([0, 1, 0])))
-    with pytest.raises(ConflictError):
-        solve_min_depth_dp(problem)
-    with pytest.raises(ConflictError):
-        solve_min_size_dp(problem)
+    for algorithm in ("search", "boxes"):
+        with pytest.raises(ConflictError):
+            solve_min_depth_dp(problem, algorithm=algorithm)
+        with pytest.raises(ConflictError):
+            solve_min_size_dp(problem, algorithm=algorithm)
 
 
 def test_upper_bound_without_optimizing_above_it():

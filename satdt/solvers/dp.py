@@ -62,6 +62,7 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
 import numpy as np
 
@@ -69,6 +70,7 @@ from ..binarize import BinaryProblem
 from ..encodings.cpsat_regularized import exact_objective, scaled_objective
 from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
+from .boxdp import BoxLattice, box_count, box_work
 from .common import Deadline, TreeCheckError, cart_binary_tree, finalize_tree
 
 __all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "solve_min_depth_dp", "solve_min_size_dp",
@@ -80,6 +82,12 @@ DEFAULT_PAIR_OPS = 3e8
 _SMALL_MATRIX = 20_000_000  # cells of problem.X up to which it may be copied as float64
 _LOCAL_MARGIN = 64  # a node renumbers its slots when the problem has 1.2x (+ this) more than it uses
 _CHUNK_FLOATS = 8_000_000  # floats per (C, k, B) work array in the pair solver (~32 MB float32)
+# DT_depth / DT_size: algorithm="auto" takes the box DP (satdt.solvers.boxdp) up to this many boxes
+# (2 bytes each per depth level) and cell operations per level; "boxes" is refused above the max
+BOX_AUTO_CELLS = 40_000_000
+BOX_AUTO_WORK = 1e10
+BOX_MAX_CELLS = 250_000_000
+ALGORITHMS = ("auto", "search", "boxes")
 
 
 class _Timeout(Exception):
@@ -201,6 +209,21 @@ def _chain_counts(flat: np.ndarray, w: np.ndarray, n_slots: int, slot: np.ndarra
     return F, present
 
 
+def _chain_errors(ch: _Chains, counts: np.ndarray, tree: Tree) -> float:
+    """Errors of a tree over the binary columns on the distinct rows (weights ``counts``), with
+    each column read from its chain rank (no copy of the binary matrix)."""
+    col = {int(o): g for g, o in enumerate(ch.orig)}
+
+    def rec(node: Node, S: np.ndarray) -> float:
+        if node.is_leaf:
+            return float(counts[S].sum() - counts[S, node.label].sum())
+        g = col[node.feature]
+        r = ch.rank[S, ch.chain[g]] >= ch.level[g]
+        return rec(node.left, S[~r]) + rec(node.right, S[r])
+
+    return rec(tree.root, np.arange(counts.shape[0]))
+
+
 @dataclass
 class _LocalSlots:
     """One node's rows renumbered to the chain ranks that occur among them.
@@ -232,7 +255,7 @@ class _Search:
     """The memoised branch and bound over row subsets (indices of distinct rows, sorted)."""
 
     def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
-                 q: int = 1, leaf_cost: int = 0):
+                 q: int = 1, leaf_cost: int = 0, chains: _Chains | None = None):
         self.deadline = deadline
         self.pair_ops = pair_ops
         # cost of a tree = q * errors + leaf_cost * leaves (max accuracy: q = 1, leaf_cost = 0);
@@ -244,7 +267,7 @@ class _Search:
         self.C = counts.shape[1]
         # extra weight column: the leaf-conflict errors of each distinct row
         self.wext = np.column_stack([counts, counts.sum(1) - counts.max(1)])
-        self.ch = _build_chains(problem)
+        self.ch = _build_chains(problem) if chains is None else chains
         self.B = len(self.ch.chain)
         self.allcols = np.arange(self.B)
         self.ftype = np.float32 if counts.sum() < 2 ** 24 else np.float64
@@ -364,15 +387,7 @@ class _Search:
 
     def binary_errors(self, tree: Tree) -> float:
         """Errors of a tree over the binary columns on the distinct rows, through the chains."""
-        col = {int(o): g for g, o in enumerate(self.ch.orig)}
-
-        def rec(node: Node, S: np.ndarray) -> float:
-            if node.is_leaf:
-                return float(self.counts[S].sum() - self.counts[S, node.label].sum())
-            r = self.goes_right(S, col[node.feature])
-            return rec(node.left, S[~r]) + rec(node.right, S[r])
-
-        return rec(tree.root, np.arange(self.counts.shape[0]))
+        return _chain_errors(self.ch, self.counts, tree)
 
     def binary_cost(self, tree: Tree) -> float:
         """``q * errors + leaf_cost * leaves`` of a tree over the binary columns."""
@@ -608,7 +623,8 @@ def _materialize(node: Node) -> Node:
     return Node.split(node.feature, node.threshold, _materialize(node.left), _materialize(node.right))
 
 
-def _finalize(problem: BinaryProblem, binary_tree: Tree, search: _Search) -> tuple[Tree, int]:
+def _finalize(problem: BinaryProblem, binary_tree: Tree,
+              binary_errors: Callable[[Tree], float]) -> tuple[Tree, int]:
     """:func:`finalize_tree`, or for a large matrix its equivalent without a float64 copy of it.
 
     Same steps: map to the original features with majority leaves, prune, count errors with
@@ -617,7 +633,7 @@ def _finalize(problem: BinaryProblem, binary_tree: Tree, search: _Search) -> tup
     """
     if problem.X.size <= _SMALL_MATRIX:
         return finalize_tree(problem, binary_tree)
-    bin_errors = search.binary_errors(binary_tree)
+    bin_errors = binary_errors(binary_tree)
     tree = problem.to_original(binary_tree, relabel=True)
     tree.prune()
     data = problem.data
@@ -723,7 +739,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
                 inc_cost, source = float(top["best"]), "dp"
             lb = min(top["leaf"], float(np.min(top["lbL"] + top["lbR"])), inc_cost)
             bound = max(bound, floor, lb)
-    tree, errors = _finalize(problem, inc_tree, search)
+    tree, errors = _finalize(problem, inc_tree, search.binary_errors)
     if errors != inc_cost:
         raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
     if _binary_out is not None:  # the tree over the binary columns, for a warm start elsewhere
@@ -830,7 +846,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
                 inc_cost, source = float(top["best"]), "dp"
             lb = min(top["leaf"], float(np.min(top["lbL"] + top["lbR"])), inc_cost)
             bound = max(floor, lb)
-    tree, errors = _finalize(problem, inc_tree, search)
+    tree, errors = _finalize(problem, inc_tree, search.binary_errors)
     leaves = tree.n_leaves
     engine = scaled.engine_value(errors, leaves)
     # finalizing never adds errors and only removes leaves; a proven optimum cannot improve
@@ -868,15 +884,61 @@ def _consistent_fallback(problem: BinaryProblem, max_depth: int | None) -> Tree 
     return tree
 
 
+def _choose_algorithm(problem: BinaryProblem, algorithm: str) -> tuple[_Chains, dict]:
+    """The chains of ``problem`` (shared by both algorithms) and ``{"algorithm": "boxes" or
+    "search", ...}``: the box DP when ``algorithm`` asks for it, or allows it (``"auto"``) and the
+    boxes are few."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got {algorithm!r}")
+    chains = _build_chains(problem)
+    if algorithm == "search":
+        return chains, {"algorithm": "search"}
+    cells, work = box_count(chains), box_work(chains)
+    classes = problem.counts.shape[1]
+    if algorithm == "boxes" and (cells > BOX_MAX_CELLS or classes > 64):
+        raise ValueError(f"algorithm='boxes' needs at most {BOX_MAX_CELLS:.3g} boxes and 64 classes; this "
+                         f"problem has {cells:.3g} boxes and {classes} classes (use 'search')")
+    if algorithm == "auto" and (cells > BOX_AUTO_CELLS or work > BOX_AUTO_WORK or classes > 64):
+        return chains, {"algorithm": "search"}
+    return chains, {"algorithm": "boxes", "boxes": int(cells), "box_work_per_level": float(work)}
+
+
+def _new_lattice(problem: BinaryProblem, chains: _Chains, deadline: Deadline) -> BoxLattice:
+    """The box tables of ``problem``, raising ``_Timeout`` when the deadline passes."""
+    def check_time() -> None:
+        if deadline.expired():
+            raise _Timeout
+
+    return BoxLattice(chains, problem.counts, check_time)
+
+
+def _box_tree(problem: BinaryProblem, lattice: BoxLattice, depth: int, leaves: int) -> Tree:
+    """The box DP's tree of depth ``<= depth`` with ``leaves`` leaves, finalized and checked: no
+    error on the original rows, and pruning cannot remove a leaf of a proven minimum."""
+    binary = Tree(root=lattice.tree(depth), classes=problem.classes)
+    tree, errors = _finalize(problem, binary, lambda t: _chain_errors(lattice.chains, problem.counts, t))
+    if errors or tree.n_leaves != leaves or tree.depth() > depth:
+        raise TreeCheckError(f"box DP tree has {errors} errors, {tree.n_leaves} leaves and depth "
+                             f"{tree.depth()}; the tables said 0, {leaves} and <= {depth}")
+    return tree
+
+
 def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
                        time_limit: float | None = None, pair_ops: float = DEFAULT_PAIR_OPS,
-                       _binary_out: list | None = None) -> SolveResult:
-    """DT_depth by DP: the smallest ``k`` whose most accurate tree of depth ``k`` has no error.
+                       algorithm: str = "auto", _binary_out: list | None = None) -> SolveResult:
+    """DT_depth by DP: the smallest ``k`` with a consistent tree of depth ``k``.
 
-    ``k`` goes up from ``ceil(log2(classes))``; each depth is one :func:`solve_max_accuracy_dp`
-    call on the time left. A proven optimum above 0 errors at depth ``k`` proves that no
-    consistent tree of depth ``k`` exists (the same claim as an UNSAT answer of the SAT encoding);
-    the first depth with a 0-error tree is the minimum.
+    ``k`` goes up from ``ceil(log2(classes))``. Two exact algorithms answer "is there a consistent
+    tree of depth ``k``?":
+
+    * ``"search"``: one :func:`solve_max_accuracy_dp` call per depth on the time left (one memo
+      for every depth); a proven optimum above 0 errors is the same claim as an UNSAT answer of
+      the SAT encoding.
+    * ``"boxes"``: the table of depth ``k`` of :class:`~satdt.solvers.boxdp.BoxLattice` (every
+      box of the data at once); for data with few distinct values per feature.
+
+    ``"auto"`` (default) takes the boxes when there are at most ``BOX_AUTO_CELLS`` of them and a
+    level costs at most ``BOX_AUTO_WORK`` cell operations, else the search.
 
     Returns
     -------
@@ -884,17 +946,19 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         ``method="dp-depth"``, ``objective_name="depth"``: OPTIMAL (minimum depth), INFEASIBLE
         (none within ``max_depth``), FEASIBLE on timeout (a consistent CART tree, ``bound`` =
         proven lower bound on the depth) or UNKNOWN (no tree within ``max_depth`` at hand).
-        ``stats["depth_times_s"]``: seconds and errors of each depth searched.
+        ``stats``: ``algorithm``, ``depth_times_s`` (seconds of each depth; with the search also
+        its errors), with the boxes ``leaves_by_depth`` (fewest leaves at each depth, None: none).
     """
     if max_depth is not None:
         _validate(problem, max_depth, None, pair_ops)
     problem.check_consistent()
     deadline = Deadline(time_limit)
-    steps: dict[int, tuple[float, int]] = {}
+    steps: dict[int, object] = {}
+    stats: dict = {"distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary),
+                   "engine": "dp"}
 
     def result(tree: Tree | None, status: str, bound: int | None) -> SolveResult:
-        stats = {"depth_times_s": dict(steps), "distinct_rows": int(problem.n_distinct),
-                 "binary_features": int(problem.n_binary), "engine": "dp"}
+        stats["depth_times_s"] = dict(steps)
         objective = None if tree is None else tree.depth()
         if tree is not None:
             _check_consistent_tree(problem, tree, "dp-depth")
@@ -902,22 +966,43 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
                            deadline.elapsed(), "dp-depth", "depth", stats)
 
     k = max(0, math.ceil(math.log2(max(1, _present_classes(problem)))))
-    search = _Search(problem, deadline, float(pair_ops))  # one memo for every depth
     binary_out = [] if _binary_out is None else _binary_out
-    while True:
-        if max_depth is not None and k > max_depth:
+    chains, how = _choose_algorithm(problem, algorithm)
+    stats.update(how)
+    try:
+        if how["algorithm"] == "boxes":
+            lattice = _new_lattice(problem, chains, deadline)
+            leaves_by_depth = stats.setdefault("leaves_by_depth", {})
+            while max_depth is None or k <= max_depth:
+                t0 = time.perf_counter()
+                leaves = lattice.value(k)
+                steps[k], leaves_by_depth[k] = round(time.perf_counter() - t0, 4), leaves
+                if leaves is not None:
+                    tree = _box_tree(problem, lattice, k, leaves)
+                    if tree.depth() != k:
+                        raise TreeCheckError(f"box DP: depth {k} is minimal but the tree has depth {tree.depth()}")
+                    return result(tree, OPTIMAL, k)
+                if lattice.fixed:
+                    raise TreeCheckError("box DP: no consistent tree at any depth on consistent data")
+                k += 1
             return result(None, INFEASIBLE, k)
-        if deadline.expired():
-            break
-        t0 = time.perf_counter()
-        r = solve_max_accuracy_dp(problem, max_depth=k, upper_bound=0, optimize_above_bound=False,
-                                  _search=search, _binary_out=binary_out)
-        steps[k] = (round(time.perf_counter() - t0, 4), int(r.objective))
-        if r.objective == 0:
-            return result(r.tree, OPTIMAL, k)
-        if r.bound < 1:  # timeout before a proof either way
-            break
-        k += 1
+        search = _Search(problem, deadline, float(pair_ops), chains=chains)  # one memo for every depth
+        while True:
+            if max_depth is not None and k > max_depth:
+                return result(None, INFEASIBLE, k)
+            if deadline.expired():
+                break
+            t0 = time.perf_counter()
+            r = solve_max_accuracy_dp(problem, max_depth=k, upper_bound=0, optimize_above_bound=False,
+                                      _search=search, _binary_out=binary_out)
+            steps[k] = (round(time.perf_counter() - t0, 4), int(r.objective))
+            if r.objective == 0:
+                return result(r.tree, OPTIMAL, k)
+            if r.bound < 1:  # timeout before a proof either way
+                break
+            k += 1
+    except _Timeout:  # the box tables ran out of time: no consistent tree below depth k
+        pass
     fallback = _consistent_fallback(problem, max_depth)
     return result(fallback, FEASIBLE if fallback is not None else UNKNOWN, k)
 
@@ -930,23 +1015,30 @@ def _check_consistent_tree(problem: BinaryProblem, tree: Tree, method: str) -> N
 
 
 def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
-                      time_limit: float | None = None, pair_ops: float = DEFAULT_PAIR_OPS) -> SolveResult:
+                      time_limit: float | None = None, pair_ops: float = DEFAULT_PAIR_OPS,
+                      algorithm: str = "auto") -> SolveResult:
     """DT_size by DP: the fewest nodes of a consistent tree of depth ``<= K``.
 
-    ``K = max_depth``, or the minimum depth (:func:`solve_min_depth_dp`, on the same clock).
-    Then one :func:`solve_regularized_dp` call at depth ``K`` with the *lexicographic* penalty
-    ``lam = 1 / (n * (2**K + 1))``: a leaf costs less than one error over any tree of depth
-    ``<= K`` (at most ``2**K`` leaves), so the optimum has the fewest errors (0 when a consistent
-    tree of depth ``<= K`` exists) and, among those, the fewest leaves; nodes = ``2 * leaves - 1``.
-    On a timeout the engine's lower bound ``B`` on ``q * errors + p * n * leaves`` bounds every
-    consistent tree's leaves by ``B / (p * n)``.
+    ``K = max_depth``, or the minimum depth (:func:`solve_min_depth_dp`, on the same clock). The
+    ``algorithm`` is chosen as in :func:`solve_min_depth_dp`:
+
+    * ``"boxes"``: ``opt(full box, K)`` of :class:`~satdt.solvers.boxdp.BoxLattice`, whose tables
+      already hold the minimum depth (one pass answers both questions).
+    * ``"search"``: one :func:`solve_regularized_dp` call at depth ``K`` with the *lexicographic*
+      penalty ``lam = 1 / (n * (2**K + 1))``: a leaf costs less than one error over any tree of
+      depth ``<= K`` (at most ``2**K`` leaves), so the optimum has the fewest errors (0 when a
+      consistent tree of depth ``<= K`` exists) and, among those, the fewest leaves. On a timeout
+      the engine's lower bound ``B`` on ``q * errors + p * n * leaves`` bounds every consistent
+      tree's leaves by ``B / (p * n)``.
+
+    nodes = ``2 * leaves - 1``.
 
     Returns
     -------
     SolveResult
         ``method="dp-size"``, ``objective_name="nodes"``: OPTIMAL, INFEASIBLE (no consistent tree
         of depth ``<= max_depth``), FEASIBLE (smallest consistent tree found, ``bound`` = proven
-        lower bound on nodes) or UNKNOWN.
+        lower bound on nodes) or UNKNOWN. ``stats["algorithm"]`` says which algorithm ran.
     """
     if max_depth is not None:
         _validate(problem, max_depth, None, pair_ops)
@@ -971,10 +1063,49 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         leaf = Tree(root=Node.leaf(int(problem.majority[0])), classes=problem.classes)
         candidates.append(finalize_tree(problem, leaf)[0])
         return result(OPTIMAL, 1)
+    chains, how = _choose_algorithm(problem, algorithm)
+    stats.update(how)
+    if max_depth is not None and max_depth < math.ceil(math.log2(n_classes)):
+        return result(INFEASIBLE, None)
+    if how["algorithm"] == "boxes":
+        return _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low_leaves, result)
+    return _min_size_search(problem, max_depth, deadline, pair_ops, stats, candidates, low_leaves, result)
+
+
+def _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low_leaves, result):
+    """DT_size from the box tables (see :func:`solve_min_size_dp`)."""
+    k = max(0, math.ceil(math.log2(_present_classes(problem))))
+    t0 = time.perf_counter()
+    try:
+        lattice = _new_lattice(problem, chains, deadline)
+        if max_depth is None:
+            while lattice.value(k) is None:
+                if lattice.fixed:
+                    raise TreeCheckError("box DP: no consistent tree at any depth on consistent data")
+                low_leaves = max(low_leaves, k + 2)  # depth > k: a path of k + 1 splits
+                k += 1
+            K = k
+        else:
+            K = int(max_depth)
+        leaves = lattice.value(K)
+        stats.update(size_depth=K, size_time_s=round(time.perf_counter() - t0, 4),
+                     leaves_by_depth={**{d: lattice.value(d) for d in range(lattice.depth_done() + 1)}, K: leaves})
+        if leaves is None:
+            return result(INFEASIBLE, None)
+        candidates.append(_box_tree(problem, lattice, K, leaves))
+        return result(OPTIMAL, None)
+    except _Timeout:
+        fallback = _consistent_fallback(problem, max_depth)
+        candidates.extend([fallback] if fallback is not None else [])
+        return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
+
+
+def _min_size_search(problem, max_depth, deadline, pair_ops, stats, candidates, low_leaves, result):
+    """DT_size by the lexicographic regularized search (see :func:`solve_min_size_dp`)."""
     binary_trees: list[Tree] = []
     if max_depth is None:
         depth = solve_min_depth_dp(problem, time_limit=deadline.remaining(), pair_ops=pair_ops,
-                                   _binary_out=binary_trees)
+                                   algorithm="search", _binary_out=binary_trees)
         stats["depth_times_s"] = depth.stats["depth_times_s"]
         if depth.status != OPTIMAL:
             if depth.tree is not None:
@@ -985,8 +1116,6 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         low_leaves = max(low_leaves, K + 1)  # a tree of minimum depth K has a path of K splits
     else:
         K = int(max_depth)
-        if K < math.ceil(math.log2(n_classes)):
-            return result(INFEASIBLE, None)
     if deadline.expired():
         return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
     n = int(problem.n_rows)

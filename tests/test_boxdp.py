@@ -1,0 +1,136 @@
+"""The box DP (satdt.solvers.boxdp) for DT_depth / DT_size: every level table against brute
+force, against the branch-and-bound search, the known optima, limits and errors."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from satdt import bruteforce
+from satdt.binarize import Binarizer
+from satdt.data import load_dataset, prepare
+from satdt.result import FEASIBLE, INFEASIBLE, OPTIMAL
+from satdt.solvers.boxdp import BoxLattice, box_count, box_work
+from satdt.solvers.dp import _build_chains, solve_min_depth_dp, solve_min_size_dp
+from satdt.tree import Tree
+
+from conftest import random_problem
+
+
+def _lattice(problem):
+    return BoxLattice(_build_chains(problem), problem.counts, lambda: None)
+
+
+def _consistent(problem, tree):
+    return (tree.predict_index(problem.data.X) == problem.data.y).all()
+
+
+def test_box_count_and_work_by_hand():
+    """One feature with 3 values (3 ranks, 6 intervals) and one binary feature (2 ranks, 3
+    intervals): 18 boxes; a level costs 18/6 * (27 - 3)/6 + 18/3 * (8 - 2)/6 = 18 cell operations."""
+    X = np.array([[0, 0], [1, 1], [2, 0], [2, 1]], dtype=float)
+    problem = Binarizer("all").problem(prepare(X, np.array([0, 1, 0, 1])))
+    chains = _build_chains(problem)
+    assert box_count(chains) == 18 and box_work(chains) == 18
+    lattice = _lattice(problem)
+    assert lattice.shape == (6, 3) and lattice.levels[0].shape == (6, 3)
+    # the label is the binary feature: one split, two leaves
+    assert lattice.value(0) is None and lattice.value(1) == 2
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_every_level_equals_bruteforce(block):
+    """200 random consistent instances with small integer features (chains of 2-4 thresholds):
+    the fewest leaves at every depth 0..4 equal the brute-force DT_size, and the tree read back
+    has that many leaves, depth <= d and no error."""
+    for seed in range(block * 50, block * 50 + 50):
+        rng = np.random.default_rng(50_000 + seed)
+        problem = random_problem(70_000 + seed, n_rows=int(rng.integers(6, 16)),
+                                 n_features=int(rng.integers(2, 4)), n_classes=int(rng.integers(2, 4)),
+                                 consistent=True, binary=False, max_value=int(rng.integers(3, 6)))
+        lattice = _lattice(problem)
+        for d in range(5):
+            nodes, _ = bruteforce.min_nodes(problem, d)
+            leaves = lattice.value(d)
+            if nodes == float("inf"):
+                assert leaves is None, (seed, d)
+                continue
+            assert 2 * leaves - 1 == nodes, (seed, d)
+            tree = lattice.tree(d)
+            t = Tree(root=tree, classes=problem.classes)
+            assert t.n_leaves == leaves and t.depth() <= d, (seed, d)
+            assert (t.predict_index(problem.X.astype(float)) == np.argmax(problem.counts, axis=1)).all()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_boxes_equal_search(seed):
+    """Larger instances than brute force can take (20-40 rows, 3 features with up to 7 values):
+    both DP algorithms give the same minimum depth and the same DT_size at K and K + 1."""
+    rng = np.random.default_rng(90_000 + seed)
+    problem = random_problem(91_000 + seed, n_rows=int(rng.integers(20, 41)), n_features=3,
+                             n_classes=int(rng.integers(2, 4)), consistent=True, binary=False, max_value=7)
+    a = solve_min_depth_dp(problem, algorithm="boxes")
+    b = solve_min_depth_dp(problem, algorithm="search")
+    assert a.status == b.status == OPTIMAL and a.objective == b.objective
+    assert a.stats["algorithm"] == "boxes" and b.stats["algorithm"] == "search"
+    for K in (a.objective, a.objective + 1):
+        s = solve_min_size_dp(problem, max_depth=K, algorithm="boxes")
+        t = solve_min_size_dp(problem, max_depth=K, algorithm="search")
+        assert s.status == t.status == OPTIMAL and s.objective == t.objective, (seed, K)
+        assert _consistent(problem, s.tree) and s.tree.depth() <= K and s.tree.n_nodes == s.objective
+
+
+@pytest.mark.parametrize("name, depth, nodes", [("monk1", 5, 15), ("monk2", 6, 67), ("monk3", 6, 39),
+                                                ("car", 8, 143), ("balance-scale", 10, 309), ("bmi", 7, 115)])
+def test_known_optima(name, depth, nodes):
+    """Issue 2's optima (car, balance-scale and BMI DT_size first proven by the DP engines)."""
+    problem = Binarizer("all").problem(load_dataset(name))
+    s = solve_min_size_dp(problem)  # "auto" takes the boxes on these data
+    assert s.stats["algorithm"] == "boxes"
+    assert s.status == OPTIMAL and s.objective == nodes == s.bound and s.tree.depth() <= depth
+    assert s.stats["size_depth"] == depth and s.stats["leaves_by_depth"][depth] == (nodes + 1) // 2
+    assert _consistent(problem, s.tree)
+    if name != "bmi":  # the same tables again: covered by the size call above
+        r = solve_min_depth_dp(problem)
+        assert r.status == OPTIMAL and r.objective == depth and _consistent(problem, r.tree)
+        assert r.stats["leaves_by_depth"][depth - 1] is None
+
+
+def test_deeper_limit_and_fixpoint():
+    """A depth limit far above the minimum stops at the first level equal to the one before
+    (all later levels are equal) and answers DT_size for that limit; a limit below the minimum
+    is INFEASIBLE."""
+    problem = Binarizer("all").problem(load_dataset("monk1"))
+    s = solve_min_size_dp(problem, max_depth=20, algorithm="boxes")
+    assert s.status == OPTIMAL and s.objective <= 15 and s.tree.depth() <= 20
+    assert len(s.stats["leaves_by_depth"]) < 21
+    lattice = _lattice(problem)
+    lattice.value(20)
+    assert lattice.fixed and lattice.depth_done() < 20
+    assert lattice.value(20) == lattice.value(lattice.depth_done())
+    assert solve_min_size_dp(problem, max_depth=4, algorithm="boxes").status == INFEASIBLE
+    assert solve_min_depth_dp(problem, max_depth=4, algorithm="boxes").status == INFEASIBLE
+
+
+def test_time_limit_returns_a_consistent_tree():
+    """BMI's tables take seconds per level: 0.5 s gives the consistent CART tree, FEASIBLE,
+    within a second of the limit."""
+    problem = Binarizer("all").problem(load_dataset("bmi"))
+    for solve in (solve_min_depth_dp, solve_min_size_dp):
+        start = time.perf_counter()
+        r = solve(problem, time_limit=0.5, algorithm="boxes")
+        assert time.perf_counter() - start < 1.5
+        assert r.status == FEASIBLE and _consistent(problem, r.tree) and r.bound < r.objective
+
+
+def test_algorithm_errors_and_auto_choice():
+    problem = Binarizer("all").problem(load_dataset("wine"))
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        solve_min_size_dp(problem, algorithm="box")
+    with pytest.raises(ValueError, match="boxes"):
+        solve_min_depth_dp(problem, algorithm="boxes")
+    r = solve_min_depth_dp(problem)  # 1.5e47 boxes: auto takes the search
+    assert r.stats["algorithm"] == "search" and r.status == OPTIMAL and r.objective == 3
+
