@@ -17,6 +17,7 @@ demo: setup
 	$(BIN)/satdt solve iris --method sat-depth
 	$(BIN)/satdt solve iris --method sat-size
 	$(BIN)/satdt solve car --method sat-size --engine dp --time-limit 120
+	$(BIN)/satdt solve bmi --method sat-size --engine dp --time-limit 300
 	$(BIN)/satdt solve monk1-onehot --method cpsat --lam 0.01 --max-depth 4 --time-limit 60
 	$(BIN)/satdt solve iris --method dpdt --max-depth 3 --alpha 0.01
 

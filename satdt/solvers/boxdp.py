@@ -40,9 +40,7 @@ import numpy as np
 
 from ..tree import Node
 
-__all__ = ["BoxLattice", "box_count", "box_work", "INF_LEAVES"]
-
-INF_LEAVES = 30_000  # "no consistent tree": two of them still fit in uint16 when added
+__all__ = ["BoxLattice", "box_count", "box_work"]
 
 
 def _chain_ranks(chains) -> list[int]:
@@ -98,6 +96,10 @@ class BoxLattice:
         self.off = [_offsets(r) for r in self.R]
         self.shape = tuple(r * (r + 1) // 2 for r in self.R)
         self.full = tuple(i - 1 for i in self.shape)  # [0, R - 1] is the last interval
+        # a minimal consistent tree has at most one leaf per distinct row, so "no consistent tree"
+        # is any value above that; two of them added must still fit in the table's integers
+        self.inf = int(counts.shape[0]) + 1
+        self.dtype = np.uint16 if 2 * self.inf <= np.iinfo(np.uint16).max else np.uint32
         present = counts > 0
         self.classes = counts.shape[1]
         self.counts = counts
@@ -110,11 +112,11 @@ class BoxLattice:
         """``opt(box, 0)`` from the classes present in each box (a bit mask, OR over the box)."""
         dt = _mask_dtype(self.classes)
         bits = (present.astype(dt) << np.arange(self.classes, dtype=dt)).sum(axis=1, dtype=dt)
-        A = np.zeros(self.R, dtype=dt)
+        A = np.zeros(self.R, dtype=dt)  # 0-d without chains: one box, all rows
         if self.R:
             np.bitwise_or.at(A, tuple(self.chains.rank.T.astype(np.int64)), bits)
         else:
-            A = np.bitwise_or.reduce(bits, initial=dt(0)).astype(dt)
+            A[()] = np.bitwise_or.reduce(bits, initial=dt(0))
         for f, r in enumerate(self.R):  # positions -> intervals along each chain
             a = np.ascontiguousarray(np.moveaxis(A, f, 0))
             out = np.empty((self.shape[f],) + a.shape[1:], dtype=dt)
@@ -125,11 +127,12 @@ class BoxLattice:
                 n = r - L
                 np.bitwise_or(out[o[L - 1]:o[L - 1] + n], a[L:L + n], out=out[o[L]:o[L] + n])
             A = np.moveaxis(out, 0, f)
-        A = np.ascontiguousarray(A)
-        one = (A & (A - dt(1))) == 0
-        level = np.full(A.shape, INF_LEAVES, dtype=np.uint16)
-        level[one] = 1
+        self.check_time()
+        A = np.ascontiguousarray(A).reshape(self.shape)
+        level = np.full(self.shape, self.inf, dtype=self.dtype)
+        level[(A & (A - dt(1))) == 0] = 1   # one class (or none: set to 0 next)
         level[A == 0] = 0
+        self.check_time()
         return level
 
     def depth_done(self) -> int:
@@ -146,15 +149,20 @@ class BoxLattice:
     def value(self, d: int) -> int | None:
         """Fewest leaves of a consistent tree of depth ``<= d`` on all rows, None if none."""
         v = int(self.level(d)[self.full])
-        return None if v >= INF_LEAVES else v
+        return None if v >= self.inf else v
 
     def _next_level(self) -> None:
         prev = self.levels[-1]
         new = prev.copy()                    # a tree of depth d - 1 is one of depth d
         for f, r in enumerate(self.R):
+            self.check_time()
+            if r == 2:  # one column: the box [0, 1] splits into [0, 0] and [1, 1] (strided views)
+                tgt = np.moveaxis(new, f, 0)[2]
+                np.minimum(tgt, np.moveaxis(prev, f, 0)[0] + np.moveaxis(prev, f, 0)[1], out=tgt)
+                continue
             P = np.ascontiguousarray(np.moveaxis(prev, f, 0))
             N = np.ascontiguousarray(np.moveaxis(new, f, 0))
-            buf = np.empty((r,) + P.shape[1:], dtype=np.uint16)
+            buf = np.empty((r,) + P.shape[1:], dtype=self.dtype)
             o = self.off[f]
             for L in range(1, r):            # target intervals [lo, lo + L], lo = 0 .. r - L - 1
                 self.check_time()
@@ -164,8 +172,8 @@ class BoxLattice:
                     right = o[L - k] + k
                     np.add(P[o[k - 1]:o[k - 1] + n], P[right:right + n], out=b)
                     np.minimum(tgt, b, out=tgt)
-            new = np.moveaxis(N, 0, f)
-        new = np.ascontiguousarray(new)
+            new = np.ascontiguousarray(np.moveaxis(N, 0, f))
+        self.check_time()
         self.fixed = bool(np.array_equal(new, prev))
         if not self.fixed:
             self.levels.append(new)
@@ -192,7 +200,7 @@ class BoxLattice:
         self.level(d)
         d = min(d, len(self.levels) - 1)
         v = int(self.levels[d][box])
-        if v >= INF_LEAVES or v == 0:
+        if v >= self.inf or v == 0:
             raise ValueError("no consistent tree for this box and depth")
         while d > 0 and int(self.levels[d - 1][box]) == v:
             d -= 1

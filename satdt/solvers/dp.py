@@ -83,7 +83,8 @@ _SMALL_MATRIX = 20_000_000  # cells of problem.X up to which it may be copied as
 _LOCAL_MARGIN = 64  # a node renumbers its slots when the problem has 1.2x (+ this) more than it uses
 _CHUNK_FLOATS = 8_000_000  # floats per (C, k, B) work array in the pair solver (~32 MB float32)
 # DT_depth / DT_size: algorithm="auto" takes the box DP (satdt.solvers.boxdp) up to this many boxes
-# (2 bytes each per depth level) and cell operations per level; "boxes" is refused above the max
+# (2 bytes each per depth level, all levels kept) and cell operations per level; "boxes" is
+# refused above the max
 BOX_AUTO_CELLS = 40_000_000
 BOX_AUTO_WORK = 1e10
 BOX_MAX_CELLS = 250_000_000
@@ -971,6 +972,8 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
     stats.update(how)
     try:
         if how["algorithm"] == "boxes":
+            if max_depth is not None and k > max_depth:
+                return result(None, INFEASIBLE, k)
             lattice = _new_lattice(problem, chains, deadline)
             leaves_by_depth = stats.setdefault("leaves_by_depth", {})
             while max_depth is None or k <= max_depth:
@@ -1059,12 +1062,12 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
             bound = objective
         return SolveResult(tree, status, objective, bound, deadline.elapsed(), "dp-size", "nodes", stats)
 
+    chains, how = _choose_algorithm(problem, algorithm)
+    stats.update(how)
     if n_classes <= 1:
         leaf = Tree(root=Node.leaf(int(problem.majority[0])), classes=problem.classes)
         candidates.append(finalize_tree(problem, leaf)[0])
         return result(OPTIMAL, 1)
-    chains, how = _choose_algorithm(problem, algorithm)
-    stats.update(how)
     if max_depth is not None and max_depth < math.ceil(math.log2(n_classes)):
         return result(INFEASIBLE, None)
     if how["algorithm"] == "boxes":

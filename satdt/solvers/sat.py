@@ -220,9 +220,10 @@ class SatBackend:
                 return result
             spent = max(time.perf_counter() - t0, 1e-4)
             left = deadline.remaining() or 0.0
-            # aim at chunks of ~0.1 s, never much beyond the time left
-            target = min(0.1, max(left, 0.01))
-            budget = int(max(100, min(budget * 4, budget * target / spent)))
+            # aim at chunks of ~0.05 s, never much beyond the time left; grow slowly (a chunk's
+            # conflicts get dearer as the learnt clauses pile up)
+            target = min(0.05, max(left, 0.01))
+            budget = int(max(100, min(budget * 2, budget * target / spent)))
         return None
 
     def model(self) -> list[int]:
