@@ -93,6 +93,8 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from ..binarize import BinaryProblem
+from ..objectives import (ScaledObjective, engine_lambda, exact_objective,  # noqa: F401 (re-exported)
+                          farey_neighbours, scaled_objective)
 from ..tree import Node, Tree
 
 __all__ = ["RegularizedEncoding", "build_model", "set_objective", "add_osdt_bounds",
@@ -102,83 +104,6 @@ __all__ = ["RegularizedEncoding", "build_model", "set_objective", "add_osdt_boun
 
 class BuildInterrupted(RuntimeError):
     """``build_model`` stopped because its ``should_stop`` callback said so (time limit)."""
-
-
-# ---------------------------------------------------------------------- exact lambda
-
-def farey_neighbours(x: Fraction, order: int) -> tuple[Fraction, Fraction]:
-    """The two consecutive fractions of the Farey sequence of ``order`` around ``x`` in (0, 1).
-
-    ``x`` must have a denominator larger than ``order``. Stern-Brocot descent with whole runs
-    of one direction taken at once (continued-fraction steps), so it takes O(log) iterations.
-    """
-    if not (0 < x < 1) or x.denominator <= order:
-        raise ValueError("x must lie in (0, 1) with a denominator above the order")
-    a, b, c, d = 0, 1, 1, 1  # lo = a/b < x < hi = c/d, neighbours in Stern-Brocot
-    while b + d <= order:
-        if x * (b + d) < a + c:          # x left of the mediant: hi moves towards lo
-            k = math.ceil((c - x * d) / (x * b - a)) - 1
-            k = min(k, (order - d) // b)
-            c, d = c + k * a, d + k * b
-        else:                            # x right of the mediant (never equal: denominators)
-            k = math.ceil((x * b - a) / (c - x * d)) - 1
-            k = min(k, (order - b) // d)
-            a, b = a + k * c, b + k * d
-    return Fraction(a, b), Fraction(c, d)
-
-
-def engine_lambda(lam: float | Fraction, n: int, max_leaves: int) -> Fraction:
-    """A rational with a small denominator that orders every pair (errors, leaves) as ``lam``.
-
-    Trees compare by the sign of ``lam - r`` for fractions ``r`` of denominator at most
-    ``N = n * (max_leaves - 1)``; the returned value has the same sign against every such
-    ``r`` (zero included).
-    """
-    lam = Fraction(lam)
-    if lam < 0:
-        raise ValueError(f"lam must be >= 0, got {float(lam)}")
-    order = max(1, n * (max_leaves - 1))
-    if lam > 1:
-        return Fraction(2)
-    if lam.denominator <= order:
-        return lam
-    lo, hi = farey_neighbours(lam, order)
-    return Fraction(lo.numerator + hi.numerator, lo.denominator + hi.denominator)
-
-
-@dataclass(frozen=True)
-class ScaledObjective:
-    """The integer objective ``q * errors + p * n * leaves`` used by the engine for ``lam``."""
-
-    lam: Fraction        # the exact lambda asked for
-    p: int
-    q: int
-    n: int
-
-    def engine_value(self, errors: int, leaves: int) -> int:
-        return self.q * int(errors) + self.p * self.n * int(leaves)
-
-    def exact_value(self, errors: int, leaves: int) -> Fraction:
-        return exact_objective(errors, leaves, self.n, self.lam)
-
-    def lower_bound(self, engine_bound: float, max_leaves: int, min_errors: int = 0) -> Fraction:
-        """Smallest exact objective of any (errors, leaves) pair whose engine value is at least
-        ``engine_bound`` (a valid lower bound on the optimum of the real objective)."""
-        bound = math.ceil(engine_bound - 1e-6)
-        best = None
-        for leaves in range(1, max_leaves + 1):
-            need = bound - self.p * self.n * leaves
-            e = max(min_errors, -(-need // self.q) if need > 0 else 0)
-            if e > self.n:
-                continue
-            v = exact_objective(e, leaves, self.n, self.lam)
-            best = v if best is None or v < best else best
-        return best if best is not None else exact_objective(min_errors, 1, self.n, self.lam)
-
-
-def exact_objective(errors: int, leaves: int, n: int, lam: float | Fraction) -> Fraction:
-    """``errors / n + lam * leaves`` as an exact fraction."""
-    return Fraction(int(errors), int(n)) + Fraction(lam) * int(leaves)
 
 
 # ---------------------------------------------------------------------- column structure
@@ -482,13 +407,6 @@ def add_osdt_bounds(enc: RegularizedEncoding, lam: float | Fraction, *, support:
             for k in range(enc.c.shape[1]):
                 model.add(enc.c[2 * t + 1, k] + enc.c[2 * t + 2, k] <= 1)
     enc.osdt_lams.append(lam)
-
-
-def scaled_objective(lam: float | Fraction, n: int, max_depth: int) -> ScaledObjective:
-    """The integer objective for ``lam`` over trees of depth <= ``max_depth`` on ``n`` rows."""
-    lam = Fraction(lam)
-    lam_e = engine_lambda(lam, n, 2 ** max_depth)
-    return ScaledObjective(lam=lam, p=lam_e.numerator, q=lam_e.denominator, n=int(n))
 
 
 def set_objective(enc: RegularizedEncoding, lam: float | Fraction) -> ScaledObjective:

@@ -6,7 +6,7 @@ Avellaneda's two questions for consistent data: :func:`solve_min_depth_dp` (DT_d
 :func:`solve_min_size_dp` (DT_size), the DP alternative to :mod:`satdt.solvers.sat`. Both run the same
 search on integer costs ``q * errors + leaf_cost * leaves``: ``q = 1, leaf_cost = 0`` for
 accuracy, ``p / q`` = the exact engine lambda of
-:func:`~satdt.encodings.cpsat_regularized.scaled_objective` and ``leaf_cost = p * n`` for the
+:func:`~satdt.objectives.scaled_objective` and ``leaf_cost = p * n`` for the
 regularized objective (see :func:`solve_regularized_dp` for how each bound carries the leaf cost).
 
 The search follows MurTree (Demirovic et al., JMLR 2022) over the binary columns of a
@@ -67,7 +67,7 @@ from typing import Callable
 import numpy as np
 
 from ..binarize import BinaryProblem
-from ..encodings.cpsat_regularized import exact_objective, scaled_objective
+from ..objectives import exact_objective, scaled_objective
 from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
 from .boxdp import BoxLattice, box_count, box_work
@@ -769,7 +769,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     by the same DP / branch and bound as :func:`solve_max_accuracy_dp`.
 
     The objective is made integral exactly as in the CP-SAT model
-    (:func:`~satdt.encodings.cpsat_regularized.scaled_objective`): ``lam`` is read as the exact
+    (:func:`~satdt.objectives.scaled_objective`): ``lam`` is read as the exact
     rational of the float and replaced by ``p / q`` that orders every pair (errors, leaves) of
     trees of depth <= ``max_depth`` as ``lam`` does, ties included; the search minimizes
     ``q * errors + p * n * leaves``. In the DP a leaf costs ``q * errors + p * n`` and a split
