@@ -1,4 +1,4 @@
-"""The box DP (satdt.solvers.boxdp) for DT_depth / DT_size: every level table against brute
+"""The box DP (satdt.solvers.dp.boxes) for DT_depth / DT_size: every level table against brute
 force, against the branch-and-bound search, the known optima, limits and errors."""
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ from satdt import bruteforce
 from satdt.binarize import Binarizer
 from satdt.data import load_dataset, prepare
 from satdt.result import FEASIBLE, INFEASIBLE, OPTIMAL
-from satdt.solvers.boxdp import BoxLattice, box_count, box_work
-from satdt.solvers.dp import _build_chains, solve_min_depth_dp, solve_min_size_dp
+from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
+from satdt.solvers.dp.boxes import BoxLattice, box_count, box_work
+from satdt.solvers.dp.chains import build_chains
 from satdt.tree import Tree
 
 from conftest import random_problem
 
 
 def _lattice(problem):
-    return BoxLattice(_build_chains(problem), problem.counts, lambda: None)
+    return BoxLattice(build_chains(problem), problem.counts, lambda: None)
 
 
 def _consistent(problem, tree):
@@ -32,7 +33,7 @@ def test_box_count_and_work_by_hand():
     intervals): 18 boxes; a level costs 18/6 * (27 - 3)/6 + 18/3 * (8 - 2)/6 = 18 cell operations."""
     X = np.array([[0, 0], [1, 1], [2, 0], [2, 1]], dtype=float)
     problem = Binarizer("all").problem(prepare(X, np.array([0, 1, 0, 1])))
-    chains = _build_chains(problem)
+    chains = build_chains(problem)
     assert box_count(chains) == 18 and box_work(chains) == 18
     lattice = _lattice(problem)
     assert lattice.shape == (6, 3) and lattice.levels[0].shape == (6, 3)

@@ -5,7 +5,7 @@ Used by :func:`~satdt.solvers.dp.solve_min_depth_dp` and
 have few distinct values per feature); the branch and bound of :mod:`satdt.solvers.dp` answers
 the same questions on the other data.
 
-**Boxes.** The binary columns form nested *chains* (:func:`~satdt.solvers.dp._build_chains`: a
+**Boxes.** The binary columns form nested *chains* (:func:`~satdt.solvers.dp.chains.build_chains`: a
 numeric feature's thresholds ``x > t_1 ⊇ x > t_2 ⊇ ...``; any other column is a chain of length
 one), so each distinct row has one rank per chain, ``0 .. L_f``. Every node of every tree over
 the columns receives the rows of a *box*: one interval of ranks ``[lo, hi]`` per chain. A chain
@@ -38,7 +38,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..tree import Node
+from ...tree import Node
 
 __all__ = ["BoxLattice", "box_count", "box_work"]
 
@@ -81,7 +81,7 @@ class BoxLattice:
     Parameters
     ----------
     chains
-        The :class:`~satdt.solvers.dp._Chains` of a problem (``rank``, ``chain``, ``level``,
+        The :class:`~satdt.solvers.dp.chains.Chains` of a problem (``rank``, ``chain``, ``level``,
         ``orig``).
     counts : ndarray (distinct rows, classes)
         Row weights per class; only their presence matters.

@@ -1,0 +1,885 @@
+// satdt.solvers.dp._core: the compiled branch and bound of satdt's exact DP [1, 2].
+//
+// One search object per (problem, cost): cost of a tree = q * errors + lc * leaves (max accuracy:
+// q = 1, lc = 0; regularized [4, 5]: lc = p * n). The algorithm is the one documented in
+// satdt/solvers/dp/__init__.py (module docstring) and implemented, for reference only, in numpy
+// by satdt/solvers/dp/reference.py; tests compare the two on random instances.
+//
+// Data: m distinct rows; p chains of nested columns (a column is "rank[row, chain] >= level");
+// class weights per row (merged duplicates), plus each row's leaf-conflict errors.
+//
+// A node of the search is a View: its rows and, per chain, a *compressed* rank (bucket): only
+// the columns that still split the node are kept, renumbered 1..t per chain, so counting on a
+// node costs O(rows x chains + columns of the node), never the columns of the whole problem.
+//
+// Per node (rows S, depth d, upper bound ub): MurTree's upper-bound semantics [2, sec. 4.5]: the
+// exact optimum when it is below ub (with its tree), else a lower bound >= ub (cached).
+//   - depth 1 from the column counts ("frequency counting" [2, sec. 4.2]);
+//   - depth 2 by the specialised pair-count solver [2, sec. 4.3]: pair counts per class by
+//     bitsets (one word per 64 rows, weight bit-planes) or, for long chains (thresholds of a
+//     numeric feature), by 2-D histograms of two chains' buckets with suffix sums;
+//   - depth >= 2 by the root search: roots best-first by their children's lower bounds, the
+//     leaf-conflict bound, the similarity bound of every solved child on every other root
+//     [2, sec. 4.6; 3], the incumbent's upper bound, a memo over (row set, depth).
+// References are numbered as in satdt/REFERENCES.md.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+namespace py = pybind11;
+using i64 = int64_t;
+using u64 = uint64_t;
+
+namespace {
+
+const i64 INF = std::numeric_limits<i64>::max() / 4;
+
+struct Timeout {};
+
+// A tree reference: >= 0 an arena split node, <= -2 a leaf of class (-ref - 2), -1 none.
+inline int leaf_ref(int label) { return -label - 2; }
+const int NONE = -1;
+
+struct TNode {
+    int col;    // global column (chain order)
+    int left;   // tree reference
+    int right;
+};
+
+struct View {
+    std::vector<int> rows;        // global distinct-row ids, ascending
+    int p = 0;                    // chains kept
+    std::vector<int> col0;        // first local column of each chain, size p + 1 (col0[p] = T)
+    std::vector<int> gcol;        // local column -> global column
+    std::vector<int> cchain;      // local column -> chain
+    std::vector<int> clevel;      // local column -> level (1-based)
+    std::vector<int32_t> bucket;  // rows x p, 0..t_k
+    int T() const { return col0.empty() ? 0 : col0[p]; }
+    int n() const { return static_cast<int>(rows.size()); }
+};
+
+// A child's answer: a tree reference, or a depth-one stump still to be built.
+struct Sub {
+    i64 val = INF;
+    int tree = NONE;  // tree reference (NONE: only a lower bound)
+    int stump_col = -1, lab_l = 0, lab_r = 0;
+    bool has_tree() const { return tree != NONE || stump_col >= 0; }
+};
+
+struct Entry {
+    std::vector<int> rows;
+    int depth;
+    i64 lb;
+    i64 cost;  // valid when tree != NONE
+    int tree;
+};
+
+class Search {
+  public:
+    Search(py::array_t<int32_t, py::array::c_style | py::array::forcecast> rank,
+           py::array_t<int32_t, py::array::c_style | py::array::forcecast> col_chain,
+           py::array_t<int32_t, py::array::c_style | py::array::forcecast> col_level,
+           py::array_t<int64_t, py::array::c_style | py::array::forcecast> counts, i64 q, i64 lc,
+           double pair_ops)
+        : q_(q), lc_(lc), pair_ops_(pair_ops) {
+        if (rank.ndim() != 2 || counts.ndim() != 2 || col_chain.ndim() != 1 || col_level.ndim() != 1)
+            throw std::invalid_argument("rank and counts must be 2-D, col_chain and col_level 1-D");
+        m_ = static_cast<int>(rank.shape(0));
+        int p = static_cast<int>(rank.shape(1));
+        C_ = static_cast<int>(counts.shape(1));
+        C1_ = C_ + 1;
+        B_ = static_cast<int>(col_chain.shape(0));
+        if (counts.shape(0) != m_ || col_level.shape(0) != B_ || C_ < 1)
+            throw std::invalid_argument("shapes of rank, counts, col_chain, col_level disagree");
+        auto r = rank.unchecked<2>();
+        auto w = counts.unchecked<2>();
+        auto cc = col_chain.unchecked<1>();
+        auto cl = col_level.unchecked<1>();
+        wext_.assign(static_cast<size_t>(m_) * C1_, 0);
+        for (int i = 0; i < m_; ++i) {
+            i64 tot = 0, mx = 0;
+            for (int c = 0; c < C_; ++c) {
+                i64 v = w(i, c);
+                if (v < 0) throw std::invalid_argument("negative class count");
+                wext_[static_cast<size_t>(i) * C1_ + c] = v;
+                tot += v;
+                mx = std::max(mx, v);
+            }
+            wext_[static_cast<size_t>(i) * C1_ + C_] = tot - mx;  // leaf-conflict errors
+        }
+        // the root view: chains in order, columns of each chain by level (chain order)
+        root_.rows.resize(m_);
+        for (int i = 0; i < m_; ++i) root_.rows[i] = i;
+        root_.p = p;
+        root_.col0.assign(p + 1, 0);
+        std::vector<int> len(p, 0);
+        for (int g = 0; g < B_; ++g) {
+            int k = cc(g);
+            if (k < 0 || k >= p) throw std::invalid_argument("col_chain out of range");
+            if (g > 0 && (k < cc(g - 1) || (k == cc(g - 1) && cl(g) != cl(g - 1) + 1)))
+                throw std::invalid_argument("columns must be in chain order with levels 1, 2, ...");
+            if ((g == 0 || k != cc(g - 1)) && cl(g) != 1)
+                throw std::invalid_argument("each chain's levels must start at 1");
+            len[k]++;
+        }
+        for (int k = 0; k < p; ++k) root_.col0[k + 1] = root_.col0[k] + len[k];
+        root_.gcol.resize(B_);
+        root_.cchain.resize(B_);
+        root_.clevel.resize(B_);
+        for (int g = 0; g < B_; ++g) {
+            root_.gcol[g] = g;
+            root_.cchain[g] = cc(g);
+            root_.clevel[g] = cl(g);
+        }
+        root_.bucket.resize(static_cast<size_t>(m_) * p);
+        for (int i = 0; i < m_; ++i)
+            for (int k = 0; k < p; ++k) {
+                int32_t b = r(i, k);
+                if (b < 0 || b > len[k]) throw std::invalid_argument("rank out of range for its chain");
+                root_.bucket[static_cast<size_t>(i) * p + k] = b;
+            }
+    }
+
+    // Solve the whole problem at depth d with upper bound ub within time_limit seconds.
+    py::dict solve(int depth, i64 ub, double time_limit) {
+        start_ = std::chrono::steady_clock::now();
+        limit_ = time_limit;
+        ticks_ = 0;
+        top_active_ = false;
+        top_best_ = INF;
+        top_tree_ = NONE;
+        top_lb_ = 0;
+        py::dict out;
+        bool finished = true;
+        Sub res;
+        {
+            py::gil_scoped_release release;
+            try {
+                std::vector<int> all(m_);
+                for (int i = 0; i < m_; ++i) all[i] = i;
+                res = solve_node(root_, all, depth, ub, nullptr, nullptr, true);
+            } catch (const Timeout&) {
+                finished = false;
+            }
+        }
+        out["finished"] = finished;
+        if (finished) {
+            out["value"] = res.val;
+            out["tree"] = res.has_tree() ? export_tree(materialize(res)) : py::object(py::none());
+        } else {
+            out["top_valid"] = top_active_;
+            out["top_best"] = top_best_;
+            out["top_tree"] = top_tree_ != NONE ? export_tree(top_tree_) : py::object(py::none());
+            out["top_bound"] = top_lb_;
+        }
+        return out;
+    }
+
+    py::dict stats() const {
+        py::dict d;
+        d["nodes"] = nodes_;
+        d["roots_evaluated"] = roots_;
+        d["pair_solves"] = pairs_;
+        d["memo_hits"] = hits_;
+        d["memo_entries"] = static_cast<i64>(entries_.size());
+        d["tree_nodes"] = static_cast<i64>(arena_.size());
+        return d;
+    }
+
+  private:
+    int m_, C_, C1_, B_;
+    i64 q_, lc_;
+    double pair_ops_;
+    std::vector<i64> wext_;
+    View root_;
+    std::vector<TNode> arena_;
+    std::vector<Entry> entries_;
+    std::unordered_map<u64, std::vector<int>> memo_;
+    std::chrono::steady_clock::time_point start_;
+    double limit_ = 1e300;
+    i64 ticks_ = 0;
+    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0;
+    bool top_active_ = false;
+    i64 top_best_ = INF, top_lb_ = 0;
+    int top_tree_ = NONE;
+
+    // ------------------------------------------------------------------ helpers
+    void check_time(bool force = false) {
+        if (!force && (++ticks_ & 63) != 0) return;
+        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        if (el > limit_) throw Timeout();
+    }
+
+    const i64* w(int row) const { return &wext_[static_cast<size_t>(row) * C1_]; }
+
+    int argmax(const i64* v, int stride = 1) const {
+        int best = 0;
+        for (int c = 1; c < C_; ++c)
+            if (v[c * stride] > v[best * stride]) best = c;
+        return best;
+    }
+
+    int new_split(int col, int left, int right) {
+        arena_.push_back({col, left, right});
+        return static_cast<int>(arena_.size()) - 1;
+    }
+
+    int materialize(const Sub& s) {
+        if (s.stump_col >= 0) return new_split(s.stump_col, leaf_ref(s.lab_l), leaf_ref(s.lab_r));
+        return s.tree;
+    }
+
+    // preorder arrays (feature column, left index, right index, label); leaves have feature -1
+    py::tuple export_tree(int ref) const {
+        std::vector<int> feat, left, right, label;
+        std::vector<std::pair<int, int>> stack;  // (ref, slot to patch: index*2 + side, -1 root)
+        struct Item { int ref, parent, side; };
+        std::vector<Item> st{{ref, -1, 0}};
+        while (!st.empty()) {
+            Item it = st.back();
+            st.pop_back();
+            int id = static_cast<int>(feat.size());
+            if (it.parent >= 0) (it.side == 0 ? left : right)[it.parent] = id;
+            if (it.ref >= 0) {
+                const TNode& t = arena_[it.ref];
+                feat.push_back(t.col);
+                label.push_back(-1);
+                left.push_back(-1);
+                right.push_back(-1);
+                st.push_back({t.right, id, 1});
+                st.push_back({t.left, id, 0});
+            } else {
+                feat.push_back(-1);
+                label.push_back(-it.ref - 2);
+                left.push_back(-1);
+                right.push_back(-1);
+            }
+        }
+        return py::make_tuple(py::array_t<int>(feat.size(), feat.data()), py::array_t<int>(left.size(), left.data()),
+                              py::array_t<int>(right.size(), right.data()),
+                              py::array_t<int>(label.size(), label.data()));
+    }
+
+    // ------------------------------------------------------------------ memo
+    static u64 hash_rows(const std::vector<int>& rows, int depth) {
+        u64 h = 1469598103934665603ULL ^ static_cast<u64>(depth) * 0x9E3779B97F4A7C15ULL;
+        for (int r : rows) {
+            h ^= static_cast<u64>(r) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+        }
+        return h ^ rows.size();
+    }
+
+    Entry* find(const std::vector<int>& rows, int depth, u64 h) {
+        auto it = memo_.find(h);
+        if (it == memo_.end()) return nullptr;
+        for (int idx : it->second) {
+            Entry& e = entries_[idx];
+            if (e.depth == depth && e.rows == rows) return &e;
+        }
+        return nullptr;
+    }
+
+    void store(const std::vector<int>& rows, int depth, u64 h, i64 lb, const Sub* opt) {
+        Entry* e = find(rows, depth, h);
+        if (e == nullptr) {
+            entries_.push_back({rows, depth, lb, INF, NONE});
+            memo_[h].push_back(static_cast<int>(entries_.size()) - 1);
+            e = &entries_.back();
+        } else {
+            e->lb = std::max(e->lb, lb);
+        }
+        if (opt != nullptr) {
+            Sub s = *opt;
+            e->tree = materialize(s);
+            e->cost = opt->val;
+            e->lb = opt->val;
+        }
+    }
+
+    // ------------------------------------------------------------------ counting
+    // Class weights (+ conflict errors) on the right of every column of V, over positions pos;
+    // F[c * T + j], present[j]: some row sits exactly at the column's level.
+    void count(const View& V, const int* pos, int np, std::vector<i64>& F, std::vector<char>& present) const {
+        const int T = V.T(), p = V.p, S = T + p;
+        std::vector<i64> H(static_cast<size_t>(S) * C1_, 0);
+        std::vector<int> occ(S, 0);
+        for (int a = 0; a < np; ++a) {
+            const int r = pos[a];
+            const i64* wr = w(V.rows[r]);
+            const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+            for (int k = 0; k < p; ++k) {
+                const int s = V.col0[k] + k + b[k];
+                occ[s]++;
+                i64* h = &H[static_cast<size_t>(s) * C1_];
+                for (int c = 0; c < C1_; ++c) h[c] += wr[c];
+            }
+        }
+        F.assign(static_cast<size_t>(C1_) * T, 0);
+        present.assign(T, 0);
+        for (int k = 0; k < p; ++k) {
+            const int t = V.col0[k + 1] - V.col0[k];
+            for (int c = 0; c < C1_; ++c) {
+                i64 run = 0;
+                for (int l = t; l >= 1; --l) {
+                    run += H[static_cast<size_t>(V.col0[k] + k + l) * C1_ + c];
+                    F[static_cast<size_t>(c) * T + V.col0[k] + l - 1] = run;
+                }
+            }
+            for (int l = 1; l <= t; ++l) present[V.col0[k] + l - 1] = occ[V.col0[k] + k + l] > 0;
+        }
+    }
+
+    void presence(const View& V, const int* pos, int np, std::vector<char>& present) const {
+        const int T = V.T(), p = V.p;
+        std::vector<char> occ(T + p, 0);
+        for (int a = 0; a < np; ++a) {
+            const int32_t* b = &V.bucket[static_cast<size_t>(pos[a]) * p];
+            for (int k = 0; k < p; ++k) occ[V.col0[k] + k + b[k]] = 1;
+        }
+        present.assign(T, 0);
+        for (int k = 0; k < p; ++k)
+            for (int l = 1; l <= V.col0[k + 1] - V.col0[k]; ++l) present[V.col0[k] + l - 1] = occ[V.col0[k] + k + l];
+    }
+
+    // columns that split the node into two non-empty sides (one per distinct split), and, with a
+    // leaf cost, pass OSDT's leaf-support bound [4, Theorem 3.5]
+    std::vector<int> useful(const std::vector<i64>& F, const std::vector<char>& present, const i64* N, int T) const {
+        std::vector<int> U;
+        i64 tot = 0;
+        for (int c = 0; c < C_; ++c) tot += N[c];
+        for (int j = 0; j < T; ++j) {
+            if (!present[j]) continue;
+            i64 ft = 0, mr = 0, ml = 0;
+            for (int c = 0; c < C_; ++c) {
+                i64 f = F[static_cast<size_t>(c) * T + j];
+                ft += f;
+                mr = std::max(mr, f);
+                ml = std::max(ml, N[c] - f);
+            }
+            if (ft <= 0 || ft >= tot) continue;
+            if (lc_ > 0 && (q_ * mr < lc_ || q_ * ml < lc_)) continue;
+            U.push_back(j);
+        }
+        return U;
+    }
+
+    // the rows pos of P, keeping the columns keep (ascending local columns of P)
+    View subview(const View& P, const int* pos, int np, const std::vector<int>& keep) const {
+        View V;
+        V.rows.resize(np);
+        for (int a = 0; a < np; ++a) V.rows[a] = P.rows[pos[a]];
+        std::vector<int> newchain(P.p, -1);
+        std::vector<int> map_off(P.p + 1, 0);  // offsets into lvmap: per chain t_k + 1 entries
+        for (int k = 0; k < P.p; ++k) map_off[k + 1] = map_off[k] + (P.col0[k + 1] - P.col0[k]) + 1;
+        std::vector<int> lvmap(map_off[P.p], 0);
+        V.col0.push_back(0);
+        size_t a = 0;
+        for (int k = 0; k < P.p; ++k) {
+            int kept = 0;
+            const int t = P.col0[k + 1] - P.col0[k];
+            int* mp = &lvmap[map_off[k]];
+            size_t a0 = a;
+            while (a < keep.size() && P.cchain[keep[a]] == k) {
+                int j = keep[a++];
+                V.gcol.push_back(P.gcol[j]);
+                V.cchain.push_back(V.p);
+                V.clevel.push_back(++kept);
+                mp[P.clevel[j]] += 1;
+            }
+            if (kept == 0) continue;
+            (void)a0;
+            for (int l = 1; l <= t; ++l) mp[l] += mp[l - 1];  // new bucket = kept levels <= old
+            newchain[k] = V.p++;
+            V.col0.push_back(V.col0.back() + kept);
+        }
+        V.bucket.resize(static_cast<size_t>(np) * V.p);
+        for (int i = 0; i < np; ++i) {
+            const int32_t* b = &P.bucket[static_cast<size_t>(pos[i]) * P.p];
+            int32_t* o = &V.bucket[static_cast<size_t>(i) * V.p];
+            for (int k = 0; k < P.p; ++k)
+                if (newchain[k] >= 0) o[newchain[k]] = lvmap[map_off[k] + b[k]];
+        }
+        return V;
+    }
+
+    // ------------------------------------------------------------------ depth one
+    // best depth-one tree from the counts F of the columns of a node (T columns): a Sub
+    Sub depth1(const std::vector<i64>& F, int T, const i64* N) const {
+        i64 tot = 0;
+        for (int c = 0; c < C_; ++c) tot += N[c];
+        const int lab = argmax(N);
+        Sub best;
+        best.val = q_ * (tot - N[lab]) + lc_;
+        best.tree = leaf_ref(lab);
+        i64 best_err = INF;
+        int best_j = -1;
+        for (int j = 0; j < T; ++j) {
+            i64 mr = 0, ml = 0;
+            for (int c = 0; c < C_; ++c) {
+                i64 f = F[static_cast<size_t>(c) * T + j];
+                mr = std::max(mr, f);
+                ml = std::max(ml, N[c] - f);
+            }
+            i64 err = tot - mr - ml;
+            if (err < best_err) {
+                best_err = err;
+                best_j = j;
+            }
+        }
+        if (best_j >= 0 && q_ * best_err + 2 * lc_ < best.val) {
+            best.val = q_ * best_err + 2 * lc_;
+            best.tree = NONE;
+            best.stump_col = best_j;  // local column: the caller maps it
+            std::vector<i64> R(C_), L(C_);
+            for (int c = 0; c < C_; ++c) {
+                R[c] = F[static_cast<size_t>(c) * T + best_j];
+                L[c] = N[c] - R[c];
+            }
+            best.lab_r = argmax(R.data());
+            best.lab_l = argmax(L.data());
+        }
+        return best;
+    }
+
+    // ------------------------------------------------------------------ depth two
+    struct PairBest {
+        std::vector<i64> vr, vl;  // best value of the right / left subtree of each root
+        std::vector<int> jr, jl;  // its column (-1: a leaf)
+    };
+
+    inline void pair_update(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
+                            const i64* N) const {
+        // root i, child j: right of i = x_i, left = not x_i
+        i64 rr = 0, rl = 0, lr = 0, ll = 0;
+        for (int c = 0; c < C_; ++c) {
+            const i64 fi = F[static_cast<size_t>(c) * T + i], fj = F[static_cast<size_t>(c) * T + j];
+            rr = std::max(rr, P[c]);
+            rl = std::max(rl, fi - P[c]);
+            lr = std::max(lr, fj - P[c]);
+            ll = std::max(ll, N[c] - fi - fj + P[c]);
+        }
+        const i64 vr = q_ * (rr + rl) - lc_, vl = q_ * (lr + ll) - lc_;
+        if (vr > pb.vr[i]) { pb.vr[i] = vr; pb.jr[i] = j; }
+        if (vl > pb.vl[i]) { pb.vl[i] = vl; pb.jl[i] = j; }
+    }
+
+    double bitset_ops(const View& V) const {
+        const double T = V.T(), W = (V.n() + 63) / 64;
+        return T * T / 2 * W * (1 + C_ * 3);
+    }
+    double hist_ops(const View& V) const {
+        const double T = V.T(), p = V.p;
+        return p * (p - 1) / 2 * (V.n() * C_ + 8.0) + T * T * C_ * 2;
+    }
+
+    // pair_ops < 0 (auto): the pair solver when it is estimated cheaper than the root search with
+    // depth-one children evaluating a tenth of its roots (the similarity bound prunes most roots
+    // of long chains: measured on the continuous sets, benchmarks/results/dp.md); 0: never; else
+    // when its estimate is at most pair_ops
+    bool use_pair_solver(const View& V) const {
+        const double pair = std::min(bitset_ops(V), hist_ops(V));
+        if (pair_ops_ >= 0) return pair <= pair_ops_;
+        const double T = V.T();
+        const double root = T * (static_cast<double>(V.n()) * V.p * C1_ + 4.0 * T * C_) * 0.1;
+        return pair <= root;
+    }
+
+    Sub pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) {
+        pairs_++;
+        const int T = V.T(), n = V.n(), p = V.p;
+        PairBest pb;
+        pb.vr.resize(T);
+        pb.vl.resize(T);
+        pb.jr.assign(T, -1);
+        pb.jl.assign(T, -1);
+        for (int i = 0; i < T; ++i) {
+            i64 mr = 0, ml = 0;
+            for (int c = 0; c < C_; ++c) {
+                const i64 f = F[static_cast<size_t>(c) * T + i];
+                mr = std::max(mr, f);
+                ml = std::max(ml, N[c] - f);
+            }
+            pb.vr[i] = q_ * mr;
+            pb.vl[i] = q_ * ml;
+        }
+        std::vector<i64> P(C_);
+        if (bitset_ops(V) <= hist_ops(V)) {
+            const int W = (n + 63) / 64;
+            std::vector<u64> bits(static_cast<size_t>(T) * W, 0);
+            for (int r = 0; r < n; ++r) {
+                const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+                for (int k = 0; k < p; ++k)
+                    for (int l = 1; l <= b[k]; ++l)
+                        bits[static_cast<size_t>(V.col0[k] + l - 1) * W + (r >> 6)] |= (1ULL << (r & 63));
+            }
+            // weight bit-planes per class: weight of class c on a row set = sum_k 2^k popcount
+            std::vector<std::vector<u64>> planes;
+            std::vector<int> plane_class, plane_shift;
+            for (int c = 0; c < C_; ++c) {
+                i64 mx = 0;
+                for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c]);
+                for (int k = 0; (mx >> k) > 0; ++k) {
+                    std::vector<u64> pl(W, 0);
+                    for (int r = 0; r < n; ++r)
+                        if ((w(V.rows[r])[c] >> k) & 1) pl[r >> 6] |= (1ULL << (r & 63));
+                    planes.push_back(std::move(pl));
+                    plane_class.push_back(c);
+                    plane_shift.push_back(k);
+                }
+            }
+            const int NP = static_cast<int>(planes.size());
+            std::vector<u64> both(W);
+            for (int i = 0; i < T; ++i) {
+                check_time();
+                const u64* bi = &bits[static_cast<size_t>(i) * W];
+                for (int j = i + 1; j < T; ++j) {
+                    const u64* bj = &bits[static_cast<size_t>(j) * W];
+                    for (int x = 0; x < W; ++x) both[x] = bi[x] & bj[x];
+                    std::fill(P.begin(), P.end(), 0);
+                    for (int pl = 0; pl < NP; ++pl) {
+                        const u64* pw = planes[pl].data();
+                        i64 cnt = 0;
+                        for (int x = 0; x < W; ++x) cnt += __builtin_popcountll(both[x] & pw[x]);
+                        P[plane_class[pl]] += cnt << plane_shift[pl];
+                    }
+                    pair_update(pb, i, j, P.data(), F, T, N);
+                    pair_update(pb, j, i, P.data(), F, T, N);
+                }
+            }
+        } else {
+            // same chain: nested columns, x_i and x_j = the higher level
+            for (int k = 0; k < p; ++k)
+                for (int i = V.col0[k]; i < V.col0[k + 1]; ++i)
+                    for (int j = i + 1; j < V.col0[k + 1]; ++j) {
+                        for (int c = 0; c < C_; ++c) P[c] = F[static_cast<size_t>(c) * T + j];
+                        pair_update(pb, i, j, P.data(), F, T, N);
+                        pair_update(pb, j, i, P.data(), F, T, N);
+                    }
+            // two chains: 2-D histogram of (bucket_a, bucket_b) per class, 2-D suffix sums
+            std::vector<i64> H;
+            for (int a = 0; a < p; ++a) {
+                check_time(true);
+                const int ta = V.col0[a + 1] - V.col0[a];
+                for (int b = a + 1; b < p; ++b) {
+                    const int tb = V.col0[b + 1] - V.col0[b];
+                    const int sb = tb + 1;
+                    H.assign(static_cast<size_t>(ta + 1) * sb * C_, 0);
+                    for (int r = 0; r < n; ++r) {
+                        const int32_t* bu = &V.bucket[static_cast<size_t>(r) * p];
+                        i64* h = &H[(static_cast<size_t>(bu[a]) * sb + bu[b]) * C_];
+                        const i64* wr = w(V.rows[r]);
+                        for (int c = 0; c < C_; ++c) h[c] += wr[c];
+                    }
+                    for (int la = ta; la >= 0; --la)
+                        for (int lb = tb; lb >= 0; --lb) {
+                            i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
+                            for (int c = 0; c < C_; ++c) {
+                                i64 v = h[c];
+                                if (la < ta) v += H[(static_cast<size_t>(la + 1) * sb + lb) * C_ + c];
+                                if (lb < tb) v += H[(static_cast<size_t>(la) * sb + lb + 1) * C_ + c];
+                                if (la < ta && lb < tb) v -= H[(static_cast<size_t>(la + 1) * sb + lb + 1) * C_ + c];
+                                h[c] = v;
+                            }
+                        }
+                    for (int la = 1; la <= ta; ++la)
+                        for (int lb = 1; lb <= tb; ++lb) {
+                            const i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
+                            const int i = V.col0[a] + la - 1, j = V.col0[b] + lb - 1;
+                            pair_update(pb, i, j, h, F, T, N);
+                            pair_update(pb, j, i, h, F, T, N);
+                        }
+                }
+            }
+        }
+        i64 tot = 0;
+        for (int c = 0; c < C_; ++c) tot += N[c];
+        const int lab = argmax(N);
+        Sub best;
+        best.val = q_ * (tot - N[lab]) + lc_;
+        best.tree = leaf_ref(lab);
+        int bi = -1;
+        i64 bc = INF;
+        for (int i = 0; i < T; ++i) {
+            const i64 cost = q_ * tot + 2 * lc_ - pb.vr[i] - pb.vl[i];
+            if (cost < bc) { bc = cost; bi = i; }
+        }
+        if (bi >= 0 && bc < best.val) {
+            best.val = bc;
+            best.tree = new_split(V.gcol[bi], side_tree(V, F, N, bi, pb.jl[bi], false),
+                                  side_tree(V, F, N, bi, pb.jr[bi], true));
+        }
+        return best;
+    }
+
+    // the depth-one subtree of the side of root i that splits on j (j < 0: a leaf), from counts
+    int side_tree(const View& V, const std::vector<i64>& F, const i64* N, int i, int j, bool right) {
+        const int T = V.T();
+        std::vector<i64> side(C_), r(C_), l(C_);
+        for (int c = 0; c < C_; ++c) {
+            const i64 fi = F[static_cast<size_t>(c) * T + i];
+            side[c] = right ? fi : N[c] - fi;
+        }
+        if (j < 0) return leaf_ref(argmax(side.data()));
+        // rows of the side on the right of j: count them (exact, one pass over the node)
+        std::fill(r.begin(), r.end(), 0);
+        const int ci = V.cchain[i], li = V.clevel[i], cj = V.cchain[j], lj = V.clevel[j];
+        for (int a = 0; a < V.n(); ++a) {
+            const int32_t* b = &V.bucket[static_cast<size_t>(a) * V.p];
+            if ((b[ci] >= li) != right || b[cj] < lj) continue;
+            const i64* wr = w(V.rows[a]);
+            for (int c = 0; c < C_; ++c) r[c] += wr[c];
+        }
+        for (int c = 0; c < C_; ++c) l[c] = side[c] - r[c];
+        return new_split(V.gcol[j], leaf_ref(argmax(l.data())), leaf_ref(argmax(r.data())));
+    }
+
+    // ------------------------------------------------------------------ the recursion
+    // Optimum of the rows pos of P at depth <= d if below ub (with a tree), else a lower bound
+    // >= ub. F / present: counts of pos on P's columns when the caller has them.
+    Sub solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>* Fin,
+                   const std::vector<char>* presin, bool top) {
+        nodes_++;
+        const int np = static_cast<int>(pos.size());
+        std::vector<i64> N(C1_, 0);
+        std::vector<int> rows(np);
+        for (int a = 0; a < np; ++a) {
+            rows[a] = P.rows[pos[a]];
+            const i64* wr = w(rows[a]);
+            for (int c = 0; c < C1_; ++c) N[c] += wr[c];
+        }
+        i64 tot = 0;
+        for (int c = 0; c < C_; ++c) tot += N[c];
+        const int lab = argmax(N.data());
+        Sub leaf;
+        leaf.val = q_ * (tot - N[lab]) + lc_;
+        leaf.tree = leaf_ref(lab);
+        i64 lb0 = q_ * N[C_] + 2 * lc_;
+        if (d == 0 || leaf.val <= lb0) return leaf;
+        const u64 h = hash_rows(rows, d);
+        Entry* e = find(rows, d, h);
+        if (e != nullptr) {
+            hits_++;
+            if (e->tree != NONE) {
+                Sub s;
+                s.val = e->cost;
+                s.tree = e->tree;
+                return s;
+            }
+            if (e->lb >= ub) {
+                Sub s;
+                s.val = e->lb;
+                return s;
+            }
+            lb0 = std::max(lb0, e->lb);
+        }
+        if (lb0 >= ub) {
+            Sub s;
+            s.val = lb0;
+            return s;
+        }
+        check_time();
+        std::vector<i64> Fown;
+        std::vector<char> pown;
+        const std::vector<i64>* F = Fin;
+        const std::vector<char>* pres = presin;
+        if (F == nullptr) {
+            count(P, pos.data(), np, Fown, pown);
+            F = &Fown;
+            pres = &pown;
+        } else if (pres == nullptr) {
+            presence(P, pos.data(), np, pown);
+            pres = &pown;
+        }
+        const int TP = P.T();
+        std::vector<int> U = useful(*F, *pres, N.data(), TP);
+        // the node's own view: its rows, the columns that split it
+        View V = subview(P, pos.data(), np, U);
+        const int T = V.T();
+        std::vector<i64> FV(static_cast<size_t>(C1_) * T);
+        for (int c = 0; c < C1_; ++c)
+            for (int j = 0; j < T; ++j) FV[static_cast<size_t>(c) * T + j] = (*F)[static_cast<size_t>(c) * TP + U[j]];
+        Sub res;
+        if (d == 1 || T == 0) {
+            res = depth1(FV, T, N.data());
+            if (res.stump_col >= 0) res.stump_col = V.gcol[res.stump_col];
+            store(rows, d, h, res.val, &res);
+            return res;
+        }
+        if (d == 2 && use_pair_solver(V)) {
+            res = pair_depth2(V, FV, N.data());
+            store(rows, d, h, res.val, &res);
+            return res;
+        }
+        i64 lb = 0;
+        res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb);
+        if (res.has_tree()) {
+            store(rows, d, h, res.val, &res);
+            return res;
+        }
+        store(rows, d, h, lb, nullptr);
+        Sub s;
+        s.val = lb;
+        return s;
+    }
+
+    // similarity bound [2, sec. 4.6; 3] of a child A of root i (opt(A) >= v) on every root j
+    void similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vector<i64>& lb_same,
+                 std::vector<i64>& lb_other, bool left) const {
+        if (v <= 0) return;
+        const i64 nq = q_ * n;
+        for (int j = 0; j < T; ++j) {
+            i64 rj = 0;
+            for (int c = 0; c < C_; ++c) rj += Fa[static_cast<size_t>(c) * T + j];
+            rj *= q_;
+            if (left) {
+                lb_same[j] = std::max(lb_same[j], v - rj);
+                lb_other[j] = std::max(lb_other[j], v - (nq - rj));
+            } else {
+                lb_same[j] = std::max(lb_same[j], v - (nq - rj));
+                lb_other[j] = std::max(lb_other[j], v - rj);
+            }
+        }
+    }
+
+    Sub child(const View& V, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>& F,
+              const std::vector<char>* pres, const i64* Nside) {
+        if (d == 1) {
+            Sub s = depth1(F, V.T(), Nside);
+            if (s.stump_col >= 0) s.stump_col = V.gcol[s.stump_col];
+            return s;
+        }
+        return solve_node(V, pos, d, ub, &F, pres, false);
+    }
+
+    Sub root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
+                    i64 lb0, bool top, i64* lb_out) {
+        const int T = V.T(), n = V.n();
+        i64 tot = 0;
+        for (int c = 0; c < C_; ++c) tot += N[c];
+        const i64 conf = N[C_];
+        std::vector<i64> lbL(T), lbR(T), ftot(T, 0);
+        std::vector<double> tie(T);
+        for (int j = 0; j < T; ++j) {
+            i64 mr = 0, ml = 0;
+            for (int c = 0; c < C_; ++c) {
+                const i64 f = F[static_cast<size_t>(c) * T + j];
+                ftot[j] += f;
+                mr = std::max(mr, f);
+                ml = std::max(ml, N[c] - f);
+            }
+            const i64 fc = F[static_cast<size_t>(C_) * T + j];
+            lbR[j] = q_ * fc + lc_;
+            lbL[j] = q_ * (conf - fc) + lc_;
+            tie[j] = static_cast<double>(tot - mr - ml) / (static_cast<double>(tot) + 1.0);
+        }
+        std::vector<char> open(T, 1);
+        i64 best = leaf.val < ub ? leaf.val : INF;
+        Sub bestL, bestR;
+        int best_root = -1;
+        i64 bound = std::min(ub, leaf.val);
+        std::vector<int> posL, posR;
+        posL.reserve(n);
+        posR.reserve(n);
+        std::vector<i64> FL, FR(static_cast<size_t>(C1_) * T), NL(C1_), NR(C1_);
+        std::vector<char> presL, presR;
+        try {
+            while (true) {
+                check_time();
+                int t = -1;
+                double kmin = 0;
+                for (int j = 0; j < T; ++j) {
+                    if (!open[j]) continue;
+                    const double k = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
+                    if (t < 0 || k < kmin) { t = j; kmin = k; }
+                }
+                if (t < 0 || !(kmin < static_cast<double>(bound))) break;
+                open[t] = 0;
+                roots_++;
+                const int ch = V.cchain[t], lv = V.clevel[t];
+                posL.clear();
+                posR.clear();
+                for (int a = 0; a < n; ++a) (V.bucket[static_cast<size_t>(a) * V.p + ch] >= lv ? posR : posL).push_back(a);
+                count(V, posL.data(), static_cast<int>(posL.size()), FL, presL);
+                for (size_t x = 0; x < FR.size(); ++x) FR[x] = F[x] - FL[x];
+                for (int c = 0; c < C_; ++c) {
+                    NR[c] = F[static_cast<size_t>(c) * T + t];
+                    NL[c] = N[c] - NR[c];
+                }
+                const i64 nL = tot - ftot[t], nR = ftot[t];
+                Sub sl = child(V, posL, d - 1, bound - lbR[t], FL, &presL, NL.data());
+                similar(sl.val, FL, T, nL, lbL, lbR, true);
+                if (!sl.has_tree() || sl.val + lbR[t] >= bound) continue;
+                Sub sr;
+                if (d - 1 > 1) {
+                    presence(V, posR.data(), static_cast<int>(posR.size()), presR);
+                    sr = child(V, posR, d - 1, bound - sl.val, FR, &presR, NR.data());
+                } else {
+                    sr = child(V, posR, d - 1, bound - sl.val, FR, nullptr, NR.data());
+                }
+                similar(sr.val, FR, T, nR, lbR, lbL, false);
+                if (sr.has_tree() && sl.val + sr.val < bound) {
+                    best = sl.val + sr.val;
+                    best_root = t;
+                    bestL = sl;
+                    bestR = sr;
+                    bound = std::min(ub, best);
+                    if (top) {
+                        top_best_ = best;
+                        top_tree_ = new_split(V.gcol[t], materialize(bestL), materialize(bestR));
+                        bestL.tree = arena_[top_tree_].left;
+                        bestL.stump_col = -1;
+                        bestR.tree = arena_[top_tree_].right;
+                        bestR.stump_col = -1;
+                    }
+                    if (best <= lb0) break;
+                }
+            }
+        } catch (const Timeout&) {
+            if (top) {
+                i64 lb = leaf.val;
+                for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+                top_active_ = true;
+                top_lb_ = std::min(lb, best);
+                if (best_root < 0) top_tree_ = NONE;
+                if (best == leaf.val && best_root < 0) top_best_ = INF;
+            }
+            throw;
+        }
+        if (best < ub) {
+            if (best_root < 0) return leaf;
+            Sub s;
+            s.val = best;
+            s.tree = (top && top_tree_ != NONE && top_best_ == best)
+                         ? top_tree_
+                         : new_split(V.gcol[best_root], materialize(bestL), materialize(bestR));
+            return s;
+        }
+        i64 lb = leaf.val;
+        for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+        *lb_out = std::max({lb, ub, lb0});
+        return Sub();
+    }
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_core, mod) {
+    mod.doc() = "Compiled branch and bound of satdt's exact DP (see satdt.solvers.dp).";
+    py::class_<Search>(mod, "Search")
+        .def(py::init<py::array_t<int32_t, py::array::c_style | py::array::forcecast>,
+                      py::array_t<int32_t, py::array::c_style | py::array::forcecast>,
+                      py::array_t<int32_t, py::array::c_style | py::array::forcecast>,
+                      py::array_t<int64_t, py::array::c_style | py::array::forcecast>, i64, i64, double>(),
+             py::arg("rank"), py::arg("col_chain"), py::arg("col_level"), py::arg("counts"), py::arg("q"),
+             py::arg("leaf_cost"), py::arg("pair_ops"))
+        .def("solve", &Search::solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"))
+        .def("stats", &Search::stats);
+}

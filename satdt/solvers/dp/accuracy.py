@@ -1,0 +1,286 @@
+"""The most accurate tree, and the regularized optimum, of depth <= d by the DP search.
+
+:func:`solve_max_accuracy_dp` (fewest errors) and :func:`solve_regularized_dp` (OSDT/GOSDT's
+``errors / n + lam * leaves`` [4, 5], any tree shape up to the depth) drive one search
+(:func:`new_search`: the compiled :class:`~satdt.solvers.dp.search.CoreSearch`, or the numpy
+reference for tests) on integer costs ``q * errors + leaf_cost * leaves``; the algorithm is
+described in :mod:`satdt.solvers.dp`. Every tree returned is mapped to the original features,
+pruned and re-evaluated on the original rows.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from ...binarize import BinaryProblem
+from ...deadline import Deadline
+from ...objectives import exact_objective, scaled_objective
+from ...result import FEASIBLE, OPTIMAL, SolveResult
+from ...tree import Tree
+from ..common import TreeCheckError, finalize_tree
+from .chains import Chains
+from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchTimeout
+
+__all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "new_search", "DEFAULT_PAIR_OPS", "ENGINES"]
+
+# the numpy reference's pair solver runs on depth-2 nodes up to this many estimated operations
+# (measured on the datasets of benchmarks/bench_dp.py); the compiled search uses CORE_PAIR_OPS
+DEFAULT_PAIR_OPS = 3e8
+_SMALL_MATRIX = 20_000_000  # cells of problem.X up to which it may be copied as float64
+ENGINES = ("core", "reference")
+
+
+def new_search(problem: BinaryProblem, deadline: Deadline, pair_ops: float | None, engine: str = "core",
+               q: int = 1, leaf_cost: int = 0, chains: Chains | None = None) -> SearchBase:
+    """The search of ``problem`` for the cost ``q * errors + leaf_cost * leaves``: ``engine="core"``
+    (compiled, the default) or ``"reference"`` (numpy, for tests)."""
+    if engine == "core":
+        ops = CORE_PAIR_OPS if pair_ops is None else float(pair_ops)
+        return CoreSearch(problem, deadline, ops, q=q, leaf_cost=leaf_cost, chains=chains)
+    if engine == "reference":
+        from .reference import ReferenceSearch
+        ops = DEFAULT_PAIR_OPS if pair_ops is None else float(pair_ops)
+        return ReferenceSearch(problem, deadline, ops, q=q, leaf_cost=leaf_cost, chains=chains)
+    raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+
+
+def engine_name(search: SearchBase) -> str:
+    return "dp-core" if isinstance(search, CoreSearch) else "dp-reference"
+
+
+def _finalize(problem: BinaryProblem, binary_tree: Tree,
+              binary_errors: Callable[[Tree], float]) -> tuple[Tree, int]:
+    """:func:`finalize_tree`, or for a large matrix its equivalent without a float64 copy of it.
+
+    Same steps: map to the original features with majority leaves, prune, count errors with
+    :meth:`Tree.predict_index` on the original rows, and check they do not exceed the errors on
+    the binarized rows (counted here through the chains).
+    """
+    if problem.X.size <= _SMALL_MATRIX:
+        return finalize_tree(problem, binary_tree)
+    bin_errors = binary_errors(binary_tree)
+    tree = problem.to_original(binary_tree, relabel=True)
+    tree.prune()
+    data = problem.data
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    if errors > bin_errors:
+        raise TreeCheckError(f"tree maps to {errors} errors on the original rows but had "
+                             f"{bin_errors:g} on the binarized rows")
+    return tree, errors
+
+
+def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, pair_ops: float) -> None:
+    if not isinstance(problem, BinaryProblem):
+        raise ValueError(f"problem must be a BinaryProblem, got {type(problem).__name__}")
+    if isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) or max_depth < 0:
+        raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
+    if upper_bound is not None and (isinstance(upper_bound, bool) or not isinstance(upper_bound, (int, np.integer))
+                                    or upper_bound < 0):
+        raise ValueError(f"upper_bound must be a non-negative integer or None, got {upper_bound!r}")
+    if pair_ops is not None and not pair_ops >= 0:
+        raise ValueError(f"pair_ops must be non-negative, got {pair_ops!r}")
+
+
+def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
+                          upper_bound: int | None = None, pair_ops: float | None = None,
+                          optimize_above_bound: bool = True, _search: SearchBase | None = None, engine: str = "core",
+                          _binary_out: list | None = None) -> SolveResult:
+    """Most accurate tree of depth <= ``max_depth`` over the binary columns, by DP / branch and bound.
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+    max_depth : int
+        Non-negative; 0 gives the majority leaf.
+    time_limit : float or None
+        Wall-clock seconds for the whole call; on expiry the best tree so far is returned as
+        FEASIBLE with the best proven bound.
+    upper_bound : int or None
+        Errors of a tree known to exist (e.g. a tree being certified): the search only looks
+        for trees with at most that many errors (faster); if it was wrong (no such tree), the
+        search is repeated without it.
+    pair_ops : float or None
+        Depth-two nodes whose pair-count solver costs at most this many estimated operations use
+        it; larger ones use the root search (0: never the pair solver; None: the engine's default,
+        ``CORE_PAIR_OPS`` or ``DEFAULT_PAIR_OPS``).
+    engine : {"core", "reference"}
+        The compiled search (default) or its numpy reference (for tests).
+    optimize_above_bound : bool
+        When no tree has at most ``upper_bound`` errors: search again for the optimum (True), or
+        stop with that proof (False: FEASIBLE, the best tree at hand, ``bound = upper_bound + 1``;
+        a yes/no question such as DT_depth's "is there a tree with 0 errors?").
+
+    Returns
+    -------
+    SolveResult
+        ``method="dp"``, ``objective_name="errors"``, ``objective`` = training errors of the
+        returned tree re-evaluated on the original rows, ``bound`` = proven lower bound (equal to
+        ``objective`` when OPTIMAL). ``stats``: search nodes, roots evaluated, pair solves, memo
+        entries, incumbent source.
+    """
+    _validate(problem, max_depth, upper_bound, pair_ops)
+    if _search is None:
+        deadline = Deadline(time_limit)
+        search = new_search(problem, deadline, pair_ops, engine)
+    else:  # a search of the same problem and costs: its memo (row subset, depth) stays valid
+        search, deadline = _search, _search.deadline
+    d = int(max_depth)
+    S = np.arange(problem.n_distinct, dtype=np.int64)
+    floor = float(problem.min_errors)
+
+    # incumbent: CART's Gini-greedy tree of that depth over the binary columns, from the column
+    # counts (no scikit-learn: its import alone costs more than most searches)
+    try:
+        if d == 0 or problem.n_binary == 0:
+            inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+        else:
+            inc_tree, source = Tree(root=search.greedy(S, d)[1], classes=problem.classes), "greedy"
+    except SearchTimeout:
+        inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+    inc_cost = search.binary_errors(inc_tree)
+    bound = floor
+    proven = False
+    ub = inc_cost if upper_bound is None else min(inc_cost, float(upper_bound) + 1.0)
+    for attempt in range(2):
+        out = search.run(d, ub)
+        if out.node is not None and out.cost < inc_cost:
+            inc_tree = Tree(root=out.node, classes=problem.classes)
+            inc_cost, source = float(out.cost), "dp"
+        if not out.finished:
+            if out.bound is not None:
+                bound = max(bound, min(out.bound, inc_cost))
+            break
+        if out.node is not None or ub >= inc_cost:
+            proven, bound = True, inc_cost
+            break
+        if not optimize_above_bound:  # proven: no tree with fewer than ub errors
+            bound = max(bound, ub)
+            break
+        ub = inc_cost  # the given upper bound was not achievable: search again without it
+    tree, errors = _finalize(problem, inc_tree, search.binary_errors)
+    if errors != inc_cost:
+        raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
+    if _binary_out is not None:  # the tree over the binary columns, for a warm start elsewhere
+        _binary_out.append(inc_tree)
+    status = OPTIMAL if proven or bound >= errors else FEASIBLE
+    stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
+                 chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct)
+    return SolveResult(tree=tree, status=status, objective=errors,
+                       bound=int(errors if status == OPTIMAL else np.ceil(bound - 1e-9)),
+                       runtime=deadline.elapsed(), method="dp", objective_name="errors", stats=stats)
+
+
+def _validate_lam(lam: float) -> None:
+    try:
+        ok = not isinstance(lam, bool) and lam >= 0 and math.isfinite(lam)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
+
+
+def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
+                         time_limit: float | None = None,
+                         pair_ops: float | None = None, _incumbent: Tree | None = None,
+                         engine: str = "core") -> SolveResult:
+    """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth`` (any shape),
+    by the same DP / branch and bound as :func:`solve_max_accuracy_dp`.
+
+    The objective is made integral exactly as in the CP-SAT model
+    (:func:`~satdt.objectives.scaled_objective`): ``lam`` is read as the exact
+    rational of the float and replaced by ``p / q`` that orders every pair (errors, leaves) of
+    trees of depth <= ``max_depth`` as ``lam`` does, ties included; the search minimizes
+    ``q * errors + p * n * leaves``. In the DP a leaf costs ``q * errors + p * n`` and a split
+    the sum of its children. The bounds of the module doc carry over with the leaf cost:
+
+    * a subtree costs at least ``q * (leaf-conflict errors) + p * n`` (one leaf), a split at
+      least ``q * conflicts + 2 p n``, so a node whose leaf is no worse is a leaf (a split must
+      save more than ``p * n``);
+    * similarity bound: ``opt(A') >= opt(A) - q * w(A \\ A')`` (the leaves do not change);
+    * OSDT leaf support (Theorem 3.5): split columns with a side whose best class has fewer
+      than ``p * n / q`` rows are never used (:meth:`SearchBase.useful`);
+    * the depth-two pair solver charges ``p * n`` per leaf of each side.
+
+    Parameters
+    ----------
+    problem : BinaryProblem
+    lam : float
+        Penalty per leaf, ``>= 0`` (``0``: the most accurate tree, as
+        :func:`solve_max_accuracy_dp`; above ``0.5`` the single leaf is optimal).
+    max_depth : int
+        Non-negative.
+    time_limit : float or None
+        Wall-clock seconds for the whole call; on expiry the best tree so far is returned as
+        FEASIBLE with a proven lower bound.
+    pair_ops, engine
+        As in :func:`solve_max_accuracy_dp`.
+
+    Returns
+    -------
+    SolveResult
+        ``method="dp"``, ``objective_name="regularized"``, ``objective`` = ``errors / n +
+        lam * leaves`` of the finalized tree (re-evaluated on the original rows; exact fraction
+        rounded to float once), ``bound`` (equal when OPTIMAL). ``stats``: ``errors``,
+        ``leaves``, ``train_accuracy``, ``lam``, ``lam_engine`` (``"p/q"``),
+        ``engine_objective`` (OPTIMAL), search counters.
+    """
+    _validate(problem, max_depth, None, pair_ops)
+    _validate_lam(lam)
+    deadline = Deadline(time_limit)
+    d = int(max_depth)
+    n = int(problem.n_rows)
+    scaled = scaled_objective(Fraction(lam), n, d)
+    leaf_cost = scaled.p * n
+    search = new_search(problem, deadline, pair_ops, engine, q=scaled.q, leaf_cost=leaf_cost)
+    if scaled.q * n + leaf_cost * 2 ** d >= 2 ** 53:
+        raise ValueError(f"lam={lam!r} needs integers above 2**53 on {n} rows at depth {d}")
+    S = np.arange(problem.n_distinct, dtype=np.int64)
+    floor = search.q * float(problem.min_errors) + search.lc
+
+    # incumbent: the Gini-greedy tree of that depth, pruned bottom-up against the leaf cost
+    try:
+        if d == 0 or problem.n_binary == 0:
+            raise SearchTimeout
+        inc_tree, source = Tree(root=search.greedy(S, d)[1], classes=problem.classes), "greedy"
+    except SearchTimeout:
+        inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+    inc_cost = search.binary_cost(inc_tree)
+    if _incumbent is not None and _incumbent.depth() <= d:  # a given tree over the binary columns
+        given = search.binary_cost(_incumbent)
+        if given < inc_cost:
+            inc_tree, inc_cost, source = _incumbent, given, "given"
+    bound, proven = floor, False
+    out = search.run(d, inc_cost)
+    if out.node is not None and out.cost < inc_cost:
+        inc_tree = Tree(root=out.node, classes=problem.classes)
+        inc_cost, source = float(out.cost), "dp"
+    if out.finished:
+        proven, bound = True, inc_cost
+    elif out.bound is not None:
+        bound = max(floor, min(out.bound, inc_cost))
+    tree, errors = _finalize(problem, inc_tree, search.binary_errors)
+    leaves = tree.n_leaves
+    engine = scaled.engine_value(errors, leaves)
+    # finalizing never adds errors and only removes leaves; a proven optimum cannot improve
+    if engine > inc_cost or (proven and engine != inc_cost):
+        raise TreeCheckError(f"dp tree has engine value {engine} (errors {errors}, leaves {leaves}) "
+                             f"on the original rows, search said {inc_cost:g}")
+    value = exact_objective(errors, leaves, n, scaled.lam)
+    status = OPTIMAL if proven or bound >= engine else FEASIBLE
+    if status == OPTIMAL:
+        exact_bound = value
+    else:
+        exact_bound = min(value, scaled.lower_bound(bound, 2 ** d, int(problem.min_errors)))
+    tree.meta.update(method="dp", objective="regularized", lam=float(scaled.lam))
+    stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
+                 chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct,
+                 errors=errors, leaves=leaves, train_accuracy=1.0 - errors / n, lam=lam,
+                 lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound))
+    if status == OPTIMAL:
+        stats["engine_objective"] = int(engine)
+    return SolveResult(tree=tree, status=status, objective=float(value), bound=float(exact_bound),
+                       runtime=deadline.elapsed(), method="dp", objective_name="regularized", stats=stats)

@@ -1,0 +1,308 @@
+"""The numpy reference of the compiled search: the same branch and bound, vectorized with numpy.
+
+This is not an engine: the solvers run :class:`~satdt.solvers.dp.search.CoreSearch`. It is kept,
+documented and tested, as the readable statement of the algorithm (see the docstring of
+:mod:`satdt.solvers.dp`) against which the compiled core is checked on random instances
+(``tests/test_dp.py``). Pass ``engine="reference"`` to the solve functions to run it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...binarize import BinaryProblem
+from ...tree import Node
+from ...deadline import Deadline
+from .chains import Chains, LocalSlots
+from .search import SearchBase, SearchOutcome, SearchTimeout
+
+__all__ = ["ReferenceSearch"]
+
+_LOCAL_MARGIN = 64  # a node renumbers its slots when the problem has 1.2x (+ this) more than it uses
+_CHUNK_FLOATS = 8_000_000  # floats per (C, k, B) work array in the pair solver (~32 MB float32)
+
+
+@dataclass
+class _Entry:
+    """Memo of one (row subset, depth): a lower bound, and the optimum with its tree when known."""
+
+    lb: float
+    cost: float | None = None
+    node: Node | None = None
+
+
+class ReferenceSearch(SearchBase):
+    """The memoised branch and bound over row subsets (indices of distinct rows, sorted), in numpy."""
+
+    def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
+                 q: int = 1, leaf_cost: int = 0, chains: Chains | None = None):
+        super().__init__(problem, deadline, pair_ops, q, leaf_cost, chains)
+        self.memo: dict[tuple[bytes, int], _Entry] = {}
+        self.top: dict | None = None
+
+    @property
+    def memo_entries(self) -> int:
+        return len(self.memo)
+
+    def run(self, d: int, ub: float) -> SearchOutcome:
+        S = np.arange(self.counts.shape[0], dtype=np.int64)
+        self.top = None
+        try:
+            cost, node = self.solve(S, d, ub, top=True)
+        except SearchTimeout:
+            top = self.top
+            if top is None:
+                return SearchOutcome(False)
+            best = None
+            if top["node"] is not None:
+                g, nodeL, nodeR = top["node"]
+                best = materialize(self.split(g, nodeL, nodeR))
+            lb = min(top["leaf"], float(np.min(top["lbL"] + top["lbR"])), top["best"])
+            return SearchOutcome(False, top["best"] if best is not None else None, best, lb)
+        if node is None:
+            return SearchOutcome(True, None, None, cost)
+        return SearchOutcome(True, cost, materialize(node), cost)
+
+    def localize(self, S: np.ndarray, U: np.ndarray) -> LocalSlots | None:
+        """:class:`LocalSlots` of ``S`` for its columns ``U`` (each present in ``S``), or None
+        when the problem has few more slots than ``S`` uses (no gain)."""
+        ch = self.ch
+        if ch.n_slots < 1.2 * (U.size + ch.base.size) + _LOCAL_MARGIN:
+            return None
+        g = ch.rank[S] + ch.base
+        used, inv = np.unique(g, return_inverse=True)
+        # a column's slot occurs in S; its chain ends where the next chain's slots begin
+        slot = np.searchsorted(used, ch.slot[U])
+        end = np.searchsorted(used, ch.end[U])
+        return LocalSlots(inv.reshape(g.shape), self.wext[S], int(used.size), slot, end)
+
+    # ------------------------------------------------------------ main recursion
+    def solve(self, S: np.ndarray, d: int, ub: float, F: np.ndarray | None = None,
+              cols: np.ndarray | None = None, present: np.ndarray | None = None,
+              top: bool = False) -> tuple[float, Node | None]:
+        """Optimum of ``S`` at depth <= ``d`` if it is below ``ub`` (with its tree), else a lower
+        bound ``>= ub`` and no tree (a tree may still be returned when the optimum is known).
+
+        ``F`` (counts of the columns ``cols`` on ``S``) may be given by the parent; ``cols`` must
+        then hold every column that splits ``S``.
+        """
+        self.stats["nodes"] += 1
+        N = self.counts[S].sum(0)
+        leaf = self.leaf_cost(N)
+        # every split tree costs >= q * (leaf-conflict errors) + 2 leaves: if the leaf is no
+        # worse, it is optimal; else that is a lower bound of the optimum
+        lb0 = self.q * float(self.wext[S, self.C].sum()) + 2.0 * self.lc
+        if d == 0 or leaf <= lb0:
+            return leaf, self.leaf(S)
+        key = (S.tobytes(), d)
+        entry = self.memo.get(key)
+        if entry is not None:
+            self.stats["memo_hits"] += 1
+            if entry.node is not None:
+                return entry.cost, entry.node
+            if entry.lb >= ub:
+                return entry.lb, None
+            lb0 = max(lb0, entry.lb)
+        if lb0 >= ub:
+            return lb0, None
+        self.check_time()
+        if F is None:
+            F, present = self.column_counts(S)
+            cols = self.allcols
+        elif present is None:
+            present = self._present(S, cols)
+        keep = self.useful(F, present, N, cols)
+        F, U = np.take(F, keep, axis=1), cols[keep]
+        if d == 1 or U.size == 0:
+            cost, g = self.depth1(F, N, U)
+            node = self.stump(S, g)
+            self._store(key, cost, cost, node)
+            return cost, node
+        if d == 2 and U.size ** 2 * self.C * (S.size + 40) <= self.pair_ops:
+            cost, node = self.pair_depth2(S, U, F, N)
+            self._store(key, cost, cost, node)
+            return cost, node
+        cost, node, lb = self.root_search(S, d, ub, F, N, U, leaf, lb0, top)
+        self._store(key, lb, cost, node)
+        if node is not None:
+            return cost, node
+        return lb, None
+
+    def _present(self, S: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        ch = self.ch
+        flat = (ch.rank[S] + ch.base).ravel()
+        return (np.bincount(flat, minlength=ch.n_slots) > 0)[ch.slot[cols]]
+
+    def _store(self, key: tuple[bytes, int], lb: float, cost: float | None, node: Node | None) -> None:
+        old = self.memo.get(key)
+        if old is not None and old.node is None:
+            lb = max(lb, old.lb)
+        self.memo[key] = _Entry(lb, cost if node is not None else None, node)
+
+    # ------------------------------------------------------------ depth 2: pair counts
+    def pair_depth2(self, S: np.ndarray, U: np.ndarray, F: np.ndarray, N: np.ndarray) -> tuple[float, Node]:
+        """MurTree's specialised depth-two solver from pair counts ``P_c = (X * w_c)^T X``.
+
+        For root ``i`` and child column ``j`` the four cells are ``RR = P[i, j]``,
+        ``RL = F[i] - P[i, j]``, ``LR = F[j] - P[i, j]``, ``LL = N - F[i] - F[j] + P[i, j]``;
+        the best right (left) subtree maximises ``max_c RR + max_c RL`` (``LR``, ``LL``) over
+        ``j``, and ``j = i`` is the leaf. With a leaf cost the maximised value is
+        ``q * gain - leaf_cost * [j != i]`` (a stump has one leaf more than a leaf), and the
+        cost of the pair is ``q * |S| - value_left - value_right + 2 * leaf_cost``.
+        """
+        self.stats["pair_solves"] += 1
+        ch, C, ft = self.ch, self.C, self.ftype
+        Xs = (ch.rank[np.ix_(S, ch.chain[U])] >= ch.level[U]).astype(ft)
+        W = self.counts[S].astype(ft)
+        Fu = F[:C].astype(ft)                 # (C, B)
+        Nf = N.astype(ft)
+        tot = float(N.sum())
+        B = U.size
+        best = (np.inf, -1, -1, -1)
+        k = max(1, int(_CHUNK_FLOATS // max(1, C * B)))
+        for s in range(0, B, k):
+            self.check_time()
+            I = np.arange(s, min(B, s + k))
+            P = np.stack([(Xs[:, I] * W[:, c:c + 1]).T @ Xs for c in range(C)])  # (C, k, B)
+            Fi = Fu[:, I][:, :, None]                                            # (C, k, 1)
+            right_gain = P.max(0) + (Fi - P).max(0)                              # (k, B)
+            LR = Fu[:, None, :] - P
+            left_gain = LR.max(0) + ((Nf[:, None, None] - Fi) - LR).max(0)
+            rows = np.arange(I.size)
+            if self.lc > 0 or self.q != 1:
+                right_gain = self.q * right_gain.astype(np.float64) - self.lc
+                left_gain = self.q * left_gain.astype(np.float64) - self.lc
+                right_gain[rows, I] += self.lc      # j = i: a leaf, no extra leaf
+                left_gain[rows, I] += self.lc
+                base = self.q * tot + 2.0 * self.lc
+            else:
+                base = tot
+            jr = right_gain.argmax(1)
+            jl = left_gain.argmax(1)
+            cost = base - right_gain[rows, jr] - left_gain[rows, jl]
+            b = int(np.argmin(cost))
+            if cost[b] < best[0]:
+                best = (float(cost[b]), int(U[I[b]]), int(U[jl[b]]), int(U[jr[b]]))
+        cost, gi, gl, gr = best
+        leaf = self.leaf_cost(N)
+        if not cost < leaf:
+            return leaf, self.leaf(S)
+        r = self.goes_right(S, gi)
+        node = self.split(gi, self.stump(S[~r], gl), self.stump(S[r], gr))
+        return cost, node
+
+    # ------------------------------------------------------------ depth >= 2: root search
+    def root_search(self, S: np.ndarray, d: int, ub: float, F: np.ndarray, N: np.ndarray,
+                    U: np.ndarray, leaf: float, lb0: float, top: bool
+                    ) -> tuple[float | None, Node | None, float]:
+        """Try every root column of ``U`` best-first, pruning with the bounds of the module doc.
+
+        Returns (cost, node, lower bound): cost and node of the optimum when it is below ``ub``
+        (then the bound equals the cost), else (None, None, a lower bound >= ``ub``).
+        """
+        C = self.C
+        total = float(N.sum())
+        Fu = F                                      # (C + 1, B), right side of each root
+        ftot = Fu[:C].sum(0)
+        conf = float(self.wext[S, C].sum())
+        q, lc = self.q, self.lc
+        lbR = q * Fu[C] + lc                        # leaf-conflict bound of each side (+ a leaf)
+        lbL = q * (conf - Fu[C]) + lc
+        # tie-break: errors of the depth-one tree with that root
+        err1 = total - Fu[:C].max(0) - (N[:, None] - Fu[:C]).max(0)
+        tie = err1 / (total + 1.0)
+        open_ = np.ones(U.size, dtype=bool)
+        local = self.localize(S, U)
+        best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
+        bound = min(ub, leaf)
+        state = {"leaf": leaf, "lbL": lbL, "lbR": lbR, "best": best_cost, "node": best_node}
+        if top:
+            self.top = state
+        while True:
+            self.check_time()
+            key = np.where(open_, lbL + lbR + tie, np.inf)
+            t = int(np.argmin(key))
+            if not key[t] < bound:      # tie < 1, bounds are integers: lbL + lbR >= bound
+                break
+            open_[t] = False
+            self.stats["roots_evaluated"] += 1
+            g = int(U[t])
+            r = self.goes_right(S, g)
+            SL, SR = S[~r], S[r]
+            if local is not None:
+                posL = np.flatnonzero(~r)
+                FL, presL = local.counts(posL)
+            else:
+                FL, presL = self.column_counts(SL, U)
+            FR = F - FL
+            nL, nR = total - ftot[t], ftot[t]
+            # left child
+            vL, nodeL = self.child(SL, d - 1, bound - lbR[t], FL, U, presL)
+            self._similar(U, vL, FL, nL, lbL, lbR, left=True)
+            if nodeL is None or vL + lbR[t] >= bound:
+                continue
+            presR = local.present(np.flatnonzero(r)) if local is not None and d > 2 else None
+            vR, nodeR = self.child(SR, d - 1, bound - vL, FR, U, presR)
+            self._similar(U, vR, FR, nR, lbR, lbL, left=False)
+            if nodeR is not None and vL + vR < bound:
+                best_cost, best_node = vL + vR, (g, nodeL, nodeR)
+                bound = min(ub, best_cost)
+                state["best"], state["node"] = best_cost, best_node
+                if best_cost <= lb0:
+                    break
+        if best_cost < ub:
+            if best_node is None:
+                return leaf, self.leaf(S), leaf
+            g, nodeL, nodeR = best_node
+            return best_cost, self.split(g, nodeL, nodeR), best_cost
+        lb = min(leaf, float(np.min(lbL + lbR)))
+        return None, None, max(lb, ub, lb0)
+
+    def _similar(self, U: np.ndarray, v: float, Fa: np.ndarray, n: float,
+                 lb_same: np.ndarray, lb_other: np.ndarray, left: bool) -> None:
+        """Similarity bound from a child ``A`` of root ``i`` with ``opt(A) >= v``.
+
+        For every root ``j``: ``opt(A_j) >= v - w(A \\ A_j)``. With ``A = L_i``:
+        ``w(L_i \\ L_j) = w(L_i ∩ x_j)`` (``Fa``) and ``w(L_i \\ R_j) = |L_i| - w(L_i ∩ x_j)``;
+        with ``A = R_i`` the roles of the two sides swap.
+        """
+        if not v > 0:
+            return
+        right_of_j = self.q * Fa[:self.C].sum(0)    # (q x) weight of A on the right of each root j
+        n = self.q * n
+        if left:
+            np.maximum(lb_same, v - right_of_j, out=lb_same)         # A \ L_j = A ∩ x_j
+            np.maximum(lb_other, v - (n - right_of_j), out=lb_other)  # A \ R_j = A ∩ ¬x_j
+        else:
+            np.maximum(lb_same, v - (n - right_of_j), out=lb_same)    # A \ R_j = A ∩ ¬x_j
+            np.maximum(lb_other, v - right_of_j, out=lb_other)        # A \ L_j = A ∩ x_j
+
+    def child(self, S: np.ndarray, d: int, ub: float, F: np.ndarray, cols: np.ndarray,
+              present: np.ndarray | None) -> tuple[float, Node | None]:
+        """Solve one child; depth-one children inline from their column counts (not memoised)."""
+        if d == 1:
+            cost, g = self.depth1(F, self.counts[S].sum(0), cols)
+            return cost, LazyStump(self, S, g)
+        return self.solve(S, d, ub, F, cols, present)
+
+
+class LazyStump(Node):
+    """A depth-one subtree built only if it ends up in the returned tree."""
+
+    def __init__(self, search: ReferenceSearch, S: np.ndarray, g: int):  # noqa: D107
+        super().__init__()
+        self._args = (search, S, g)
+
+    def build(self) -> Node:
+        search, S, g = self._args
+        return search.stump(S, g)
+
+
+def materialize(node: Node) -> Node:
+    if isinstance(node, LazyStump):
+        return node.build()
+    if node.is_leaf:
+        return Node.leaf(node.label)
+    return Node.split(node.feature, node.threshold, materialize(node.left), materialize(node.right))

@@ -1,0 +1,231 @@
+"""The search interface shared by the compiled branch and bound and its numpy reference.
+
+:class:`SearchBase` holds what both need (chains, integer costs ``q * errors + leaf_cost *
+leaves``, leaves and splits over the binary columns, the Gini-greedy incumbent, tree costs);
+:class:`CoreSearch` runs the compiled search of ``_core.cpp`` (the engine); the numpy
+:class:`~satdt.solvers.dp.reference.ReferenceSearch` runs the same algorithm for tests. Both
+answer :meth:`SearchBase.run` with one :class:`SearchOutcome`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...binarize import BinaryProblem
+from ...tree import Node, Tree
+from ...deadline import Deadline
+from .chains import Chains, build_chains, chain_counts, chain_errors
+
+__all__ = ["SearchBase", "CoreSearch", "SearchOutcome", "SearchTimeout", "leaf_errors", "CORE_PAIR_OPS"]
+
+# pair_ops of the compiled search: negative = its own rule (the depth-two pair solver where it is
+# estimated cheaper than the root search), 0 = never, else the pair solver up to that many
+# estimated operations
+CORE_PAIR_OPS = -1.0
+
+try:
+    from . import _core
+except ImportError as exc:  # pragma: no cover - the package is built with its extension
+    _core = None
+    _CORE_ERROR = exc
+
+
+class SearchTimeout(Exception):
+    """Raised inside a search when the deadline passes."""
+
+
+@dataclass
+class SearchOutcome:
+    """What one top-level search call proved.
+
+    ``finished``: the search ran to its end. Then ``node`` is the optimum's tree over the binary
+    columns (cost ``cost``) when the optimum is below the upper bound given, else None and
+    ``bound`` is a lower bound ``>=`` that upper bound. Not finished (time limit): ``node`` /
+    ``cost`` the best top-level tree found so far (or None), ``bound`` a proven lower bound
+    (None when the search proved nothing).
+    """
+
+    finished: bool
+    cost: float | None = None
+    node: Node | None = None
+    bound: float | None = None
+
+
+def leaf_errors(counts: np.ndarray) -> float:
+    return float(counts.sum() - counts.max())
+
+
+class SearchBase:
+    """What both searches share: the problem's chains and costs, leaves, splits, the greedy
+    incumbent, and tree costs over the binary columns. Subclasses implement :meth:`run`."""
+
+    def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
+                 q: int = 1, leaf_cost: int = 0, chains: Chains | None = None):
+        self.deadline = deadline
+        self.pair_ops = pair_ops
+        # cost of a tree = q * errors + leaf_cost * leaves (max accuracy: q = 1, leaf_cost = 0);
+        # integers, exact in float64 below 2**53
+        self.q = float(q)
+        self.lc = float(leaf_cost)
+        counts = problem.counts.astype(np.float64)
+        self.counts = counts
+        self.C = counts.shape[1]
+        # extra weight column: the leaf-conflict errors of each distinct row
+        self.wext = np.column_stack([counts, counts.sum(1) - counts.max(1)])
+        self.ch = build_chains(problem) if chains is None else chains
+        self.B = len(self.ch.chain)
+        self.allcols = np.arange(self.B)
+        self.ftype = np.float32 if counts.sum() < 2 ** 24 else np.float64
+        self.stats = {"nodes": 0, "pair_solves": 0, "roots_evaluated": 0, "memo_hits": 0}
+
+    # ------------------------------------------------------------ helpers
+    def check_time(self) -> None:
+        if self.deadline.expired():
+            raise SearchTimeout
+
+    def column_counts(self, S: np.ndarray, cols: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Frequency counting: weight of each class (+ conflict errors) on the right of columns.
+
+        Returns ``F`` (C + 1, len(cols)) int64 for the columns ``cols`` (default: all) and
+        ``present`` (len(cols),): whether some row of ``S`` has exactly the column's chain rank
+        (so each distinct split of a chain is kept once).
+        """
+        ch = self.ch
+        if cols is None:
+            cols = self.allcols
+        return chain_counts((ch.rank[S] + ch.base).ravel(), self.wext[S], ch.n_slots,
+                             ch.slot[cols], ch.end[cols])
+
+    def useful(self, F: np.ndarray, present: np.ndarray, N: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Positions in ``cols`` (``F`` and ``present`` aligned with it) of the columns that split
+        ``S`` into two non-empty sides, one per distinct split of a chain.
+
+        With a leaf cost (regularized objective) also OSDT's *leaf support* bound (Hu et al.
+        2019, Theorem 3.5): in an optimal tree every non-root leaf classifies ``k`` rows
+        correctly with ``q * k >= leaf_cost`` (else replacing its parent by its sibling subtree
+        loses at most ``k`` rows, saves one leaf and does not deepen the tree, a strictly better
+        tree). A leaf below a split on column ``j`` gets at most ``max_c`` (class ``c`` on its
+        side of ``j``) rows right, so splits with ``q * max_c F_side < leaf_cost`` on a side
+        are dropped. The test is monotone in ``S``: a column dropped here is dropped on every
+        subset, so children may search only the kept columns.
+        """
+        Fc = F[:self.C]
+        ftot = Fc.sum(0)
+        ok = present & (ftot < float(N.sum()) - 0.5)
+        if self.lc > 0:
+            ok &= (self.q * Fc.max(0) >= self.lc) & (self.q * (N[:, None] - Fc).max(0) >= self.lc)
+        return np.flatnonzero(ok)
+
+    def leaf_cost(self, N: np.ndarray) -> float:
+        """Cost of one leaf with class counts ``N``: ``q * (|S| - max_c N_c) + leaf_cost``."""
+        return self.q * leaf_errors(N) + self.lc
+
+    def goes_right(self, S: np.ndarray, g: int) -> np.ndarray:
+        return self.ch.rank[S, self.ch.chain[g]] >= self.ch.level[g]
+
+    def leaf(self, S: np.ndarray) -> Node:
+        return Node.leaf(int(np.argmax(self.counts[S].sum(0))))
+
+    def split(self, g: int, left: Node, right: Node) -> Node:
+        return Node.split(int(self.ch.orig[g]), 0.5, left, right)
+
+    def stump(self, S: np.ndarray, g: int) -> Node:
+        """Depth-one tree on ``S`` splitting on column ``g`` (a leaf when ``g < 0``)."""
+        if g < 0:
+            return self.leaf(S)
+        r = self.goes_right(S, g)
+        if r.all() or not r.any():
+            return self.leaf(S)
+        return self.split(g, self.leaf(S[~r]), self.leaf(S[r]))
+
+    def depth1(self, F: np.ndarray, N: np.ndarray, U: np.ndarray) -> tuple[float, int]:
+        """Best depth-one tree from the counts ``F`` of the columns ``U`` (aligned): (errors,
+        column or -1 for a leaf). Columns constant on the rows cost the leaf, so need no filter."""
+        total, leaf = float(N.sum()), self.leaf_cost(N)
+        if U.size == 0:
+            return leaf, -1
+        Fc = F[:self.C]
+        err = total - Fc.max(0) - (N[:, None] - Fc).max(0)
+        k = int(np.argmin(err))
+        cost = self.q * float(err[k]) + 2.0 * self.lc
+        if cost < leaf:
+            return cost, int(U[k])
+        return leaf, -1
+
+    def greedy(self, S: np.ndarray, d: int) -> tuple[float, Node]:
+        """CART's greedy tree (Gini) of depth <= ``d`` from the column counts: an incumbent."""
+        N = self.counts[S].sum(0)
+        leaf = self.leaf_cost(N)
+        if d == 0 or leaf_errors(N) == 0:
+            return leaf, self.leaf(S)
+        F, present = self.column_counts(S)
+        total = float(N.sum())
+        U = self.useful(F, present, N, self.allcols)
+        if U.size == 0:
+            return leaf, self.leaf(S)
+        Fc = F[:self.C, U]
+        nR = Fc.sum(0)
+        score = (Fc ** 2).sum(0) / nR + ((N[:, None] - Fc) ** 2).sum(0) / (total - nR)
+        g = int(U[int(np.argmax(score))])
+        r = self.goes_right(S, g)
+        cl, nl = self.greedy(S[~r], d - 1)
+        cr, nr = self.greedy(S[r], d - 1)
+        if cl + cr < leaf:
+            return cl + cr, self.split(g, nl, nr)
+        return leaf, self.leaf(S)
+
+    def binary_errors(self, tree: Tree) -> float:
+        """Errors of a tree over the binary columns on the distinct rows, through the chains."""
+        return chain_errors(self.ch, self.counts, tree)
+
+    def binary_cost(self, tree: Tree) -> float:
+        """``q * errors + leaf_cost * leaves`` of a tree over the binary columns."""
+        return self.q * self.binary_errors(tree) + self.lc * tree.n_leaves
+
+    def run(self, d: int, ub: float) -> SearchOutcome:  # pragma: no cover - abstract
+        """Search the whole problem at depth ``d`` for a tree of cost below ``ub``."""
+        raise NotImplementedError
+
+
+class CoreSearch(SearchBase):
+    """The compiled branch and bound (``_core.Search``); one memo across :meth:`run` calls."""
+
+    def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
+                 q: int = 1, leaf_cost: int = 0, chains: Chains | None = None):
+        if _core is None:
+            raise ImportError("satdt's compiled DP core is not built (reinstall with 'pip install -e .' "
+                              f"and a C++ compiler): {_CORE_ERROR}")
+        super().__init__(problem, deadline, pair_ops, q, leaf_cost, chains)
+        ch = self.ch
+        self._core = _core.Search(ch.rank, ch.chain.astype(np.int32), ch.level.astype(np.int32),
+                                  problem.counts.astype(np.int64), int(q), int(leaf_cost), float(pair_ops))
+
+    @property
+    def memo_entries(self) -> int:
+        return int(self._core.stats()["memo_entries"])
+
+    def _tree(self, arrays) -> Node:
+        feat, left, right, label = (np.asarray(a) for a in arrays)
+
+        def build(i: int) -> Node:
+            if feat[i] < 0:
+                return Node.leaf(int(label[i]))
+            return self.split(int(feat[i]), build(int(left[i])), build(int(right[i])))
+
+        return build(0)
+
+    def run(self, d: int, ub: float) -> SearchOutcome:
+        left = self.deadline.remaining()
+        out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else left)
+        self.stats.update(self._core.stats())
+        if out["finished"]:
+            node = None if out["tree"] is None else self._tree(out["tree"])
+            return SearchOutcome(True, float(out["value"]) if node is not None else None, node,
+                                 float(out["value"]))
+        if not out["top_valid"]:
+            return SearchOutcome(False)
+        node = None if out["top_tree"] is None else self._tree(out["top_tree"])
+        return SearchOutcome(False, float(out["top_best"]) if node is not None else None, node,
+                             float(out["top_bound"]))
