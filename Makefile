@@ -3,11 +3,17 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test test-fast bench clean
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# the compiled DP core (satdt/solvers/dp/_core.cpp) is built by pip from source: it needs a C++
+# compiler and the Python headers; say which is missing in one line
+$(VENV)/.installed: pyproject.toml setup.py satdt/solvers/dp/_core.cpp
+	@command -v c++ >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1 || { \
+	  echo "satdt: no C++ compiler found; the DP core needs one (Debian/Ubuntu: apt-get install g++)" >&2; exit 1; }
+	@$(PYTHON) -c "import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" || { \
+	  echo "satdt: no Python.h for $(PYTHON); the DP core needs the Python headers (Debian/Ubuntu: apt-get install python3-dev)" >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'
@@ -23,6 +29,10 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# the edit loop: everything but the tests marked slow (under 2 minutes on 2 cores)
+test-fast: setup
+	$(BIN)/python -m pytest -m "not slow"
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -14,7 +14,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from satdt import bruteforce, load_dataset, prepare
 from satdt.result import FEASIBLE
-import satdt.solvers.dpdt as dpdt_mod
+import satdt.solvers.dpdt.build as dpdt_build
+import satdt.solvers.dpdt.splits as dpdt_splits
 from satdt.solvers.dpdt import (best_split_errors, best_split_per_feature, cart_splits,
                                 dpdt_objective, last_level_children, solve_dpdt)
 from satdt.tree import Tree
@@ -276,9 +277,9 @@ def test_batched_last_level_equals_state_by_state(generator, monkeypatch):
     for data in datas:
         for depth in (2, 3):
             fast = solve_dpdt(data, max_depth=depth, cart_depth=3, alphas=alphas, generator=generator)
-            monkeypatch.setattr(dpdt_mod, "_BATCH_LAST", False)
+            monkeypatch.setattr(dpdt_build, "_BATCH_LAST", False)
             slow = solve_dpdt(data, max_depth=depth, cart_depth=3, alphas=alphas, generator=generator)
-            monkeypatch.setattr(dpdt_mod, "_BATCH_LAST", True)
+            monkeypatch.setattr(dpdt_build, "_BATCH_LAST", True)
             assert fast.values == pytest.approx(slow.values, abs=1e-12)
             check_trees(fast, data)
 
@@ -303,7 +304,7 @@ def test_last_level_children_stop_at_deadline(monkeypatch):
     L = X[:, [0] * 6] <= np.array([0, 1, 2, 3, 4, 5])[None, :]
     L = L[:, L.any(axis=0) & ~L.all(axis=0)]
     full = last_level_children(X, Wc, order, L)
-    monkeypatch.setattr(dpdt_mod, "_BATCH", 1)       # one test per block
+    monkeypatch.setattr(dpdt_splits, "_BATCH", 1)    # one test per block
     deadline = Deadline(1e-6)
     time.sleep(0.01)
     cut = last_level_children(X, Wc, order, L, deadline)

@@ -1,13 +1,17 @@
-"""Pieces every solver uses: a wall-clock deadline and the final check of a returned tree."""
+"""Pieces every solver uses: the final check of a returned tree, warm starts, the core count.
+
+``Deadline`` lives in :mod:`satdt.deadline` (below every engine, so that DPDT, which this module
+calls for its warm starts, does not import this module back); it is re-exported here.
+"""
 
 from __future__ import annotations
 
 import os
-import time
 
 import numpy as np
 
 from ..binarize import BinaryProblem
+from ..deadline import Deadline
 from ..tree import Tree
 
 __all__ = ["Deadline", "finalize_tree", "n_cores", "TreeCheckError", "tree_on_columns", "warm_start_trees"]
@@ -23,40 +27,6 @@ def n_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-class Deadline:
-    """Wall-clock budget of a whole call: every engine call gets the time *left*.
-
-    Parameters
-    ----------
-    time_limit : float or None
-        Seconds; None means no limit.
-    """
-
-    def __init__(self, time_limit: float | None):
-        if time_limit is not None and not (time_limit > 0):
-            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit}")
-        self.start = time.perf_counter()
-        self.time_limit = time_limit
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-    def remaining(self) -> float | None:
-        """Seconds left (never negative), or None without a limit."""
-        if self.time_limit is None:
-            return None
-        return max(0.0, self.time_limit - self.elapsed())
-
-    def budget(self) -> float | None:
-        """The time left as a limit for a sub-call, which needs a positive one: at least 1 ms
-        (the sub-call then stops at once with what it has), or None without a limit."""
-        left = self.remaining()
-        return None if left is None else max(1e-3, left)
-
-    def expired(self) -> bool:
-        return self.time_limit is not None and self.elapsed() >= self.time_limit
 
 
 def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True) -> tuple[Tree, int]:

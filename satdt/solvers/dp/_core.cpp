@@ -210,6 +210,9 @@ class Search {
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;
+    std::vector<i64> scratch_h_;
+    std::vector<int> scratch_occ_;
+    std::vector<char> scratch_seen_;
 
     // ------------------------------------------------------------------ helpers
     void check_time(bool force = false) {
@@ -307,10 +310,12 @@ class Search {
     // ------------------------------------------------------------------ counting
     // Class weights (+ conflict errors) on the right of every column of V, over positions pos;
     // F[c * T + j], present[j]: some row sits exactly at the column's level.
-    void count(const View& V, const int* pos, int np, std::vector<i64>& F, std::vector<char>& present) const {
+    void count(const View& V, const int* pos, int np, std::vector<i64>& F, std::vector<char>& present) {
         const int T = V.T(), p = V.p, S = T + p;
-        std::vector<i64> H(static_cast<size_t>(S) * C1_, 0);
-        std::vector<int> occ(S, 0);
+        std::vector<i64>& H = scratch_h_;   // reused: no allocation (and page faults) per call
+        std::vector<int>& occ = scratch_occ_;
+        H.assign(static_cast<size_t>(S) * C1_, 0);
+        occ.assign(S, 0);
         for (int a = 0; a < np; ++a) {
             const int r = pos[a];
             const i64* wr = w(V.rows[r]);
@@ -337,9 +342,10 @@ class Search {
         }
     }
 
-    void presence(const View& V, const int* pos, int np, std::vector<char>& present) const {
+    void presence(const View& V, const int* pos, int np, std::vector<char>& present) {
         const int T = V.T(), p = V.p;
-        std::vector<char> occ(T + p, 0);
+        std::vector<char>& occ = scratch_seen_;
+        occ.assign(T + p, 0);
         for (int a = 0; a < np; ++a) {
             const int32_t* b = &V.bucket[static_cast<size_t>(pos[a]) * p];
             for (int k = 0; k < p; ++k) occ[V.col0[k] + k + b[k]] = 1;
@@ -801,6 +807,16 @@ class Search {
                     if (t < 0 || k < kmin) { t = j; kmin = k; }
                 }
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
+                {   // ConTree's interval search [3]: the roots of a chain between two evaluated
+                    // ones share the bound optL(lower) + optR(upper) (children are monotone in
+                    // their rows); evaluate the middle of the run of open roots around t, so
+                    // each evaluation halves an interval
+                    const int ck = V.cchain[t];
+                    int a = t, b = t;
+                    while (a > V.col0[ck] && open[a - 1] && lbL[a - 1] + lbR[a - 1] < bound) --a;
+                    while (b + 1 < V.col0[ck + 1] && open[b + 1] && lbL[b + 1] + lbR[b + 1] < bound) ++b;
+                    t = (a + b) / 2;
+                }
                 open[t] = 0;
                 roots_++;
                 const int ch = V.cchain[t], lv = V.clevel[t];
