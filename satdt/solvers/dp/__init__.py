@@ -32,9 +32,9 @@ statement (:mod:`satdt.solvers.dp.reference`) is kept as the reference the tests
   per chunk of ``k`` roots: ``5 * C * k * B`` floats (chunked, about 200 MB).
 * **Depth >= 2, root search** (MurTree's general case): for each root column, solve the left and
   the right child at depth ``d - 1`` (recursively; depth-1 children inline from the counts),
-  memoised on (row subset, depth) with MurTree's upper-bound semantics: a call with budget
-  ``ub`` returns the exact optimum when it is below ``ub``, else a *lower bound* ``>= ub`` that is
-  cached (MurTree §4.5).
+  memoised on (row subset, depth) with the upper-bound semantics of DL8.5 [1] and MurTree [2]:
+  a call with budget ``ub`` returns the exact optimum when it is below ``ub``, else a *lower
+  bound* ``>= ub`` that is cached (MurTree §4.5).
 * **Bounds used for pruning** (every one valid for the optimum of a fixed row set and depth):
 
   - *leaf-conflict bound*: rows identical in every column but of different classes are

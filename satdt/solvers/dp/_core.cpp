@@ -27,6 +27,7 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -115,6 +116,18 @@ class Search {
             }
             wext_[static_cast<size_t>(i) * C1_ + C_] = tot - mx;  // leaf-conflict errors
         }
+        // the same weights as (class, weight) lists of the nonzero entries: rows mostly hold one class
+        nz_off_.assign(m_ + 1, 0);
+        for (int i = 0; i < m_; ++i) {
+            for (int c = 0; c < C1_; ++c) {
+                const i64 v = wext_[static_cast<size_t>(i) * C1_ + c];
+                if (v != 0) {
+                    nz_cls_.push_back(c);
+                    nz_w_.push_back(v);
+                }
+            }
+            nz_off_[i + 1] = static_cast<int>(nz_cls_.size());
+        }
         // the root view: chains in order, columns of each chain by level (chain order)
         root_.rows.resize(m_);
         for (int i = 0; i < m_; ++i) root_.rows[i] = i;
@@ -199,6 +212,8 @@ class Search {
     i64 q_, lc_;
     double pair_ops_;
     std::vector<i64> wext_;
+    std::vector<int> nz_off_, nz_cls_;
+    std::vector<i64> nz_w_;
     View root_;
     std::vector<TNode> arena_;
     std::vector<Entry> entries_;
@@ -213,6 +228,7 @@ class Search {
     std::vector<i64> scratch_h_;
     std::vector<int> scratch_occ_;
     std::vector<char> scratch_seen_;
+    std::vector<i64> scratch_a_, scratch_b_;
 
     // ------------------------------------------------------------------ helpers
     void check_time(bool force = false) {
@@ -310,36 +326,43 @@ class Search {
     // ------------------------------------------------------------------ counting
     // Class weights (+ conflict errors) on the right of every column of V, over positions pos;
     // F[c * T + j], present[j]: some row sits exactly at the column's level.
-    void count(const View& V, const int* pos, int np, std::vector<i64>& F, std::vector<char>& present) {
+    // rows: C1_ (classes and conflict errors) or C_ (classes only, for depth-one children);
+    // present: filled unless null
+    void count(const View& V, const int* pos, int np, std::vector<i64>& F, std::vector<char>* present,
+               int rows) {
         const int T = V.T(), p = V.p, S = T + p;
-        std::vector<i64>& H = scratch_h_;   // reused: no allocation (and page faults) per call
+        std::vector<i64>& H = scratch_h_;   // class-major; reused: no allocation per call
         std::vector<int>& occ = scratch_occ_;
         H.assign(static_cast<size_t>(S) * C1_, 0);
-        occ.assign(S, 0);
+        if (present != nullptr) occ.assign(S, 0);
         for (int a = 0; a < np; ++a) {
-            const int r = pos[a];
-            const i64* wr = w(V.rows[r]);
+            const int r = pos[a], row = V.rows[r];
             const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+            const int z0 = nz_off_[row], z1 = nz_off_[row + 1];
             for (int k = 0; k < p; ++k) {
                 const int s = V.col0[k] + k + b[k];
-                occ[s]++;
-                i64* h = &H[static_cast<size_t>(s) * C1_];
-                for (int c = 0; c < C1_; ++c) h[c] += wr[c];
+                if (present != nullptr) occ[s]++;
+                for (int z = z0; z < z1; ++z) H[static_cast<size_t>(nz_cls_[z]) * S + s] += nz_w_[z];
             }
         }
-        F.assign(static_cast<size_t>(C1_) * T, 0);
-        present.assign(T, 0);
-        for (int k = 0; k < p; ++k) {
-            const int t = V.col0[k + 1] - V.col0[k];
-            for (int c = 0; c < C1_; ++c) {
+        F.resize(static_cast<size_t>(C1_) * T);
+        for (int c = 0; c < rows; ++c) {
+            const i64* h = &H[static_cast<size_t>(c) * S];
+            i64* f = &F[static_cast<size_t>(c) * T];
+            for (int k = 0; k < p; ++k) {
                 i64 run = 0;
-                for (int l = t; l >= 1; --l) {
-                    run += H[static_cast<size_t>(V.col0[k] + k + l) * C1_ + c];
-                    F[static_cast<size_t>(c) * T + V.col0[k] + l - 1] = run;
+                const int base = V.col0[k];
+                for (int l = V.col0[k + 1] - base; l >= 1; --l) {
+                    run += h[base + k + l];
+                    f[base + l - 1] = run;
                 }
             }
-            for (int l = 1; l <= t; ++l) present[V.col0[k] + l - 1] = occ[V.col0[k] + k + l] > 0;
         }
+        if (present == nullptr) return;
+        present->resize(T);
+        for (int k = 0; k < p; ++k)
+            for (int l = 1; l <= V.col0[k + 1] - V.col0[k]; ++l)
+                (*present)[V.col0[k] + l - 1] = occ[V.col0[k] + k + l] > 0;
     }
 
     void presence(const View& V, const int* pos, int np, std::vector<char>& present) {
@@ -418,7 +441,7 @@ class Search {
 
     // ------------------------------------------------------------------ depth one
     // best depth-one tree from the counts F of the columns of a node (T columns): a Sub
-    Sub depth1(const std::vector<i64>& F, int T, const i64* N) const {
+    Sub depth1(const std::vector<i64>& F, int T, const i64* N) {
         i64 tot = 0;
         for (int c = 0; c < C_; ++c) tot += N[c];
         const int lab = argmax(N);
@@ -427,14 +450,23 @@ class Search {
         best.tree = leaf_ref(lab);
         i64 best_err = INF;
         int best_j = -1;
-        for (int j = 0; j < T; ++j) {
-            i64 mr = 0, ml = 0;
-            for (int c = 0; c < C_; ++c) {
-                i64 f = F[static_cast<size_t>(c) * T + j];
-                mr = std::max(mr, f);
-                ml = std::max(ml, N[c] - f);
+        // class-major passes (vectorizable): gain[j] = max_c F + max_c (N - F)
+        std::vector<i64>& mr = scratch_a_;
+        std::vector<i64>& ml = scratch_b_;
+        mr.assign(T, 0);
+        ml.assign(T, 0);
+        for (int c = 0; c < C_; ++c) {
+            const i64* f = &F[static_cast<size_t>(c) * T];
+            const i64 nc = N[c];
+            i64* a = mr.data();
+            i64* b = ml.data();
+            for (int j = 0; j < T; ++j) {
+                a[j] = std::max(a[j], f[j]);
+                b[j] = std::max(b[j], nc - f[j]);
             }
-            i64 err = tot - mr - ml;
+        }
+        for (int j = 0; j < T; ++j) {
+            const i64 err = tot - mr[j] - ml[j];
             if (err < best_err) {
                 best_err = err;
                 best_j = j;
@@ -697,7 +729,7 @@ class Search {
         const std::vector<i64>* F = Fin;
         const std::vector<char>* pres = presin;
         if (F == nullptr) {
-            count(P, pos.data(), np, Fown, pown);
+            count(P, pos.data(), np, Fown, &pown, C1_);
             F = &Fown;
             pres = &pown;
         } else if (pres == nullptr) {
@@ -725,7 +757,10 @@ class Search {
             return res;
         }
         i64 lb = 0;
-        res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb);
+        if (d == 2 && V.T() >= 4 * V.p)  // long chains (numeric features): ConTree's depth-two scan
+            res = depth2_scan(V, FV, N.data(), ub, leaf, lb0, top, &lb);
+        else
+            res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb);
         if (res.has_tree()) {
             store(rows, d, h, res.val, &res);
             return res;
@@ -738,19 +773,27 @@ class Search {
 
     // similarity bound [2, sec. 4.6; 3] of a child A of root i (opt(A) >= v) on every root j
     void similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vector<i64>& lb_same,
-                 std::vector<i64>& lb_other, bool left) const {
+                 std::vector<i64>& lb_other, bool left) {
         if (v <= 0) return;
         const i64 nq = q_ * n;
-        for (int j = 0; j < T; ++j) {
-            i64 rj = 0;
-            for (int c = 0; c < C_; ++c) rj += Fa[static_cast<size_t>(c) * T + j];
-            rj *= q_;
-            if (left) {
-                lb_same[j] = std::max(lb_same[j], v - rj);
-                lb_other[j] = std::max(lb_other[j], v - (nq - rj));
-            } else {
-                lb_same[j] = std::max(lb_same[j], v - (nq - rj));
-                lb_other[j] = std::max(lb_other[j], v - rj);
+        std::vector<i64>& r = scratch_a_;  // weight of A on the right of each root j
+        r.assign(Fa.begin(), Fa.begin() + T);
+        for (int c = 1; c < C_; ++c) {
+            const i64* f = &Fa[static_cast<size_t>(c) * T];
+            for (int j = 0; j < T; ++j) r[j] += f[j];
+        }
+        i64* same = lb_same.data();
+        i64* other = lb_other.data();
+        const i64* rj = r.data();
+        if (left) {  // A = L_i: A \ L_j = A on the right of j, A \ R_j = A on its left
+            for (int j = 0; j < T; ++j) {
+                same[j] = std::max(same[j], v - q_ * rj[j]);
+                other[j] = std::max(other[j], v - (nq - q_ * rj[j]));
+            }
+        } else {
+            for (int j = 0; j < T; ++j) {
+                same[j] = std::max(same[j], v - (nq - q_ * rj[j]));
+                other[j] = std::max(other[j], v - q_ * rj[j]);
             }
         }
     }
@@ -763,6 +806,217 @@ class Search {
             return s;
         }
         return solve_node(V, pos, d, ub, &F, pres, false);
+    }
+
+    // ------------------------------------------------------------------ depth two, long chains
+    // The depth-two tree of a node whose columns are mostly thresholds of a few numeric features
+    // (ConTree's specialised depth-two solver [3]): for each root evaluated, the best depth-one
+    // subtree of both sides in one pass over the rows sorted by each chain, skipping the split
+    // points where the errors cannot have dropped below the best (moving w rows changes a side's
+    // errors by at most w). Roots are taken best-first by their bounds, halving each chain's
+    // interval of open roots; after a root, its chain's other roots get the monotonicity bounds
+    // (opt of a side is monotone in its rows; a side grows or shrinks by the rows between two
+    // levels). O(rows x chains) per root instead of O(columns x classes).
+    Sub depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, i64 ub, const Sub& leaf, i64 lb0,
+                    bool top, i64* lb_out) {
+        const int T = V.T(), n = V.n(), p = V.p;
+        i64 tot = 0;
+        for (int c = 0; c < C_; ++c) tot += N[c];
+        const i64 conf = N[C_];
+        // positions sorted by bucket in each chain (counting sort), and each chain's bucket weights
+        std::vector<int> start(T + p + 1, 0), order(static_cast<size_t>(n) * p);
+        std::vector<i64> wsum(T + p + 1, 0);  // prefix of the node's weight over (chain, bucket) slots
+        for (int r = 0; r < n; ++r) {
+            const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+            const i64* wr = w(V.rows[r]);
+            i64 wt = 0;
+            for (int c = 0; c < C_; ++c) wt += wr[c];
+            for (int k = 0; k < p; ++k) {
+                start[V.col0[k] + k + b[k] + 1]++;
+                wsum[V.col0[k] + k + b[k] + 1] += wt;
+            }
+        }
+        for (int x = 0; x < T + p; ++x) {
+            start[x + 1] += start[x];
+            wsum[x + 1] += wsum[x];
+        }
+        {
+            std::vector<int> fill(start.begin(), start.end() - 1);
+            for (int r = 0; r < n; ++r) {
+                const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+                for (int k = 0; k < p; ++k) order[fill[V.col0[k] + k + b[k]]++] = r;
+            }
+        }
+        // order of chain k: order[start[slot(k, 0)] .. start[slot(k, t_k) + 1]), slot = col0 + k + b
+        std::vector<i64> lbL(T), lbR(T);
+        std::vector<double> tie(T);
+        for (int j = 0; j < T; ++j) {
+            i64 mr = 0, ml = 0, ft = 0;
+            for (int c = 0; c < C_; ++c) {
+                const i64 f = F[static_cast<size_t>(c) * T + j];
+                ft += f;
+                mr = std::max(mr, f);
+                ml = std::max(ml, N[c] - f);
+            }
+            const i64 fc = F[static_cast<size_t>(C_) * T + j];
+            lbR[j] = q_ * fc + lc_;
+            lbL[j] = q_ * (conf - fc) + lc_;
+            tie[j] = static_cast<double>(tot - mr - ml) / (static_cast<double>(tot) + 1.0);
+        }
+        std::vector<char> open(T, 1), side(n);
+        i64 best = leaf.val < ub ? leaf.val : INF, bound = std::min(ub, leaf.val);
+        int best_root = -1;
+        Sub bestL, bestR;
+        std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), last_err(2), moved(2), side_n(2);
+        std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
+        try {
+            while (true) {
+                check_time();
+                int t = -1;
+                double kmin = 0;
+                for (int j = 0; j < T; ++j) {
+                    if (!open[j]) continue;
+                    const double k = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
+                    if (t < 0 || k < kmin) { t = j; kmin = k; }
+                }
+                if (t < 0 || !(kmin < static_cast<double>(bound))) break;
+                const int a = V.cchain[t];
+                {   // the middle of the run of open roots around t (interval halving)
+                    int lo = t, hi = t;
+                    while (lo > V.col0[a] && open[lo - 1] && lbL[lo - 1] + lbR[lo - 1] < bound) --lo;
+                    while (hi + 1 < V.col0[a + 1] && open[hi + 1] && lbL[hi + 1] + lbR[hi + 1] < bound) ++hi;
+                    t = (lo + hi) / 2;
+                }
+                open[t] = 0;
+                roots_++;
+                const int la = V.clevel[t];
+                for (int r = 0; r < n; ++r) side[r] = V.bucket[static_cast<size_t>(r) * p + a] >= la;
+                for (int c = 0; c < C_; ++c) {
+                    tot_side[C_ + c] = F[static_cast<size_t>(c) * T + t];
+                    tot_side[c] = N[c] - tot_side[C_ + c];
+                }
+                for (int sd = 0; sd < 2; ++sd) {
+                    i64 nn = 0, mx = 0;
+                    int lab = 0;
+                    for (int c = 0; c < C_; ++c) {
+                        const i64 v = tot_side[sd * C_ + c];
+                        nn += v;
+                        if (v > mx) { mx = v; lab = c; }
+                    }
+                    side_n[sd] = nn;
+                    best_err[sd] = nn - mx;  // the leaf
+                    best_col[sd] = -1;
+                    best_lab_l[sd] = best_lab_r[sd] = lab;
+                }
+                for (int k = 0; k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
+                    std::fill(cum.begin(), cum.end(), 0);
+                    last_err[0] = best_err[0];
+                    last_err[1] = best_err[1];
+                    moved[0] = moved[1] = 0;
+                    const int t_k = V.col0[k + 1] - V.col0[k];
+                    const int s0 = V.col0[k] + k;
+                    for (int bb = 0; bb < t_k; ++bb) {  // after bucket bb: the column of level bb + 1
+                        for (int x = start[s0 + bb]; x < start[s0 + bb + 1]; ++x) {
+                            const int r = order[x];
+                            const int sd = side[r];
+                            const int row = V.rows[r];
+                            for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z) {
+                                if (nz_cls_[z] >= C_) continue;
+                                cum[sd * C_ + nz_cls_[z]] += nz_w_[z];
+                                moved[sd] += nz_w_[z];
+                            }
+                        }
+                        for (int sd = 0; sd < 2; ++sd) {
+                            // errors here >= last_err - moved: skip while that cannot beat the best
+                            if (last_err[sd] - moved[sd] >= best_err[sd]) continue;
+                            i64 ml = 0, mr = 0;
+                            int labl = 0, labr = 0;
+                            for (int c = 0; c < C_; ++c) {
+                                const i64 l = cum[sd * C_ + c], rr = tot_side[sd * C_ + c] - l;
+                                if (l > ml) { ml = l; labl = c; }
+                                if (rr > mr) { mr = rr; labr = c; }
+                            }
+                            const i64 err = side_n[sd] - ml - mr;
+                            last_err[sd] = err;
+                            moved[sd] = 0;
+                            if (err < best_err[sd] && ml > 0 && mr > 0) {
+                                best_err[sd] = err;
+                                best_col[sd] = V.col0[k] + bb;
+                                best_lab_l[sd] = labl;
+                                best_lab_r[sd] = labr;
+                            }
+                        }
+                    }
+                }
+                Sub sub[2];
+                for (int sd = 0; sd < 2; ++sd) {
+                    const i64 leaf_err = side_n[sd];
+                    (void)leaf_err;
+                    i64 mx = 0;
+                    int lab = 0;
+                    for (int c = 0; c < C_; ++c)
+                        if (tot_side[sd * C_ + c] > mx) { mx = tot_side[sd * C_ + c]; lab = c; }
+                    sub[sd].val = q_ * (side_n[sd] - mx) + lc_;
+                    sub[sd].tree = leaf_ref(lab);
+                    if (best_col[sd] >= 0 && q_ * best_err[sd] + 2 * lc_ < sub[sd].val) {
+                        sub[sd].val = q_ * best_err[sd] + 2 * lc_;
+                        sub[sd].tree = NONE;
+                        sub[sd].stump_col = V.gcol[best_col[sd]];
+                        sub[sd].lab_l = best_lab_l[sd];
+                        sub[sd].lab_r = best_lab_r[sd];
+                    }
+                }
+                const i64 vL = sub[0].val, vR = sub[1].val;
+                // monotonicity bounds on the roots of the same chain
+                for (int j = V.col0[a]; j < V.col0[a + 1]; ++j) {
+                    const int lj = V.clevel[j];
+                    const int s0 = V.col0[a] + a;
+                    if (lj < la) {       // L_j = L_t minus the rows of buckets [lj, la); R_j grows
+                        const i64 gap = wsum[s0 + la] - wsum[s0 + lj];
+                        lbL[j] = std::max(lbL[j], vL - q_ * gap);
+                        lbR[j] = std::max(lbR[j], vR);
+                    } else if (lj > la) {  // L_j grows; R_j = R_t minus the rows of buckets [la, lj)
+                        const i64 gap = wsum[s0 + lj] - wsum[s0 + la];
+                        lbL[j] = std::max(lbL[j], vL);
+                        lbR[j] = std::max(lbR[j], vR - q_ * gap);
+                    }
+                }
+                lbL[t] = std::max(lbL[t], vL);
+                lbR[t] = std::max(lbR[t], vR);
+                if (vL + vR < bound) {
+                    best = vL + vR;
+                    best_root = t;
+                    bestL = sub[0];
+                    bestR = sub[1];
+                    bound = std::min(ub, best);
+                    if (top) {
+                        top_best_ = best;
+                        top_tree_ = new_split(V.gcol[t], materialize(bestL), materialize(bestR));
+                    }
+                    if (best <= lb0) break;
+                }
+            }
+        } catch (const Timeout&) {
+            if (top) {
+                i64 lb = leaf.val;
+                for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+                top_active_ = true;
+                top_lb_ = std::min(lb, best);
+                if (best_root < 0) { top_tree_ = NONE; top_best_ = INF; }
+            }
+            throw;
+        }
+        if (best < ub) {
+            if (best_root < 0) return leaf;
+            Sub s;
+            s.val = best;
+            s.tree = new_split(V.gcol[best_root], materialize(bestL), materialize(bestR));
+            return s;
+        }
+        i64 lb = leaf.val;
+        for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+        *lb_out = std::max({lb, ub, lb0});
+        return Sub();
     }
 
     Sub root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
@@ -796,15 +1050,36 @@ class Search {
         posR.reserve(n);
         std::vector<i64> FL, FR(static_cast<size_t>(C1_) * T), NL(C1_), NR(C1_);
         std::vector<char> presL, presR;
+        // roots best-first by lbL + lbR + tie: a lazy min-heap (bounds only grow, so an entry
+        // whose key is still current is the minimum; a stale one goes back with its new key)
+        auto key = [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; };
+        std::vector<std::pair<double, int>> heap(T);
+        for (int j = 0; j < T; ++j) heap[j] = {key(j), j};
+        const auto later = std::greater<std::pair<double, int>>();
+        std::make_heap(heap.begin(), heap.end(), later);
+        const bool leafy = d - 1 == 1;  // depth-one children: classes only, no presence
+        const int rowsF = leafy ? C_ : C1_;
         try {
             while (true) {
                 check_time();
                 int t = -1;
                 double kmin = 0;
-                for (int j = 0; j < T; ++j) {
+                while (!heap.empty()) {
+                    const auto [k, j] = heap.front();
+                    std::pop_heap(heap.begin(), heap.end(), later);
+                    heap.pop_back();
                     if (!open[j]) continue;
-                    const double k = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
-                    if (t < 0 || k < kmin) { t = j; kmin = k; }
+                    const double cur = key(j);
+                    if (cur > k) {
+                        heap.push_back({cur, j});
+                        std::push_heap(heap.begin(), heap.end(), later);
+                        continue;
+                    }
+                    t = j;
+                    kmin = cur;
+                    heap.push_back({cur, j});  // stays a candidate while open (see below)
+                    std::push_heap(heap.begin(), heap.end(), later);
+                    break;
                 }
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
                 {   // ConTree's interval search [3]: the roots of a chain between two evaluated
@@ -823,8 +1098,7 @@ class Search {
                 posL.clear();
                 posR.clear();
                 for (int a = 0; a < n; ++a) (V.bucket[static_cast<size_t>(a) * V.p + ch] >= lv ? posR : posL).push_back(a);
-                count(V, posL.data(), static_cast<int>(posL.size()), FL, presL);
-                for (size_t x = 0; x < FR.size(); ++x) FR[x] = F[x] - FL[x];
+                count(V, posL.data(), static_cast<int>(posL.size()), FL, leafy ? nullptr : &presL, rowsF);
                 for (int c = 0; c < C_; ++c) {
                     NR[c] = F[static_cast<size_t>(c) * T + t];
                     NL[c] = N[c] - NR[c];
@@ -833,6 +1107,7 @@ class Search {
                 Sub sl = child(V, posL, d - 1, bound - lbR[t], FL, &presL, NL.data());
                 similar(sl.val, FL, T, nL, lbL, lbR, true);
                 if (!sl.has_tree() || sl.val + lbR[t] >= bound) continue;
+                for (size_t x = 0, e = static_cast<size_t>(rowsF) * T; x < e; ++x) FR[x] = F[x] - FL[x];
                 Sub sr;
                 if (d - 1 > 1) {
                     presence(V, posR.data(), static_cast<int>(posR.size()), presR);

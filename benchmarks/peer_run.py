@@ -1,0 +1,87 @@
+"""Run one peer solver on one cell as a whole process, for side-by-side timing with ``satdt solve``.
+
+The peers (optional, ``pip install -e '.[peers]'``): STreeD (``pystreed``; binary input, so the
+rows go through satdt's ``all`` binarization first, the same columns satdt searches), ConTree
+(``pycontree``; the raw numeric features), GOSDT (``gosdt``; binary input as for STreeD). Prints
+one JSON line: tool, errors (training), leaves, seconds in the solver.
+
+Examples::
+
+    python benchmarks/peer_run.py pystreed DATA.csv --depth 3
+    python benchmarks/peer_run.py pystreed DATA.csv --depth 5 --lam 0.01   # errors/n + lam*leaves
+    python benchmarks/peer_run.py pycontree DATA.csv --depth 3
+    /usr/bin/time -v python benchmarks/peer_run.py pycontree DATA.csv --depth 3   # peak memory
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def _binary(data):
+    from satdt.binarize import Binarizer
+
+    return Binarizer("all").fit(data).transform(data.X).astype(np.int32)
+
+
+def run(tool: str, path: str, depth: int, lam: float | None, time_limit: float) -> dict:
+    from satdt.data import load_csv
+
+    data = load_csv(path)
+    start = time.perf_counter()
+    if tool == "pystreed":
+        from pystreed import STreeDClassifier
+
+        X = _binary(data)
+        # STreeD's cost_complexity is charged per split and normalised by n like lam: errors/n +
+        # lam * splits = errors/n + lam * leaves - lam, the same optima as satdt's objective
+        model = STreeDClassifier(optimization_task="accuracy", max_depth=depth, cost_complexity=lam or 0.0,
+                                 time_limit=time_limit)
+        model.fit(X, data.y)
+        pred = model.predict(X)
+        leaves = None
+    elif tool == "pycontree":
+        from pycontree import ConTree
+
+        X = data.X
+        model = ConTree(max_depth=depth, time_limit=time_limit)
+        model.fit(X, data.y)
+        pred = model.predict(X)
+        leaves = None
+    elif tool == "gosdt":
+        from gosdt import GOSDTClassifier
+
+        X = _binary(data)
+        model = GOSDTClassifier(regularization=0.01 if lam is None else lam, depth_budget=depth,
+                                allow_small_reg=True, time_limit=int(time_limit))
+        model.fit(X, data.y)
+        pred = np.asarray(model.trees_[0].predict(X))
+        leaves = None
+    else:
+        raise SystemExit(f"unknown tool {tool!r}")
+    seconds = time.perf_counter() - start
+    return {"tool": tool, "errors": int((np.asarray(pred) != data.y).sum()), "leaves": leaves,
+            "solver_s": round(seconds, 4)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("tool", choices=["pystreed", "pycontree", "gosdt"])
+    ap.add_argument("data")
+    ap.add_argument("--depth", type=int, required=True)
+    ap.add_argument("--lam", type=float, default=None)
+    ap.add_argument("--time-limit", type=float, default=600)
+    a = ap.parse_args()
+    print(json.dumps(run(a.tool, a.data, a.depth, a.lam, a.time_limit)))
+
+
+if __name__ == "__main__":
+    main()
