@@ -3,7 +3,7 @@
 Every run: ``all`` binarization of the file in ``--data-dir`` (monk1, monk2, tic-tac-toe: the
 one-hot files of ``gosdt/``; monk3, car: ``inferdt/``; compas: ``gosdt/compas.csv`` with every
 threshold), one depth, one lambda, a wall-clock limit per run. OPTIMAL results are compared with
-GOSDT 1.0.4's objectives measured in issue 4 (``depth_budget=5``): an exact mismatch at depth 5
+GOSDT 1.0.4's objectives (``depth_budget=5``, ``tests/known_optima.py``): an exact mismatch at depth 5
 is flagged ``WRONG`` and makes the exit code 1. Rows are appended to the CSV as they finish.
 
 Example::
@@ -22,19 +22,19 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
 from satdt.binarize import Binarizer  # noqa: E402
 from satdt.data import load_csv  # noqa: E402
 from satdt.solvers.cpsat import solve_regularized  # noqa: E402
+from known_optima import gosdt_rows  # noqa: E402
 
 FILES = {"monk1": "gosdt/monk1.csv", "monk2": "gosdt/monk2.csv",
          "tic-tac-toe": "gosdt/tic-tac-toe.csv", "monk3": "inferdt/monk3.csv",
          "car": "inferdt/car.csv", "compas": "gosdt/compas.csv"}
-# GOSDT 1.0.4, depth_budget=5, allow_small_reg=True (issue 4): (objective, leaves, errors, seconds)
-GOSDT = {("monk1", 0.01): (0.07000, 7, 0, 2.5), ("monk1", 0.005): (0.03500, 7, 0, 3.5),
-         ("monk2", 0.01): (0.28568, 12, 28, 5.0), ("monk2", 0.005): (0.20926, 17, 21, 10.3),
-         ("tic-tac-toe", 0.01): (0.25119, 8, 164, 7.3),
-         ("tic-tac-toe", 0.005): (0.17098, 20, 68, 10.6)}
+# GOSDT 1.0.4, depth_budget=5, allow_small_reg=True (tests/known_optima.py): (objective, leaves,
+# errors, GOSDT seconds); the one-hot monks of GOSDT's repository are called monk1, monk2 here
+GOSDT = gosdt_rows({"monk1-onehot": "monk1", "monk2-onehot": "monk2"})
 FIELDS = ["dataset", "rows", "binary_columns", "depth", "lam", "hint", "hint_objective", "status", "objective", "bound",
           "leaves", "errors", "train_accuracy", "seconds", "build_s", "variables", "constraints",
           "gosdt_objective", "gosdt_s", "check"]

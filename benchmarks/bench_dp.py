@@ -2,16 +2,16 @@
 
 Every run: ``all`` binarization of the file in ``--data-dir`` (binarization time reported apart),
 one depth, a wall-clock limit per run. Each OPTIMAL is checked against the known optimum of
-issue 3 (a mismatch is flagged ``WRONG`` and makes the exit code 1); a FEASIBLE is checked for
+``tests/known_optima.py`` (a mismatch is flagged ``WRONG`` and makes the exit code 1); a FEASIBLE is checked for
 ``bound <= known <= errors``. Runs go in the order given (put cheap ones first). With
 ``--binoct`` the same datasets/depths listed there are also run with BinOCT + CP-SAT
 (``satdt.solvers.mip.solve_binoct``) side by side.
 
 With ``--lams`` the regularized objective ``errors / n + lam * leaves`` is solved instead
-(:func:`~satdt.solvers.dp.solve_regularized_dp`) on the files of issue 4 (monk1, monk2,
+(:func:`~satdt.solvers.dp.solve_regularized_dp`) on the GOSDT files (monk1, monk2,
 tic-tac-toe: one-hot ``gosdt/`` files; monk3, car: ``inferdt/``; compas: ``gosdt/compas.csv``,
 every threshold) for every depth x lambda; OPTIMAL results at depth 5 are compared exactly with
-GOSDT 1.0.4's objectives of issue 4 (a mismatch is ``WRONG``, exit code 1); ``--cpsat`` names
+GOSDT 1.0.4's objectives (``tests/known_optima.py``; a mismatch is ``WRONG``, exit code 1); ``--cpsat`` names
 datasets also solved with CP-SAT (``satdt.solvers.cpsat.solve_regularized``) side by side.
 
 Examples::
@@ -32,17 +32,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
 from satdt.binarize import Binarizer  # noqa: E402
 from satdt.data import load_csv  # noqa: E402
 from satdt.solvers.dp import solve_max_accuracy_dp  # noqa: E402
+from known_optima import errors_by_depth, gosdt_rows  # noqa: E402
 
-# known optimal training errors at depth 2 / depth 3 (issue 3; `all` binarization)
-KNOWN = {"iris": (6, 1), "monk1": (22, 11), "monk2": (57, 42), "monk3": (8, 6), "wine": (6, 0),
-         "tic-tac-toe": (282, 216), "compas": (2296, 2171), "bank": (82, 19), "bidding": (95, 37),
-         "fault": (647, 494), "htru": (300, 275), "magic": (2971, 2567), "occupancy": (86, 47),
-         "page": (200, 125), "raisin": (91, 76), "rice": (203, 189), "room": (441, 62),
-         "segment": (786, 208), "wilt": (37, 18)}
+# known optimal training errors at depth 2 / depth 3 (`all` binarization), with their sources in
+# tests/known_optima.py
+KNOWN = errors_by_depth()
 FILES = {"iris": "inferdt/iris.csv", "monk1": "inferdt/monk1.csv", "monk2": "inferdt/monk2.csv",
          "monk3": "inferdt/monk3.csv", "wine": "inferdt/wine.csv",
          "tic-tac-toe": "gosdt/tic-tac-toe.csv", "compas": "gosdt/compas.csv"}
@@ -55,11 +54,9 @@ FIELDS = ["dataset", "depth", "method", "status", "errors", "bound", "known", "c
 REG_FILES = {"monk1": "gosdt/monk1.csv", "monk2": "gosdt/monk2.csv",
              "tic-tac-toe": "gosdt/tic-tac-toe.csv", "monk3": "inferdt/monk3.csv",
              "car": "inferdt/car.csv", "compas": "gosdt/compas.csv"}
-# GOSDT 1.0.4, depth_budget=5, allow_small_reg=True (issue 4): (objective, leaves, errors, seconds)
-GOSDT = {("monk1", 0.01): (0.07000, 7, 0, 2.5), ("monk1", 0.005): (0.03500, 7, 0, 3.5),
-         ("monk2", 0.01): (0.28568, 12, 28, 5.0), ("monk2", 0.005): (0.20926, 17, 21, 10.3),
-         ("tic-tac-toe", 0.01): (0.25119, 8, 164, 7.3),
-         ("tic-tac-toe", 0.005): (0.17098, 20, 68, 10.6)}
+# GOSDT 1.0.4, depth_budget=5, allow_small_reg=True (tests/known_optima.py): (objective, leaves,
+# errors, GOSDT seconds); the one-hot monks of GOSDT's repository are called monk1, monk2 here
+GOSDT = gosdt_rows({"monk1-onehot": "monk1", "monk2-onehot": "monk2"})
 REG_FIELDS = ["dataset", "rows", "columns", "depth", "lam", "method", "status", "objective", "bound",
               "leaves", "errors", "train_accuracy", "seconds", "gosdt_objective", "gosdt_s", "check",
               "nodes", "roots_evaluated"]
@@ -148,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--binoct", nargs="*", default=[], help="datasets also solved with BinOCT + CP-SAT")
     ap.add_argument("--binoct-time-limit", type=float, default=None, help="default: --time-limit")
     ap.add_argument("--lams", nargs="+", type=float, default=None,
-                    help="regularized mode: errors/n + lam*leaves for each lambda (issue 4 datasets)")
+                    help="regularized mode: errors/n + lam*leaves for each lambda (the GOSDT datasets)")
     ap.add_argument("--cpsat", nargs="*", default=[], help="(--lams) datasets also solved with CP-SAT")
     ap.add_argument("--cpsat-time-limit", type=float, default=None, help="default: --time-limit")
     ap.add_argument("--out", type=Path, default=None,

@@ -2,7 +2,7 @@
 
 Every run: ``all`` binarization of the file in ``--data-dir``, one formulation, one backend and
 interface, one depth, a wall-clock limit per run. Each OPTIMAL is checked against the known
-optimum of issue 3 (a mismatch is flagged ``WRONG`` and makes the exit code 1).
+optimum of ``tests/known_optima.py`` (a mismatch is flagged ``WRONG`` and makes the exit code 1).
 
 Example::
 
@@ -20,17 +20,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
 from satdt.binarize import Binarizer  # noqa: E402
 from satdt.data import load_csv  # noqa: E402
 from satdt.solvers.mip import solve_binoct, solve_oct  # noqa: E402
+from known_optima import errors_by_depth  # noqa: E402
 
-# known optimal training errors at depth 2 / depth 3 (issue 3; `all` binarization)
-KNOWN = {"iris": (6, 1), "monk1": (22, 11), "monk2": (57, 42), "monk3": (8, 6), "wine": (6, 0),
-         "tic-tac-toe": (282, 216), "compas": (2296, 2171), "bank": (82, 19), "bidding": (95, 37),
-         "fault": (647, 494), "htru": (300, 275), "magic": (2971, 2567), "occupancy": (86, 47),
-         "page": (200, 125), "raisin": (91, 76), "rice": (203, 189), "room": (441, 62),
-         "segment": (786, 208), "wilt": (37, 18)}
+# known optimal training errors at depth 2 / depth 3 (`all` binarization), with their sources in
+# tests/known_optima.py
+KNOWN = errors_by_depth()
 FILES = {"iris": "inferdt/iris.csv", "monk1": "inferdt/monk1.csv", "monk2": "inferdt/monk2.csv",
          "monk3": "inferdt/monk3.csv", "wine": "inferdt/wine.csv",
          "tic-tac-toe": "gosdt/tic-tac-toe.csv", "compas": "gosdt/compas.csv"}

@@ -8,6 +8,7 @@ Usage (from the repository root)::
     python benchmarks/bench_sat.py --datasets iris monk1 --repeat 3 --baseline   # median of 3, vs first version
     python benchmarks/bench_sat.py --solvers glucose4 dp --repeat 3   # SAT and the DP engine side by side
     python benchmarks/bench_sat.py --solvers dp-search dp-boxes   # the DP's two algorithms side by side
+    python benchmarks/bench_sat.py --solvers glucose4-norepair glucose4   # without / with the subtree repair
 
 For every dataset (full files of ``DATA_DIR/inferdt``, not the folds), ``all`` binarization,
 each objective and each backend, it records (``maxsat``: the fewest errors at each of
@@ -33,10 +34,13 @@ import sklearn.tree  # noqa: F401  (imported once, outside the timed calls)
 from satdt import load_dataset
 from satdt.binarize import Binarizer
 from satdt.solvers import sat
-from satdt.solvers.dp import _choose_algorithm, solve_min_depth_dp, solve_min_size_dp
+from satdt.solvers.dp import choose_algorithm, solve_min_depth_dp, solve_min_size_dp
 from satdt.solvers.maxsat import solve_max_accuracy
 from satdt.solvers.sat import (DEFAULT_AT_MOST_ONE, DEFAULT_ROW_PICK, DEFAULT_ROWS_PER_ROUND, DEFAULT_SOLVER,
                                ROW_PICKS, solve_min_depth, solve_min_size)
+
+# --solvers names "BACKEND-norepair": the SAT backend without the subtree repair (repair=False)
+NOREPAIR = "-norepair"
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ["iris", "monk1", "monk2", "monk3", "wine", "mouse", "zoo", "lung_cancer_examples", "car",
@@ -135,21 +139,23 @@ def run(args: argparse.Namespace) -> list[dict]:
             if objective == "maxsat":
                 rows += run_maxsat(args, name, problem)
                 continue
-            for backend in args.solvers:
+            for label in args.solvers:
+                backend, repair = (label[:-len(NOREPAIR)], False) if label.endswith(NOREPAIR) else (label, True)
                 solve = solve_min_depth if objective == "depth" else solve_min_size
                 if backend in DP_ALGORITHMS:  # the DP engine answering the same question (satdt.solvers.dp)
                     solve = solve_min_depth_dp if objective == "depth" else solve_min_size_dp
-                walls, base_walls = [], []
+                walls, base_walls, cpus = [], [], []
                 if backend == "dp-boxes":
                     try:  # the box DP only takes data with few boxes: skip the others
-                        _choose_algorithm(problem, "boxes")
+                        choose_algorithm(problem, "boxes")
                     except ValueError as error:
                         print(f"{name:40s} {objective:5s} {backend:11s} skipped: {error}", file=sys.stderr)
                         continue
                 for rep in range(args.repeat):  # median wall time over repeats (InferDT: median of 3)
                     kwargs = dict(solver=backend, time_limit=args.time_limit, rows_per_round=args.rows_per_round,
                                   at_most_one=args.at_most_one, incremental=not args.all_rows,
-                                  max_depth=args.max_depth, seed=args.seed + rep, row_pick=args.row_pick)
+                                  max_depth=args.max_depth, seed=args.seed + rep, row_pick=args.row_pick,
+                                  repair=repair)
                     if backend in DP_ALGORITHMS:
                         kwargs = dict(time_limit=args.time_limit, max_depth=args.max_depth,
                                       algorithm=DP_ALGORITHMS[backend])
@@ -158,16 +164,17 @@ def run(args: argparse.Namespace) -> list[dict]:
                             t0 = time.perf_counter()
                             b = solve(problem, **kwargs)
                             base_walls.append(time.perf_counter() - t0)
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     r = solve(problem, **kwargs)
                     walls.append(time.perf_counter() - t0)
+                    cpus.append(time.process_time() - c0)
                     if args.baseline and backend not in DP_ALGORITHMS and "OPTIMAL" == b.status == r.status and b.objective != r.objective:
                         raise AssertionError(f"{name} {objective}: baseline {b.objective} != {r.objective}")
                 wall = float(np.median(walls))
                 ref = INFERDT.get(name, (None,) * 4)
                 ref_time, ref_value = (ref[0], ref[1]) if objective == "depth" else (ref[2], ref[3])
                 row = {"dataset": name, "rows": problem.n_rows, "distinct": problem.n_distinct,
-                       "binary_features": problem.n_binary, "objective": objective, "backend": backend,
+                       "binary_features": problem.n_binary, "objective": objective, "backend": label,
                        "algorithm": r.stats.get("algorithm"),
                        "status": r.status, "value": r.objective, "bound": r.bound,
                        "depth": r.tree.depth() if r.tree is not None else None,
@@ -176,12 +183,14 @@ def run(args: argparse.Namespace) -> list[dict]:
                        "sat_calls": r.stats.get("sat_calls"), "variables": r.stats.get("variables"),
                        "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
                        "sat_s": r.stats.get("sat_time_s"), "time_s": round(wall, 3),
+                       "cpu_s": round(float(np.median(cpus)), 3),
+                       "repairs": f"{r.stats.get('repaired', '')}/{r.stats.get('repairs', '')}",
                        "times_s": " ".join(f"{w:.3f}" for w in walls), "load_avg": _load(),
                        "baseline_s": round(float(np.median(base_walls)), 3) if base_walls else None,
                        "inferdt_s": ref_time, "inferdt_value": ref_value,
                        "depth_times_s": " ".join(f"{k}:{v}" for k, v in r.stats.get("depth_times_s", {}).items())}
                 rows.append(row)
-                print(f"{name:40s} {objective:5s} {backend:11s} {r.status:9s} value={r.objective} "
+                print(f"{name:40s} {objective:5s} {label:11s} {r.status:9s} value={r.objective} "
                       f"bound={r.bound} rows_used={row['rows_used']} time={wall:.2f}s "
                       f"(build {row['build_s']}s, sat {row['sat_s']}s) inferdt={ref_time}s/{ref_value}",
                       file=sys.stderr, flush=True)
@@ -190,12 +199,13 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 def markdown(rows: list[dict]) -> str:
     head = ["dataset", "rows", "distinct", "binary_features", "objective", "backend", "algorithm", "status", "value",
-            "depth", "nodes", "rows_used", "time_s", "times_s", "baseline_s", "build_s", "sat_s", "load_avg",
+            "depth", "nodes", "rows_used", "time_s", "times_s", "cpu_s", "repairs", "baseline_s", "build_s", "sat_s",
+            "load_avg",
             "inferdt_value", "inferdt_s"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         timed_out = row["objective"] in ("depth", "size") and row["inferdt_s"] is None
-        cells = ["> 300" if (h == "inferdt_s" and timed_out) else ("" if row[h] is None else str(row[h]))
+        cells = ["> 300" if (h == "inferdt_s" and timed_out) else ("" if row.get(h) is None else str(row[h]))
                  for h in head]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
@@ -208,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--objectives", nargs="+", default=["depth", "size"], choices=["depth", "size", "maxsat"])
     parser.add_argument("--depths", nargs="+", type=int, default=[2, 3], help="depths for maxsat")
     parser.add_argument("--solvers", nargs="+", default=[DEFAULT_SOLVER],
-                        help="SAT backends, and 'dp' for the DP engine (satdt.solvers.dp) on the same question "
+                        help="SAT backends (BACKEND-norepair: without the subtree repair), and 'dp' for the DP "
+                             "engine (satdt.solvers.dp) on the same question "
                              "(its algorithm chosen by the data; 'dp-search' / 'dp-boxes' force one)")
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--max-depth", type=int, default=None,

@@ -151,6 +151,7 @@ def _peak_rss_mb() -> float:
 def run_task(task: Task, data_dir: str | Path | None = None) -> dict[str, Any]:
     """Run one task; never raises (an error becomes the row's ``error``)."""
     from .estimators import make_estimator
+    from .result import InfeasibleError
 
     row: dict[str, Any] = {k: v for k, v in asdict(task).items() if k != "options"}
     # threads share one process: only a task on the main thread owns the peak it resets
@@ -181,6 +182,10 @@ def run_task(task: Task, data_dir: str | Path | None = None) -> dict[str, Any]:
             pred = model.tree_.predict_index(data.X)
         errors = int((np.asarray(pred) != data.y).sum())
         row.update(errors=errors, train_accuracy=1.0 - errors / data.n_rows)
+    except InfeasibleError as exc:  # a proof, not a failure: no tree meets the task's limits
+        res = exc.result
+        row.update(status=res.status, objective_name=res.objective_name, bound=res.bound,
+                   proof=res.stats.get("proof"))
     except Exception as exc:  # a benchmark row records the failure and goes on
         row.update(status="ERROR", error=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     row["time_s"] = round(time.perf_counter() - start, 4)

@@ -1,4 +1,4 @@
-"""Binarization shared by every engine.
+"""Binarization shared by every engine (references numbered as in ``satdt/REFERENCES.md``).
 
 A :class:`Binarizer` turns the float matrix of :mod:`satdt.data` into Boolean tests
 (:class:`BinaryTest`); :meth:`Binarizer.problem` gives a :class:`BinaryProblem`: the distinct
@@ -19,8 +19,8 @@ Strategies
 ``"quantile"``
     At most ``n_thresholds`` midpoints per numeric column, at the quantiles of its values.
 ``"tree"``
-    Threshold guessing: the midpoints used by a gradient-boosted ensemble of depth-``max_depth``
-    CART trees fitted on the data (snapped to the midpoints of ``"all"``).
+    Threshold guessing [17]: the midpoints used by a gradient-boosted ensemble of
+    depth-``max_depth`` CART [11] trees fitted on the data (snapped to the midpoints of ``"all"``).
 
 Categorical columns give one test per value (a two-valued column, one test). Constant columns,
 duplicate columns and complements of other columns (equivalent up to swapping children) are

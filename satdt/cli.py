@@ -9,17 +9,40 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from . import estimators as est
 from .binarize import STRATEGIES
 from .data import DataError, Dataset, bundled_datasets, load_dataset
+from .result import INFEASIBLE, InfeasibleError, NoTreeFoundError, explain_infeasible
 from .solvers.common import Deadline
 from .tree import Tree
 from .verify import ENGINES, OBJECTIVES, certify
+
+# Start fast: scikit-learn, pandas and OR-tools load only in the commands that use them.
+# satdt.estimators (scikit-learn) is imported by _estimators(); `satdt solve` for the methods of
+# _LIGHT_METHODS on a plain CSV runs without it (tests/test_import_time.py).
+_LIGHT_METHODS = {"sat-depth": "depth", "sat-size": "size"}
+
+
+def _estimators() -> Any:
+    from . import estimators
+
+    return estimators
+
+
+class _MethodChoices:
+    """``--method`` choices: the names of ``satdt.estimators.METHODS``, read from it only when a
+    name outside :data:`_LIGHT_METHODS` is checked or the choices are listed (help, errors)."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in _LIGHT_METHODS or name in _estimators().METHODS
+
+    def __iter__(self):
+        return iter(sorted(_estimators().METHODS))
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 
@@ -43,6 +66,16 @@ _nonneg_int = _number(int, 0, strict=False)
 _positive_int = _number(int, 0, strict=True)
 
 
+def _list_of(parse: Any) -> Any:
+    """An argparse type: a comma-separated list of values each read by ``parse``."""
+    def parse_list(text: str) -> list:
+        parts = [p for p in text.split(",") if p.strip()]
+        if not parts:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
+        return [parse(p.strip()) for p in parts]
+    return parse_list
+
+
 def _depth_list(text: str) -> int | list[int]:
     parts = [_nonneg_int(p) for p in text.split(",")]
     return parts[0] if len(parts) == 1 else parts
@@ -54,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = sub.add_parser("solve", help="find a tree for a dataset")
     solve.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
-    solve.add_argument("--method", required=True, choices=sorted(est.METHODS))
+    solve.add_argument("--method", required=True, choices=_MethodChoices(), metavar="METHOD",
+                       help="one of: %(choices)s")
     solve.add_argument("--max-depth", type=_nonneg_int, default=None)
     solve.add_argument("--lam", type=_nonneg_float, default=None, help="cpsat, dp: penalty per leaf (dp without it: plain accuracy)")
     solve.add_argument("--alpha", type=_nonneg_float, default=None, help="oct: penalty per split; dpdt: per test")
@@ -62,15 +96,18 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--binarization", choices=STRATEGIES, default="all")
     solve.add_argument("--n-thresholds", type=int, default=10, help="thresholds per feature (quantile, tree)")
     solve.add_argument("--solver", default=None, help="SAT backend (sat-*) or MIP backend (binoct, oct)")
-    solve.add_argument("--engine", choices=("sat", "dp"), default=None,
-                       help="sat-depth, sat-size: Avellaneda's SAT encodings (default) or the DP engine "
-                            "(branch and bound, or the DP over every box on data with few distinct values)")
+    solve.add_argument("--engine", choices=("auto", "sat", "dp"), default=None,
+                       help="sat-depth, sat-size: auto (default: the measured rule, stats say which ran and "
+                            "why), Avellaneda's SAT encodings, or the DP engine (branch and bound, or the DP "
+                            "over every box on data with few distinct values); --solver alone implies sat")
     solve.add_argument("--min-leaf", type=_positive_int, default=None, help="oct: minimum rows per nonempty leaf (N_min)")
     solve.add_argument("--warm-start", choices=("cart", "dpdt", "none"), default=None,
                        help="binoct, oct, cpsat: starting tree (default cart)")
     solve.add_argument("--time-limit", type=_positive_float, default=None, help="wall-clock seconds")
     solve.add_argument("--json", action="store_true", help="print one JSON object")
-    solve.add_argument("--export", choices=("text", "json", "dot"), default=None, help="tree format to write")
+    solve.add_argument("--export", choices=("text", "json", "dot", "png", "svg", "sklearn"), default=None,
+                       help="tree format to write (png, svg: a picture, needs --output and matplotlib; "
+                            "sklearn: a fitted DecisionTreeClassifier saved with joblib, needs --output)")
     solve.add_argument("--output", default=None, help="file for --export (default: standard output)")
 
     verify = sub.add_parser("verify", help="certify whether a given tree is optimal")
@@ -82,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--max-depth", type=_nonneg_int, default=None, help="depth bound (default: the tree's)")
     verify.add_argument("--lam", type=_nonneg_float, default=None, help="regularized: penalty per leaf")
     verify.add_argument("--alpha", type=_nonneg_float, default=None, help="dpdt: penalty per test")
-    verify.add_argument("--engine", choices=ENGINES, default="dp",
-                        help="exact engine (accuracy: dp, cpsat, maxsat, binoct; regularized: dp, cpsat; depth, size: dp, sat)")
+    verify.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="exact engine (auto: dp, or for depth and size the measured rule of sat-depth; "
+                             "accuracy: dp, cpsat, maxsat, binoct; regularized: dp, cpsat; depth, size: dp, sat)")
     verify.add_argument("--time-limit", type=_positive_float, default=None)
     verify.add_argument("--json", action="store_true")
 
@@ -99,6 +137,26 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--output", default=None, help="CSV file of all rows")
     bench.add_argument("--json", action="store_true")
 
+    select = sub.add_parser("select", help="choose lam or depth by cross-validation, then refit on all rows")
+    select.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
+    select.add_argument("--method", required=True, choices=_MethodChoices(), metavar="METHOD",
+                        help="one of: %(choices)s")
+    grid = select.add_mutually_exclusive_group(required=True)
+    grid.add_argument("--lams", type=_list_of(_nonneg_float), default=None,
+                      help="comma-separated penalties: lam of dp, cpsat; alpha of oct, dpdt")
+    grid.add_argument("--depths", type=_list_of(_nonneg_int), default=None, help="comma-separated depth bounds")
+    select.add_argument("--folds", type=_number(int, 1, strict=True), default=5, help="K of K-fold (>= 2)")
+    select.add_argument("--one-se", action="store_true",
+                        help="the simplest setting within one standard error of the best mean")
+    select.add_argument("--max-depth", type=_nonneg_int, default=None, help="depth bound along a --lams path")
+    select.add_argument("--binarization", choices=STRATEGIES, default="all")
+    select.add_argument("--time-limit", type=_positive_float, default=None, help="seconds for each fit")
+    select.add_argument("--jobs", type=int, default=1, help="parallel fits (joblib processes)")
+    select.add_argument("--seed", type=int, default=0, help="seed of the fold split")
+    select.add_argument("--heuristics", type=_list_of(str), default=[],
+                        help="also cross-validate cart,dpdt on the same folds and grid, for comparison")
+    select.add_argument("--json", action="store_true", help="print one JSON object")
+
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
 
@@ -110,7 +168,16 @@ def _fail(message: str) -> int:
 
 def solve_summary(method: str, model: Any, data: Dataset) -> dict[str, Any]:
     """The JSON object of ``satdt solve --json`` (DESIGN.md keys)."""
-    result, tree = model.result_, model.tree_
+    result, tree = model.result_, getattr(model, "tree_", None)
+    if tree is None:  # a proven INFEASIBLE: no tree, the proof and its bound instead
+        out = {"method": method, "dataset": data.name, "status": result.status,
+               "objective_name": result.objective_name, "objective": None, "bound": result.bound,
+               "errors": None, "train_accuracy": None, "n_rows": data.n_rows, "depth": None,
+               "n_nodes": None, "n_leaves": None, "runtime_s": round(result.runtime, 4),
+               "binarization": getattr(model, "binarization", None), "stats": _jsonable(result.stats),
+               "tree": None, "proof": result.stats.get("proof"),
+               "depth_bound": result.stats.get("depth_bound")}
+        return out
     errors = int((tree.predict_index(data.X) != data.y).sum())
     out = {
         "method": method, "dataset": data.name, "status": result.status,
@@ -148,15 +215,88 @@ def _export(tree: Any, fmt: str) -> str:
     return {"text": tree.to_text, "json": lambda: tree.to_json(indent=2), "dot": tree.to_dot}[fmt]()
 
 
+def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> Any:
+    """``sat-depth`` / ``sat-size`` without scikit-learn: what ``SATTreeClassifier.fit`` does
+    (binarize, :func:`satdt.solvers.consistent.solve_consistent`, runtime of the whole call),
+    on the loaded :class:`Dataset`. None when the estimator must run (one class)."""
+    from types import SimpleNamespace
+
+    from .binarize import Binarizer
+    from .solvers.consistent import solve_consistent
+
+    if len(data.classes) < 2 or a.n_thresholds < 1:
+        return None
+    start = time.perf_counter()  # the estimator's runtime: from fit (data loaded) to its end
+    binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
+    problem = binarizer.problem(data)
+    engine = a.engine or ("sat" if a.solver else "auto")
+    options = {"solver": a.solver} if a.solver else {}
+    result = solve_consistent(problem, _LIGHT_METHODS[a.method], engine=engine, max_depth=a.max_depth,
+                              time_limit=deadline.budget(), sat_options=options)
+    result.stats.setdefault("engine_s", round(result.runtime, 4))
+    result.runtime = max(result.runtime, time.perf_counter() - start)
+    if result.status == INFEASIBLE:  # a proof, reported as a result (exit 0)
+        explain_infeasible(result, max_depth=a.max_depth)
+    elif result.tree is None:
+        raise NoTreeFoundError(f"SATTreeClassifier: no tree found ({result.status}); give a longer time_limit")
+    return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+
+
+def _check_export(a: argparse.Namespace) -> int | None:
+    """``--export png|svg|sklearn`` needs ``--output`` (usage error), pictures need matplotlib
+    (bad setup): checked before any solve. None when fine."""
+    if a.export not in ("png", "svg", "sklearn"):
+        return None
+    if not a.output:
+        print(f"satdt: error: --export {a.export} needs --output FILE", file=sys.stderr)
+        return EXIT_USAGE
+    if a.export == "sklearn":
+        return None
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return _fail(f"--export {a.export} needs matplotlib: pip install 'satdt[plot]'")
+    return None
+
+
 def cmd_solve(a: argparse.Namespace) -> int:
     deadline = Deadline(a.time_limit)  # --time-limit is for the whole command, reading included
+    refused = _check_export(a)
+    if refused is not None:
+        return refused
     data = load_dataset(a.data)
+    light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None and a.lam is None
+             and a.alpha is None and a.cart_depth is None)
+    model = _light_solve(a, data, deadline) if light else None
+    if model is not None:
+        return _print_solve(a, model, data)
+    est = _estimators()
+    if a.method in _LIGHT_METHODS and a.engine is None and a.solver:
+        a.engine = "sat"  # --solver names a SAT backend: it implies the SAT engine
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf)
-    model.fit(_frame(data), data.labels)
+    try:
+        model.fit(_frame(data), data.labels)
+    except InfeasibleError:
+        pass  # proven: no tree meets the limits; model.result_ holds the proof (exit 0)
+    return _print_solve(a, model, data)
+
+
+def _print_solve(a: argparse.Namespace, model: Any, data: Dataset) -> int:
     summary = solve_summary(a.method, model, data)
+    if summary["tree"] is None:  # proven INFEASIBLE: the proof is the result
+        if a.json:
+            print(json.dumps(summary))
+        else:
+            bound = (f"  (bound: depth >= {summary['depth_bound']})" if summary["depth_bound"] is not None
+                     else f"  (bound {summary['bound']})" if summary["bound"] is not None else "")
+            print(f"{a.method} on {data.name}: {summary['status']}{bound}")
+            print(f"proven: {summary['proof']}  ({summary['runtime_s']} s)")
+        if a.export is not None:
+            print(f"satdt: note: no tree to export ({summary['status']})", file=sys.stderr)
+        return EXIT_OK
     if a.json:
         print(json.dumps(summary))
     else:
@@ -167,7 +307,20 @@ def cmd_solve(a: argparse.Namespace) -> int:
               f"{summary['runtime_s']} s")
         if a.export is None:
             print(model.tree_.to_text())
-    if a.export is not None:
+    if a.export in ("png", "svg"):
+        from .plot import plot_tree
+
+        suffix = "." + a.export
+        path = Path(a.output)
+        plot_tree(model.tree_, path, title=f"{a.method} on {data.name}: {summary['status']}, "
+                  f"depth {summary['depth']}, {summary['n_leaves']} leaves, "
+                  f"training accuracy {summary['train_accuracy']:.4f}",
+                  fmt=a.export if path.suffix.lower() != suffix else None)
+    elif a.export == "sklearn":  # checked on the training rows: same predictions, float32 included
+        import joblib
+
+        joblib.dump(model.tree_.to_sklearn(data.X, data.labels), a.output)
+    elif a.export is not None:
         text = _export(model.tree_, a.export)
         if a.output:
             Path(a.output).write_text(text + "\n")
@@ -218,6 +371,9 @@ def cmd_verify(a: argparse.Namespace) -> int:
         print(json.dumps(_jsonable(cert.to_dict())))
         return EXIT_OK
     print(f"{cert.status}: objective {cert.objective} (depth <= {cert.max_depth}) on {data.name}")
+    if cert.proof is not None:  # INFEASIBLE: the search space is empty, proven
+        print(f"proven: {cert.proof}; given tree: {cert.tree_value:g}")
+        return EXIT_OK
     print(f"given tree: {cert.tree_value:g}   optimum: {cert.optimum}   bound: {cert.bound}   "
           f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else "")
           + (f"   loses at most: {cert.max_gap:g}" if cert.max_gap is not None and cert.optimum is None else ""))
@@ -229,6 +385,8 @@ def cmd_verify(a: argparse.Namespace) -> int:
 
 def cmd_bench(a: argparse.Namespace) -> int:
     from .bench import HEURISTICS, Task, peers, resolve_dataset, run_benchmark, to_markdown
+
+    est = _estimators()
 
     methods = [m for m in a.methods.split(",") if m]
     known = set(est.METHODS) | set(HEURISTICS) | set(peers())
@@ -265,6 +423,50 @@ def cmd_bench(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_select(a: argparse.Namespace) -> int:
+    from .select import TreeSelectorCV
+
+    data = load_dataset(a.data)
+    selector = TreeSelectorCV(a.method, lams=a.lams, depths=a.depths, folds=a.folds, one_se=a.one_se,
+                              max_depth=a.max_depth, time_limit=a.time_limit,
+                              options={"binarization": a.binarization}, n_jobs=a.jobs, random_state=a.seed,
+                              heuristics=a.heuristics)
+    selector.fit(_frame(data), data.labels)
+    param, row = selector.param_, selector.cv_results_[selector.best_index_]
+    refit = solve_summary(a.method, selector.best_estimator_, data)
+    out = {"method": a.method, "dataset": data.name, "param": param, "folds": a.folds,
+           "rule": "one-se" if a.one_se else "best",
+           "chosen": {param: row[param], "mean_accuracy": row["mean_accuracy"], "std_accuracy": row["std_accuracy"]},
+           "table": selector.cv_results_,
+           "refit": {k: refit[k] for k in ("status", "objective_name", "objective", "bound", "errors",
+                                           "train_accuracy", "depth", "n_nodes", "n_leaves", "runtime_s")},
+           "tree": refit["tree"], "runtime_s": round(selector.runtime_, 4),
+           "heuristics": selector.heuristics_}
+    if a.json:
+        print(json.dumps(_jsonable(out)))
+        return EXIT_OK
+    print(f"{a.method} on {data.name}: {a.folds}-fold cross-validation over {param} (held-out accuracy)")
+    _print_cv_table(param, selector.cv_results_, selector.best_index_)
+    for name, h in selector.heuristics_.items():
+        print(f"{name} (heuristic, same folds) over {h['param']}:")
+        _print_cv_table(h["param"], h["table"], h["chosen_index"])
+    rule = "the simplest within one standard error of the best mean" if a.one_se else "the best mean"
+    print(f"chosen: {param} = {row[param]:g} ({rule}); refit on all {data.n_rows} rows: {refit['status']}, "
+          f"depth {refit['depth']}, {refit['n_leaves']} leaves, training accuracy {refit['train_accuracy']:.4f}")
+    print(selector.tree_.to_text())
+    return EXIT_OK
+
+
+def _print_cv_table(param: str, table: list[dict], chosen: int | None) -> None:
+    print(f"  {param:>10s}  {'mean':>7s}  {'std':>7s}  {'train':>7s}  {'leaves':>6s}  {'depth':>5s}  "
+          f"{'tests/row':>9s}  status")
+    for i, r in enumerate(table):
+        statuses = sorted(set(r["statuses"]))
+        print(f"{'*' if i == chosen else ' '} {r[param]:>10g}  {r['mean_accuracy']:7.4f}  "
+              f"{r['std_accuracy']:7.4f}  {r['mean_train_accuracy']:7.4f}  {r['mean_leaves']:6.1f}  "
+              f"{r['mean_depth']:5.1f}  {r['mean_avg_tests']:9.2f}  {'/'.join(statuses)}")
+
+
 def cmd_datasets(a: argparse.Namespace) -> int:
     for name, path in bundled_datasets().items():
         data = load_dataset(name)
@@ -272,7 +474,8 @@ def cmd_datasets(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"solve": cmd_solve, "verify": cmd_verify, "bench": cmd_bench, "datasets": cmd_datasets}
+COMMANDS = {"solve": cmd_solve, "verify": cmd_verify, "bench": cmd_bench, "select": cmd_select,
+            "datasets": cmd_datasets}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -286,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         sys.stderr.close()
         return EXIT_OK
-    except (DataError, ValueError, OSError, est.NoTreeFoundError) as exc:
+    except (DataError, ValueError, OSError, NoTreeFoundError) as exc:
         return _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except KeyboardInterrupt:
         return _fail("interrupted")

@@ -8,16 +8,21 @@ categorical (text) columns hold integer codes, and an integer label vector ``y``
 from __future__ import annotations
 
 import os
+import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-import pandas as pd
-from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.multiclass import type_of_target
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+# pandas and scikit-learn are imported inside the functions that need them: the `satdt` command
+# reads a plain numeric CSV without them (see _read_simple_csv) and starts in a fraction of a second
 
 __all__ = [
     "DataError",
@@ -92,6 +97,8 @@ class Dataset:
 
 
 def _as_frame(X: Any) -> pd.DataFrame:
+    import pandas as pd
+
     if isinstance(X, pd.DataFrame):
         return X
     if isinstance(X, pd.Series):
@@ -111,6 +118,8 @@ def _as_frame(X: Any) -> pd.DataFrame:
 
 def _numeric_column(col: pd.Series) -> np.ndarray | None:
     """The column as floats, or None if it holds text that is not numbers."""
+    import pandas as pd
+
     if pd.api.types.is_bool_dtype(col):
         return col.to_numpy(dtype=float)
     if pd.api.types.is_numeric_dtype(col):
@@ -193,6 +202,27 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
     return out, FeatureSchema(names=names, categories=categories)
 
 
+def _missing_labels(arr: np.ndarray) -> int:
+    """Missing labels (None, NaN, pandas' NA), counted as ``pandas.isna`` does; numbers and plain
+    strings are checked without loading pandas."""
+    if arr.dtype.kind in "iub":
+        return 0
+    if arr.dtype.kind == "f":
+        return int(np.isnan(arr).sum())
+    if arr.dtype.kind in "US" or (arr.dtype.kind == "O" and all(isinstance(v, str) for v in arr.ravel().tolist())):
+        return 0
+    import pandas as pd
+
+    return int(pd.isna(pd.Series(arr.ravel())).sum())
+
+
+def _continuous(arr: np.ndarray) -> bool:
+    """Float labels that are not all whole numbers (scikit-learn's ``type_of_target`` says
+    "continuous" on the same test)."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(arr != arr.astype(np.int64).astype(arr.dtype)))
+
+
 def encode_labels(y: Any, n_rows: int | None = None,
                   classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Labels as class indices.
@@ -204,8 +234,11 @@ def encode_labels(y: Any, n_rows: int | None = None,
     """
     if y is None:
         raise DataError("requires y to be passed, but the target y is None")
-    arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+    pd = sys.modules.get("pandas")  # a pandas object implies pandas is loaded
+    arr = np.asarray(y.to_numpy() if pd is not None and isinstance(y, (pd.Series, pd.DataFrame)) else y)
     if arr.ndim == 2 and arr.shape[1] == 1:
+        from sklearn.exceptions import DataConversionWarning
+
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is used as a 1d array of labels",
                       DataConversionWarning, stacklevel=3)
         arr = arr.ravel()
@@ -215,14 +248,15 @@ def encode_labels(y: Any, n_rows: int | None = None,
         raise DataError(f"X has {n_rows} rows but y has {arr.shape[0]} labels")
     if arr.shape[0] == 0:
         raise DataError("y has no label")
-    if pd.isna(pd.Series(arr)).any():
-        raise DataError(f"y has {int(pd.isna(pd.Series(arr)).sum())} missing label(s)")
+    missing = _missing_labels(arr)
+    if missing:
+        raise DataError(f"y has {missing} missing label(s)")
     if np.iscomplexobj(arr):
         raise DataError("y holds complex numbers: Complex data not supported")
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise DataError("y has infinite label(s)")
     if classes is None:
-        if arr.dtype.kind in "fc" and type_of_target(arr) == "continuous":
+        if arr.dtype.kind == "f" and _continuous(arr):
             raise DataError("Unknown label type: continuous target values; satdt builds classifiers, "
                             "so y must hold class labels")
         classes, codes = np.unique(arr, return_inverse=True)
@@ -253,7 +287,7 @@ def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
     if Xf.shape[0] < 2:
         raise DataError("the data has a single row (1 sample); a tree needs at least two")
     if require_two_classes and len(classes) < 2:
-        raise DataError(f"y has a single class ({classes[0]!r}); a classifier needs at least two")
+        raise DataError(f"y has a single class ({classes.tolist()[0]!r}); a classifier needs at least two")
     return Dataset(X=Xf, y=yc, classes=classes, schema=schema, name=name)
 
 
@@ -263,6 +297,12 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {path}")
+    if categorical is None:
+        simple = _read_simple_csv(path, require_two_classes)
+        if simple is not None:
+            return simple
+    import pandas as pd
+
     try:
         frame = pd.read_csv(path, encoding="utf-8-sig", skipinitialspace=True)
     except pd.errors.EmptyDataError:
@@ -275,6 +315,68 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
         raise DataError(f"{path} has a header but no data row")
     return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
                    require_two_classes=require_two_classes, name=path.stem)
+
+
+# _read_simple_csv: files read without pandas (larger ones, where pandas' import is a small part of
+# the work, go to pandas), the tokens it accepts, and pandas' default missing-value strings
+_SIMPLE_CSV_MAX_BYTES = 4_000_000
+_PLAIN_DECIMAL = re.compile(r"-?(?:\d+\.?\d*|\.\d+)\Z")      # no exponent, no "+": as pandas parses
+_PLAIN_INTEGER = re.compile(r"-?\d{1,18}\Z")
+_PLAIN_FLOAT = re.compile(r"-?\d+\.\d+\Z")
+_NA_STRINGS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+                         "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
+
+
+def _read_simple_csv(path: Path, require_two_classes: bool) -> Dataset | None:
+    """A plain CSV file as :func:`load_csv` reads it with pandas, without loading pandas.
+
+    Plain: at most :data:`_SIMPLE_CSV_MAX_BYTES`, UTF-8, no quotes, distinct non-empty header
+    names, every row as many fields as the header, every feature a decimal number of at most 15
+    digits without exponent (parsed to the same double as pandas' parser), labels all integers,
+    all decimals, or all text that pandas would keep as text, at least two rows (and two classes
+    when required). Anything else returns None, and pandas reads the file with its own checks and
+    error messages, so both readers give the same :class:`Dataset`
+    (``tests/test_import_time.py`` compares them on every bundled and shared dataset).
+    """
+    try:
+        if path.stat().st_size > _SIMPLE_CSV_MAX_BYTES:
+            return None
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if '"' in text or "\r" in text.replace("\r\n", "\n"):
+        return None
+    lines = [line for line in text.replace("\r\n", "\n").split("\n") if line]
+    if len(lines) < 3:
+        return None
+    names = lines[0].split(",")
+    p = len(names)
+    if p < 2 or len(set(names)) < p or any(not n or n != n.strip() for n in names):
+        return None
+    rows = [line.split(",") for line in lines[1:]]
+    if any(len(r) != p for r in rows):
+        return None
+    columns = list(zip(*rows))
+    features = columns[:-1]
+    for col in features:
+        for tok in col:
+            if len(tok) > 16 or not _PLAIN_DECIMAL.match(tok) or sum(c.isdigit() for c in tok) > 15:
+                return None
+    labels = columns[-1]
+    if all(_PLAIN_INTEGER.match(t) for t in labels):
+        y = np.array([int(t) for t in labels], dtype=np.int64)
+    elif all(_PLAIN_INTEGER.match(t) or (_PLAIN_FLOAT.match(t) and len(t) <= 16) for t in labels):
+        y = np.array([float(t) for t in labels], dtype=np.float64)
+    elif any(t in _NA_STRINGS or t != t.strip() or t.lower() in ("true", "false") or t[:1] in "+-.0123456789"
+             for t in labels):
+        return None
+    else:
+        y = np.array(labels, dtype=object)
+    X = np.array([[float(t) for t in col] for col in features], dtype=np.float64).T.copy()
+    yc, classes = encode_labels(y, n_rows=X.shape[0])
+    if require_two_classes and len(classes) < 2:
+        return None
+    return Dataset(X=X, y=yc, classes=classes, schema=FeatureSchema(names=list(names[:-1])), name=path.stem)
 
 
 def bundled_datasets() -> dict[str, Path]:

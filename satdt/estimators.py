@@ -23,11 +23,11 @@ from .solvers.common import Deadline
 from .tree import Tree
 
 __all__ = ["make_estimator", "METHODS", "SATTreeClassifier", "MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier",
-           "CPSATTreeClassifier", "DPDTClassifier", "NoTreeFoundError"]
+           "CPSATTreeClassifier", "DPDTClassifier", "NoTreeFoundError", "InfeasibleError"]
 
 
-class NoTreeFoundError(RuntimeError):
-    """The solver stopped (time limit) before it found any tree."""
+from .result import NoTreeFoundError  # noqa: E402 (defined there: the CLI catches it without scikit-learn)
+from .result import INFEASIBLE, InfeasibleError, explain_infeasible  # noqa: E402
 
 
 def _check_int(name: str, value: Any, low: int, allow_none: bool = False) -> None:
@@ -96,6 +96,13 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         self.result_.stats.setdefault("engine_s", round(self.result_.runtime, 4))
         self.result_.runtime = max(self.result_.runtime, time.perf_counter() - start)
         if self.result_.tree is None:
+            if hasattr(self, "tree_"):
+                del self.tree_          # no stale tree from an earlier fit
+            if self.result_.status == INFEASIBLE:
+                explain_infeasible(self.result_, max_depth=getattr(self, "max_depth", None),
+                                   min_leaf=getattr(self, "min_leaf", None))
+                raise InfeasibleError(f"{type(self).__name__}: INFEASIBLE (proven): "
+                                      f"{self.result_.stats['proof']}", self.result_)
             raise NoTreeFoundError(f"{type(self).__name__}: no tree found ({self.result_.status}); "
                                    "give a longer time_limit")
         self.tree_ = self.result_.tree
@@ -143,6 +150,25 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         Xe = self._encode(X)
         return self.tree_.predict_proba(Xe)
 
+    def to_sklearn(self, X: Any = None, y: Any = None) -> Any:
+        """The fitted tree as a scikit-learn ``DecisionTreeClassifier`` (see
+        :meth:`satdt.tree.Tree.to_sklearn`): same predictions, ``feature_names_in_`` kept.
+
+        Pass the training ``X`` (and ``y``) to check every threshold on it after float32
+        rounding (and recompute the node counts). ValueError if the data had categorical (text)
+        columns: scikit-learn reads numbers only; one-hot encode them before fitting.
+        """
+        check_is_fitted(self, "tree_")
+        names = getattr(self, "feature_names_in_", None)
+        cats = sorted(self.schema_.categories)
+        if cats:
+            shown = ", ".join(repr(self.schema_.names[j]) for j in cats[:5])
+            raise ValueError(f"categorical column(s) {shown}: a scikit-learn tree reads numbers only; "
+                             "one-hot encode them (e.g. pandas.get_dummies) before fitting satdt")
+        Xe = None if X is None else self._encode(X)
+        return self.tree_.to_sklearn(Xe, y, n_features=self.n_features_in_,
+                                     feature_names=None if names is None else list(names))
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = False
@@ -171,7 +197,11 @@ class SATTreeClassifier(_TreeClassifier):
         Incremental example addition (Avellaneda); False encodes every row at once.
     rows_per_round : int or None
         Misclassified rows added per round (None: the solver's measured default).
-    engine : {"sat", "dp"}
+    engine : {"auto", "sat", "dp"}
+        ``"auto"`` (default): the engine :func:`satdt.solvers.consistent.choose_engine` picks by
+        the rule measured in ``benchmarks/results/sat.md`` (today the DP on every measured
+        dataset, its box DP or its branch and bound by the data's boxes and chains);
+        ``result_.stats["engine"]`` and ``["engine_reason"]`` say which ran and why.
         ``"sat"``: Avellaneda's encodings (:mod:`satdt.solvers.sat`). ``"dp"``: the same two
         questions answered by the dynamic program (:func:`satdt.solvers.dp.solve_min_depth_dp`,
         :func:`~satdt.solvers.dp.solve_min_size_dp`; on data with few distinct values per
@@ -183,7 +213,7 @@ class SATTreeClassifier(_TreeClassifier):
 
     def __init__(self, objective: str = "depth", max_depth: int | None = None, binarization: str = "all",
                  n_thresholds: int = 10, solver: str = "glucose4", time_limit: float | None = None,
-                 incremental: bool = True, rows_per_round: int | None = None, engine: str = "sat"):
+                 incremental: bool = True, rows_per_round: int | None = None, engine: str = "auto"):
         self.engine = engine
         self.objective = objective
         self.max_depth = max_depth
@@ -199,23 +229,21 @@ class SATTreeClassifier(_TreeClassifier):
             raise ValueError(f"objective must be 'depth' or 'size', got {self.objective!r}")
         _check_int("max_depth", self.max_depth, 0, allow_none=True)
         _check_int("rows_per_round", self.rows_per_round, 1, allow_none=True)
-        if self.engine not in ("sat", "dp"):
-            raise ValueError(f"engine must be 'sat' or 'dp', got {self.engine!r}")
+        if self.engine not in ("auto", "sat", "dp"):
+            raise ValueError(f"engine must be 'auto', 'sat' or 'dp', got {self.engine!r}")
 
     def _solve(self, data: Dataset) -> SolveResult:
-        from .solvers import sat
+        from .solvers.consistent import solve_consistent
 
         problem = self._problem(data)
-        if self.engine == "dp":
-            from .solvers import dp
-            solve = dp.solve_min_depth_dp if self.objective == "depth" else dp.solve_min_size_dp
-            return solve(problem, max_depth=self.max_depth, time_limit=self._time_left())
-        kwargs = dict(max_depth=self.max_depth, solver=self.solver, time_limit=self._time_left(),
-                      incremental=self.incremental)
+        return solve_consistent(problem, self.objective, engine=self.engine, max_depth=self.max_depth,
+                                time_limit=self._time_left(), sat_options=self._sat_options())
+
+    def _sat_options(self) -> dict:
+        options = dict(solver=self.solver, incremental=self.incremental)
         if self.rows_per_round is not None:
-            kwargs["rows_per_round"] = self.rows_per_round
-        solve = sat.solve_min_depth if self.objective == "depth" else sat.solve_min_size
-        return solve(problem, **kwargs)
+            options["rows_per_round"] = self.rows_per_round
+        return options
 
 
 class _DepthBoundedClassifier(_TreeClassifier):
@@ -486,8 +514,8 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
-    ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("sat" or "dp")
-    answers ``sat-*`` by SAT or by the dynamic program; ``warm_start`` ("cart", "dpdt" or
+    ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("auto", "sat" or
+    "dp") answers ``sat-*`` by the measured choice, by SAT or by the dynamic program; ``warm_start`` ("cart", "dpdt" or
     "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min.
     """
     if method not in METHODS:
@@ -523,4 +551,198 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
         kwargs["alpha"] = alpha
     if cls is DPDTClassifier and cart_depth is not None:
         kwargs["cart_depth"] = cart_depth
+    if cls is RDTClassifier:  # its depth parameter is `depth` (width x depth, as in the paper)
+        kwargs["depth"] = kwargs.pop("max_depth")
     return cls(**kwargs)
+
+
+def _check_random_state(value: Any) -> None:
+    if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral)):
+        raise ValueError(f"random_state must be an integer or None, got {value!r}")
+
+
+class AdaptTreeClassifier(_TreeClassifier):
+    """ADAPTTREE0 (Preda): a tree built by linear SARSA over splitting criteria; a heuristic.
+
+    States are partitions of the training rows, an action splits one part by one attribute (a
+    binary column of the binarization: a numeric threshold ``x <= t`` or a categorical ``x == v``),
+    the reward is minus the attribute's cost per split (:mod:`satdt.solvers.rl.adapttree`). The
+    tree kept is the best one met over the episodes (fewest errors, then lowest test cost); it is
+    consistent with the training rows unless ``max_depth`` stops it or rows conflict. Status is
+    always FEASIBLE.
+
+    Parameters
+    ----------
+    n_episodes : int
+        Trees built while learning.
+    max_depth : int or None
+        Parts at this depth become leaves (None: split until pure).
+    costs : array-like or None
+        Cost of testing each feature (None: 1 each); the objective is the tests' total cost.
+    gamma : float
+        Discount.
+    n_layers, memory, resolution : int
+        Tile coding: layers, hashed weights, tiles per dimension.
+    error_cost : float
+        Penalty per misclassified training row of a leaf (with ``max_depth``).
+    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    random_state : int or None
+
+    Attributes
+    ----------
+    learning_curve_ : list of int
+        Splits of the tree of each episode.
+    adapttree_result_ : satdt.solvers.rl.adapttree.AdaptTreeResult
+    """
+
+    def __init__(self, n_episodes: int = 100, max_depth: int | None = None, costs: Any = None,
+                 gamma: float = 0.9, n_layers: int = 32, memory: int = 512, resolution: int = 2,
+                 error_cost: float = 1.0, binarization: str = "all", n_thresholds: int = 10,
+                 random_state: int | None = 0, time_limit: float | None = None):
+        self.n_episodes = n_episodes
+        self.max_depth = max_depth
+        self.costs = costs
+        self.gamma = gamma
+        self.n_layers = n_layers
+        self.memory = memory
+        self.resolution = resolution
+        self.error_cost = error_cost
+        self.binarization = binarization
+        self.n_thresholds = n_thresholds
+        self.random_state = random_state
+        self.time_limit = time_limit
+
+    def _validate_params_(self) -> None:
+        _check_int("n_episodes", self.n_episodes, 1)
+        _check_int("max_depth", self.max_depth, 0, allow_none=True)
+        _check_real("gamma", self.gamma, 0.0, 1.0)
+        _check_int("n_layers", self.n_layers, 1)
+        _check_int("memory", self.memory, 1)
+        _check_int("resolution", self.resolution, 1)
+        _check_real("error_cost", self.error_cost, 0.0)
+        _check_random_state(self.random_state)
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers.rl.adapttree import solve_adapttree
+
+        out = solve_adapttree(self._problem(data), n_episodes=self.n_episodes, gamma=self.gamma,
+                              n_layers=self.n_layers, memory=self.memory, resolution=self.resolution,
+                              costs=self.costs, max_depth=self.max_depth, error_cost=self.error_cost,
+                              random_state=self.random_state, time_limit=self._time_left())
+        self.adapttree_result_ = out
+        self.learning_curve_ = [row["splits"] for row in out.curve]
+        return out.result
+
+
+class RDTClassifier(_TreeClassifier):
+    """Reinforced Decision Trees (Léon & Denoyer): stochastic node policies, policy gradient.
+
+    With ``axis_aligned=True`` (default) each node's policy chooses among the binarization's
+    tests and is hardened to its likeliest test after training: ``tree_`` is a satdt tree of
+    depth ``<= depth`` (leaves relabelled with their majority class). With
+    ``axis_aligned=False`` it is the paper's model (softmax-linear policies over ``width``
+    children, leaf score vectors): ``tree_`` is None, ``model_`` predicts by the most likely path
+    (or the expected scores, ``prediction="expected"``) and ``predict_proba`` is one-hot on that
+    prediction. See :mod:`satdt.solvers.rl.rdt`. Status is always FEASIBLE.
+
+    Parameters
+    ----------
+    width, depth : int
+        Children per node (2 for the axis-aligned variant) and levels.
+    axis_aligned : bool
+    n_samples : int
+        Monte-Carlo trajectories per example (M).
+    epochs, lr_policy, lr_leaf, batch_size, baseline : None or value
+        None: the variant's default (:func:`satdt.solvers.rl.rdt.solve_rdt`).
+    loss : {"squared", "hinge"}
+    prediction : {"path", "expected"}
+    random_leaves : bool
+        The Random Trees baseline (softmax-linear variant).
+    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    random_state : int or None
+    """
+
+    def __init__(self, width: int = 2, depth: int = 3, axis_aligned: bool = True, n_samples: int = 10,
+                 epochs: int | None = None, lr_policy: float | None = None, lr_leaf: float | None = None,
+                 batch_size: int | None = None, loss: str = "squared", prediction: str = "path",
+                 baseline: bool | None = None, random_leaves: bool = False, binarization: str = "all",
+                 n_thresholds: int = 10, random_state: int | None = 0, time_limit: float | None = None):
+        self.width = width
+        self.depth = depth
+        self.axis_aligned = axis_aligned
+        self.n_samples = n_samples
+        self.epochs = epochs
+        self.lr_policy = lr_policy
+        self.lr_leaf = lr_leaf
+        self.batch_size = batch_size
+        self.loss = loss
+        self.prediction = prediction
+        self.baseline = baseline
+        self.random_leaves = random_leaves
+        self.binarization = binarization
+        self.n_thresholds = n_thresholds
+        self.random_state = random_state
+        self.time_limit = time_limit
+
+    def _validate_params_(self) -> None:
+        _check_int("width", self.width, 2)
+        _check_int("depth", self.depth, 1)
+        _check_int("n_samples", self.n_samples, 1)
+        _check_int("epochs", self.epochs, 1, allow_none=True)
+        _check_int("batch_size", self.batch_size, 1, allow_none=True)
+        _check_real("lr_policy", self.lr_policy, 0.0, allow_none=True, strict=True)
+        _check_real("lr_leaf", self.lr_leaf, 0.0, allow_none=True, strict=True)
+        if self.loss not in ("squared", "hinge"):
+            raise ValueError(f"loss must be 'squared' or 'hinge', got {self.loss!r}")
+        if self.prediction not in ("path", "expected"):
+            raise ValueError(f"prediction must be 'path' or 'expected', got {self.prediction!r}")
+        if self.axis_aligned and self.width != 2:
+            raise ValueError(f"the axis-aligned RDT is binary: width must be 2, got {self.width!r}")
+        _check_random_state(self.random_state)
+
+    def fit(self, X: Any, y: Any) -> "RDTClassifier":
+        self.model_ = None
+        try:
+            return super().fit(X, y)
+        except NoTreeFoundError:
+            if self.model_ is None:        # the softmax-linear model has no satdt tree: expected
+                raise
+            self.tree_ = None
+            return self
+
+    def _solve(self, data: Dataset) -> SolveResult:
+        from .solvers.rl.rdt import solve_rdt
+
+        source = self._problem(data) if self.axis_aligned else data
+        result, model = solve_rdt(source, width=self.width, depth=self.depth, axis_aligned=bool(self.axis_aligned),
+                                  n_samples=self.n_samples, epochs=self.epochs, lr_policy=self.lr_policy,
+                                  lr_leaf=self.lr_leaf, batch_size=self.batch_size, loss=self.loss,
+                                  predict=self.prediction, baseline=self.baseline, random_leaves=self.random_leaves,
+                                  random_state=self.random_state, time_limit=self._time_left())
+        if not self.axis_aligned:
+            self.model_ = model
+        return result
+
+    def predict(self, X: Any) -> np.ndarray:
+        Xe = self._encode(X)
+        if self.tree_ is None:
+            return self.classes_[self.model_.predict_index(Xe)]
+        return self.tree_.predict(Xe)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        Xe = self._encode(X)
+        if self.tree_ is None:
+            proba = np.zeros((Xe.shape[0], len(self.classes_)))
+            proba[np.arange(Xe.shape[0]), self.model_.predict_index(Xe)] = 1.0
+            return proba
+        return self.tree_.predict_proba(Xe)
+
+    def to_sklearn(self, X: Any = None, y: Any = None) -> Any:
+        check_is_fitted(self, "tree_")
+        if self.tree_ is None:
+            raise ValueError("the softmax-linear RDT (axis_aligned=False) has no axis-aligned tree")
+        return super().to_sklearn(X, y)
+
+
+METHODS.update({"adapttree": (AdaptTreeClassifier, None), "rdt": (RDTClassifier, 3)})
+__all__ += ["AdaptTreeClassifier", "RDTClassifier"]

@@ -63,3 +63,39 @@ class SolveResult:
         if self.tree is not None:
             out.update(depth=self.tree.depth(), n_nodes=self.tree.n_nodes, n_leaves=self.tree.n_leaves)
         return out
+
+
+class NoTreeFoundError(RuntimeError):
+    """The solver stopped (time limit) before it found any tree (raised by the estimators' ``fit``
+    and the ``satdt solve`` command; re-exported by :mod:`satdt.estimators`)."""
+
+
+class InfeasibleError(NoTreeFoundError):
+    """The engine proved that no tree meets the limits (status INFEASIBLE): a result, not a
+    failure. ``result`` is the :class:`SolveResult` (``stats["proof"]`` says what was proven, and
+    ``stats["depth_bound"]`` the proven lower bound on the depth when the depth was the limit)."""
+
+    def __init__(self, message: str, result: SolveResult):
+        super().__init__(message)
+        self.result = result
+
+
+def explain_infeasible(result: SolveResult, max_depth: int | None = None,
+                       min_leaf: int | None = None) -> SolveResult:
+    """Record in ``result.stats`` what an INFEASIBLE status proves: ``proof`` (one sentence) and,
+    for a depth limit on error-free trees, ``depth_bound`` (the minimum depth is at least this)."""
+    if result.status != INFEASIBLE:
+        return result
+    if min_leaf is not None:
+        proof = (f"no tree of depth <= {max_depth} has at least {min_leaf} training rows in every "
+                 "nonempty leaf")
+    elif max_depth is not None and result.objective_name in ("depth", "nodes"):
+        proof = (f"no tree of depth <= {max_depth} classifies every training row: the minimum depth "
+                 f"is at least {max_depth + 1}")
+        result.stats["depth_bound"] = max_depth + 1
+        if result.objective_name == "depth" and result.bound is None:
+            result.bound = max_depth + 1
+    else:
+        proof = "no tree meets the limits (proven by the engine)"
+    result.stats["proof"] = proof
+    return result

@@ -18,7 +18,8 @@ objective                 value of a tree                                      e
 ``d`` is the tree's depth unless ``max_depth`` is given. Status: ``OPTIMAL`` when the engine
 proves that nothing beats the tree's value; ``NOT_OPTIMAL`` when a strictly better tree is found
 (the better tree is the proof, and is returned); ``UNKNOWN`` when the time limit stopped the engine
-before either.
+before either; ``INFEASIBLE`` when the engine proves the search space empty (``size`` with a
+``max_depth`` below the minimum depth of an error-free tree), with the proof and its bound.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 
 from .binarize import Binarizer, BinaryProblem
 from .data import Dataset, prepare
-from .result import OPTIMAL, SolveResult
+from .result import INFEASIBLE, OPTIMAL, SolveResult, explain_infeasible
 from .tree import Node, Tree, class_index
 
 __all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "OBJECTIVES",
@@ -42,7 +43,9 @@ OBJECTIVES = ("accuracy", "depth", "size", "regularized", "dpdt")
 ACCURACY_ENGINES = ("dp", "cpsat", "maxsat", "binoct")
 REGULARIZED_ENGINES = ("dp", "cpsat")
 CONSISTENT_ENGINES = ("dp", "sat")  # depth and size: DT_depth / DT_size by DP or by SAT
-ENGINES = ACCURACY_ENGINES + ("sat",)
+# "auto": depth and size by the measured rule of satdt.solvers.consistent.choose_engine, the
+# other objectives by the DP
+ENGINES = ("auto",) + ACCURACY_ENGINES + ("sat",)
 _EPS = 1e-9
 
 
@@ -52,7 +55,10 @@ class Certificate:
 
     Attributes
     ----------
-    status : {"OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"}
+    status : {"OPTIMAL", "NOT_OPTIMAL", "UNKNOWN", "INFEASIBLE"}
+        ``INFEASIBLE``: the engine proved that the search space is empty (``size`` with a
+        ``max_depth`` below the minimum depth of an error-free tree); ``proof`` says so and
+        ``engine.stats["depth_bound"]`` is the proven lower bound on that depth.
     objective : str
         One of :data:`OBJECTIVES`.
     tree_value : float
@@ -78,6 +84,8 @@ class Certificate:
         Depth bound of the search space.
     engine : SolveResult or None
     runtime : float
+    proof : str or None
+        What an ``INFEASIBLE`` status proves, in one sentence.
     """
 
     status: str
@@ -94,6 +102,7 @@ class Certificate:
     runtime: float = 0.0
     params: dict = field(default_factory=dict)
     max_gap: float | None = None
+    proof: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of ``satdt verify --json``."""
@@ -102,7 +111,9 @@ class Certificate:
                 "gap": self.gap, "max_gap": self.max_gap, "gap_errors": self.gap_errors, "max_depth": self.max_depth,
                 "params": self.params, "runtime_s": round(self.runtime, 4),
                 "engine": None if self.engine is None else self.engine.summary(),
-                "better_tree": None if self.better_tree is None else self.better_tree.to_dict()}
+                "better_tree": None if self.better_tree is None else self.better_tree.to_dict(),
+                "proof": self.proof,
+                "depth_bound": None if self.engine is None else self.engine.stats.get("depth_bound")}
 
 
 # ---------------------------------------------------------------------------- trees in
@@ -186,13 +197,20 @@ def _check_args(objective: str, lam: float | None, alpha: float | None, engine: 
         raise ValueError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}")
     allowed = {"accuracy": ACCURACY_ENGINES, "regularized": REGULARIZED_ENGINES, "depth": CONSISTENT_ENGINES,
                "size": CONSISTENT_ENGINES}.get(objective)
-    if allowed is not None and engine not in allowed:
+    if allowed is not None and engine != "auto" and engine not in allowed:
         raise ValueError(f"the {objective} objective is solved by {' or '.join(allowed)}, not '{engine}'")
 
 
 # ---------------------------------------------------------------------------- engines
 def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float | None,
                 alpha: float | None, time_limit: float | None, engine: str) -> SolveResult:
+    if objective in ("depth", "size"):
+        from .solvers.consistent import solve_consistent
+
+        problem.check_consistent()
+        return solve_consistent(problem, objective, engine=engine, max_depth=depth, time_limit=time_limit)
+    if engine == "auto":
+        engine = "dp"
     if objective == "accuracy":
         if depth == 0:
             return _single_leaf_result(problem)
@@ -208,15 +226,6 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
             return maxsat.solve_max_accuracy(problem, max_depth=depth, time_limit=time_limit)
         from .solvers import mip
         return mip.solve_binoct(problem, max_depth=depth, time_limit=time_limit)
-    if objective in ("depth", "size"):
-        problem.check_consistent()
-        if engine == "sat":
-            from .solvers import sat
-            solve = sat.solve_min_depth if objective == "depth" else sat.solve_min_size
-        else:
-            from .solvers import dp
-            solve = dp.solve_min_depth_dp if objective == "depth" else dp.solve_min_size_dp
-        return solve(problem, max_depth=depth, time_limit=time_limit)
     if objective == "regularized":
         if engine == "cpsat":
             from .solvers import cpsat
@@ -258,7 +267,7 @@ def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:
 # ---------------------------------------------------------------------------- certify
 def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", max_depth: int | None = None,
             lam: float | None = None, alpha: float | None = None, time_limit: float | None = None,
-            engine: str = "dp") -> Certificate:
+            engine: str = "auto") -> Certificate:
     """Is ``tree`` optimal for ``objective`` on ``(X, y)``?
 
     Parameters
@@ -273,10 +282,13 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         Penalties of the ``regularized`` and ``dpdt`` objectives.
     time_limit : float, optional
         Wall-clock seconds for the engine.
-    engine : {"dp", "cpsat", "maxsat", "binoct", "sat"}
-        Exact engine; the default, the dynamic program, is the fastest measured for every
-        objective. ``accuracy``: any but "sat"; ``regularized``: "dp" or "cpsat"; ``depth`` and
-        ``size``: "dp" or "sat" (Avellaneda's encodings).
+    engine : {"auto", "dp", "cpsat", "maxsat", "binoct", "sat"}
+        Exact engine. ``"auto"`` (default): for ``depth`` and ``size`` the engine
+        :func:`satdt.solvers.consistent.choose_engine` picks (the certificate's
+        ``engine.stats["engine"]`` and ``["engine_reason"]`` say which ran and why), for the other
+        objectives the dynamic program, the fastest measured there. ``accuracy``: any but
+        "sat"; ``regularized``: "dp" or "cpsat"; ``depth`` and ``size``: "dp" or "sat"
+        (Avellaneda's encodings).
 
     Returns
     -------
@@ -288,7 +300,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
 
 def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "accuracy",
                  max_depth: int | None = None, lam: float | None = None, alpha: float | None = None,
-                 time_limit: float | None = None, engine: str = "dp") -> list[Certificate]:
+                 time_limit: float | None = None, engine: str = "auto") -> list[Certificate]:
     """Certify several trees against one engine run (depth bound: the deepest tree's, or ``max_depth``).
 
     Parameters are those of :func:`certify`. Each tree is judged against the same optimum, so
@@ -312,6 +324,16 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
         depth = int(max_depth)
     problem = Binarizer("all").problem(data)
     res = _run_engine(problem, objective, depth, lam, alpha, time_limit, engine)
+    if res.status == INFEASIBLE:
+        # proven: no tree of the search space (e.g. error-free trees of depth <= max_depth, below the
+        # given trees' depth) exists; a result with its bound, not a failure
+        explain_infeasible(res, max_depth=depth)
+        return [Certificate(
+            status=INFEASIBLE, objective=objective, tree_value=value, optimum=None, bound=res.bound,
+            best_found=None, gap=None, max_gap=None, gap_errors=None, better_tree=None, max_depth=depth,
+            engine=res, runtime=time.perf_counter() - start, proof=res.stats.get("proof"),
+            params={k: v for k, v in (("lam", lam), ("alpha", alpha), ("engine", engine)) if v is not None})
+            for value in values]
     found = None if res.tree is None else tree_value(res.tree, data, objective, lam, alpha)
     proven = res.status == OPTIMAL
     optimum = found if proven else None

@@ -150,9 +150,10 @@ def test_from_original_routes_every_row_like_the_original_tree(seed):
     # tree stays a valid tree over its columns
     coarse = Binarizer("quantile", n_thresholds=2).problem(data)
     mapped, rerouted = coarse.from_original(original)
-    assert rerouted >= 0 and all(0 <= nd.feature < coarse.n_binary for nd in mapped.root.walk() if not nd.is_leaf)
-    same = (mapped.predict_index(coarse.X[coarse.row_of]) == original.predict_index(data.X)).all()
-    assert same or rerouted > 0
+    assert all(0 <= nd.feature < coarse.n_binary for nd in mapped.root.walk() if not nd.is_leaf)
+    # every row predicted differently was sent the other way at one split at least
+    changed = int((mapped.predict_index(coarse.X[coarse.row_of]) != original.predict_index(data.X)).sum())
+    assert rerouted >= changed
 
 
 def test_from_original_collapses_splits_with_an_empty_side():

@@ -28,7 +28,7 @@ def test_datasets_lists_bundled(capsys):
     ("a,b,label\n1,inf,0\n2,3,1\n", "infinite"),
     ("", "empty"),
     ("a,b,label\n", "no data row"),
-    ("a,b,label\n1,2,0\n3,4,0\n", "single class"),
+    ("a,b,label\n1,2,0\n3,4,0\n", "single class (0);"),  # the plain value, not np.int64(0)
     ("a,b,label\n1,2,0\n3,4\n", "missing label"),
 ])
 def test_bad_data_exits_1_with_one_line(capsys, tmp_path, content, message):
@@ -152,3 +152,64 @@ def _walk(node):
     for key in ("left", "right"):
         if isinstance(node.get(key), dict):
             yield from _walk(node[key])
+
+
+# --- INFEASIBLE is a result: a proof, reported with its bound, exit 0 (issue 16, item 5) ----
+@pytest.mark.parametrize("method, engine", [("sat-size", "sat"), ("sat-size", "dp"), ("sat-size", None),
+                                            ("sat-depth", "sat"), ("sat-depth", "dp")])
+def test_proven_infeasible_is_a_result_in_text_and_json(capsys, method, engine):
+    extra = [] if engine is None else ["--engine", engine]
+    # monk3's minimum depth of an error-free tree is 6
+    code, out, err = run(capsys, "solve", "monk3", "--method", method, "--max-depth", "5", *extra)
+    assert code == 0 and err == ""
+    assert f"{method} on monk3: INFEASIBLE  (bound: depth >= 6)" in out
+    assert "proven: no tree of depth <= 5 classifies every training row" in out
+    assert "time_limit" not in out
+    code, out, err = run(capsys, "solve", "monk3", "--method", method, "--max-depth", "5", "--json", *extra)
+    assert code == 0 and err == ""
+    summary = json.loads(out)
+    assert JSON_KEYS <= set(summary)
+    assert summary["status"] == "INFEASIBLE" and summary["depth_bound"] == 6 and summary["tree"] is None
+    assert summary["objective"] is None and summary["errors"] is None
+    assert summary["bound"] == (6 if method == "sat-depth" else None)   # depth >= 6; nodes: none
+    assert "no tree of depth <= 5" in summary["proof"]
+
+
+def test_proven_infeasible_from_a_csv_and_an_export_request(capsys, tmp_path):
+    path = tmp_path / "xor.csv"  # XOR of two bits: depth 2 is needed
+    path.write_text("a,b,label\n0,0,0\n0,1,1\n1,0,1\n1,1,0\n")
+    out_file = tmp_path / "tree.json"
+    code, out, err = run(capsys, "solve", str(path), "--method", "sat-size", "--max-depth", "1",
+                         "--export", "json", "--output", str(out_file))
+    assert code == 0 and "INFEASIBLE  (bound: depth >= 2)" in out
+    assert "no tree to export (INFEASIBLE)" in err and not out_file.exists()
+
+
+def test_oct_min_leaf_above_the_rows_is_infeasible(capsys):
+    code, out, err = run(capsys, "solve", "iris", "--method", "oct", "--max-depth", "1", "--min-leaf", "200",
+                         "--json")
+    assert code == 0 and err == ""
+    summary = json.loads(out)
+    assert summary["status"] == "INFEASIBLE" and "at least 200 training rows" in summary["proof"]
+
+
+def test_verify_reports_an_empty_search_space_as_infeasible(capsys, tmp_path):
+    tree = tmp_path / "tree.json"
+    assert run(capsys, "solve", "monk3", "--method", "sat-depth", "--export", "json",
+               "--output", str(tree))[0] == 0
+    code, out, err = run(capsys, "verify", "monk3", "--tree", str(tree), "--objective", "size",
+                         "--max-depth", "5")
+    assert code == 0 and err == ""
+    assert out.startswith("INFEASIBLE: objective size (depth <= 5)") and "minimum depth is at least 6" in out
+    code, out, _ = run(capsys, "verify", "monk3", "--tree", str(tree), "--objective", "size",
+                       "--max-depth", "5", "--json")
+    cert = json.loads(out)
+    assert code == 0 and cert["status"] == "INFEASIBLE" and cert["depth_bound"] == 6
+    assert cert["better_tree"] is None and "no tree of depth <= 5" in cert["proof"]
+
+
+def test_bench_rows_report_infeasible_not_error(capsys):
+    code, out, _ = run(capsys, "bench", "--methods", "sat-size", "--datasets", "monk3", "--depths", "5", "--json")
+    row = json.loads(out)[0]
+    assert code == 0 and row["status"] == "INFEASIBLE" and "error" not in row
+    assert "minimum depth is at least 6" in row["proof"]

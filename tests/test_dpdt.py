@@ -6,6 +6,7 @@ re-evaluated on the returned trees; the numpy CART against scikit-learn; budgets
 bad parameters.
 """
 
+import re
 import time
 
 import numpy as np
@@ -22,6 +23,8 @@ from satdt.tree import Tree
 
 from conftest import random_problem
 
+slow = pytest.mark.slow
+
 ALPHAS = np.array([0.0, 0.004, 0.02, 0.05, 0.1, 0.3])
 
 
@@ -35,7 +38,7 @@ def check_trees(res, data, alphas=None):
 
 
 # ------------------------------------------------------------- exhaustive = brute force
-@pytest.mark.parametrize("block", range(10))
+@pytest.mark.parametrize("block", [0] + [pytest.param(b, marks=slow) for b in range(1, 10)])
 def test_exhaustive_generator_equals_bruteforce(block):
     for seed in range(30 * block, 30 * block + 30):
         rng = np.random.default_rng(seed)
@@ -67,7 +70,8 @@ BUNDLED = ["iris", "monk1", "monk2", "monk3", "mouse", "wine", "balance-scale", 
            "lung-cancer", "bmi", "monk1-onehot"]
 
 
-@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize("name", [n if n in ("iris", "monk3", "mouse", "lung-cancer") else pytest.param(n, marks=slow)
+                                  for n in BUNDLED])
 def test_proposition2_bundled(name):
     data = load_dataset(name)
     alphas = np.linspace(0, 0.1, 41)
@@ -80,7 +84,7 @@ def test_proposition2_bundled(name):
         check_trees(res, data)
 
 
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("seed", [s if s < 2 else pytest.param(s, marks=slow) for s in range(16)])
 def test_proposition2_random(seed):
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(30, 200)), int(rng.integers(2, 6))
@@ -108,7 +112,8 @@ def test_result_and_front_are_consistent():
     assert r.objective == pytest.approx(dpdt_objective(r.tree, data, 0.01))
     assert r.objective == pytest.approx(r.stats["dpdt_value"], abs=1e-12)
     assert len(res.alphas) == 1000 and len(res.tree_index_per_alpha) == 1000
-    assert (res.tree_index_per_alpha >= 0).all()
+    # every alpha of the grid has a tree, and every tree kept is the choice of some alpha
+    assert sorted(set(res.tree_index_per_alpha.tolist())) == list(range(len(res.trees)))
     check_trees(res, data)
     # alpha = 0.01 lies between grid points: same value as a fresh induction at that alpha
     t = res.tree_for(0.01)
@@ -142,24 +147,35 @@ def test_exact_last_is_never_worse_and_per_depth_cart():
     check_trees(deep, data)
 
 
+def _sklearn_splits(X, y, depth, random_state):
+    """(feature, largest left value) of every split of scikit-learn's CART."""
+    model = DecisionTreeClassifier(max_depth=depth, random_state=random_state).fit(X, y)
+    t, path = model.tree_, model.decision_path(X).toarray().astype(bool)
+    out = set()
+    for v in np.flatnonzero(t.feature >= 0):
+        col = X[path[:, v], t.feature[v]]
+        out.add((int(t.feature[v]), float(col[col.astype(np.float32) <= t.threshold[v]].max())))
+    return out
+
+
 def test_numpy_cart_matches_sklearn_up_to_ties():
+    """The numpy CART's splits are scikit-learn's: with random_state=0 on most instances, and on
+    every instance with some random_state. scikit-learn breaks ties between equally good splits
+    by a random feature order, the numpy CART by the lowest feature: an instance that no
+    feature order reproduces is a real difference, not a tie."""
     rng = np.random.default_rng(1)
     agree = 0
-    for _ in range(40):
+    for i in range(40):
         n, C, p, depth = int(rng.integers(30, 300)), int(rng.integers(2, 4)), int(rng.integers(2, 6)), int(rng.integers(1, 6))
         X = rng.normal(size=(n, p))
         y = rng.integers(0, C, n)
         y[:C] = np.arange(C)
-        model = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
-        t, path = model.tree_, model.decision_path(X).toarray().astype(bool)
-        expected = set()
-        for v in np.flatnonzero(t.feature >= 0):
-            col = X[path[:, v], t.feature[v]]
-            expected.add((int(t.feature[v]), float(col[col.astype(np.float32) <= t.threshold[v]].max())))
         order = np.argsort(X, axis=0, kind="stable").T.copy()
         f, lo = cart_splits(X, np.eye(C)[y], order, depth)
-        agree += set(zip(f.tolist(), lo.tolist())) == expected
-    assert agree >= 30  # the rest differ by ties between equally good splits
+        ours = set(zip(f.tolist(), lo.tolist()))
+        agree += ours == _sklearn_splits(X, y, depth, 0)
+        assert any(ours == _sklearn_splits(X, y, depth, rs) for rs in range(200)), i
+    assert agree >= 30
 
 
 def test_trivial_data():
@@ -183,9 +199,8 @@ def test_time_limit():
     X = rng.normal(size=(6000, 12))
     y = (X[:, :3].sum(axis=1) + rng.normal(size=6000) > 0).astype(int)
     data = prepare(X, y)
-    start = time.perf_counter()
     res = solve_dpdt(data, max_depth=4, cart_depth=5, time_limit=0.5)
-    assert time.perf_counter() - start < 1.5
+    assert res.result.runtime <= 0.5 + 1.0   # DESIGN.md: within max(1 s, 5 %) of the limit
     assert res.result.status == FEASIBLE and res.stats["truncated"]
     assert res.result.objective == pytest.approx(dpdt_objective(res.tree, data, 0.0))
 
@@ -198,7 +213,10 @@ def test_time_limit():
     {"time_limit": 0}, {"time_limit": -3},
 ])
 def test_bad_parameters(kwargs):
-    with pytest.raises(ValueError):
+    """The error names the parameter (and the generator choices for an unknown one)."""
+    (name, _), = kwargs.items()
+    match = "hybrid, sklearn, cart, exhaustive" if name == "generator" else rf"^{re.escape(name)} "
+    with pytest.raises(ValueError, match=match):
         solve_dpdt(load_dataset("iris"), **kwargs)
 
 
@@ -262,7 +280,8 @@ def test_best_split_per_feature_is_each_features_best():
             assert lo[k] == vals[int(np.argmin(errs))]
 
 
-@pytest.mark.parametrize("generator", ["hybrid", "sklearn", "cart", "exhaustive"])
+@pytest.mark.parametrize("generator", [pytest.param("hybrid", marks=slow), pytest.param("sklearn", marks=slow),
+                                       "cart", "exhaustive"])
 def test_batched_last_level_equals_state_by_state(generator, monkeypatch):
     """The batched last level gives the same values for every alpha as building its states one
     by one (with identical states merged)."""

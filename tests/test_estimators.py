@@ -113,3 +113,32 @@ def test_dp_regularized_matches_cpsat_estimator():
     assert a.result_.status == b.result_.status == "OPTIMAL"
     assert a.result_.objective == pytest.approx(b.result_.objective)
     assert a.result_.objective_name == "regularized"
+
+
+def test_proven_infeasible_raises_with_the_result_and_its_proof():
+    from satdt.estimators import InfeasibleError, NoTreeFoundError
+
+    data = load_dataset("monk3")  # minimum depth of an error-free tree: 6
+    model = SATTreeClassifier(objective="depth", engine="dp").fit(data.X, data.labels)
+    assert hasattr(model, "tree_")
+    for engine in ("sat", "dp"):
+        model.set_params(objective="size", max_depth=5, engine=engine)
+        with pytest.raises(InfeasibleError, match="INFEASIBLE .proven.: no tree of depth <= 5") as info:
+            model.fit(data.X, data.labels)
+        assert isinstance(info.value, NoTreeFoundError)        # older `except` clauses still catch it
+        assert info.value.result is model.result_ and model.result_.status == "INFEASIBLE"
+        assert model.result_.stats["depth_bound"] == 6
+        assert not hasattr(model, "tree_")                       # no stale tree from the first fit
+    with pytest.raises(InfeasibleError, match="at least 200 training rows"):
+        OCTClassifier(max_depth=1, min_leaf=200, time_limit=20).fit(data.X, data.labels)
+
+
+def test_to_sklearn_on_an_estimator_keeps_names_and_predictions():
+    data = load_dataset("iris")
+    X = pd.DataFrame(data.X, columns=["sl", "sw", "pl", "pw"])
+    model = DPTreeClassifier(max_depth=3).fit(X, data.labels)
+    sk = model.to_sklearn()
+    assert list(sk.feature_names_in_) == ["sl", "sw", "pl", "pw"]
+    assert np.array_equal(sk.predict(X), model.predict(X))
+    with pytest.raises(Exception, match="fitted|not fitted"):
+        DPTreeClassifier().to_sklearn()

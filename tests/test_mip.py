@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -17,6 +15,7 @@ from satdt.solvers.common import cart_binary_tree
 from satdt.solvers.mip import BACKENDS, solve_binoct, solve_oct
 
 from conftest import random_problem
+from known_optima import known_errors
 
 
 def _instance(seed: int):
@@ -37,10 +36,10 @@ def _check(problem, result, depth: int) -> None:
 
 
 # ------------------------------------------------------------------ cross-check, 300 instances
-@pytest.mark.parametrize("chunk", range(6))
+@pytest.mark.parametrize("chunk", [0] + [pytest.param(c, marks=pytest.mark.slow) for c in range(1, 30)])
 def test_agree_with_bruteforce(chunk):
-    """BinOCT and OCT(alpha=0, N_min=1) give the brute-force minimum errors, proven (50 seeds each)."""
-    for seed in range(chunk * 50, chunk * 50 + 50):
+    """BinOCT and OCT(alpha=0, N_min=1) give the brute-force minimum errors, proven (10 seeds each)."""
+    for seed in range(chunk * 10, chunk * 10 + 10):
         problem = _instance(seed)
         depth = 1 + seed % 3
         best, _ = bruteforce.min_errors(problem, depth)
@@ -51,11 +50,18 @@ def test_agree_with_bruteforce(chunk):
             _check(problem, res, depth)
 
 
-@pytest.mark.parametrize("backend,interface", [("scip", "mathopt"), ("scip", "pywraplp"),
-                                               ("highs", "mathopt"), ("highs", "pywraplp"),
-                                               ("cbc", "pywraplp"), ("cpsat", "pywraplp")])
+BACKEND_INTERFACES = [("scip", "mathopt"), ("scip", "pywraplp"), ("highs", "mathopt"),
+                      ("highs", "pywraplp"), ("cbc", "pywraplp"), ("cpsat", "pywraplp")]
+
+
+def test_every_backend_is_tested():
+    """A backend added to BACKENDS without a row above is not silently untested."""
+    assert set(BACKENDS) == {b for b, _ in BACKEND_INTERFACES}
+
+
+@pytest.mark.parametrize("backend,interface", BACKEND_INTERFACES)
 def test_every_backend(backend, interface):
-    for seed in range(4):
+    for seed in range(2):
         problem = _instance(seed + 7)
         depth = 1 + seed % 2
         best, _ = bruteforce.min_errors(problem, depth)
@@ -66,6 +72,7 @@ def test_every_backend(backend, interface):
             _check(problem, res, depth)
 
 
+@pytest.mark.slow
 def test_consistent_data_at_min_depth():
     """Where the data fits a tree of depth k: 0 errors at k, more than 0 at k-1."""
     seen = 0
@@ -77,7 +84,8 @@ def test_consistent_data_at_min_depth():
             continue
         seen += 1
         for solve in (solve_binoct, solve_oct):
-            assert solve(problem, max_depth=k).objective == 0
+            res = solve(problem, max_depth=k)
+            assert res.status == "OPTIMAL" and res.objective == 0
             if k >= 2:
                 res = solve(problem, max_depth=k - 1)
                 assert res.status == "OPTIMAL" and res.objective > 0
@@ -110,14 +118,19 @@ def test_oct_alpha_tradeoff_matches_bruteforce():
 
 
 def test_oct_min_leaf():
+    """OCT with N_min: the fewest errors over trees whose every leaf holds >= N_min rows (brute
+    force with an infinite cost on smaller leaves; splits with an empty side are not trees)."""
+    n_min = 3
     for seed in range(10):
         problem = _instance(seed)
-        n_min = 3
         res = solve_oct(problem, max_depth=2, min_leaf=n_min)
         assert res.status == "OPTIMAL"
         sizes = [leaf.counts.sum() for leaf in res.tree.root.walk() if leaf.is_leaf]
         assert min(sizes) >= n_min
-        assert res.objective >= bruteforce.min_errors(problem, 2)[0]
+        best, _ = bruteforce.best_tree(problem, 2, lambda c: float(c.sum() - c.max()) if c.sum() >= n_min
+                                       else float("inf"))
+        assert res.objective == best, seed
+        _check(problem, res, 2)
 
 
 # ------------------------------------------------------------------ encodings
@@ -153,25 +166,23 @@ def test_groups_and_hints_feasible():
 @pytest.mark.parametrize("solve", [solve_binoct, solve_oct])
 def test_time_limit(solve):
     problem = Binarizer("all").problem(load_dataset("tic-tac-toe"))
-    start = time.perf_counter()
     res = solve(problem, max_depth=3, time_limit=2.0)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 3.0
-    assert res.status in ("FEASIBLE", "UNKNOWN")
-    assert res.runtime <= elapsed
-    assert res.tree is not None          # CART warm start at least
+    assert res.runtime <= 2.0 + 1.0      # DESIGN.md: within max(1 s, 5 %) of the limit
+    assert res.status == "FEASIBLE"      # the CART warm start at least; the optimum is not proven in 2 s
     _check(problem, res, 3)
-    assert problem.min_errors <= res.bound <= res.objective
+    assert problem.min_errors <= res.bound <= known_errors("tic-tac-toe", 3) <= res.objective
 
 
 def test_time_limit_without_warm_start_gives_tree_or_unknown():
     problem = Binarizer("all").problem(load_dataset("tic-tac-toe"))
     res = solve_binoct(problem, max_depth=3, time_limit=0.5, warm_start=False)
+    assert res.runtime <= 0.5 + 1.0
     assert res.status in ("FEASIBLE", "UNKNOWN")
     if res.status == "UNKNOWN":
         assert res.tree is None and res.objective is None
     else:
         _check(problem, res, 3)
+        assert res.bound <= known_errors("tic-tac-toe", 3) <= res.objective
 
 
 def test_bad_parameters():
@@ -192,10 +203,10 @@ def test_bad_parameters():
         solve_oct(problem, max_depth=2, alpha=-0.1)
     with pytest.raises(ValueError, match="min_leaf"):
         solve_oct(problem, max_depth=2, min_leaf=0)
-    assert set(BACKENDS) == {"highs", "scip", "cbc", "cpsat"}
 
 
 # ------------------------------------------------------------------ warm starts from any tree
+@pytest.mark.slow
 def test_warm_start_from_a_dpdt_tree_or_front():
     """A tree over the original features (here DPDT's) is the fallback on a time limit with its
     own errors, and on a full solve the optimum is unchanged."""
@@ -215,7 +226,7 @@ def test_warm_start_from_a_dpdt_tree_or_front():
     for warm in ("dpdt", solve_dpdt(small.data, max_depth=2).tree):
         for solve in (solve_binoct, solve_oct):
             full = solve(small, max_depth=2, warm_start=warm)
-            assert full.status == "OPTIMAL" and full.objective == 8
+            assert full.status == "OPTIMAL" and full.objective == known_errors("monk3", 2)
     with pytest.raises(ValueError, match="warm start"):
         solve_binoct(small, max_depth=2, warm_start="bogus")
     with pytest.raises(ValueError, match="depth"):
@@ -247,4 +258,4 @@ def test_cart_on_original_features_for_large_matrices(name, monkeypatch):
         from satdt.tree import Tree
         original = Tree.from_sklearn(cart)
         original_errors = int((original.predict_index(data.X) != data.y).sum())
-        assert problem.errors(tree) <= original_errors
+        assert problem.errors(tree) == original_errors

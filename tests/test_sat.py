@@ -247,3 +247,48 @@ def test_encoding_shapes_and_decoding():
     assert enc.row_clauses(np.arange(m)) == []  # rows are added once
     size = SizeEncoding(problem.X, problem.majority, 3, 2)
     assert size.n_columns == B + 1 and len(size.split_literals()) == 3
+
+
+# ------------------------------------------------------------------ subtree repair
+def test_subtree_repair_matches_bruteforce(monkeypatch):
+    """Subtree repair tried after every SAT call (not only slow ones): the optima are unchanged,
+    every tree classifies every row, and some searches are closed by a repaired tree."""
+    monkeypatch.setattr(sat, "REPAIR_AFTER_S", 0.0)
+    repaired = 0
+    for seed in range(6000, 6060):
+        rng = np.random.default_rng(seed)
+        problem = random_problem(seed, n_rows=int(rng.integers(12, 30)), n_features=int(rng.integers(3, 6)),
+                                 n_classes=int(rng.integers(2, 4)), consistent=True, binary=bool(seed % 2),
+                                 max_value=4)
+        depth = min_depth(problem, limit=7)
+        r = solve_min_depth(problem, rows_per_round=1 + seed % 3, seed=seed, warm_start=False)
+        assert r.status == OPTIMAL and r.objective == depth == r.bound, seed
+        _check_tree(problem, r)
+        repaired += r.stats["repaired"]
+        if seed % 3 == 0:  # DT_size: repair may close its first fit at K and its depth search
+            s = solve_min_size(problem, max_depth=depth + seed % 2, seed=seed, warm_start=False)
+            assert s.status == OPTIMAL and s.objective == min_nodes(problem, depth + seed % 2)[0], seed
+            _check_tree(problem, s)
+    assert repaired > 0
+
+
+def test_repair_off_is_the_plain_loop():
+    problem = Binarizer("all").problem(load_dataset("monk2"))
+    r = solve_min_depth(problem, repair=False, time_limit=60)
+    assert (r.status, r.objective) == (OPTIMAL, 6) and r.stats["repairs"] == 0 and not r.stats["repair"]
+
+
+def test_graft_and_node_paths():
+    """A depth-2 subtree grafted at node 2 (level 1) of a depth-3 perfect tree lands on its
+    heap positions 2, 5, 6 and leaves 4-7; paths follow the columns."""
+    X = np.array([[0, 0, 0], [1, 0, 1], [1, 1, 0], [1, 1, 1]], dtype=bool)
+    enc = DepthEncoding(X, np.array([0, 1, 1, 0]), 2, 3)
+    feature, leaf_class = np.zeros(7, dtype=np.int64), np.zeros(8, dtype=np.int64)
+    enc.graft(feature, leaf_class, 2, np.array([1, 2, 0]), np.array([1, 0, 1, 0]))
+    assert feature.tolist() == [0, 0, 1, 0, 0, 2, 0] and leaf_class.tolist() == [0, 0, 0, 0, 1, 0, 1, 0]
+    paths = enc.node_paths(feature)
+    assert paths[:, 0].tolist() == [0, 0, 0, 0] and paths[:, 1].tolist() == [1, 2, 2, 2]
+    assert paths[:, 2].tolist() == [3, 5, 6, 6]
+    assert (paths[:, 3] - enc.n_internal).tolist() == enc.leaf_of(feature).tolist()
+    assert enc.wrong_rows(feature, leaf_class).tolist() == [1, 2]  # leaves 5 and 7 say class 0
+    assert sat._is_under(5, 2, 2, 1) and sat._is_under(13, 3, 2, 1) and not sat._is_under(4, 2, 2, 1)

@@ -173,3 +173,15 @@ def test_unproven_certificate_encloses_the_loss():
     assert cert.max_gap == cert.tree_value - cert.bound
     assert 0 <= cert.gap <= cert.max_gap
     assert cert.gap_errors == cert.gap
+
+
+def test_certify_reports_an_empty_search_space_as_infeasible():
+    from satdt.estimators import SATTreeClassifier
+
+    data = load_dataset("monk3")
+    tree = SATTreeClassifier(engine="dp").fit(data.X, data.labels).tree_    # depth 6, error-free
+    for engine in ("dp", "sat"):
+        cert = certify(tree, data, objective="size", max_depth=5, engine=engine)
+        assert cert.status == "INFEASIBLE" and cert.better_tree is None and cert.optimum is None
+        assert "minimum depth is at least 6" in cert.proof
+        assert cert.to_dict()["depth_bound"] == 6 and cert.to_dict()["status"] == "INFEASIBLE"

@@ -1,4 +1,5 @@
-"""The regularized objective of OSDT/GOSDT as an exact CP-SAT model over trees of any shape.
+"""The regularized objective of OSDT/GOSDT [4, 5] as an exact CP-SAT [14] model over trees of any
+shape.
 
 Objective: ``errors / n + lam * leaves`` over every tree of depth ``<= D`` on the binary columns
 of a :class:`~satdt.binarize.BinaryProblem` (errors weighted by the merged row counts, ``n`` the
@@ -28,7 +29,7 @@ Variables (one :class:`ortools.sat.python.cp_model.CpModel`, kept in numpy objec
     column. Other columns are terms of their own.
 ``z[i, l]``
     distinct row ``i`` goes right at level ``l`` (*direction variables*, one per level as in
-    Avellaneda's DT_depth encoding).
+    Avellaneda's DT_depth encoding [6]).
 ``reach[i, t]``
     distinct row ``i`` reaches position ``t`` (*path variables*; the root is reached by all).
 ``err[u]``

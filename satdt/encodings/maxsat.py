@@ -1,4 +1,7 @@
-"""Weighted MaxSAT: the most accurate perfect tree of depth d (Avellaneda's clauses, soft labels).
+"""Weighted MaxSAT: the most accurate perfect tree of depth d (Avellaneda's clauses [6], soft
+labels).
+
+Solved by PySAT's RC2 [12, 13] in :mod:`satdt.solvers.maxsat`.
 
 Hard clauses are those of :class:`~satdt.encodings.sat_depth.DepthEncoding` for every distinct
 row (feature selection and *feature clauses*), with the *class clauses* replaced by

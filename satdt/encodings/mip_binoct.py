@@ -1,4 +1,5 @@
-"""BinOCT: the most accurate tree of depth d as a binary linear program (Verwer & Zhang, AAAI-19).
+"""BinOCT: the most accurate tree of depth d as a binary linear program (Verwer & Zhang, AAAI-19
+[7]).
 
 Pure model building: :func:`build_binoct` returns a solver-neutral :class:`MipModel` (variable
 bounds, integrality, objective and a sparse constraint matrix built with numpy in bulk) and the

@@ -1,4 +1,5 @@
-"""OCT: optimal classification trees as a MIP (Bertsimas & Dunn, Machine Learning 2017), axis-aligned.
+"""OCT: optimal classification trees as a MIP (Bertsimas & Dunn, Machine Learning 2017 [8]),
+axis-aligned.
 
 Pure model building: :func:`build_oct` returns a solver-neutral
 :class:`~satdt.encodings.mip_binoct.MipModel` and the index arrays to read a tree back or write a

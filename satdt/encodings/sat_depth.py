@@ -1,4 +1,6 @@
-"""Avellaneda's SAT encoding of a perfect decision tree of depth k (AAAI-20, "DT_depth").
+"""Avellaneda's SAT encoding of a perfect decision tree of depth k (AAAI-20, "DT_depth" [6]).
+
+Clauses go to PySAT [12] solvers; references are numbered as in ``satdt/REFERENCES.md``.
 
 The tree is a perfect binary tree of depth ``k``: ``2**k - 1`` internal nodes in heap order
 (node ``v`` has children ``2v+1`` (left) and ``2v+2`` (right); level ``l`` holds nodes
@@ -319,6 +321,29 @@ class DepthEncoding:
         for _ in range(self.depth):
             node = 2 * node + 1 + X[rows, feature[node]]
         return node - self.n_internal
+
+    def node_paths(self, feature: np.ndarray) -> np.ndarray:
+        """(m, k + 1): the heap index of the node each distinct row reaches at each level
+        (column 0 is the root, column k the leaf's heap index ``n_internal + leaf``)."""
+        rows = np.arange(self.X.shape[0])
+        out = np.zeros((self.X.shape[0], self.depth + 1), dtype=np.int64)
+        node = out[:, 0]
+        for level in range(self.depth):
+            node = 2 * node + 1 + self.X[rows, feature[node]]
+            out[:, level + 1] = node
+        return out
+
+    def graft(self, feature: np.ndarray, leaf_class: np.ndarray, v: int, sub_feature: np.ndarray,
+              sub_class: np.ndarray) -> None:
+        """Put a perfect subtree of depth ``d`` (its heap-ordered ``sub_feature``, its leaves'
+        ``sub_class``) at node ``v`` of level ``k - d``, in place."""
+        d = int(np.log2(sub_class.size))
+        level = self.depth - d
+        offset = v - (2 ** level - 1)
+        for l in range(d):
+            start = 2 ** (level + l) - 1 + offset * 2 ** l
+            feature[start:start + 2 ** l] = sub_feature[2 ** l - 1:2 ** (l + 1) - 1]
+        leaf_class[offset * 2 ** d:(offset + 1) * 2 ** d] = sub_class
 
     def wrong_rows(self, feature: np.ndarray, leaf_class: np.ndarray) -> np.ndarray:
         """Distinct rows the decoded tree misclassifies."""

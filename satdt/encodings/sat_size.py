@@ -1,4 +1,4 @@
-"""DT_size (Avellaneda, AAAI-20): the depth-K encoding plus a counter of used nodes.
+"""DT_size (Avellaneda, AAAI-20 [6]): the depth-K encoding plus a counter of used nodes.
 
 The perfect tree of depth ``K`` of :mod:`satdt.encodings.sat_depth` gets one extra binary
 column, the *leaf marker*, False for every row: a node that tests it sends every row left, i.e.
@@ -14,8 +14,8 @@ child, where ``m[v] = a[v, marker]``. Then every node that does not test the mar
 reachable and is a split of the real tree.
 
 *Used-node counter*: ``sum_v not m[v] <= S`` (at most ``S`` splits, i.e. at most ``2S + 1``
-nodes), with an incremental totalizer (:class:`pysat.card.ITotalizer`) whose output literal
-``rhs[S]`` ("at least S + 1 splits") is negated as an assumption: one solver serves every
+nodes), with an incremental totalizer [19] (:class:`pysat.card.ITotalizer`, PySAT [12]) whose
+output literal ``rhs[S]`` ("at least S + 1 splits") is negated as an assumption: one solver serves every
 bound ``S``, and rows added for one bound stay for the next.
 """
 

@@ -1,4 +1,6 @@
-"""CP-SAT for the OSDT/GOSDT regularized objective ``errors / n + lam * leaves``.
+"""CP-SAT [14] for the OSDT/GOSDT regularized objective ``errors / n + lam * leaves`` [4, 5].
+
+References are numbered as in ``satdt/REFERENCES.md``.
 
 :func:`solve_regularized` solves one lambda; :func:`solve_regularization_path` solves a list of
 lambdas on one model (built once; per lambda only the objective changes, plus constraints that

@@ -1,6 +1,8 @@
-"""The most accurate tree of depth <= d with weighted MaxSAT (PySAT's RC2).
+"""The most accurate tree of depth <= d with weighted MaxSAT (PySAT's RC2 [12, 13]).
 
-The formula is :class:`~satdt.encodings.maxsat.MaxSatEncoding`: Avellaneda's depth-d clauses as
+References are numbered as in ``satdt/REFERENCES.md``.
+
+The formula is :class:`~satdt.encodings.maxsat.MaxSatEncoding`: Avellaneda's depth-d clauses [6] as
 hard clauses, one soft clause per (distinct row, class) weighted by its count. RC2 is
 core-guided: its cost only rises (a proven lower bound) until its single model, which is
 optimal. Status OPTIMAL therefore only comes from RC2's model.
@@ -16,6 +18,10 @@ budget at all). :class:`_DeadlineMixin` makes those calls interruptible and skip
 the deadline, always in the conservative direction (a skipped or interrupted call counts as
 "satisfiable": the core is not exhausted further, not minimized further), so RC2's cost stays a
 proven lower bound and a time limit is kept within a fraction of a second.
+
+That override relies on RC2 internals (``RC2._call_oracle`` and the methods that call it), not on
+PySAT's public API; :func:`check_rc2_hook` verifies them when this module is imported and raises
+an ``ImportError`` naming the tested ``python-sat`` version if a PySAT release changes them.
 """
 
 from __future__ import annotations
@@ -38,6 +44,65 @@ __all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS"]
 
 #: RC2 oracles (interruptible, so time limits hold)
 MAXSAT_SOLVERS = INTERRUPTIBLE
+
+
+#: the python-sat release whose RC2 internals :class:`_DeadlineMixin` was written against (the pin
+#: of pyproject.toml)
+PYSAT_TESTED = "1.9.dev17"
+
+#: RC2 methods that must reach the oracle through ``self._call_oracle`` for the override to work
+_HOOK_CALLERS = ("compute_", "minimize_core", "exhaust_core")
+
+
+def check_rc2_hook(*classes) -> None:
+    """Check that RC2 still has the private hook the MaxSAT deadline overrides.
+
+    :class:`_DeadlineMixin` overrides ``RC2._call_oracle(assumptions=..., expect_interrupt=...)``
+    and counts on RC2's main loop and core heuristics calling it, on ``RC2.interrupt`` and on
+    ``compute(expect_interrupt=...)``. Raises ``ImportError`` naming the tested python-sat
+    version when any of that is missing (default: PySAT's ``RC2`` and ``RC2Stratified``).
+    """
+    import inspect
+
+    import pysat
+
+    classes = classes or (RC2, RC2Stratified)
+    found = getattr(pysat, "__version__", "unknown")
+    for cls in classes:
+        problems = []
+        hook = getattr(cls, "_call_oracle", None)
+        if not callable(hook):
+            problems.append("no method _call_oracle")
+        else:
+            try:
+                params = inspect.signature(hook).parameters
+            except (TypeError, ValueError):
+                params = {}
+            missing = [p for p in ("assumptions", "expect_interrupt") if p not in params]
+            if missing:
+                problems.append(f"_call_oracle has no parameter {', '.join(missing)}")
+        for name in _HOOK_CALLERS:
+            method = getattr(cls, name, None)
+            code = getattr(method, "__code__", None)
+            if code is None or "_call_oracle" not in code.co_names:
+                problems.append(f"{name} does not call _call_oracle")
+        if not callable(getattr(cls, "interrupt", None)):
+            problems.append("no method interrupt")
+        compute = getattr(cls, "compute", None)
+        try:
+            has_flag = compute is not None and "expect_interrupt" in inspect.signature(compute).parameters
+        except (TypeError, ValueError):
+            has_flag = False
+        if not has_flag:
+            problems.append("compute has no parameter expect_interrupt")
+        if problems:
+            raise ImportError(
+                f"satdt.solvers.maxsat needs python-sat=={PYSAT_TESTED} (found {found}): the MaxSAT "
+                f"time limit overrides a private hook of {cls.__module__}.{cls.__qualname__} that this "
+                f"version changed ({'; '.join(problems)}). Install python-sat=={PYSAT_TESTED}.")
+
+
+check_rc2_hook()
 
 
 def _validate(max_depth, solver: str) -> None:

@@ -1,4 +1,7 @@
-"""The most accurate tree of depth <= d with BinOCT or OCT, solved by an OR-tools MIP engine.
+"""The most accurate tree of depth <= d with BinOCT [7] or OCT [8], solved by an OR-tools [14] MIP
+engine.
+
+References are numbered as in ``satdt/REFERENCES.md``.
 
 Public API: :func:`solve_binoct`, :func:`solve_oct`. Both build their model with
 :mod:`satdt.encodings.mip_binoct` / :mod:`satdt.encodings.mip_oct` (arrays, in bulk), hand it to
@@ -21,8 +24,9 @@ one go; pywraplp gets an ``MPModelProto`` built the same way in C++ (``model_bui
 and loaded with ``LoadModelFromProto``. Gap tolerances are set to 0; the status is decided from
 the engine's *bound*, never from its status word alone: OPTIMAL when the bound (rounded up to
 whole errors) reaches the errors of the re-evaluated tree, FEASIBLE otherwise (``bound`` = the
-engine's best bound in errors, rounded up), UNKNOWN without a tree. The CART tree of the same
-depth (:func:`~satdt.solvers.common.cart_binary_tree`) is a MIP hint where the engine takes one
+engine's best bound in errors, rounded up), UNKNOWN without a tree (INFEASIBLE when the engine
+proves that there is none, e.g. OCT's min_leaf above the rows). The CART tree of the same
+depth (CART [11], :func:`~satdt.solvers.common.cart_binary_tree`) is a MIP hint where the engine takes one
 and always the fallback tree when the engine finds nothing better in time.
 """
 
@@ -42,7 +46,7 @@ import numpy as np
 from ..binarize import BinaryProblem
 from ..encodings.mip_binoct import MipModel, build_binoct
 from ..encodings.mip_oct import baseline_errors, build_oct
-from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Tree
 from .common import Deadline, finalize_tree, n_cores, warm_start_trees
 
@@ -405,7 +409,10 @@ def _finish(problem, model, mip, cart, hint, backend, interface, deadline, stats
             best = (source, final, errors, value)
     runtime = deadline.elapsed()
     if best is None:
-        return SolveResult(None, UNKNOWN, None, _err_bound(engine, to_errors, problem), runtime,
+        # the engine's proof that the model has no solution (e.g. OCT's min_leaf above the rows)
+        infeasible = engine is not None and engine.engine_status == "INFEASIBLE"
+        return SolveResult(None, INFEASIBLE if infeasible else UNKNOWN, None,
+                           None if infeasible else _err_bound(engine, to_errors, problem), runtime,
                            method, "errors", stats)
     source, final, errors, value = best
     stats["tree_source"] = source

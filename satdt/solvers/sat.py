@@ -8,7 +8,11 @@ Both use *incremental example addition*: the encoding starts with one row per cl
 model is decoded into a tree, evaluated on every distinct row, and ``rows_per_round`` of the
 rows it misclassifies are added to the same solver, until a model classifies every row (SAT on
 all rows) or the solver proves UNSAT on a subset (UNSAT on all rows). Rows added at depth ``k``
-are kept for ``k + 1``.
+are kept for ``k + 1``. Once the SAT calls get slow (the hard regime of a tight depth), each
+model is also given a *subtree repair* (:func:`_repair`): its top levels are kept and the
+subtrees below are re-solved by small SAT calls on every row that reaches them; a full repair
+is a consistent tree of depth ``k`` (that depth's search ends), a failed one hands back the rows
+of the region it could not fix, which are added so that the next model changes its top.
 
 Time limits are wall-clock for the whole call. The MiniSat family (glucose, minisat, maple,
 mergesat) is interrupted by one watchdog thread per process (:class:`_Watchdog`); CaDiCaL
@@ -43,7 +47,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["solve_min_depth", "solve_min_size", "SatBackend", "bulk_adder", "add_blocks", "SOLVERS", "INTERRUPTIBLE", "BUDGETED",
            "DEFAULT_SOLVER", "DEFAULT_ROWS_PER_ROUND", "DEFAULT_AT_MOST_ONE", "DEFAULT_USELESS",
-           "DEFAULT_SIZE_SEARCH", "SIZE_SEARCHES", "ROW_PICKS", "DEFAULT_ROW_PICK"]
+           "DEFAULT_SIZE_SEARCH", "SIZE_SEARCHES", "ROW_PICKS", "DEFAULT_ROW_PICK", "DEFAULT_REPAIR"]
 
 #: backends a timer thread can interrupt
 INTERRUPTIBLE = ("glucose4", "glucose3", "glucose42", "minisat22", "minisatgh", "maplechrono", "maplecm",
@@ -58,6 +62,7 @@ DEFAULT_USELESS = False
 DEFAULT_SIZE_SEARCH = "descending"
 ROW_PICKS = ("random", "leaf")
 DEFAULT_ROW_PICK = "random"
+DEFAULT_REPAIR = True
 
 # (pysolvers function prefix, attribute of the pysat wrapper holding the C pointer)
 _C_API = {"glucose4": ("glucose41", "glucose"), "glucose3": ("glucose3", "glucose"),
@@ -255,6 +260,9 @@ class _State:
     solve_time: float = 0.0
     depth_times: dict = field(default_factory=dict)
     size_steps: list = field(default_factory=list)  # (bound on splits, "sat"/"unsat"/"timeout", s)
+    repair: bool = True
+    repairs: list = field(default_factory=list)  # (rows in the encoding, repaired?, s) per attempt
+    core_rows: int = 0  # rows added from the unrepairable regions of failed repairs
     last: dict = field(default_factory=dict)  # variables/clauses of the last encoding
 
     def initial_rows(self) -> np.ndarray:
@@ -271,7 +279,10 @@ class _State:
                 "rows_per_round": self.rows_per_round, "at_most_one": self.at_most_one,
                 "build_time_s": round(self.build_time, 4), "sat_time_s": round(self.solve_time, 4),
                 "depth_times_s": {k: round(v, 4) for k, v in self.depth_times.items()},
-                "size_steps": list(self.size_steps), **self.last}
+                "size_steps": list(self.size_steps), "repair": self.repair,
+                "repairs": len(self.repairs), "repaired": sum(ok for _, ok, _ in self.repairs),
+                "repair_time_s": round(sum(t for _, _, t in self.repairs), 4), "core_rows": self.core_rows,
+                **self.last}
 
 
 def _validate(problem: BinaryProblem, max_depth: int | None, solver: str, rows_per_round: int,
@@ -332,8 +343,14 @@ def _pick_rows(state: _State, encoding: DepthEncoding, feature: np.ndarray, wron
 
 
 def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
-              assumptions: list[int]) -> tuple[str, np.ndarray | None, np.ndarray | None]:
+              assumptions: list[int], repair: bool = False) -> tuple[str, np.ndarray | None, np.ndarray | None]:
     """Solve, adding misclassified rows, until a model fits every row, UNSAT, or timeout.
+
+    ``repair``: once a SAT call was slow, try the subtree repair (:func:`_repair`) of each model
+    before adding rows; a repaired tree fits every row and ends the loop ("sat"). When the repair
+    fails because one region admits no subtree under the model's top levels, the rows that proved
+    it (its sub-encoding's rows) join the encoding with the usual picks. Only for a question about
+    the depth alone (a repaired tree may have more splits than a size bound).
 
     Returns ``("sat", feature, leaf_class)``, ``("unsat", None, None)`` or ``("timeout", None, None)``.
     """
@@ -353,6 +370,24 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
                 return "sat", feature, leaf_class
             if state.deadline.expired():
                 return "timeout", None, None
+            spent = backend.solve_time - t0
+            if repair and spent >= REPAIR_AFTER_S:
+                t1 = time.perf_counter()
+                budget = max(REPAIR_MIN_S, REPAIR_SHARE * spent)
+                left = state.deadline.remaining()
+                fixed, stuck = _repair(state, encoding, feature, leaf_class, wrong,
+                                       Deadline(budget if left is None else max(1e-3, min(budget, left))))
+                state.repairs.append((int(state.used.sum()), fixed is not None, round(time.perf_counter() - t1, 3)))
+                if fixed is not None:
+                    return "sat", fixed[0], fixed[1]
+                if stuck is not None:
+                    # rows that no subtree of one region can fit together under this model's top
+                    # levels: with them in the encoding the next model has to change its top
+                    # (random rows need several rounds, each a hard call, to force that change)
+                    stuck = stuck[~state.used[stuck]]
+                    state.used[stuck] = True
+                    state.core_rows += int(stuck.size)
+                    backend.add(encoding.row_clauses(stuck))
             t1 = time.perf_counter()
             pick = _pick_rows(state, encoding, feature, wrong)
             state.used[pick] = True
@@ -361,6 +396,102 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
             state.build_time += time.perf_counter() - t1
     finally:
         state.last = {"variables": int(encoding.pool.top), "clauses": int(backend.n_clauses)}
+
+
+#: subtree repair (:func:`_repair`) is tried after a SAT call of the incremental loop that took at
+#: least this long (the loop is then in its hard regime: each further call costs seconds) ...
+REPAIR_AFTER_S = 0.5
+#: ... with at most this share of that call's time (at least REPAIR_MIN_S)
+REPAIR_SHARE = 0.25
+REPAIR_MIN_S = 0.25
+
+
+def _fit_subtree(X: np.ndarray, labels: np.ndarray, n_classes: int, depth: int, solver: str,
+                 deadline: Deadline, rows_per_round: int, rng: np.random.Generator):
+    """A perfect tree of depth ``depth`` consistent with *every* row of ``(X, labels)``, by the
+    same incremental example addition on a fresh solver over the columns that vary on these rows.
+
+    Returns ``(feature, leaf_class)`` (columns of ``X``), ``("unsat", rows)`` (the rows of ``X``
+    in the encoding: together they admit no such tree) or ``"timeout"``.
+    """
+    present = np.unique(labels)
+    if present.size == 1:
+        return np.zeros(2 ** depth - 1, dtype=np.int64), np.full(2 ** depth, present[0], dtype=np.int64)
+    cols = np.flatnonzero(X.any(axis=0) & ~X.all(axis=0))
+    encoding = DepthEncoding(X[:, cols], labels, n_classes, depth)
+    backend = SatBackend(solver)
+    try:
+        _, first = np.unique(labels, return_index=True)
+        backend.add(encoding.structure_clauses())
+        backend.add(encoding.row_clauses(first))
+        while True:
+            result = backend.solve([], deadline)
+            if result is None:
+                return "timeout"
+            if not result:
+                return "unsat", np.flatnonzero(encoding.added)
+            feature, leaf_class = encoding.decode(backend.model())
+            wrong = encoding.wrong_rows(feature, leaf_class)
+            if wrong.size == 0:
+                return cols[feature], leaf_class
+            if wrong.size > rows_per_round:
+                wrong = rng.choice(wrong, size=rows_per_round, replace=False)
+            backend.add(encoding.row_clauses(wrong))
+    finally:
+        backend.close()
+
+
+def _repair(state: _State, encoding: DepthEncoding, feature: np.ndarray, leaf_class: np.ndarray,
+            wrong: np.ndarray, deadline: Deadline):
+    """Subtree repair of a decoded tree that misclassifies ``wrong`` (a large-neighbourhood step).
+
+    Keeps the top of the tree and re-solves, with SAT on *all* the distinct rows that reach it,
+    the subtree of depth ``d`` (from 2) above each misclassified row; a subtree with no consistent
+    solution is replaced by its parent's (depth ``d + 1``, up to ``k - 3``: the top three levels
+    stay). When every region is repaired the grafted tree classifies every row: it is a
+    consistent tree of depth ``k``, found without the full SAT search (which then only has to
+    prove ``k - 1`` UNSAT). Returns ``((feature, leaf_class), None)`` when repaired, else
+    ``(None, rows)``: the distinct rows with which the SAT call of the region found unrepairable
+    (at depth ``k - 3``) was UNSAT (no subtree fits them under this top), or None when out of time.
+    """
+    k = encoding.depth
+    d_max = k - 3
+    if d_max < 1:
+        return None, None
+    feature, leaf_class = feature.copy(), leaf_class.copy()
+    paths = encoding.node_paths(feature)
+    d0 = min(2, d_max)
+    todo = {int(v): d0 for v in np.unique(paths[wrong, k - d0])}  # region node -> its depth
+    done: dict[int, int] = {}
+    while todo:
+        v = max(todo, key=lambda u: (todo[u], u))  # the largest regions first
+        d = todo.pop(v)
+        rows = np.flatnonzero(paths[:, k - d] == v)  # the levels above v are never changed
+        out = _fit_subtree(encoding.X[rows], encoding.labels[rows], encoding.n_classes, d, state.solver,
+                           deadline, state.rows_per_round, state.rng)
+        if isinstance(out, str):  # "timeout"
+            return None, None
+        if isinstance(out[0], str):  # ("unsat", rows of the sub-encoding)
+            if d + 1 > d_max:
+                return None, rows[out[1]]
+            parent, dp = (v - 1) // 2, d + 1
+            # regions under the parent are re-solved with it (a graft there will be overwritten)
+            todo = {u: du for u, du in todo.items() if not _is_under(u, k - du, parent, k - dp)}
+            done = {u: du for u, du in done.items() if not _is_under(u, k - du, parent, k - dp)}
+            todo[parent] = dp
+            continue
+        encoding.graft(feature, leaf_class, v, *out)
+        done[v] = d
+    if encoding.wrong_rows(feature, leaf_class).size:  # pragma: no cover - a bug, never a wrong tree
+        raise TreeCheckError("subtree repair produced an inconsistent tree")
+    return (feature, leaf_class), None
+
+
+def _is_under(u: int, level_u: int, v: int, level_v: int) -> bool:
+    """Heap node ``u`` (of level ``level_u``) lies in the subtree of ``v`` (of level ``level_v``)."""
+    if level_u < level_v:
+        return False
+    return ((u + 1) >> (level_u - level_v)) - 1 == v
 
 
 def _groups(problem: BinaryProblem) -> np.ndarray:
@@ -451,7 +582,7 @@ def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth
         backend = _open(state, encoding)
         if state.phases:
             backend.solver.set_phases(_phases(state, encoding))
-        status, feature, leaf_class = _fit_rows(state, encoding, backend, [])
+        status, feature, leaf_class = _fit_rows(state, encoding, backend, [], repair=state.repair)
         state.depth_times[k] = time.perf_counter() - t0
         if status == "sat":
             tree = encoding.to_tree(feature, leaf_class, state.problem.classes)
@@ -466,7 +597,7 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
                     time_limit: float | None = None, incremental: bool = True,
                     rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                     warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
-                    seed: int = 0, row_pick: str = DEFAULT_ROW_PICK) -> SolveResult:
+                    seed: int = 0, row_pick: str = DEFAULT_ROW_PICK, repair: bool = DEFAULT_REPAIR) -> SolveResult:
     """DT_depth: a tree of minimum depth that classifies every training row correctly.
 
     Parameters
@@ -499,6 +630,11 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
     row_pick : str
         How the added rows are chosen among the misclassified ones: ``"random"`` or ``"leaf"``
         (spread over the leaves of the current tree), see :func:`_pick_rows`.
+    repair : bool
+        Subtree repair (:func:`_repair`) of the models of slow rounds: a consistent tree of the
+        searched depth grafted from small SAT calls, which ends that depth's search early; when
+        it fails, the rows of the region it could not fix are added (see :func:`_fit_rows`). The
+        minimum is still proven by the UNSAT of the depth below.
 
     Returns
     -------
@@ -509,6 +645,7 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
     _validate(problem, max_depth, solver, rows_per_round, row_pick)
     state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases,
                        row_pick)
+    state.repair = bool(repair)
     method = "sat-depth"
     if _present_classes(problem) <= 1:
         state.used[:] = True
@@ -536,7 +673,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
                    rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
                    size_search: str = DEFAULT_SIZE_SEARCH, seed: int = 0,
-                   row_pick: str = DEFAULT_ROW_PICK) -> SolveResult:
+                   row_pick: str = DEFAULT_ROW_PICK, repair: bool = DEFAULT_REPAIR) -> SolveResult:
     """DT_size: the fewest nodes of a tree of depth ``<= K`` that classifies every row correctly.
 
     ``K = max_depth``, or the minimum depth (found first with DT_depth on the same kind of
@@ -560,6 +697,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         raise ValueError(f"unknown size_search {size_search!r}; choose one of {', '.join(SIZE_SEARCHES)}")
     state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases,
                        row_pick)
+    state.repair = bool(repair)
     method = "sat-size"
     n_classes = _present_classes(problem)
     if n_classes <= 1:
@@ -584,7 +722,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         encoding = make(max_depth)
         backend = _open(state, encoding)
         t0 = time.perf_counter()
-        status, feature, leaf_class = _fit_rows(state, encoding, backend, [])
+        status, feature, leaf_class = _fit_rows(state, encoding, backend, [], repair=state.repair)
         state.depth_times[max_depth] = time.perf_counter() - t0
         if status == "timeout":
             backend.close()

@@ -823,16 +823,21 @@ class Search {
         i64 tot = 0;
         for (int c = 0; c < C_; ++c) tot += N[c];
         const i64 conf = N[C_];
-        // positions sorted by bucket in each chain (counting sort), and each chain's bucket weights
-        std::vector<int> start(T + p + 1, 0), order(static_cast<size_t>(n) * p);
+        // units (position, class, weight) sorted by bucket in each chain (counting sort; a merged row
+        // with several classes is one unit per class), and each chain's bucket weights
+        std::vector<int> start(T + p + 1, 0);
         std::vector<i64> wsum(T + p + 1, 0);  // prefix of the node's weight over (chain, bucket) slots
+        int units = 0;
         for (int r = 0; r < n; ++r) {
+            const int row = V.rows[r];
             const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
-            const i64* wr = w(V.rows[r]);
+            int nu = 0;
             i64 wt = 0;
-            for (int c = 0; c < C_; ++c) wt += wr[c];
+            for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z)
+                if (nz_cls_[z] < C_) { ++nu; wt += nz_w_[z]; }
+            units += nu;
             for (int k = 0; k < p; ++k) {
-                start[V.col0[k] + k + b[k] + 1]++;
+                start[V.col0[k] + k + b[k] + 1] += nu;
                 wsum[V.col0[k] + k + b[k] + 1] += wt;
             }
         }
@@ -840,11 +845,21 @@ class Search {
             start[x + 1] += start[x];
             wsum[x + 1] += wsum[x];
         }
+        std::vector<int> upos(static_cast<size_t>(units) * p), ucls(upos.size());
+        std::vector<i64> uw(upos.size());
         {
             std::vector<int> fill(start.begin(), start.end() - 1);
             for (int r = 0; r < n; ++r) {
+                const int row = V.rows[r];
                 const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
-                for (int k = 0; k < p; ++k) order[fill[V.col0[k] + k + b[k]]++] = r;
+                for (int k = 0; k < p; ++k)
+                    for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z) {
+                        if (nz_cls_[z] >= C_) continue;
+                        const int x = fill[V.col0[k] + k + b[k]]++;
+                        upos[x] = r;
+                        ucls[x] = nz_cls_[z];
+                        uw[x] = nz_w_[z];
+                    }
             }
         }
         // order of chain k: order[start[slot(k, 0)] .. start[slot(k, t_k) + 1]), slot = col0 + k + b
@@ -867,7 +882,7 @@ class Search {
         i64 best = leaf.val < ub ? leaf.val : INF, bound = std::min(ub, leaf.val);
         int best_root = -1;
         Sub bestL, bestR;
-        std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), last_err(2), moved(2), side_n(2);
+        std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), last_err(2), moved(2), side_n(2), seen(2);
         std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
         try {
             while (true) {
@@ -913,19 +928,21 @@ class Search {
                     last_err[0] = best_err[0];
                     last_err[1] = best_err[1];
                     moved[0] = moved[1] = 0;
+                    seen[0] = seen[1] = 0;
                     const int t_k = V.col0[k + 1] - V.col0[k];
                     const int s0 = V.col0[k] + k;
                     for (int bb = 0; bb < t_k; ++bb) {  // after bucket bb: the column of level bb + 1
-                        for (int x = start[s0 + bb]; x < start[s0 + bb + 1]; ++x) {
-                            const int r = order[x];
-                            const int sd = side[r];
-                            const int row = V.rows[r];
-                            for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z) {
-                                if (nz_cls_[z] >= C_) continue;
-                                cum[sd * C_ + nz_cls_[z]] += nz_w_[z];
-                                moved[sd] += nz_w_[z];
-                            }
+                        for (int x = start[s0 + bb], e = start[s0 + bb + 1]; x < e; ++x) {
+                            const int sd = side[upos[x]];
+                            cum[sd * C_ + ucls[x]] += uw[x];
+                            moved[sd] += uw[x];
+                            seen[sd] += uw[x];
                         }
+                        // errors at a later split point of this chain >= last_err - (moved + rows
+                        // still to come): stop the chain when neither side can beat its best
+                        if (last_err[0] - moved[0] - (side_n[0] - seen[0]) >= best_err[0] &&
+                            last_err[1] - moved[1] - (side_n[1] - seen[1]) >= best_err[1])
+                            break;
                         for (int sd = 0; sd < 2; ++sd) {
                             // errors here >= last_err - moved: skip while that cannot beat the best
                             if (last_err[sd] - moved[sd] >= best_err[sd]) continue;

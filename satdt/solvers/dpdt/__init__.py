@@ -1,4 +1,6 @@
-"""DPDT: decision tree search as a Markov decision process (Kohler, Akrour & Preux).
+"""DPDT: decision tree search as a Markov decision process (Kohler, Akrour & Preux [9]).
+
+References are numbered as in ``satdt/REFERENCES.md``.
 
 Algorithm 1 of "Interpretable Decision Tree Search as a Markov Decision Process", vectorized
 numpy, no numba: the trees of depth ``<= max_depth`` that minimize the DPDT objective of

@@ -1,4 +1,4 @@
-"""Building the DPDT MDP, level by level from the root (Kohler, Akrour & Preux).
+"""Building the DPDT MDP, level by level from the root (Kohler, Akrour & Preux [9]).
 
 The states of a level (:class:`_Frontier`) are expanded one by one: the state's weight, errors
 and majority label, its candidate tests (:mod:`.generators`), and for each test its two

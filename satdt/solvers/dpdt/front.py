@@ -1,5 +1,5 @@
-"""DPDT's answer over a grid of alphas: its trees, its Pareto fronts, CART's pruning path
-(Kohler, Akrour & Preux).
+"""DPDT's answer over a grid of alphas: its trees, its Pareto fronts, CART's [11] pruning path
+(Kohler, Akrour & Preux [9]).
 
 The backward induction (:mod:`.mdp`) gives the optimal tree of every alpha of a grid, grouped;
 :func:`grid_trees` turns the groups into trees in the original features, indexes them per alpha

@@ -1,4 +1,4 @@
-"""DPDT's test generators: the candidate tests of a state (Kohler, Akrour & Preux).
+"""DPDT's test generators: the candidate tests of a state (Kohler, Akrour & Preux [9]).
 
 The *test generator* of "Interpretable Decision Tree Search as a Markov Decision Process" gives
 the test actions of each MDP state. The generators:
@@ -9,7 +9,7 @@ the test actions of each MDP state. The generators:
     states: the splits of ``DecisionTreeClassifier(max_leaf_nodes=2**cart_depth[d])``, CART
     grown best-first (the rule of the authors' package, 32 leaves per state). Measured in
     ``benchmarks/results/dpdt.md``: at least the paper's DPDT-5 depth-3 accuracy on the 11
-    Quant-BnB sets, which neither CART rule alone reaches (fault needs the best-first splits,
+    Quant-BnB sets [18], which neither CART rule alone reaches (fault needs the best-first splits,
     segment the per-feature splits at the root, occupancy the depth-limited ones).
 ``"sklearn"``
     scikit-learn's ``DecisionTreeClassifier(max_depth=cart_depth[d], random_state)`` fitted on

@@ -1,4 +1,4 @@
-"""The DPDT MDP and its backward induction over many alphas at once (Kohler, Akrour & Preux).
+"""The DPDT MDP and its backward induction over many alphas at once (Kohler, Akrour & Preux [9]).
 
 Algorithm 1 of "Interpretable Decision Tree Search as a Markov Decision Process", vectorized
 numpy, no numba.

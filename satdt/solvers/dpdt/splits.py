@@ -1,4 +1,4 @@
-"""DPDT's split kernels: vectorized numpy passes over one state's rows (Kohler, Akrour & Preux).
+"""DPDT's split kernels: vectorized numpy passes over one state's rows (Kohler, Akrour & Preux [9]).
 
 Every kernel takes a state's rows ``Xs`` ``(m, p)``, the class weight of each row ``Wc``
 ``(m, C)`` (integer-valued: merged duplicate rows) and the rows' positions sorted by each
