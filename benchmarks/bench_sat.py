@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                 solve = solve_min_depth if objective == "depth" else solve_min_size
                 if backend in DP_ALGORITHMS:  # the DP engine answering the same question (satdt.solvers.dp)
                     solve = solve_min_depth_dp if objective == "depth" else solve_min_size_dp
-                walls, base_walls, cpus = [], [], []
+                walls, base_walls, cpus, statuses = [], [], [], []
                 if backend == "dp-boxes":
                     try:  # the box DP only takes data with few boxes: skip the others
                         choose_algorithm(problem, "boxes")
@@ -168,6 +168,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                     r = solve(problem, **kwargs)
                     walls.append(time.perf_counter() - t0)
                     cpus.append(time.process_time() - c0)
+                    statuses.append(f"{r.status}:{r.objective}")
                     if args.baseline and backend not in DP_ALGORITHMS and "OPTIMAL" == b.status == r.status and b.objective != r.objective:
                         raise AssertionError(f"{name} {objective}: baseline {b.objective} != {r.objective}")
                 wall = float(np.median(walls))
@@ -183,7 +184,8 @@ def run(args: argparse.Namespace) -> list[dict]:
                        "sat_calls": r.stats.get("sat_calls"), "variables": r.stats.get("variables"),
                        "clauses": r.stats.get("clauses"), "build_s": r.stats.get("build_time_s"),
                        "sat_s": r.stats.get("sat_time_s"), "time_s": round(wall, 3),
-                       "cpu_s": round(float(np.median(cpus)), 3),
+                       "cpu_s": round(float(np.median(cpus)), 3), "cpus_s": " ".join(f"{c:.3f}" for c in cpus),
+                       "statuses": " ".join(statuses),
                        "repairs": f"{r.stats.get('repaired', '')}/{r.stats.get('repairs', '')}",
                        "times_s": " ".join(f"{w:.3f}" for w in walls), "load_avg": _load(),
                        "baseline_s": round(float(np.median(base_walls)), 3) if base_walls else None,
@@ -199,7 +201,7 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 def markdown(rows: list[dict]) -> str:
     head = ["dataset", "rows", "distinct", "binary_features", "objective", "backend", "algorithm", "status", "value",
-            "depth", "nodes", "rows_used", "time_s", "times_s", "cpu_s", "repairs", "baseline_s", "build_s", "sat_s",
+            "depth", "nodes", "rows_used", "time_s", "times_s", "cpu_s", "cpus_s", "statuses", "repairs", "baseline_s", "build_s", "sat_s",
             "load_avg",
             "inferdt_value", "inferdt_s"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

@@ -126,8 +126,8 @@ KNOWN_OPTIMA: list[Optimum] = [
     Optimum("min_depth", "balance-scale", None, 10, "issue 2 (stated)"),
     Optimum("min_depth", "bmi", None, 7, "issue 2 (stated)"),
     *[Optimum("min_nodes", name, k, nodes, "InferDT", v) for name, k, nodes, v in
-      (("iris", 4, 15, STREED), ("monk1", 5, 15, STREED), ("monk2", 6, 67, None), ("monk3", 6, 39, None),
-       ("wine", 3, 15, STREED), ("mouse", 4, 15, STREED), ("zoo", 4, 21, STREED), ("lung-cancer", 3, 7, STREED))],
+      (("iris", 4, 15, None), ("monk1", 5, 15, STREED), ("monk2", 6, 67, None), ("monk3", 6, 39, None),
+       ("wine", 3, 15, None), ("mouse", 4, 15, STREED), ("zoo", 4, 21, None), ("lung-cancer", 3, 7, STREED))],
     Optimum("min_nodes", "car", 8, 143, "regression (satdt)"),
     Optimum("min_nodes", "balance-scale", 10, 309, "regression (satdt)"),
     Optimum("min_nodes", "bmi", 7, 115, "regression (satdt)"),

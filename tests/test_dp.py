@@ -225,8 +225,8 @@ def test_regularized_agrees_with_cpsat(name, lam, depth):
     assert a.objective == b.objective
 
 
-# GOSDT 1.0.4's regularized optima at depth <= 5 (tests/known_optima.py); monk2 / tic-tac-toe slow
-@pytest.mark.parametrize("row", [pytest.param(o, marks=[] if o.dataset == "monk1-onehot" else [slow],
+# GOSDT 1.0.4's regularized optima at depth <= 5 (tests/known_optima.py); tic-tac-toe slow
+@pytest.mark.parametrize("row", [pytest.param(o, marks=[slow] if o.dataset == "tic-tac-toe" else [],
                                               id=f"{o.dataset}-{o.lam}") for o in rows("regularized", depths=(5,))])
 def test_regularized_gosdt_optima(row):
     problem = Binarizer("all").problem(load_dataset(row.dataset))

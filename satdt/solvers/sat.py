@@ -371,7 +371,7 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
             if state.deadline.expired():
                 return "timeout", None, None
             spent = backend.solve_time - t0
-            if repair and spent >= REPAIR_AFTER_S:
+            if repair and spent >= REPAIR_AFTER_S and encoding.depth > 3:  # (top three levels kept)
                 t1 = time.perf_counter()
                 budget = max(REPAIR_MIN_S, REPAIR_SHARE * spent)
                 left = state.deadline.remaining()

@@ -83,6 +83,39 @@ struct Entry {
     int tree;
 };
 
+// Roots best-first by a key that only grows (lower bounds): a lazy min-heap. An entry whose key
+// is still current is the minimum; a stale one goes back with its new key.
+template <class Key>
+class RootQueue {
+  public:
+    RootQueue(int T, Key key) : key_(key) {
+        heap_.resize(T);
+        for (int j = 0; j < T; ++j) heap_[j] = {key_(j), j};
+        std::make_heap(heap_.begin(), heap_.end(), later_);
+    }
+    // the open root of smallest key (it stays queued until closed), or -1
+    int next(const std::vector<char>& open, double* kmin) {
+        while (!heap_.empty()) {
+            const auto [k, j] = heap_.front();
+            std::pop_heap(heap_.begin(), heap_.end(), later_);
+            heap_.pop_back();
+            if (!open[j]) continue;
+            const double cur = key_(j);
+            heap_.push_back({cur, j});
+            std::push_heap(heap_.begin(), heap_.end(), later_);
+            if (cur > k) continue;
+            *kmin = cur;
+            return j;
+        }
+        return -1;
+    }
+
+  private:
+    Key key_;
+    std::vector<std::pair<double, int>> heap_;
+    std::greater<std::pair<double, int>> later_;
+};
+
 class Search {
   public:
     Search(py::array_t<int32_t, py::array::c_style | py::array::forcecast> rank,
@@ -882,18 +915,14 @@ class Search {
         i64 best = leaf.val < ub ? leaf.val : INF, bound = std::min(ub, leaf.val);
         int best_root = -1;
         Sub bestL, bestR;
-        std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), last_err(2), moved(2), side_n(2), seen(2);
+        std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), side_n(2), cap_err(2);
         std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
+        RootQueue queue(T, [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; });
         try {
             while (true) {
                 check_time();
-                int t = -1;
                 double kmin = 0;
-                for (int j = 0; j < T; ++j) {
-                    if (!open[j]) continue;
-                    const double k = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
-                    if (t < 0 || k < kmin) { t = j; kmin = k; }
-                }
+                int t = queue.next(open, &kmin);
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
                 const int a = V.cchain[t];
                 {   // the middle of the run of open roots around t (interval halving)
@@ -919,43 +948,50 @@ class Search {
                         if (v > mx) { mx = v; lab = c; }
                     }
                     side_n[sd] = nn;
-                    best_err[sd] = nn - mx;  // the leaf
+                    // only stumps that can make the root beat the bound matter (ConTree [3]):
+                    // q * err + 2 lc < bound - (lower bound of the other side), i.e. err < cap
+                    const i64 cap_cost = bound - (sd == 0 ? lbR[t] : lbL[t]) - 2 * lc_;
+                    cap_err[sd] = cap_cost <= 0 ? 0 : (cap_cost + q_ - 1) / q_;
+                    best_err[sd] = std::min(nn - mx, cap_err[sd]);  // the leaf, or the cap
                     best_col[sd] = -1;
                     best_lab_l[sd] = best_lab_r[sd] = lab;
                 }
+                const int* __restrict up = upos.data();
+                const int* __restrict uc = ucls.data();
+                const i64* __restrict uwt = uw.data();
+                const char* __restrict sdv = side.data();
+                i64* __restrict cm = cum.data();
                 for (int k = 0; k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
                     std::fill(cum.begin(), cum.end(), 0);
-                    last_err[0] = best_err[0];
-                    last_err[1] = best_err[1];
-                    moved[0] = moved[1] = 0;
-                    seen[0] = seen[1] = 0;
+                    i64 last[2] = {best_err[0], best_err[1]}, mv[2] = {0, 0}, sn[2] = {0, 0};
                     const int t_k = V.col0[k + 1] - V.col0[k];
                     const int s0 = V.col0[k] + k;
                     for (int bb = 0; bb < t_k; ++bb) {  // after bucket bb: the column of level bb + 1
                         for (int x = start[s0 + bb], e = start[s0 + bb + 1]; x < e; ++x) {
-                            const int sd = side[upos[x]];
-                            cum[sd * C_ + ucls[x]] += uw[x];
-                            moved[sd] += uw[x];
-                            seen[sd] += uw[x];
+                            const int sd = sdv[up[x]];
+                            const i64 wx = uwt[x];
+                            cm[sd * C_ + uc[x]] += wx;
+                            mv[sd] += wx;
+                            sn[sd] += wx;
                         }
-                        // errors at a later split point of this chain >= last_err - (moved + rows
-                        // still to come): stop the chain when neither side can beat its best
-                        if (last_err[0] - moved[0] - (side_n[0] - seen[0]) >= best_err[0] &&
-                            last_err[1] - moved[1] - (side_n[1] - seen[1]) >= best_err[1])
+                        // errors at a later split point of this chain >= last - (moved + rows still
+                        // to come): stop the chain when neither side can beat its best
+                        if (last[0] - mv[0] - (side_n[0] - sn[0]) >= best_err[0] &&
+                            last[1] - mv[1] - (side_n[1] - sn[1]) >= best_err[1])
                             break;
                         for (int sd = 0; sd < 2; ++sd) {
-                            // errors here >= last_err - moved: skip while that cannot beat the best
-                            if (last_err[sd] - moved[sd] >= best_err[sd]) continue;
+                            // errors here >= last - moved: skip while that cannot beat the best
+                            if (last[sd] - mv[sd] >= best_err[sd]) continue;
                             i64 ml = 0, mr = 0;
                             int labl = 0, labr = 0;
                             for (int c = 0; c < C_; ++c) {
-                                const i64 l = cum[sd * C_ + c], rr = tot_side[sd * C_ + c] - l;
+                                const i64 l = cm[sd * C_ + c], rr = tot_side[sd * C_ + c] - l;
                                 if (l > ml) { ml = l; labl = c; }
                                 if (rr > mr) { mr = rr; labr = c; }
                             }
                             const i64 err = side_n[sd] - ml - mr;
-                            last_err[sd] = err;
-                            moved[sd] = 0;
+                            last[sd] = err;
+                            mv[sd] = 0;
                             if (err < best_err[sd] && ml > 0 && mr > 0) {
                                 best_err[sd] = err;
                                 best_col[sd] = V.col0[k] + bb;
@@ -967,15 +1003,18 @@ class Search {
                 }
                 Sub sub[2];
                 for (int sd = 0; sd < 2; ++sd) {
-                    const i64 leaf_err = side_n[sd];
-                    (void)leaf_err;
                     i64 mx = 0;
                     int lab = 0;
                     for (int c = 0; c < C_; ++c)
                         if (tot_side[sd * C_ + c] > mx) { mx = tot_side[sd * C_ + c]; lab = c; }
                     sub[sd].val = q_ * (side_n[sd] - mx) + lc_;
                     sub[sd].tree = leaf_ref(lab);
-                    if (best_col[sd] >= 0 && q_ * best_err[sd] + 2 * lc_ < sub[sd].val) {
+                    const i64 cap_cost = q_ * cap_err[sd] + 2 * lc_;  // every stump not found costs >= this
+                    if (best_col[sd] < 0 && cap_err[sd] < side_n[sd] - mx && sub[sd].val >= cap_cost) {
+                        // neither the leaf nor any stump can beat the bound: a lower bound only
+                        sub[sd].val = cap_cost;
+                        sub[sd].tree = NONE;
+                    } else if (best_col[sd] >= 0 && q_ * best_err[sd] + 2 * lc_ < sub[sd].val) {
                         sub[sd].val = q_ * best_err[sd] + 2 * lc_;
                         sub[sd].tree = NONE;
                         sub[sd].stump_col = V.gcol[best_col[sd]];
@@ -1000,7 +1039,7 @@ class Search {
                 }
                 lbL[t] = std::max(lbL[t], vL);
                 lbR[t] = std::max(lbR[t], vR);
-                if (vL + vR < bound) {
+                if (sub[0].has_tree() && sub[1].has_tree() && vL + vR < bound) {
                     best = vL + vR;
                     best_root = t;
                     bestL = sub[0];
@@ -1067,37 +1106,14 @@ class Search {
         posR.reserve(n);
         std::vector<i64> FL, FR(static_cast<size_t>(C1_) * T), NL(C1_), NR(C1_);
         std::vector<char> presL, presR;
-        // roots best-first by lbL + lbR + tie: a lazy min-heap (bounds only grow, so an entry
-        // whose key is still current is the minimum; a stale one goes back with its new key)
-        auto key = [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; };
-        std::vector<std::pair<double, int>> heap(T);
-        for (int j = 0; j < T; ++j) heap[j] = {key(j), j};
-        const auto later = std::greater<std::pair<double, int>>();
-        std::make_heap(heap.begin(), heap.end(), later);
+        RootQueue queue(T, [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; });
         const bool leafy = d - 1 == 1;  // depth-one children: classes only, no presence
         const int rowsF = leafy ? C_ : C1_;
         try {
             while (true) {
                 check_time();
-                int t = -1;
                 double kmin = 0;
-                while (!heap.empty()) {
-                    const auto [k, j] = heap.front();
-                    std::pop_heap(heap.begin(), heap.end(), later);
-                    heap.pop_back();
-                    if (!open[j]) continue;
-                    const double cur = key(j);
-                    if (cur > k) {
-                        heap.push_back({cur, j});
-                        std::push_heap(heap.begin(), heap.end(), later);
-                        continue;
-                    }
-                    t = j;
-                    kmin = cur;
-                    heap.push_back({cur, j});  // stays a candidate while open (see below)
-                    std::push_heap(heap.begin(), heap.end(), later);
-                    break;
-                }
+                int t = queue.next(open, &kmin);
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
                 {   // ConTree's interval search [3]: the roots of a chain between two evaluated
                     // ones share the bound optL(lower) + optR(upper) (children are monotone in
@@ -1121,18 +1137,26 @@ class Search {
                     NL[c] = N[c] - NR[c];
                 }
                 const i64 nL = tot - ftot[t], nR = ftot[t];
-                Sub sl = child(V, posL, d - 1, bound - lbR[t], FL, &presL, NL.data());
-                similar(sl.val, FL, T, nL, lbL, lbR, true);
-                if (!sl.has_tree() || sl.val + lbR[t] >= bound) continue;
                 for (size_t x = 0, e = static_cast<size_t>(rowsF) * T; x < e; ++x) FR[x] = F[x] - FL[x];
-                Sub sr;
-                if (d - 1 > 1) {
-                    presence(V, posR.data(), static_cast<int>(posR.size()), presR);
-                    sr = child(V, posR, d - 1, bound - sl.val, FR, &presR, NR.data());
-                } else {
-                    sr = child(V, posR, d - 1, bound - sl.val, FR, nullptr, NR.data());
-                }
-                similar(sr.val, FR, T, nR, lbR, lbL, false);
+                if (!leafy) presence(V, posR.data(), static_cast<int>(posR.size()), presR);
+                // the larger side first (ConTree [3]): it decides most often that the root fails
+                const bool left_first = nL >= nR;
+                Sub sl, sr;
+                Sub& s1 = left_first ? sl : sr;
+                Sub& s2 = left_first ? sr : sl;
+                const std::vector<int>& pos1 = left_first ? posL : posR;
+                const std::vector<int>& pos2 = left_first ? posR : posL;
+                const std::vector<i64>& F1 = left_first ? FL : FR;
+                const std::vector<i64>& F2 = left_first ? FR : FL;
+                std::vector<char>* pres1 = leafy ? nullptr : (left_first ? &presL : &presR);
+                std::vector<char>* pres2 = leafy ? nullptr : (left_first ? &presR : &presL);
+                std::vector<i64>& lb1 = left_first ? lbL : lbR;
+                std::vector<i64>& lb2 = left_first ? lbR : lbL;
+                s1 = child(V, pos1, d - 1, bound - lb2[t], F1, pres1, left_first ? NL.data() : NR.data());
+                similar(s1.val, F1, T, left_first ? nL : nR, lb1, lb2, left_first);
+                if (!s1.has_tree() || s1.val + lb2[t] >= bound) continue;
+                s2 = child(V, pos2, d - 1, bound - s1.val, F2, pres2, left_first ? NR.data() : NL.data());
+                similar(s2.val, F2, T, left_first ? nR : nL, lb2, lb1, !left_first);
                 if (sr.has_tree() && sl.val + sr.val < bound) {
                     best = sl.val + sr.val;
                     best_root = t;

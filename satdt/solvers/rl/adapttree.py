@@ -275,7 +275,7 @@ class AdaptTreeResult:
     result: SolveResult
     binary_tree: Tree
     curve: list[dict]
-    greedy_tree: Tree
+    greedy_tree: Tree | None
     theta: np.ndarray
 
 
