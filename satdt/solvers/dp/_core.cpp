@@ -935,6 +935,7 @@ class Search {
                 roots_++;
                 const int la = V.clevel[t];
                 for (int r = 0; r < n; ++r) side[r] = V.bucket[static_cast<size_t>(r) * p + a] >= la;
+
                 for (int c = 0; c < C_; ++c) {
                     tot_side[C_ + c] = F[static_cast<size_t>(c) * T + t];
                     tot_side[c] = N[c] - tot_side[C_ + c];
@@ -1107,6 +1108,7 @@ class Search {
         std::vector<i64> FL, FR(static_cast<size_t>(C1_) * T), NL(C1_), NR(C1_);
         std::vector<char> presL, presR;
         RootQueue queue(T, [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; });
+        int run_lo = 0, run_hi = 0;
         const bool leafy = d - 1 == 1;  // depth-one children: classes only, no presence
         const int rowsF = leafy ? C_ : C1_;
         try {
@@ -1124,6 +1126,8 @@ class Search {
                     while (a > V.col0[ck] && open[a - 1] && lbL[a - 1] + lbR[a - 1] < bound) --a;
                     while (b + 1 < V.col0[ck + 1] && open[b + 1] && lbL[b + 1] + lbR[b + 1] < bound) ++b;
                     t = (a + b) / 2;
+                    run_lo = a;
+                    run_hi = b;
                 }
                 open[t] = 0;
                 roots_++;
@@ -1155,7 +1159,10 @@ class Search {
                 s1 = child(V, pos1, d - 1, bound - lb2[t], F1, pres1, left_first ? NL.data() : NR.data());
                 similar(s1.val, F1, T, left_first ? nL : nR, lb1, lb2, left_first);
                 if (!s1.has_tree() || s1.val + lb2[t] >= bound) continue;
-                s2 = child(V, pos2, d - 1, bound - s1.val, F2, pres2, left_first ? NR.data() : NL.data());
+                // the second child gets ConTree's extra budget [3]: the rows between the root and the
+                // ends of its interval, so that its value can rule out the whole interval
+                const i64 extra = q_ * std::max(ftot[run_lo] - ftot[t], ftot[t] - ftot[run_hi]);
+                s2 = child(V, pos2, d - 1, bound - s1.val + extra, F2, pres2, left_first ? NR.data() : NL.data());
                 similar(s2.val, F2, T, left_first ? nR : nL, lb2, lb1, !left_first);
                 if (sr.has_tree() && sl.val + sr.val < bound) {
                     best = sl.val + sr.val;
