@@ -43,8 +43,8 @@ def run(tool: str, path: str, depth: int, lam: float | None, time_limit: float) 
         X = _binary(data)
         # STreeD's cost_complexity is charged per split and normalised by n like lam: errors/n +
         # lam * splits = errors/n + lam * leaves - lam, the same optima as satdt's objective
-        model = STreeDClassifier(optimization_task="accuracy", max_depth=depth, cost_complexity=lam or 0.0,
-                                 time_limit=time_limit)
+        model = STreeDClassifier(optimization_task="cost-complex-accuracy" if lam else "accuracy", max_depth=depth,
+                                 cost_complexity=lam or 0.0, time_limit=time_limit)
         model.fit(X, data.y)
         pred = model.predict(X)
         leaves = None

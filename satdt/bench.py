@@ -93,8 +93,10 @@ def _run_pystreed(data: Dataset, task: Task) -> tuple[Any, dict]:
     """STreeD (pystreed): max accuracy at depth d, or cost complexity ``lam`` per split."""
     from pystreed import STreeDClassifier
 
-    model = STreeDClassifier(optimization_task="accuracy", max_depth=task.max_depth or 3,
-                             cost_complexity=task.lam or 0.0, time_limit=task.time_limit or 600)
+    # cost_complexity is read only by the "cost-complex-accuracy" task (ignored by "accuracy")
+    model = STreeDClassifier(optimization_task="cost-complex-accuracy" if task.lam else "accuracy",
+                             max_depth=task.max_depth or 3, cost_complexity=task.lam or 0.0,
+                             time_limit=task.time_limit or 600)
     model.fit(data.X, data.y)
     return model.predict(data.X), {}
 

@@ -25,7 +25,7 @@ from .verify import ENGINES, OBJECTIVES, certify
 # Start fast: scikit-learn, pandas and OR-tools load only in the commands that use them.
 # satdt.estimators (scikit-learn) is imported by _estimators(); `satdt solve` for the methods of
 # _LIGHT_METHODS on a plain CSV runs without it (tests/test_import_time.py).
-_LIGHT_METHODS = {"sat-depth": "depth", "sat-size": "size"}
+_LIGHT_METHODS = {"sat-depth": "depth", "sat-size": "size", "dp": "dp"}
 
 
 def _estimators() -> Any:
@@ -216,19 +216,34 @@ def _export(tree: Any, fmt: str) -> str:
 
 
 def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> Any:
-    """``sat-depth`` / ``sat-size`` without scikit-learn: what ``SATTreeClassifier.fit`` does
-    (binarize, :func:`satdt.solvers.consistent.solve_consistent`, runtime of the whole call),
-    on the loaded :class:`Dataset`. None when the estimator must run (one class)."""
+    """``sat-depth`` / ``sat-size`` / ``dp`` without scikit-learn: what ``SATTreeClassifier.fit``
+    / ``DPTreeClassifier.fit`` do (binarize, the engine, runtime of the whole call), on the loaded
+    :class:`Dataset`. None when the estimator must run (one class, bad parameters: the estimator
+    reports them)."""
     from types import SimpleNamespace
 
     from .binarize import Binarizer
-    from .solvers.consistent import solve_consistent
 
     if len(data.classes) < 2 or a.n_thresholds < 1:
+        return None
+    if a.method == "dp" and (a.max_depth is None or isinstance(a.max_depth, list)):
         return None
     start = time.perf_counter()  # the estimator's runtime: from fit (data loaded) to its end
     binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
     problem = binarizer.problem(data)
+    if a.method == "dp":
+        from .solvers import dp
+
+        if a.lam is None:
+            result = dp.solve_max_accuracy_dp(problem, max_depth=a.max_depth, time_limit=deadline.budget())
+        else:
+            result = dp.solve_regularized_dp(problem, lam=a.lam, max_depth=a.max_depth,
+                                             time_limit=deadline.budget())
+        result.stats.setdefault("engine_s", round(result.runtime, 4))
+        result.runtime = max(result.runtime, time.perf_counter() - start)
+        return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+    from .solvers.consistent import solve_consistent
+
     engine = a.engine or ("sat" if a.solver else "auto")
     options = {"solver": a.solver} if a.solver else {}
     result = solve_consistent(problem, _LIGHT_METHODS[a.method], engine=engine, max_depth=a.max_depth,
@@ -265,8 +280,8 @@ def cmd_solve(a: argparse.Namespace) -> int:
     if refused is not None:
         return refused
     data = load_dataset(a.data)
-    light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None and a.lam is None
-             and a.alpha is None and a.cart_depth is None)
+    light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
+             and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None)
     model = _light_solve(a, data, deadline) if light else None
     if model is not None:
         return _print_solve(a, model, data)

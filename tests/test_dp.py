@@ -385,7 +385,8 @@ def _weighted_problem(seed: int):
 
 
 # 150 instances (multi-class, weighted rows, ties), depths 1-4, every depth-two path of the core
-@pytest.mark.parametrize("seed", range(150))
+# (the first 30 in the fast subset)
+@pytest.mark.parametrize("seed", [s if s < 30 else pytest.param(s, marks=pytest.mark.slow) for s in range(150)])
 def test_core_equals_reference(seed):
     problem = _weighted_problem(seed) if seed % 3 == 0 else random_problem(
         5000 + seed, n_rows=15 + seed % 40, n_features=2 + seed % 4, n_classes=2 + seed % 4,

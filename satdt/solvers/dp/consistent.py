@@ -10,18 +10,21 @@ per feature). ``algorithm="auto"`` chooses by the number of boxes.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from fractions import Fraction
+
+import numpy as np
 
 from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ...tree import Node, Tree
-from ..common import TreeCheckError, cart_binary_tree, finalize_tree
+from ..common import TreeCheckError, finalize_tree
 from .accuracy import _finalize, _validate, new_search, solve_max_accuracy_dp, solve_regularized_dp
 from .boxes import BoxLattice, box_count, box_work
 from .chains import Chains, build_chains, chain_errors
-from .search import SearchTimeout
+from .search import SearchBase, SearchTimeout
 
 __all__ = ["solve_min_depth_dp", "solve_min_size_dp", "choose_algorithm", "ALGORITHMS",
            "BOX_AUTO_CELLS", "BOX_AUTO_WORK", "BOX_MAX_CELLS"]
@@ -40,9 +43,20 @@ def _present_classes(problem: BinaryProblem) -> int:
 
 
 def _consistent_fallback(problem: BinaryProblem, max_depth: int | None) -> Tree | None:
-    """A consistent CART tree (grown until pure; exists for consistent data) in the original
-    features, or None when it is deeper than ``max_depth``."""
-    tree, errors = finalize_tree(problem, cart_binary_tree(problem, None))
+    """A consistent CART tree (Gini-greedy, grown until pure; exists for consistent data) in the
+    original features, or None when it is deeper than ``max_depth``. Built from the column counts
+    (:meth:`~satdt.solvers.dp.search.SearchBase.greedy`): no scikit-learn import, whose cost alone
+    can exceed a short time limit."""
+    greedy = SearchBase(problem, Deadline(None), 0.0)
+    rows = np.arange(problem.n_distinct, dtype=np.int64)
+    limit = max(1, problem.n_distinct)  # a consistent tree never needs more levels than rows
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, 2 * limit + 100))
+    try:
+        root = greedy.greedy(rows, limit)[1]
+    finally:
+        sys.setrecursionlimit(old_limit)
+    tree, errors = finalize_tree(problem, Tree(root=root, classes=problem.classes))
     if errors != 0 or (max_depth is not None and tree.depth() > max_depth):
         return None
     return tree
