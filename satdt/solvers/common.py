@@ -29,12 +29,14 @@ def n_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True) -> tuple[Tree, int]:
+def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True,
+                  binary_errors=None) -> tuple[Tree, int]:
     """Map a tree over binary columns to the original features, prune it, re-evaluate it.
 
     Leaves are relabelled with their majority class on the training rows (this never adds an
     error), empty-sided splits and same-class sibling leaves are removed (no change in
-    predictions on the training rows).
+    predictions on the training rows). ``binary_errors`` (a callable of the binary tree) counts
+    the errors over the binary columns without ``problem.X`` (the DP reads its column chains).
 
     Returns
     -------
@@ -43,7 +45,7 @@ def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True)
     errors : int
         Its training errors, counted with :meth:`Tree.predict` on the original rows.
     """
-    bin_errors = problem.errors(binary_tree)
+    bin_errors = problem.errors(binary_tree) if binary_errors is None else binary_errors(binary_tree)
     tree = problem.to_original(binary_tree, relabel=True)
     if prune:
         tree.prune()

@@ -841,6 +841,20 @@ class Search {
         return solve_node(V, pos, d, ub, &F, pres, false);
     }
 
+    // the top-level search stopped by the time limit: its proven bound (the leaf, every root's
+    // children bounds, the incumbent), and no tree unless a root was adopted
+    void record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 best,
+                          int best_root) {
+        i64 lb = leaf;
+        for (size_t j = 0; j < lbL.size(); ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+        top_active_ = true;
+        top_lb_ = std::min(lb, best);
+        if (best_root < 0) {
+            top_tree_ = NONE;
+            top_best_ = INF;
+        }
+    }
+
     // ------------------------------------------------------------------ depth two, long chains
     // The depth-two tree of a node whose columns are mostly thresholds of a few numeric features
     // (ConTree's specialised depth-two solver [3]): for each root evaluated, the best depth-one
@@ -1054,13 +1068,7 @@ class Search {
                 }
             }
         } catch (const Timeout&) {
-            if (top) {
-                i64 lb = leaf.val;
-                for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
-                top_active_ = true;
-                top_lb_ = std::min(lb, best);
-                if (best_root < 0) { top_tree_ = NONE; top_best_ = INF; }
-            }
+            if (top) record_top_bound(leaf.val, lbL, lbR, best, best_root);
             throw;
         }
         if (best < ub) {
@@ -1182,14 +1190,7 @@ class Search {
                 }
             }
         } catch (const Timeout&) {
-            if (top) {
-                i64 lb = leaf.val;
-                for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
-                top_active_ = true;
-                top_lb_ = std::min(lb, best);
-                if (best_root < 0) top_tree_ = NONE;
-                if (best == leaf.val && best_root < 0) top_best_ = INF;
-            }
+            if (top) record_top_bound(leaf.val, lbL, lbR, best, best_root);
             throw;
         }
         if (best < ub) {

@@ -54,23 +54,10 @@ def engine_name(search: SearchBase) -> str:
 
 def _finalize(problem: BinaryProblem, binary_tree: Tree,
               binary_errors: Callable[[Tree], float]) -> tuple[Tree, int]:
-    """:func:`finalize_tree`, or for a large matrix its equivalent without a float64 copy of it.
-
-    Same steps: map to the original features with majority leaves, prune, count errors with
-    :meth:`Tree.predict_index` on the original rows, and check they do not exceed the errors on
-    the binarized rows (counted here through the chains).
-    """
-    if problem.X.size <= _SMALL_MATRIX:
-        return finalize_tree(problem, binary_tree)
-    bin_errors = binary_errors(binary_tree)
-    tree = problem.to_original(binary_tree, relabel=True)
-    tree.prune()
-    data = problem.data
-    errors = int((tree.predict_index(data.X) != data.y).sum())
-    if errors > bin_errors:
-        raise TreeCheckError(f"tree maps to {errors} errors on the original rows but had "
-                             f"{bin_errors:g} on the binarized rows")
-    return tree, errors
+    """:func:`finalize_tree`; for a large matrix with the errors over the binary columns counted
+    through the chains (``binary_errors``), without a float64 copy of ``problem.X``."""
+    large = problem.X.size > _SMALL_MATRIX
+    return finalize_tree(problem, binary_tree, binary_errors=binary_errors if large else None)
 
 
 def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, pair_ops: float) -> None:
