@@ -85,15 +85,15 @@ def commands(cell: tuple, time_limit: float) -> tuple[list[str], list[str]]:
     return ours, theirs
 
 
-def bench_cell(cell: tuple, runs: int, time_limit: float) -> dict:
+def bench_cell(cell: tuple, runs: int, time_limit: float, warmup: int = 1) -> dict:
     ours, theirs = commands(cell, time_limit)
     a, b, ratios, mem_a, mem_b = [], [], [], [], []
     out_a = out_b = ""
-    for i in range(runs + 1):
+    for i in range(runs + warmup):
         wa, ma, oa = run_measured(ours, time_limit * 2 + 60)
         wb, mb, ob = run_measured(theirs, time_limit * 2 + 60)
-        if i == 0:
-            continue  # warm-up pair (file cache, imports)
+        if i < warmup:
+            continue  # warm-up pairs (file cache, imports)
         a.append(wa), b.append(wb), mem_a.append(ma), mem_b.append(mb), ratios.append(wa / wb)
         out_a, out_b = oa or out_a, ob or out_b
     ra = json.loads(out_a) if out_a.strip() else {}
@@ -134,6 +134,7 @@ def main() -> int:
     ap.add_argument("--peer", default=None, choices=["pystreed", "pycontree", "gosdt"],
                     help="the peer of --cell cells (default pystreed), and of the suites' cells when given")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=1, help="uncounted pairs first (file cache, imports)")
     ap.add_argument("--time-limit", type=float, default=300)
     ap.add_argument("--only", nargs="*", default=None, help="keep cells whose name contains one of these")
     a = ap.parse_args()
@@ -145,7 +146,7 @@ def main() -> int:
         cells = [c for c in cells if any(o in c[0] for o in a.only)]
     rows = []
     for cell in cells:
-        row = bench_cell(cell, a.runs, a.time_limit)
+        row = bench_cell(cell, a.runs, a.time_limit, a.warmup)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     print(to_markdown(rows))
