@@ -931,12 +931,18 @@ class Search {
         Sub bestL, bestR;
         std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), side_n(2), cap_err(2);
         std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
-        RootQueue queue(T, [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; });
         try {
             while (true) {
                 check_time();
+                // a plain scan, not RootQueue: each root raises the bounds of its whole chain, so
+                // a heap would re-sort most entries after every root
                 double kmin = 0;
-                int t = queue.next(open, &kmin);
+                int t = -1;
+                for (int j = 0; j < T; ++j) {
+                    if (!open[j]) continue;
+                    const double k = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
+                    if (t < 0 || k < kmin) { t = j; kmin = k; }
+                }
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
                 const int a = V.cchain[t];
                 {   // the middle of the run of open roots around t (interval halving)
@@ -976,44 +982,67 @@ class Search {
                 const i64* __restrict uwt = uw.data();
                 const char* __restrict sdv = side.data();
                 i64* __restrict cm = cum.data();
+                const bool two = C_ == 2;  // two classes: the counts live in registers
                 for (int k = 0; k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
-                    std::fill(cum.begin(), cum.end(), 0);
-                    i64 last[2] = {best_err[0], best_err[1]}, mv[2] = {0, 0}, sn[2] = {0, 0};
+                    if (!two) std::fill(cum.begin(), cum.end(), 0);
+                    // sn: weight of each side seen so far in this chain (the left part of the split
+                    // point); k1: its class-1 weight (two classes). A side is evaluated when its
+                    // seen weight passes thr = last + at - best (errors >= last - (sn - at), with
+                    // last the errors at the previous evaluation, at its seen weight), and the
+                    // chain ends when thr >= the side's weight for both (no later split point can
+                    // beat the best: last - (sn - at) - (side_n - sn) >= best)
+                    i64 sn[2] = {0, 0}, k1[2] = {0, 0}, thr[2] = {0, 0};
                     const int t_k = V.col0[k + 1] - V.col0[k];
                     const int s0 = V.col0[k] + k;
                     for (int bb = 0; bb < t_k; ++bb) {  // after bucket bb: the column of level bb + 1
-                        for (int x = start[s0 + bb], e = start[s0 + bb + 1]; x < e; ++x) {
-                            const int sd = sdv[up[x]];
-                            const i64 wx = uwt[x];
-                            cm[sd * C_ + uc[x]] += wx;
-                            mv[sd] += wx;
-                            sn[sd] += wx;
+                        if (two) {
+                            i64 a0 = sn[0], a1 = sn[1], b0 = k1[0], b1 = k1[1];
+                            for (int x = start[s0 + bb], e = start[s0 + bb + 1]; x < e; ++x) {
+                                const i64 m = -static_cast<i64>(sdv[up[x]]);
+                                const i64 wx = uwt[x], w1 = wx & -static_cast<i64>(uc[x]);
+                                a1 += wx & m;
+                                a0 += wx & ~m;
+                                b1 += w1 & m;
+                                b0 += w1 & ~m;
+                            }
+                            sn[0] = a0; sn[1] = a1; k1[0] = b0; k1[1] = b1;
+                        } else {
+                            for (int x = start[s0 + bb], e = start[s0 + bb + 1]; x < e; ++x) {
+                                const int sd = sdv[up[x]];
+                                cm[sd * C_ + uc[x]] += uwt[x];
+                                sn[sd] += uwt[x];
+                            }
                         }
-                        // errors at a later split point of this chain >= last - (moved + rows still
-                        // to come): stop the chain when neither side can beat its best
-                        if (last[0] - mv[0] - (side_n[0] - sn[0]) >= best_err[0] &&
-                            last[1] - mv[1] - (side_n[1] - sn[1]) >= best_err[1])
-                            break;
+                        bool evaluated = false;
                         for (int sd = 0; sd < 2; ++sd) {
-                            // errors here >= last - moved: skip while that cannot beat the best
-                            if (last[sd] - mv[sd] >= best_err[sd]) continue;
+                            if (sn[sd] <= thr[sd]) continue;
                             i64 ml = 0, mr = 0;
                             int labl = 0, labr = 0;
-                            for (int c = 0; c < C_; ++c) {
-                                const i64 l = cm[sd * C_ + c], rr = tot_side[sd * C_ + c] - l;
-                                if (l > ml) { ml = l; labl = c; }
-                                if (rr > mr) { mr = rr; labr = c; }
+                            if (two) {
+                                const i64 l1 = k1[sd], l0 = sn[sd] - l1;
+                                const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
+                                ml = std::max(l0, l1);
+                                labl = l1 > l0;
+                                mr = std::max(r0, r1);
+                                labr = r1 > r0;
+                            } else {
+                                for (int c = 0; c < C_; ++c) {
+                                    const i64 l = cm[sd * C_ + c], rr = tot_side[sd * C_ + c] - l;
+                                    if (l > ml) { ml = l; labl = c; }
+                                    if (rr > mr) { mr = rr; labr = c; }
+                                }
                             }
                             const i64 err = side_n[sd] - ml - mr;
-                            last[sd] = err;
-                            mv[sd] = 0;
                             if (err < best_err[sd] && ml > 0 && mr > 0) {
                                 best_err[sd] = err;
                                 best_col[sd] = V.col0[k] + bb;
                                 best_lab_l[sd] = labl;
                                 best_lab_r[sd] = labr;
                             }
+                            thr[sd] = err + sn[sd] - best_err[sd];
+                            evaluated = true;
                         }
+                        if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;
                     }
                 }
                 Sub sub[2];
