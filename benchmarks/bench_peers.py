@@ -73,6 +73,14 @@ def run_measured(cmd: list[str], timeout: float) -> tuple[float, float, str]:
         return wall, usage.ru_maxrss / 1024.0, out.read()
 
 
+def _last_json(out: str) -> dict:
+    """The last JSON object line of a process's output (a peer may print its own log first)."""
+    for line in reversed(out.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    return {}
+
+
 def commands(cell: tuple, time_limit: float) -> tuple[list[str], list[str]]:
     name, depth, lam, peer = cell
     path = str(_path(name))
@@ -97,8 +105,7 @@ def bench_cell(cell: tuple, runs: int, time_limit: float, warmup: int = 1) -> di
             continue  # warm-up pairs (file cache, imports)
         a.append(wa), b.append(wb), mem_a.append(ma), mem_b.append(mb), ratios.append(wa / wb)
         out_a, out_b = oa or out_a, ob or out_b
-    ra = json.loads(out_a) if out_a.strip() else {}
-    rb = json.loads(out_b) if out_b.strip() else {}
+    ra, rb = _last_json(out_a), _last_json(out_b)
     name, depth, lam, peer = cell
     row = {"cell": f"{name} d{depth}" + (f" lam {lam}" if lam is not None else ""), "peer": peer,
            "satdt_status": ra.get("status"), "satdt_errors": ra.get("errors"), "peer_errors": rb.get("errors"),
