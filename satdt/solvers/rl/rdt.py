@@ -104,6 +104,30 @@ def _check_common(width: int, depth: int, n_samples: int, epochs: int, batch_siz
         raise ValueError(f"predict must be 'path' or 'expected', got {predict!r}")
 
 
+def _train(model, n: int, rng: np.random.Generator, deadline: Deadline | None, step) -> None:
+    """Algorithm 1's loop, shared by both learners: epochs of shuffled mini-batches, each row
+    drawn ``model.n_samples`` times (the Monte-Carlo trajectories). ``step(batch, baseline)``
+    samples the trajectories, takes the gradient steps and returns the losses Delta; with
+    ``model.baseline`` the running mean of Delta is the baseline. ``model.history_`` gets each
+    epoch's mean loss; the deadline is checked between epochs and batches."""
+    running, model.history_ = None, []
+    for epoch in range(model.epochs):
+        if deadline is not None and epoch and deadline.expired():
+            break
+        order = rng.permutation(n)
+        total = 0.0
+        for start in range(0, n, model.batch_size):
+            if deadline is not None and start and deadline.expired():
+                break
+            batch = np.repeat(order[start:start + model.batch_size], model.n_samples)
+            b = running if (model.baseline and running is not None) else 0.0
+            delta = step(batch, b)
+            mean_delta = float(delta.mean())
+            running = mean_delta if running is None else 0.9 * running + 0.1 * mean_delta
+            total += float(delta.sum())
+        model.history_.append(total / (n * model.n_samples))
+
+
 class ReinforcedDecisionTree:
     """The paper's model: softmax-linear node policies, leaf score vectors (module doc).
 
@@ -237,35 +261,23 @@ class ReinforcedDecisionTree:
         self.scale_ = np.where(scale > 0, scale, 1.0)
         self.init(X.shape[1], int(n_classes or y.max() + 1), rng)
         Xt = self._augment(X)
-        n, M = len(y), self.n_samples
-        running, self.history_ = None, []
-        for epoch in range(self.epochs):
-            if deadline is not None and epoch and deadline.expired():
-                break
-            order = rng.permutation(n)
-            total = 0.0
-            for start in range(0, n, self.batch_size):
-                if deadline is not None and start and deadline.expired():
-                    break
-                batch = np.repeat(order[start:start + self.batch_size], M)
-                Xb, yb = Xt[batch], y[batch]
-                choices = np.zeros((len(batch), self.depth), dtype=np.int64)
-                nodes = np.zeros(len(batch), dtype=np.int64)
-                for level in range(self.depth):
-                    c = _sample(self.node_probs(Xb, level, nodes), rng)
-                    choices[:, level] = c
-                    nodes = nodes * self.width + c
-                b = running if (self.baseline and running is not None) else 0.0
-                weights = np.full(len(batch), 1.0 / len(batch))
-                delta, g_theta, g_alpha = self.path_gradients(Xb, yb, choices, weights, baseline=b)
-                for t, g in zip(self.theta, g_theta):
-                    t -= self.lr_policy * g
-                if not self.random_leaves:
-                    self.alpha -= self.lr_leaf * g_alpha
-                mean_delta = float(delta.mean())
-                running = mean_delta if running is None else 0.9 * running + 0.1 * mean_delta
-                total += float(delta.sum())
-            self.history_.append(total / (n * M))
+        def step(batch: np.ndarray, b: float) -> np.ndarray:
+            Xb, yb = Xt[batch], y[batch]
+            choices = np.zeros((len(batch), self.depth), dtype=np.int64)
+            nodes = np.zeros(len(batch), dtype=np.int64)
+            for level in range(self.depth):
+                c = _sample(self.node_probs(Xb, level, nodes), rng)
+                choices[:, level] = c
+                nodes = nodes * self.width + c
+            weights = np.full(len(batch), 1.0 / len(batch))
+            delta, g_theta, g_alpha = self.path_gradients(Xb, yb, choices, weights, baseline=b)
+            for t, g in zip(self.theta, g_theta):
+                t -= self.lr_policy * g
+            if not self.random_leaves:
+                self.alpha -= self.lr_leaf * g_alpha
+            return delta
+
+        _train(self, len(y), rng, deadline, step)
         return self
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
@@ -305,46 +317,36 @@ class AxisAlignedRDT:
         Xb, y = np.asarray(Xb, dtype=bool), np.asarray(y, dtype=np.int64)
         rng = np.random.default_rng(self.random_state)
         n, B = Xb.shape
-        D, M = self.depth, self.n_samples
+        D = self.depth
         self.logits = 0.01 * rng.standard_normal((2 ** D - 1, max(B, 1)))   # internal nodes, heap order
         self.alpha = np.zeros((2 ** D, n_classes))
-        running, self.history_ = None, []
-        for epoch in range(self.epochs):
-            if deadline is not None and epoch and deadline.expired():
-                break
-            order = rng.permutation(n)
-            total = 0.0
-            for start in range(0, n, self.batch_size):
-                if deadline is not None and start and deadline.expired():
-                    break
-                batch = np.repeat(order[start:start + self.batch_size], M)
-                m = len(batch)
-                node = np.zeros(m, dtype=np.int64)                 # heap index: children 2i+1, 2i+2
-                visited, chosen = [], []
-                for _ in range(D):
-                    q = _softmax(self.logits[node])
-                    j = _sample(q, rng) if B else np.zeros(m, dtype=np.int64)
-                    visited.append(node)
-                    chosen.append(j)
-                    right = Xb[batch, j] if B else np.zeros(m, dtype=bool)
-                    node = 2 * node + 1 + right
-                leaf = node - (2 ** D - 1)
-                delta, g = _loss(self.alpha[leaf], y[batch], self.loss)
-                b = running if (self.baseline and running is not None) else 0.0
-                w = (delta - b) / m
-                grad = np.zeros_like(self.logits)
-                for at, j in zip(visited, chosen):
-                    score = -_softmax(self.logits[at])
-                    score[np.arange(m), j] += 1.0
-                    np.add.at(grad, at, w[:, None] * score)
-                self.logits -= self.lr_policy * grad
-                g_alpha = np.zeros_like(self.alpha)
-                np.add.at(g_alpha, leaf, g / m)
-                self.alpha -= self.lr_leaf * g_alpha
-                mean_delta = float(delta.mean())
-                running = mean_delta if running is None else 0.9 * running + 0.1 * mean_delta
-                total += float(delta.sum())
-            self.history_.append(total / (n * M))
+
+        def step(batch: np.ndarray, b: float) -> np.ndarray:
+            m = len(batch)
+            node = np.zeros(m, dtype=np.int64)                 # heap index: children 2i+1, 2i+2
+            visited, chosen = [], []
+            for _ in range(D):
+                q = _softmax(self.logits[node])
+                j = _sample(q, rng) if B else np.zeros(m, dtype=np.int64)
+                visited.append(node)
+                chosen.append(j)
+                right = Xb[batch, j] if B else np.zeros(m, dtype=bool)
+                node = 2 * node + 1 + right
+            leaf = node - (2 ** D - 1)
+            delta, g = _loss(self.alpha[leaf], y[batch], self.loss)
+            w = (delta - b) / m
+            grad = np.zeros_like(self.logits)
+            for at, j in zip(visited, chosen):
+                score = -_softmax(self.logits[at])
+                score[np.arange(m), j] += 1.0
+                np.add.at(grad, at, w[:, None] * score)
+            self.logits -= self.lr_policy * grad
+            g_alpha = np.zeros_like(self.alpha)
+            np.add.at(g_alpha, leaf, g / m)
+            self.alpha -= self.lr_leaf * g_alpha
+            return delta
+
+        _train(self, n, rng, deadline, step)
         return self
 
     def binary_tree(self, classes: np.ndarray) -> Tree:
