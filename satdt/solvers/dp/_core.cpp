@@ -841,6 +841,36 @@ class Search {
         return solve_node(V, pos, d, ub, &F, pres, false);
     }
 
+    // a new best root at the top level: its tree is kept for a time-out (children moved into it)
+    void adopt_top(const View& V, int t, i64 best, Sub& bestL, Sub& bestR) {
+        top_best_ = best;
+        top_tree_ = new_split(V.gcol[t], materialize(bestL), materialize(bestR));
+        bestL.tree = arena_[top_tree_].left;
+        bestL.stump_col = -1;
+        bestR.tree = arena_[top_tree_].right;
+        bestR.stump_col = -1;
+    }
+
+    // the answer of a finished root search (MurTree's upper-bound semantics): the optimum with its
+    // tree when below ub, else a lower bound >= ub (the leaf, every root's children bounds)
+    Sub roots_result(const View& V, const Sub& leaf, i64 best, int best_root, Sub& bestL, Sub& bestR,
+                     const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 ub, i64 lb0, bool top,
+                     i64* lb_out) {
+        if (best < ub) {
+            if (best_root < 0) return leaf;
+            Sub s;
+            s.val = best;
+            s.tree = (top && top_tree_ != NONE && top_best_ == best)
+                         ? top_tree_
+                         : new_split(V.gcol[best_root], materialize(bestL), materialize(bestR));
+            return s;
+        }
+        i64 lb = leaf.val;
+        for (size_t j = 0; j < lbL.size(); ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+        *lb_out = std::max({lb, ub, lb0});
+        return Sub();
+    }
+
     // the top-level search stopped by the time limit: its proven bound (the leaf, every root's
     // children bounds, the incumbent), and no tree unless a root was adopted
     void record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 best,
@@ -1089,10 +1119,7 @@ class Search {
                     bestL = sub[0];
                     bestR = sub[1];
                     bound = std::min(ub, best);
-                    if (top) {
-                        top_best_ = best;
-                        top_tree_ = new_split(V.gcol[t], materialize(bestL), materialize(bestR));
-                    }
+                    if (top) adopt_top(V, t, best, bestL, bestR);
                     if (best <= lb0) break;
                 }
             }
@@ -1100,17 +1127,7 @@ class Search {
             if (top) record_top_bound(leaf.val, lbL, lbR, best, best_root);
             throw;
         }
-        if (best < ub) {
-            if (best_root < 0) return leaf;
-            Sub s;
-            s.val = best;
-            s.tree = new_split(V.gcol[best_root], materialize(bestL), materialize(bestR));
-            return s;
-        }
-        i64 lb = leaf.val;
-        for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
-        *lb_out = std::max({lb, ub, lb0});
-        return Sub();
+        return roots_result(V, leaf, best, best_root, bestL, bestR, lbL, lbR, ub, lb0, top, lb_out);
     }
 
     Sub root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
@@ -1207,14 +1224,7 @@ class Search {
                     bestL = sl;
                     bestR = sr;
                     bound = std::min(ub, best);
-                    if (top) {
-                        top_best_ = best;
-                        top_tree_ = new_split(V.gcol[t], materialize(bestL), materialize(bestR));
-                        bestL.tree = arena_[top_tree_].left;
-                        bestL.stump_col = -1;
-                        bestR.tree = arena_[top_tree_].right;
-                        bestR.stump_col = -1;
-                    }
+                    if (top) adopt_top(V, t, best, bestL, bestR);
                     if (best <= lb0) break;
                 }
             }
@@ -1222,19 +1232,7 @@ class Search {
             if (top) record_top_bound(leaf.val, lbL, lbR, best, best_root);
             throw;
         }
-        if (best < ub) {
-            if (best_root < 0) return leaf;
-            Sub s;
-            s.val = best;
-            s.tree = (top && top_tree_ != NONE && top_best_ == best)
-                         ? top_tree_
-                         : new_split(V.gcol[best_root], materialize(bestL), materialize(bestR));
-            return s;
-        }
-        i64 lb = leaf.val;
-        for (int j = 0; j < T; ++j) lb = std::min(lb, lbL[j] + lbR[j]);
-        *lb_out = std::max({lb, ub, lb0});
-        return Sub();
+        return roots_result(V, leaf, best, best_root, bestL, bestR, lbL, lbR, ub, lb0, top, lb_out);
     }
 };
 
