@@ -232,13 +232,9 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> An
     binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
     problem = binarizer.problem(data)
     if a.method == "dp":
-        from .solvers import dp
+        from .solvers.dp import solve_dp
 
-        if a.lam is None:
-            result = dp.solve_max_accuracy_dp(problem, max_depth=a.max_depth, time_limit=deadline.budget())
-        else:
-            result = dp.solve_regularized_dp(problem, lam=a.lam, max_depth=a.max_depth,
-                                             time_limit=deadline.budget())
+        result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget())
         result.stats.setdefault("engine_s", round(result.runtime, 4))
         result.runtime = max(result.runtime, time.perf_counter() - start)
         return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)

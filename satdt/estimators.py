@@ -304,11 +304,8 @@ class DPTreeClassifier(_DepthBoundedClassifier):
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import dp
 
-        if self.lam is None:
-            return dp.solve_max_accuracy_dp(self._problem(data), max_depth=self.max_depth,
-                                            time_limit=self._time_left())
-        return dp.solve_regularized_dp(self._problem(data), lam=self.lam, max_depth=self.max_depth,
-                                       time_limit=self._time_left())
+        return dp.solve_dp(self._problem(data), max_depth=self.max_depth, lam=self.lam,
+                           time_limit=self._time_left())
 
 
 class BinOCTClassifier(_TreeClassifier):

@@ -88,11 +88,7 @@ def _same(a, b) -> bool:
 
 def _csv_files() -> list[Path]:
     root = Path(__file__).resolve().parents[1]
-    files = sorted((root / "satdt" / "datasets").glob("*.csv"))
-    shared = Path("/work/shared/datasets/inferdt")
-    if shared.is_dir():
-        files += sorted(shared.glob("*.csv"))
-    return files
+    return sorted((root / "satdt" / "datasets").glob("*.csv"))
 
 
 def test_plain_reader_equals_pandas_on_every_dataset():

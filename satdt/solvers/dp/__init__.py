@@ -73,8 +73,8 @@ weights by bit-planes) or, for long chains, from 2-D histograms of two chains wi
 whichever is estimated cheaper.
 """
 
-from .accuracy import DEFAULT_PAIR_OPS, ENGINES, solve_max_accuracy_dp, solve_regularized_dp
+from .accuracy import DEFAULT_PAIR_OPS, ENGINES, solve_dp, solve_max_accuracy_dp, solve_regularized_dp
 from .consistent import ALGORITHMS, choose_algorithm, solve_min_depth_dp, solve_min_size_dp
 
-__all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "solve_min_depth_dp", "solve_min_size_dp",
+__all__ = ["solve_dp", "solve_max_accuracy_dp", "solve_regularized_dp", "solve_min_depth_dp", "solve_min_size_dp",
            "choose_algorithm", "DEFAULT_PAIR_OPS", "ALGORITHMS", "ENGINES"]

@@ -472,15 +472,23 @@ class Search {
         return V;
     }
 
+    // the leaf of class counts N (its majority class, cost q * errors + leaf cost); *tot: |N|
+    Sub leaf_of(const i64* N, i64* tot = nullptr) const {
+        i64 n = 0;
+        for (int c = 0; c < C_; ++c) n += N[c];
+        const int lab = argmax(N);
+        Sub leaf;
+        leaf.val = q_ * (n - N[lab]) + lc_;
+        leaf.tree = leaf_ref(lab);
+        if (tot != nullptr) *tot = n;
+        return leaf;
+    }
+
     // ------------------------------------------------------------------ depth one
     // best depth-one tree from the counts F of the columns of a node (T columns): a Sub
     Sub depth1(const std::vector<i64>& F, int T, const i64* N) {
         i64 tot = 0;
-        for (int c = 0; c < C_; ++c) tot += N[c];
-        const int lab = argmax(N);
-        Sub best;
-        best.val = q_ * (tot - N[lab]) + lc_;
-        best.tree = leaf_ref(lab);
+        Sub best = leaf_of(N, &tot);
         i64 best_err = INF;
         int best_j = -1;
         // class-major passes (vectorizable): gain[j] = max_c F + max_c (N - F)
@@ -671,11 +679,7 @@ class Search {
             }
         }
         i64 tot = 0;
-        for (int c = 0; c < C_; ++c) tot += N[c];
-        const int lab = argmax(N);
-        Sub best;
-        best.val = q_ * (tot - N[lab]) + lc_;
-        best.tree = leaf_ref(lab);
+        Sub best = leaf_of(N, &tot);
         int bi = -1;
         i64 bc = INF;
         for (int i = 0; i < T; ++i) {
@@ -726,12 +730,7 @@ class Search {
             const i64* wr = w(rows[a]);
             for (int c = 0; c < C1_; ++c) N[c] += wr[c];
         }
-        i64 tot = 0;
-        for (int c = 0; c < C_; ++c) tot += N[c];
-        const int lab = argmax(N.data());
-        Sub leaf;
-        leaf.val = q_ * (tot - N[lab]) + lc_;
-        leaf.tree = leaf_ref(lab);
+        const Sub leaf = leaf_of(N.data());
         i64 lb0 = q_ * N[C_] + 2 * lc_;
         if (d == 0 || leaf.val <= lb0) return leaf;
         const u64 h = hash_rows(rows, d);
@@ -841,28 +840,81 @@ class Search {
         return solve_node(V, pos, d, ub, &F, pres, false);
     }
 
-    // a new best root at the top level: its tree is kept for a time-out (children moved into it)
-    void adopt_top(const View& V, int t, i64 best, Sub& bestL, Sub& bestR) {
-        top_best_ = best;
-        top_tree_ = new_split(V.gcol[t], materialize(bestL), materialize(bestR));
-        bestL.tree = arena_[top_tree_].left;
-        bestL.stump_col = -1;
-        bestR.tree = arena_[top_tree_].right;
-        bestR.stump_col = -1;
+    // Initial bounds of every root column j of a node: each side costs at least its leaf-conflict
+    // errors and one leaf; tie = the depth-one errors of the split (best-first ties); ftot = the
+    // weight on the right of j.
+    void root_bounds(const std::vector<i64>& F, int T, const i64* N, i64 tot, std::vector<i64>& lbL,
+                     std::vector<i64>& lbR, std::vector<double>& tie, std::vector<i64>& ftot) const {
+        for (int j = 0; j < T; ++j) {
+            i64 mr = 0, ml = 0, ft = 0;
+            for (int c = 0; c < C_; ++c) {
+                const i64 f = F[static_cast<size_t>(c) * T + j];
+                ft += f;
+                mr = std::max(mr, f);
+                ml = std::max(ml, N[c] - f);
+            }
+            const i64 fc = F[static_cast<size_t>(C_) * T + j];
+            ftot[j] = ft;
+            lbR[j] = q_ * fc + lc_;
+            lbL[j] = q_ * (N[C_] - fc) + lc_;
+            tie[j] = static_cast<double>(tot - mr - ml) / (static_cast<double>(tot) + 1.0);
+        }
+    }
+
+    // ConTree's interval search [3]: the roots of a chain between two evaluated ones share the
+    // bound optL(lower) + optR(upper) (children are monotone in their rows). Returns the middle of
+    // the run [lo, hi] of open roots around t whose bounds are below `bound`, so each evaluation
+    // halves an interval.
+    static int interval_middle(const View& V, int t, const std::vector<char>& open, const std::vector<i64>& lbL,
+                               const std::vector<i64>& lbR, i64 bound, int* lo, int* hi) {
+        const int ck = V.cchain[t];
+        int a = t, b = t;
+        while (a > V.col0[ck] && open[a - 1] && lbL[a - 1] + lbR[a - 1] < bound) --a;
+        while (b + 1 < V.col0[ck + 1] && open[b + 1] && lbL[b + 1] + lbR[b + 1] < bound) ++b;
+        *lo = a;
+        *hi = b;
+        return (a + b) / 2;
+    }
+
+    // The best root of one root search so far (or the leaf: root -1) and the bound the roots must
+    // beat, min(ub, best).
+    struct Incumbent {
+        i64 best, bound;
+        int root = -1;
+        Sub left, right;
+        Incumbent(const Sub& leaf, i64 ub) : best(leaf.val < ub ? leaf.val : INF), bound(std::min(ub, leaf.val)) {}
+    };
+
+    // root t with children l and r beats the incumbent: adopt it (at the top level its tree is kept
+    // for a time-out); true when it reaches the node's lower bound lb0 (no root can do better)
+    bool adopt(Incumbent& inc, const View& V, int t, const Sub& l, const Sub& r, i64 ub, i64 lb0, bool top) {
+        inc.best = l.val + r.val;
+        inc.root = t;
+        inc.left = l;
+        inc.right = r;
+        inc.bound = std::min(ub, inc.best);
+        if (top) {
+            top_best_ = inc.best;
+            top_tree_ = new_split(V.gcol[t], materialize(inc.left), materialize(inc.right));
+            inc.left.tree = arena_[top_tree_].left;  // the children now live in the kept tree
+            inc.left.stump_col = -1;
+            inc.right.tree = arena_[top_tree_].right;
+            inc.right.stump_col = -1;
+        }
+        return inc.best <= lb0;
     }
 
     // the answer of a finished root search (MurTree's upper-bound semantics): the optimum with its
     // tree when below ub, else a lower bound >= ub (the leaf, every root's children bounds)
-    Sub roots_result(const View& V, const Sub& leaf, i64 best, int best_root, Sub& bestL, Sub& bestR,
-                     const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 ub, i64 lb0, bool top,
-                     i64* lb_out) {
-        if (best < ub) {
-            if (best_root < 0) return leaf;
+    Sub roots_result(const View& V, const Sub& leaf, Incumbent& inc, const std::vector<i64>& lbL,
+                     const std::vector<i64>& lbR, i64 ub, i64 lb0, bool top, i64* lb_out) {
+        if (inc.best < ub) {
+            if (inc.root < 0) return leaf;
             Sub s;
-            s.val = best;
-            s.tree = (top && top_tree_ != NONE && top_best_ == best)
+            s.val = inc.best;
+            s.tree = (top && top_tree_ != NONE && top_best_ == inc.best)
                          ? top_tree_
-                         : new_split(V.gcol[best_root], materialize(bestL), materialize(bestR));
+                         : new_split(V.gcol[inc.root], materialize(inc.left), materialize(inc.right));
             return s;
         }
         i64 lb = leaf.val;
@@ -873,13 +925,13 @@ class Search {
 
     // the top-level search stopped by the time limit: its proven bound (the leaf, every root's
     // children bounds, the incumbent), and no tree unless a root was adopted
-    void record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 best,
-                          int best_root) {
+    void record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
+                          const Incumbent& inc) {
         i64 lb = leaf;
         for (size_t j = 0; j < lbL.size(); ++j) lb = std::min(lb, lbL[j] + lbR[j]);
         top_active_ = true;
-        top_lb_ = std::min(lb, best);
-        if (best_root < 0) {
+        top_lb_ = std::min(lb, inc.best);
+        if (inc.root < 0) {
             top_tree_ = NONE;
             top_best_ = INF;
         }
@@ -899,7 +951,6 @@ class Search {
         const int T = V.T(), n = V.n(), p = V.p;
         i64 tot = 0;
         for (int c = 0; c < C_; ++c) tot += N[c];
-        const i64 conf = N[C_];
         // units (position, class, weight) sorted by bucket in each chain (counting sort; a merged row
         // with several classes is one unit per class), and each chain's bucket weights
         std::vector<int> start(T + p + 1, 0);
@@ -940,25 +991,12 @@ class Search {
             }
         }
         // order of chain k: order[start[slot(k, 0)] .. start[slot(k, t_k) + 1]), slot = col0 + k + b
-        std::vector<i64> lbL(T), lbR(T);
+        std::vector<i64> lbL(T), lbR(T), ftot(T);
         std::vector<double> tie(T);
-        for (int j = 0; j < T; ++j) {
-            i64 mr = 0, ml = 0, ft = 0;
-            for (int c = 0; c < C_; ++c) {
-                const i64 f = F[static_cast<size_t>(c) * T + j];
-                ft += f;
-                mr = std::max(mr, f);
-                ml = std::max(ml, N[c] - f);
-            }
-            const i64 fc = F[static_cast<size_t>(C_) * T + j];
-            lbR[j] = q_ * fc + lc_;
-            lbL[j] = q_ * (conf - fc) + lc_;
-            tie[j] = static_cast<double>(tot - mr - ml) / (static_cast<double>(tot) + 1.0);
-        }
+        root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
         std::vector<char> open(T, 1), side(n);
-        i64 best = leaf.val < ub ? leaf.val : INF, bound = std::min(ub, leaf.val);
-        int best_root = -1;
-        Sub bestL, bestR;
+        Incumbent inc(leaf, ub);
+        const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
         std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), side_n(2), cap_err(2);
         std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
         try {
@@ -975,12 +1013,8 @@ class Search {
                 }
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
                 const int a = V.cchain[t];
-                {   // the middle of the run of open roots around t (interval halving)
-                    int lo = t, hi = t;
-                    while (lo > V.col0[a] && open[lo - 1] && lbL[lo - 1] + lbR[lo - 1] < bound) --lo;
-                    while (hi + 1 < V.col0[a + 1] && open[hi + 1] && lbL[hi + 1] + lbR[hi + 1] < bound) ++hi;
-                    t = (lo + hi) / 2;
-                }
+                int run_lo, run_hi;
+                t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
                 open[t] = 0;
                 roots_++;
                 const int la = V.clevel[t];
@@ -1113,21 +1147,15 @@ class Search {
                 }
                 lbL[t] = std::max(lbL[t], vL);
                 lbR[t] = std::max(lbR[t], vR);
-                if (sub[0].has_tree() && sub[1].has_tree() && vL + vR < bound) {
-                    best = vL + vR;
-                    best_root = t;
-                    bestL = sub[0];
-                    bestR = sub[1];
-                    bound = std::min(ub, best);
-                    if (top) adopt_top(V, t, best, bestL, bestR);
-                    if (best <= lb0) break;
-                }
+                if (sub[0].has_tree() && sub[1].has_tree() && vL + vR < inc.bound &&
+                    adopt(inc, V, t, sub[0], sub[1], ub, lb0, top))
+                    break;
             }
         } catch (const Timeout&) {
-            if (top) record_top_bound(leaf.val, lbL, lbR, best, best_root);
+            if (top) record_top_bound(leaf.val, lbL, lbR, inc);
             throw;
         }
-        return roots_result(V, leaf, best, best_root, bestL, bestR, lbL, lbR, ub, lb0, top, lb_out);
+        return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
     }
 
     Sub root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
@@ -1135,34 +1163,19 @@ class Search {
         const int T = V.T(), n = V.n();
         i64 tot = 0;
         for (int c = 0; c < C_; ++c) tot += N[c];
-        const i64 conf = N[C_];
-        std::vector<i64> lbL(T), lbR(T), ftot(T, 0);
+        std::vector<i64> lbL(T), lbR(T), ftot(T);
         std::vector<double> tie(T);
-        for (int j = 0; j < T; ++j) {
-            i64 mr = 0, ml = 0;
-            for (int c = 0; c < C_; ++c) {
-                const i64 f = F[static_cast<size_t>(c) * T + j];
-                ftot[j] += f;
-                mr = std::max(mr, f);
-                ml = std::max(ml, N[c] - f);
-            }
-            const i64 fc = F[static_cast<size_t>(C_) * T + j];
-            lbR[j] = q_ * fc + lc_;
-            lbL[j] = q_ * (conf - fc) + lc_;
-            tie[j] = static_cast<double>(tot - mr - ml) / (static_cast<double>(tot) + 1.0);
-        }
+        root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
         std::vector<char> open(T, 1);
-        i64 best = leaf.val < ub ? leaf.val : INF;
-        Sub bestL, bestR;
-        int best_root = -1;
-        i64 bound = std::min(ub, leaf.val);
+        Incumbent inc(leaf, ub);
+        const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
         std::vector<int> posL, posR;
         posL.reserve(n);
         posR.reserve(n);
         std::vector<i64> FL, FR(static_cast<size_t>(C1_) * T), NL(C1_), NR(C1_);
         std::vector<char> presL, presR;
         RootQueue queue(T, [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; });
-        int run_lo = 0, run_hi = 0;
+        int run_lo = 0, run_hi = 0;  // the open interval of the root evaluated
         const bool leafy = d - 1 == 1;  // depth-one children: classes only, no presence
         const int rowsF = leafy ? C_ : C1_;
         try {
@@ -1171,18 +1184,7 @@ class Search {
                 double kmin = 0;
                 int t = queue.next(open, &kmin);
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
-                {   // ConTree's interval search [3]: the roots of a chain between two evaluated
-                    // ones share the bound optL(lower) + optR(upper) (children are monotone in
-                    // their rows); evaluate the middle of the run of open roots around t, so
-                    // each evaluation halves an interval
-                    const int ck = V.cchain[t];
-                    int a = t, b = t;
-                    while (a > V.col0[ck] && open[a - 1] && lbL[a - 1] + lbR[a - 1] < bound) --a;
-                    while (b + 1 < V.col0[ck + 1] && open[b + 1] && lbL[b + 1] + lbR[b + 1] < bound) ++b;
-                    t = (a + b) / 2;
-                    run_lo = a;
-                    run_hi = b;
-                }
+                t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
                 open[t] = 0;
                 roots_++;
                 const int ch = V.cchain[t], lv = V.clevel[t];
@@ -1218,21 +1220,13 @@ class Search {
                 const i64 extra = q_ * std::max(ftot[run_lo] - ftot[t], ftot[t] - ftot[run_hi]);
                 s2 = child(V, pos2, d - 1, bound - s1.val + extra, F2, pres2, left_first ? NR.data() : NL.data());
                 similar(s2.val, F2, T, left_first ? nR : nL, lb2, lb1, !left_first);
-                if (sr.has_tree() && sl.val + sr.val < bound) {
-                    best = sl.val + sr.val;
-                    best_root = t;
-                    bestL = sl;
-                    bestR = sr;
-                    bound = std::min(ub, best);
-                    if (top) adopt_top(V, t, best, bestL, bestR);
-                    if (best <= lb0) break;
-                }
+                if (sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, top)) break;
             }
         } catch (const Timeout&) {
-            if (top) record_top_bound(leaf.val, lbL, lbR, best, best_root);
+            if (top) record_top_bound(leaf.val, lbL, lbR, inc);
             throw;
         }
-        return roots_result(V, leaf, best, best_root, bestL, bestR, lbL, lbR, ub, lb0, top, lb_out);
+        return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
     }
 };
 

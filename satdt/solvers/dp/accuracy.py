@@ -25,7 +25,8 @@ from ..common import TreeCheckError, finalize_tree
 from .chains import Chains
 from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchTimeout
 
-__all__ = ["solve_max_accuracy_dp", "solve_regularized_dp", "new_search", "DEFAULT_PAIR_OPS", "ENGINES"]
+__all__ = ["solve_dp", "solve_max_accuracy_dp", "solve_regularized_dp", "new_search", "DEFAULT_PAIR_OPS",
+           "ENGINES"]
 
 # the numpy reference's pair solver runs on depth-2 nodes up to this many estimated operations
 # (measured on the datasets of benchmarks/bench_dp.py); the compiled search uses CORE_PAIR_OPS
@@ -271,3 +272,12 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         stats["engine_objective"] = int(engine)
     return SolveResult(tree=tree, status=status, objective=float(value), bound=float(exact_bound),
                        runtime=deadline.elapsed(), method="dp", objective_name="regularized", stats=stats)
+
+
+def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None,
+             time_limit: float | None = None) -> SolveResult:
+    """The DP method of the estimator and the CLI: :func:`solve_max_accuracy_dp` when ``lam`` is
+    None, else :func:`solve_regularized_dp` with that ``lam``."""
+    if lam is None:
+        return solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit)
+    return solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit)
