@@ -42,12 +42,13 @@ def _present_classes(problem: BinaryProblem) -> int:
     return int((problem.counts.sum(axis=0) > 0).sum())
 
 
-def _consistent_fallback(problem: BinaryProblem, max_depth: int | None) -> Tree | None:
+def _consistent_fallback(problem: BinaryProblem, max_depth: int | None,
+                         chains: Chains | None = None) -> Tree | None:
     """A consistent CART tree (Gini-greedy, grown until pure; exists for consistent data) in the
     original features, or None when it is deeper than ``max_depth``. Built from the column counts
     (:meth:`~satdt.solvers.dp.search.SearchBase.greedy`): no scikit-learn import, whose cost alone
     can exceed a short time limit."""
-    greedy = SearchBase(problem, Deadline(None), 0.0)
+    greedy = SearchBase(problem, Deadline(None), 0.0, chains=chains)
     rows = np.arange(problem.n_distinct, dtype=np.int64)
     limit = max(1, problem.n_distinct)  # a consistent tree never needs more levels than rows
     old_limit = sys.getrecursionlimit()
@@ -184,7 +185,7 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
             k += 1
     except SearchTimeout:  # the box tables ran out of time: no consistent tree below depth k
         pass
-    fallback = _consistent_fallback(problem, max_depth)
+    fallback = _consistent_fallback(problem, max_depth, chains)
     return result(fallback, FEASIBLE if fallback is not None else UNKNOWN, k)
 
 
@@ -250,7 +251,8 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         return result(INFEASIBLE, None)
     if how["algorithm"] == "boxes":
         return _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low_leaves, result)
-    return _min_size_search(problem, max_depth, deadline, pair_ops, engine, stats, candidates, low_leaves, result)
+    return _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, stats, candidates, low_leaves,
+                            result)
 
 
 def _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low_leaves, result):
@@ -276,12 +278,12 @@ def _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low
         candidates.append(_box_tree(problem, lattice, K, leaves))
         return result(OPTIMAL, None)
     except SearchTimeout:
-        fallback = _consistent_fallback(problem, max_depth)
+        fallback = _consistent_fallback(problem, max_depth, chains)
         candidates.extend([fallback] if fallback is not None else [])
         return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
 
 
-def _min_size_search(problem, max_depth, deadline, pair_ops, engine, stats, candidates, low_leaves, result):
+def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, stats, candidates, low_leaves, result):
     """DT_size by the lexicographic regularized search (see :func:`solve_min_size_dp`)."""
     binary_trees: list[Tree] = []
     if max_depth is None:
@@ -325,7 +327,7 @@ def _min_size_search(problem, max_depth, deadline, pair_ops, engine, stats, cand
     if candidates and min(t.n_nodes for t in candidates) <= 2 * low_leaves - 1:
         return result(OPTIMAL, None)
     if not candidates:
-        fallback = _consistent_fallback(problem, K)
+        fallback = _consistent_fallback(problem, K, chains)
         if fallback is not None:
             candidates.append(fallback)
     return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)

@@ -39,6 +39,7 @@ class ReferenceSearch(SearchBase):
     def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
                  q: int = 1, leaf_cost: int = 0, chains: Chains | None = None):
         super().__init__(problem, deadline, pair_ops, q, leaf_cost, chains)
+        self.ftype = np.float32 if self.counts.sum() < 2 ** 24 else np.float64  # pair counts
         self.memo: dict[tuple[bytes, int], _Entry] = {}
         self.top: dict | None = None
 

@@ -77,7 +77,6 @@ class SearchBase:
         self.ch = build_chains(problem) if chains is None else chains
         self.B = len(self.ch.chain)
         self.allcols = np.arange(self.B)
-        self.ftype = np.float32 if counts.sum() < 2 ** 24 else np.float64
         self.stats = {"nodes": 0, "pair_solves": 0, "roots_evaluated": 0, "memo_hits": 0}
 
     # ------------------------------------------------------------ helpers
