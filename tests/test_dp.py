@@ -424,3 +424,79 @@ def test_engine_name_is_checked():
     problem = random_problem(1)
     with pytest.raises(ValueError, match="engine must be one of 'core', 'reference'"):
         solve_max_accuracy_dp(problem, max_depth=2, engine="numba")
+
+
+# ---------------------------------------------------------------- progress and interruption
+def _events_are_consistent(events, res, kinds_seen):
+    assert [e.kind for e in events][0] == "start" and events[-1].kind == "done"
+    assert {e.kind for e in events} >= kinds_seen
+    times = [e.elapsed for e in events]
+    assert times == sorted(times)
+    incumbents = [e.incumbent for e in events if e.incumbent is not None]
+    assert incumbents == sorted(incumbents, reverse=True)  # minimisation: never worse
+    assert events[-1].incumbent == pytest.approx(res.objective)
+    assert events[-1].bound == pytest.approx(res.bound)
+    assert all(e.bound is None or e.incumbent is None or e.bound <= e.incumbent + 1e-12 for e in events)
+
+
+@pytest.mark.parametrize("lam", [None, 0.005])
+def test_progress_events_of_the_search(lam):
+    from satdt.solvers.dp import solve_dp
+
+    problem = Binarizer("all").problem(load_dataset("compas"))
+    events = []
+    res = solve_dp(problem, max_depth=3, lam=lam, progress=events.append)
+    assert res.status == "OPTIMAL"
+    _events_are_consistent(events, res, {"start", "incumbent", "done"})
+    assert all(e.engine == "dp" for e in events)
+
+
+@pytest.mark.parametrize("algorithm", ["search", "boxes"])
+def test_progress_events_of_min_depth_and_size(algorithm):
+    from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
+
+    problem = Binarizer("all").problem(load_dataset("monk1"))
+    for solve, engine in [(solve_min_depth_dp, "dp-depth"), (solve_min_size_dp, "dp-size")]:
+        events = []
+        res = solve(problem, algorithm=algorithm, progress=events.append)
+        assert res.status == "OPTIMAL"
+        _events_are_consistent(events, res, {"start", "done"})
+        assert {e.engine for e in events} == {engine}
+    depth_bounds = [e.bound for e in events if e.bound is not None]
+    assert depth_bounds == sorted(depth_bounds)
+
+
+def test_progress_callback_error_stops_the_compiled_search():
+    """An exception raised by the callback inside the compiled search reaches the caller."""
+    from satdt.solvers.dp import solve_dp
+
+    class Stop(Exception):
+        pass
+
+    def stop_in_search(event):
+        if event.kind == "incumbent" and event.nodes is not None:  # reported from inside the core
+            raise Stop
+
+    problem = Binarizer("all").problem(load_dataset("compas"))
+    with pytest.raises(Stop):
+        solve_dp(problem, max_depth=5, progress=stop_in_search, time_limit=60)
+
+
+def test_ctrl_c_interrupts_the_compiled_search():
+    """The core polls Python's signals: a SIGINT stops a long search within a fraction of a second."""
+    import _thread
+    import threading
+    import time
+
+    from satdt.solvers.dp import solve_dp
+
+    problem = Binarizer("all").problem(load_dataset("compas"))
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solve_dp(problem, max_depth=5, time_limit=60)  # ~20 s to the proof
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - t0 < 5

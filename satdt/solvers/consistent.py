@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..binarize import BinaryProblem
+from ..progress import ProgressCallback
 from ..result import SolveResult
 
 __all__ = ["ENGINES", "OBJECTIVES", "choose_engine", "box_figures", "solve_consistent"]
@@ -131,7 +132,7 @@ def choose_engine(problem: BinaryProblem, objective: str, max_depth: int | None 
 
 def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "auto",
                      max_depth: int | None = None, time_limit: float | None = None,
-                     sat_options: dict | None = None) -> SolveResult:
+                     sat_options: dict | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """DT_depth (``objective="depth"``) or DT_size (``"size"``) by ``engine``.
 
     Parameters
@@ -144,6 +145,8 @@ def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "a
     sat_options : dict, optional
         Extra keyword arguments of the SAT engine (``solver``, ``incremental``, ``rows_per_round``);
         ignored when the DP runs.
+    progress : callable or None
+        Passed to the engine that runs (:mod:`satdt.progress`).
 
     Returns
     -------
@@ -171,12 +174,12 @@ def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "a
         solve = dp.solve_min_depth_dp if objective == "depth" else dp.solve_min_size_dp
         # "boxes" goes to the DP as its "auto": the DP checks its exact chains against its limits
         extra = {"algorithm": "search"} if figures.get("algorithm") == "search" else {}
-        res = solve(problem, max_depth=max_depth, time_limit=time_limit, **extra)
+        res = solve(problem, max_depth=max_depth, time_limit=time_limit, progress=progress, **extra)
     else:
         from . import sat
 
         solve = sat.solve_min_depth if objective == "depth" else sat.solve_min_size
-        res = solve(problem, max_depth=max_depth, time_limit=time_limit, **(sat_options or {}))
+        res = solve(problem, max_depth=max_depth, time_limit=time_limit, progress=progress, **(sat_options or {}))
     res.stats["engine"] = engine
     res.stats["engine_reason"] = reason
     if figures:

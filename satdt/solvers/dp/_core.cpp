@@ -44,6 +44,7 @@ namespace {
 const i64 INF = std::numeric_limits<i64>::max() / 4;
 
 struct Timeout {};
+struct Interrupted {};  // a Python signal (Ctrl-C) or an exception raised by the progress callback
 
 // A tree reference: >= 0 an arena split node, <= -2 a leaf of class (-ref - 2), -1 none.
 inline int leaf_ref(int label) { return -label - 2; }
@@ -195,10 +196,18 @@ class Search {
     }
 
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds.
-    py::dict solve(int depth, i64 ub, double time_limit) {
+    // progress(elapsed, best cost or None, nodes) is called every `interval` seconds and soon
+    // after each new top-level incumbent; Python signals (Ctrl-C) are polled every 50 ms.
+    py::dict solve(int depth, i64 ub, double time_limit, py::object progress, double interval) {
         start_ = std::chrono::steady_clock::now();
         limit_ = time_limit;
         ticks_ = 0;
+        progress_ = progress;
+        interval_ = interval;
+        next_poll_ = 0.05;
+        next_report_ = interval;
+        reported_best_ = INF;
+        py_error_ = false;
         top_active_ = false;
         top_best_ = INF;
         top_tree_ = NONE;
@@ -214,8 +223,12 @@ class Search {
                 res = solve_node(root_, all, depth, ub, nullptr, nullptr, true);
             } catch (const Timeout&) {
                 finished = false;
+            } catch (const Interrupted&) {
+                finished = false;
             }
         }
+        progress_ = py::none();
+        if (py_error_) throw py::error_already_set();
         out["finished"] = finished;
         if (finished) {
             out["value"] = res.val;
@@ -254,6 +267,10 @@ class Search {
     std::chrono::steady_clock::time_point start_;
     double limit_ = 1e300;
     i64 ticks_ = 0;
+    py::object progress_ = py::none();
+    double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
+    i64 reported_best_ = INF;
+    bool py_error_ = false;
     i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0;
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
@@ -268,6 +285,28 @@ class Search {
         if (!force && (++ticks_ & 63) != 0) return;
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         if (el > limit_) throw Timeout();
+        if (el >= next_poll_) poll(el);
+    }
+
+    // with the GIL: Python's pending signals, then the progress callback when it is due
+    void poll(double el) {
+        next_poll_ = el + 0.05;
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) {
+            py_error_ = true;
+            throw Interrupted();
+        }
+        bool improved = top_best_ < reported_best_;
+        if (progress_.is_none() || (el < next_report_ && !improved)) return;
+        next_report_ = el + interval_;
+        reported_best_ = top_best_;
+        try {
+            progress_(el, top_best_ < INF ? py::object(py::int_(top_best_)) : py::object(py::none()), nodes_);
+        } catch (py::error_already_set& e) {
+            e.restore();
+            py_error_ = true;
+            throw Interrupted();
+        }
     }
 
     const i64* w(int row) const { return &wext_[static_cast<size_t>(row) * C1_]; }
@@ -1241,6 +1280,7 @@ PYBIND11_MODULE(_core, mod) {
                       py::array_t<int64_t, py::array::c_style | py::array::forcecast>, i64, i64, double>(),
              py::arg("rank"), py::arg("col_chain"), py::arg("col_level"), py::arg("counts"), py::arg("q"),
              py::arg("leaf_cost"), py::arg("pair_ops"))
-        .def("solve", &Search::solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"))
+        .def("solve", &Search::solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
+             py::arg("progress") = py::none(), py::arg("interval") = 2.0)
         .def("stats", &Search::stats);
 }

@@ -19,11 +19,12 @@ import numpy as np
 from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...objectives import exact_objective, scaled_objective
+from ...progress import ProgressCallback, ProgressReporter
 from ...result import FEASIBLE, OPTIMAL, SolveResult
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
 from .chains import Chains
-from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchTimeout
+from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchOutcome, SearchTimeout
 
 __all__ = ["solve_dp", "solve_max_accuracy_dp", "solve_regularized_dp", "new_search", "DEFAULT_PAIR_OPS",
            "ENGINES"]
@@ -76,7 +77,7 @@ def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, p
 def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
                           upper_bound: int | None = None, pair_ops: float | None = None,
                           optimize_above_bound: bool = True, _search: SearchBase | None = None, engine: str = "core",
-                          _binary_out: list | None = None) -> SolveResult:
+                          _binary_out: list | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """Most accurate tree of depth <= ``max_depth`` over the binary columns, by DP / branch and bound.
 
     Parameters
@@ -101,6 +102,8 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
         When no tree has at most ``upper_bound`` errors: search again for the optimum (True), or
         stop with that proof (False: FEASIBLE, the best tree at hand, ``bound = upper_bound + 1``;
         a yes/no question such as DT_depth's "is there a tree with 0 errors?").
+    progress : callable or None
+        Receives :class:`~satdt.progress.ProgressEvent` objects (errors as the incumbent).
 
     Returns
     -------
@@ -119,6 +122,8 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     d = int(max_depth)
     S = np.arange(problem.n_distinct, dtype=np.int64)
     floor = float(problem.min_errors)
+    reporter = ProgressReporter("dp", progress)
+    reporter.emit("start", bound=floor, message=f"depth {d}")
 
     # incumbent: CART's Gini-greedy tree of that depth over the binary columns, from the column
     # counts (no scikit-learn: its import alone costs more than most searches)
@@ -130,11 +135,12 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     except SearchTimeout:
         inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
     inc_cost = search.binary_errors(inc_tree)
+    reporter.emit("incumbent", incumbent=inc_cost, message=source)
     bound = floor
     proven = False
     ub = inc_cost if upper_bound is None else min(inc_cost, float(upper_bound) + 1.0)
     for attempt in range(2):
-        out = search.run(d, ub)
+        out = _run_reported(search, reporter, d, ub)
         if out.node is not None and out.cost < inc_cost:
             inc_tree = Tree(root=out.node, classes=problem.classes)
             inc_cost, source = float(out.cost), "dp"
@@ -157,9 +163,21 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     status = OPTIMAL if proven or bound >= errors else FEASIBLE
     stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
                  chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct)
-    return SolveResult(tree=tree, status=status, objective=errors,
-                       bound=int(errors if status == OPTIMAL else np.ceil(bound - 1e-9)),
+    final_bound = int(errors if status == OPTIMAL else np.ceil(bound - 1e-9))
+    reporter.emit("done", incumbent=errors, bound=final_bound, nodes=int(search.stats["nodes"]), message=status)
+    return SolveResult(tree=tree, status=status, objective=errors, bound=final_bound,
                        runtime=deadline.elapsed(), method="dp", objective_name="errors", stats=stats)
+
+
+def _run_reported(search: SearchBase, reporter: ProgressReporter, d: int, ub: float,
+                  to_objective: Callable[[float], float] = float) -> SearchOutcome:
+    """:meth:`SearchBase.run` reporting to ``reporter`` (a search shared by several calls keeps
+    the reporter of the call it runs for)."""
+    search.reporter, search.to_objective = reporter, to_objective
+    try:
+        return search.run(d, ub)
+    finally:
+        search.reporter, search.to_objective = None, float
 
 
 def _validate_lam(lam: float) -> None:
@@ -174,7 +192,7 @@ def _validate_lam(lam: float) -> None:
 def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
                          time_limit: float | None = None,
                          pair_ops: float | None = None, _incumbent: Tree | None = None,
-                         engine: str = "core") -> SolveResult:
+                         engine: str = "core", progress: ProgressCallback | None = None) -> SolveResult:
     """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth`` (any shape),
     by the same DP / branch and bound as :func:`solve_max_accuracy_dp`.
 
@@ -206,6 +224,9 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         FEASIBLE with a proven lower bound.
     pair_ops, engine
         As in :func:`solve_max_accuracy_dp`.
+    progress : callable or None
+        Receives :class:`~satdt.progress.ProgressEvent` objects (the objective
+        ``errors / n + lam * leaves`` as the incumbent).
 
     Returns
     -------
@@ -229,6 +250,12 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     S = np.arange(problem.n_distinct, dtype=np.int64)
     floor = search.q * float(problem.min_errors) + search.lc
 
+    def to_objective(cost: float) -> float:  # q * errors + p * n * leaves -> errors / n + lam * leaves
+        return cost / (search.q * n)
+
+    reporter = ProgressReporter("dp", progress)
+    reporter.emit("start", bound=to_objective(floor), message=f"depth {d}, lam {float(lam):g}")
+
     # incumbent: the Gini-greedy tree of that depth, pruned bottom-up against the leaf cost
     try:
         if d == 0 or problem.n_binary == 0:
@@ -241,8 +268,9 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         given = search.binary_cost(_incumbent)
         if given < inc_cost:
             inc_tree, inc_cost, source = _incumbent, given, "given"
+    reporter.emit("incumbent", incumbent=to_objective(inc_cost), message=source)
     bound, proven = floor, False
-    out = search.run(d, inc_cost)
+    out = _run_reported(search, reporter, d, inc_cost, to_objective)
     if out.node is not None and out.cost < inc_cost:
         inc_tree = Tree(root=out.node, classes=problem.classes)
         inc_cost, source = float(out.cost), "dp"
@@ -270,14 +298,17 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
                  lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound))
     if status == OPTIMAL:
         stats["engine_objective"] = int(engine)
+    reporter.emit("done", incumbent=float(value), bound=float(exact_bound), nodes=int(search.stats["nodes"]),
+                  message=status)
     return SolveResult(tree=tree, status=status, objective=float(value), bound=float(exact_bound),
                        runtime=deadline.elapsed(), method="dp", objective_name="regularized", stats=stats)
 
 
 def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None,
-             time_limit: float | None = None) -> SolveResult:
+             time_limit: float | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """The DP method of the estimator and the CLI: :func:`solve_max_accuracy_dp` when ``lam`` is
     None, else :func:`solve_regularized_dp` with that ``lam``."""
     if lam is None:
-        return solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit)
-    return solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit)
+        return solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit, progress=progress)
+    return solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit,
+                                progress=progress)

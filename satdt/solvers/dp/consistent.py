@@ -18,6 +18,7 @@ import numpy as np
 
 from ...binarize import BinaryProblem
 from ...deadline import Deadline
+from ...progress import ProgressCallback, ProgressEvent, ProgressReporter
 from ...result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ...tree import Node, Tree
 from ..common import TreeCheckError, finalize_tree
@@ -105,7 +106,7 @@ def _box_tree(problem: BinaryProblem, lattice: BoxLattice, depth: int, leaves: i
 def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
                        time_limit: float | None = None, pair_ops: float | None = None,
                        algorithm: str = "auto", engine: str = "core",
-                       _binary_out: list | None = None) -> SolveResult:
+                       _binary_out: list | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """DT_depth by DP: the smallest ``k`` with a consistent tree of depth ``k``.
 
     ``k`` goes up from ``ceil(log2(classes))``. Two exact algorithms answer "is there a consistent
@@ -119,6 +120,10 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
 
     ``"auto"`` (default) takes the boxes when there are at most ``BOX_AUTO_CELLS`` of them and a
     level costs at most ``BOX_AUTO_WORK`` cell operations, else the search.
+
+    ``progress`` receives :class:`~satdt.progress.ProgressEvent` objects: the depth of the
+    consistent tree found as the incumbent, each depth refuted as a new bound, and the search
+    of the depth being tried as ticks.
 
     Returns
     -------
@@ -137,15 +142,19 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
     stats: dict = {"distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary),
                    "engine": "dp"}
 
+    reporter = ProgressReporter("dp-depth", progress)
+
     def result(tree: Tree | None, status: str, bound: int | None) -> SolveResult:
         stats["depth_times_s"] = dict(steps)
         objective = None if tree is None else tree.depth()
         if tree is not None:
             _check_consistent_tree(problem, tree, "dp-depth")
-        return SolveResult(tree, status, objective, objective if status == OPTIMAL else bound,
-                           deadline.elapsed(), "dp-depth", "depth", stats)
+        final_bound = objective if status == OPTIMAL else bound
+        reporter.emit("done", incumbent=objective, bound=final_bound, message=status)
+        return SolveResult(tree, status, objective, final_bound, deadline.elapsed(), "dp-depth", "depth", stats)
 
     k = max(0, math.ceil(math.log2(max(1, _present_classes(problem)))))
+    reporter.emit("start", bound=k)
     binary_out = [] if _binary_out is None else _binary_out
     chains, how = choose_algorithm(problem, algorithm)
     stats.update(how)
@@ -159,6 +168,8 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
                 t0 = time.perf_counter()
                 leaves = lattice.value(k)
                 steps[k], leaves_by_depth[k] = round(time.perf_counter() - t0, 4), leaves
+                reporter.emit("bound" if leaves is None else "incumbent", bound=k + (leaves is None),
+                              incumbent=None if leaves is None else k, message=f"box table of depth {k}")
                 if leaves is not None:
                     tree = _box_tree(problem, lattice, k, leaves)
                     if tree.depth() != k:
@@ -176,17 +187,34 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
                 break
             t0 = time.perf_counter()
             r = solve_max_accuracy_dp(problem, max_depth=k, upper_bound=0, optimize_above_bound=False,
-                                      _search=search, _binary_out=binary_out)
+                                      _search=search, _binary_out=binary_out,
+                                      progress=as_ticks(reporter, f"depth {k}: errors"))
             steps[k] = (round(time.perf_counter() - t0, 4), int(r.objective))
             if r.objective == 0:
+                reporter.emit("incumbent", incumbent=k)
                 return result(r.tree, OPTIMAL, k)
             if r.bound < 1:  # timeout before a proof either way
                 break
             k += 1
+            reporter.emit("bound", bound=k)
     except SearchTimeout:  # the box tables ran out of time: no consistent tree below depth k
         pass
     fallback = _consistent_fallback(problem, max_depth, chains)
     return result(fallback, FEASIBLE if fallback is not None else UNKNOWN, k)
+
+
+def as_ticks(reporter: ProgressReporter, label: str) -> ProgressCallback | None:
+    """A callback for an inner search that passes its incumbents and ticks to ``reporter`` as
+    ticks (the inner objective, e.g. errors at one depth, is not the outer one)."""
+    if not reporter.active:
+        return None
+
+    def tick(event: ProgressEvent) -> None:
+        if event.kind in ("incumbent", "tick"):
+            inner = "" if event.incumbent is None else f" {event.incumbent:g}"
+            reporter.tick(nodes=event.nodes, message=label + inner)
+
+    return tick
 
 
 def _check_consistent_tree(problem: BinaryProblem, tree: Tree, method: str) -> None:
@@ -198,7 +226,8 @@ def _check_consistent_tree(problem: BinaryProblem, tree: Tree, method: str) -> N
 
 def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
                       time_limit: float | None = None, pair_ops: float | None = None,
-                      algorithm: str = "auto", engine: str = "core") -> SolveResult:
+                      algorithm: str = "auto", engine: str = "core",
+                      progress: ProgressCallback | None = None) -> SolveResult:
     """DT_size by DP: the fewest nodes of a consistent tree of depth ``<= K``.
 
     ``K = max_depth``, or the minimum depth (:func:`solve_min_depth_dp`, on the same clock). The
@@ -213,7 +242,8 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
       the engine's lower bound ``B`` on ``q * errors + p * n * leaves`` bounds every consistent
       tree's leaves by ``B / (p * n)``.
 
-    nodes = ``2 * leaves - 1``.
+    nodes = ``2 * leaves - 1``. ``progress`` receives :class:`~satdt.progress.ProgressEvent`
+    objects (nodes as the incumbent and bound; the inner searches as ticks).
 
     Returns
     -------
@@ -232,6 +262,9 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
     low_leaves = max(1, n_classes)
     candidates: list[Tree] = []
 
+    reporter = ProgressReporter("dp-size", progress)
+    reporter.emit("start", bound=2 * low_leaves - 1)
+
     def result(status: str, bound: int | None) -> SolveResult:
         tree = min(candidates, key=lambda t: t.n_nodes) if candidates else None
         if tree is not None:
@@ -239,6 +272,7 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         objective = None if tree is None else tree.n_nodes
         if status == OPTIMAL:
             bound = objective
+        reporter.emit("done", incumbent=objective, bound=bound, message=status)
         return SolveResult(tree, status, objective, bound, deadline.elapsed(), "dp-size", "nodes", stats)
 
     chains, how = choose_algorithm(problem, algorithm)
@@ -252,7 +286,7 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
     if how["algorithm"] == "boxes":
         return _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low_leaves, result)
     return _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, stats, candidates, low_leaves,
-                            result)
+                            result, reporter)
 
 
 def _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low_leaves, result):
@@ -283,12 +317,14 @@ def _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low
         return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
 
 
-def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, stats, candidates, low_leaves, result):
+def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, stats, candidates, low_leaves, result,
+                     reporter):
     """DT_size by the lexicographic regularized search (see :func:`solve_min_size_dp`)."""
     binary_trees: list[Tree] = []
     if max_depth is None:
         depth = solve_min_depth_dp(problem, time_limit=deadline.remaining(), pair_ops=pair_ops, engine=engine,
-                                   algorithm="search", _binary_out=binary_trees)
+                                   algorithm="search", _binary_out=binary_trees,
+                                   progress=as_ticks(reporter, "minimum depth: depth"))
         stats["depth_times_s"] = depth.stats["depth_times_s"]
         if depth.status != OPTIMAL:
             if depth.tree is not None:
@@ -297,6 +333,8 @@ def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, sta
         K = int(depth.objective)
         candidates.append(depth.tree)
         low_leaves = max(low_leaves, K + 1)  # a tree of minimum depth K has a path of K splits
+        reporter.emit("incumbent", incumbent=depth.tree.n_nodes, bound=2 * low_leaves - 1,
+                      message=f"minimum depth {K}")
     else:
         K = int(max_depth)
     if deadline.expired():
@@ -306,8 +344,9 @@ def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, sta
     # warm start: the consistent tree of the depth search (a greedy one rarely is consistent, and
     # an inconsistent incumbent costs more than any consistent tree: no pruning until one is found)
     warm = binary_trees[-1] if binary_trees else None
-    r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline.remaining(), pair_ops=pair_ops, engine=engine,
-                             _incumbent=warm)
+    r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline.remaining(), pair_ops=pair_ops,
+                             engine=engine, _incumbent=warm,
+                             progress=as_ticks(reporter, f"fewest leaves at depth <= {K}: objective"))
     errors = int(r.stats["errors"])
     stats.update(size_depth=K, size_time_s=round(r.runtime, 4), search_nodes=r.stats.get("nodes"),
                  lam_engine=r.stats["lam_engine"])

@@ -10,12 +10,14 @@ answer :meth:`SearchBase.run` with one :class:`SearchOutcome`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from ...binarize import BinaryProblem
-from ...tree import Node, Tree
 from ...deadline import Deadline
+from ...progress import ProgressReporter
+from ...tree import Node, Tree
 from .chains import Chains, build_chains, chain_counts, chain_errors
 
 __all__ = ["SearchBase", "CoreSearch", "SearchOutcome", "SearchTimeout", "leaf_errors", "CORE_PAIR_OPS"]
@@ -78,6 +80,10 @@ class SearchBase:
         self.B = len(self.ch.chain)
         self.allcols = np.arange(self.B)
         self.stats = {"nodes": 0, "pair_solves": 0, "roots_evaluated": 0, "memo_hits": 0}
+        # live progress of :meth:`run` (set by the drivers): the reporter and the map from a
+        # search cost to the objective the reporter speaks in
+        self.reporter: ProgressReporter | None = None
+        self.to_objective: Callable[[float], float] = float
 
     # ------------------------------------------------------------ helpers
     def check_time(self) -> None:
@@ -215,9 +221,30 @@ class CoreSearch(SearchBase):
 
         return build(0)
 
+    def _progress_callback(self) -> Callable | None:
+        """What the core calls every few seconds and after each new incumbent: (elapsed, best
+        cost or None, nodes) -> an event of :attr:`reporter`."""
+        reporter = self.reporter
+        if reporter is None or not reporter.active:
+            return None
+        last = [None]
+
+        def report(elapsed: float, best: int | None, nodes: int) -> None:
+            if best is not None and best != last[0]:
+                last[0] = best
+                value = self.to_objective(float(best))
+                if reporter.incumbent is None or value < reporter.incumbent:
+                    reporter.emit("incumbent", incumbent=value, nodes=nodes)
+                    return
+            reporter.tick(nodes=nodes)
+
+        return report
+
     def run(self, d: int, ub: float) -> SearchOutcome:
         left = self.deadline.remaining()
-        out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else left)
+        interval = 2.0 if self.reporter is None else self.reporter.interval
+        out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else left,
+                               self._progress_callback(), interval)
         self.stats.update(self._core.stats())
         if out["finished"]:
             node = None if out["tree"] is None else self._tree(out["tree"])
