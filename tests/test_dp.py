@@ -500,3 +500,28 @@ def test_ctrl_c_interrupts_the_compiled_search():
     finally:
         timer.cancel()
     assert time.perf_counter() - t0 < 5
+
+
+@pytest.mark.parametrize("seed", [s if s < 12 else pytest.param(s, marks=slow) for s in range(60)])
+def test_core_depth_two_scan_equals_reference(seed):
+    """Continuous features (long chains: the core's depth-two scan, with its block sums for two
+    classes), merged duplicate rows with other labels, two and three classes."""
+    rng = np.random.default_rng(7000 + seed)
+    n, f, C = int(rng.integers(20, 70)), int(rng.integers(1, 4)), 2 if seed % 3 else 3
+    X = rng.normal(size=(n, f)).round(1 + seed % 2)
+    if seed % 4 == 0:
+        X = np.vstack([X, X[: n // 3]])
+    y = rng.integers(0, C, size=len(X))
+    y[:C] = np.arange(C)
+    problem = Binarizer("all").problem(prepare(X, y))
+    scans = 0
+    for depth in (2, 3):
+        ref = solve_max_accuracy_dp(problem, max_depth=depth, engine="reference")
+        res = solve_max_accuracy_dp(problem, max_depth=depth)
+        _check(problem, res, depth)
+        scans += res.stats["depth2_scans"]
+        assert res.status == ref.status == "OPTIMAL" and res.objective == ref.objective
+    ref = solve_regularized_dp(problem, lam=0.01, max_depth=3, engine="reference")
+    res = solve_regularized_dp(problem, lam=0.01, max_depth=3)
+    assert res.objective == ref.objective and res.stats["engine_objective"] == ref.stats["engine_objective"]
+    assert scans + res.stats["depth2_scans"] > 0  # the instance reached the scan

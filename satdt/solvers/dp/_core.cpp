@@ -247,6 +247,7 @@ class Search {
         d["nodes"] = nodes_;
         d["roots_evaluated"] = roots_;
         d["pair_solves"] = pairs_;
+        d["depth2_scans"] = scans_;
         d["memo_hits"] = hits_;
         d["memo_entries"] = static_cast<i64>(entries_.size());
         d["tree_nodes"] = static_cast<i64>(arena_.size());
@@ -271,7 +272,7 @@ class Search {
     double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
     i64 reported_best_ = INF;
     bool py_error_ = false;
-    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0;
+    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0;
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;
@@ -279,6 +280,8 @@ class Search {
     std::vector<int> scratch_occ_;
     std::vector<char> scratch_seen_;
     std::vector<i64> scratch_a_, scratch_b_;
+    std::vector<int32_t> scan_bkt_, scan_w_, scan_w1_;  // depth2_scan's per-unit tables, reused
+    std::vector<i64> scan_wpre_, scan_w1pre_;
 
     // ------------------------------------------------------------------ helpers
     void check_time(bool force = false) {
@@ -988,6 +991,7 @@ class Search {
     Sub depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, i64 ub, const Sub& leaf, i64 lb0,
                     bool top, i64* lb_out) {
         const int T = V.T(), n = V.n(), p = V.p;
+        ++scans_;
         i64 tot = 0;
         for (int c = 0; c < C_; ++c) tot += N[c];
         // units (position, class, weight) sorted by bucket in each chain (counting sort; a merged row
@@ -1029,6 +1033,27 @@ class Search {
                     }
             }
         }
+        // two classes (the common case) scan in blocks: each unit's bucket in every chain (so the
+        // side of a root is a compare on a sequential array) and prefix weights (so a block of
+        // units that cannot reach an evaluation is summed without looking at its buckets)
+        const int U = static_cast<int>(upos.size());
+        const bool blocks = C_ == 2 && tot < (i64(1) << 31);
+        if (blocks) {
+            scan_bkt_.resize(static_cast<size_t>(p) * U);
+            scan_w_.resize(U);
+            scan_w1_.resize(U);
+            scan_wpre_.resize(U + 1);
+            scan_w1pre_.resize(U + 1);
+            scan_wpre_[0] = scan_w1pre_[0] = 0;
+            for (int x = 0; x < U; ++x) {
+                const int32_t* b = &V.bucket[static_cast<size_t>(upos[x]) * p];
+                for (int k = 0; k < p; ++k) scan_bkt_[static_cast<size_t>(k) * U + x] = b[k];
+                scan_w_[x] = static_cast<int32_t>(uw[x]);
+                scan_w1_[x] = ucls[x] == 1 ? static_cast<int32_t>(uw[x]) : 0;
+                scan_wpre_[x + 1] = scan_wpre_[x] + uw[x];
+                scan_w1pre_[x + 1] = scan_w1pre_[x] + scan_w1_[x];
+            }
+        }
         // order of chain k: order[start[slot(k, 0)] .. start[slot(k, t_k) + 1]), slot = col0 + k + b
         std::vector<i64> lbL(T), lbR(T), ftot(T);
         std::vector<double> tie(T);
@@ -1057,7 +1082,8 @@ class Search {
                 open[t] = 0;
                 roots_++;
                 const int la = V.clevel[t];
-                for (int r = 0; r < n; ++r) side[r] = V.bucket[static_cast<size_t>(r) * p + a] >= la;
+                if (!blocks)
+                    for (int r = 0; r < n; ++r) side[r] = V.bucket[static_cast<size_t>(r) * p + a] >= la;
 
                 for (int c = 0; c < C_; ++c) {
                     tot_side[C_ + c] = F[static_cast<size_t>(c) * T + t];
@@ -1086,7 +1112,10 @@ class Search {
                 const char* __restrict sdv = side.data();
                 i64* __restrict cm = cum.data();
                 const bool two = C_ == 2;  // two classes: the counts live in registers
-                for (int k = 0; k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
+                for (int k = 0; blocks && k < p && (best_err[0] > 0 || best_err[1] > 0); ++k)
+                    scan_chain_blocks(V, k, a, la, start, tot_side, side_n, best_err, best_col, best_lab_l,
+                                      best_lab_r);
+                for (int k = 0; !blocks && k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
                     if (!two) std::fill(cum.begin(), cum.end(), 0);
                     // sn: weight of each side seen so far in this chain (the left part of the split
                     // point); k1: its class-1 weight (two classes). A side is evaluated when its
@@ -1195,6 +1224,76 @@ class Search {
             throw;
         }
         return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
+    }
+
+    // One chain k of depth2_scan for the root (chain a, level la), two classes: the best stump of
+    // each side over the chain's split points. A side is evaluated at a bucket's end when its
+    // seen weight passed thr (see depth2_scan); between two evaluations, a block of units whose
+    // weight cannot carry either side past its thr is summed in one vectorizable pass (its class-1
+    // and right-side weights), without looking at bucket ends.
+    void scan_chain_blocks(const View& V, int k, int a, int la, const std::vector<int>& start,
+                           const std::vector<i64>& tot_side, const std::vector<i64>& side_n,
+                           std::vector<i64>& best_err, std::vector<int>& best_col, std::vector<int>& best_lab_l,
+                           std::vector<int>& best_lab_r) {
+        const int U = static_cast<int>(scan_w_.size());
+        const int32_t* __restrict Ba = &scan_bkt_[static_cast<size_t>(a) * U];
+        const int32_t* __restrict Bk = &scan_bkt_[static_cast<size_t>(k) * U];
+        const int32_t* __restrict w = scan_w_.data();
+        const int32_t* __restrict w1 = scan_w1_.data();
+        const i64* __restrict wpre = scan_wpre_.data();
+        const i64* __restrict w1pre = scan_w1pre_.data();
+        const int t_k = V.col0[k + 1] - V.col0[k];
+        const int s0 = V.col0[k] + k;
+        int x = start[s0];
+        const int xe = start[s0 + t_k];  // the last bucket (beyond every split point) is not scanned
+        i64 sn[2] = {0, 0}, k1[2] = {0, 0}, thr[2] = {0, 0};
+        while (x < xe) {
+            const i64 slack = std::min(thr[0] - sn[0], thr[1] - sn[1]);
+            if (slack >= 8) {  // every weight is >= 1: the block ends before x + slack
+                const i64* hi = wpre + std::min<i64>(xe, x + slack) + 1;
+                const int xb = static_cast<int>(std::upper_bound(wpre + x, hi, wpre[x] + slack) - wpre) - 1;
+                int32_t r = 0, r1 = 0;  // right-side weight and class-1 weight of the block
+                for (int y = x; y < xb; ++y) {
+                    const int32_t m = -static_cast<int32_t>(Ba[y] >= la);
+                    r += w[y] & m;
+                    r1 += w1[y] & m;
+                }
+                sn[1] += r;
+                sn[0] += wpre[xb] - wpre[x] - r;
+                k1[1] += r1;
+                k1[0] += w1pre[xb] - w1pre[x] - r1;
+                x = xb;
+                if (x >= xe) break;
+            }
+            const int32_t bb = Bk[x];  // the rest of this bucket, unit by unit
+            i64 a0 = sn[0], a1 = sn[1], b0 = k1[0], b1 = k1[1];
+            do {
+                const i64 m = -static_cast<i64>(Ba[x] >= la);
+                const i64 wx = w[x], wx1 = w1[x];
+                a1 += wx & m;
+                a0 += wx & ~m;
+                b1 += wx1 & m;
+                b0 += wx1 & ~m;
+            } while (++x < xe && Bk[x] == bb);
+            sn[0] = a0; sn[1] = a1; k1[0] = b0; k1[1] = b1;
+            bool evaluated = false;
+            for (int sd = 0; sd < 2; ++sd) {
+                if (sn[sd] <= thr[sd]) continue;
+                const i64 l1 = k1[sd], l0 = sn[sd] - l1;
+                const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
+                const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
+                const i64 err = side_n[sd] - ml - mr;
+                if (err < best_err[sd] && ml > 0 && mr > 0) {
+                    best_err[sd] = err;
+                    best_col[sd] = V.col0[k] + bb;
+                    best_lab_l[sd] = l1 > l0;
+                    best_lab_r[sd] = r1 > r0;
+                }
+                thr[sd] = err + sn[sd] - best_err[sd];
+                evaluated = true;
+            }
+            if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;
+        }
     }
 
     Sub root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
