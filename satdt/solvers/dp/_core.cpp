@@ -1059,6 +1059,18 @@ class Search {
         std::vector<double> tie(T);
         root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
         std::vector<char> open(T, 1), side(n);
+        // the open root of least bound of each chain (the first one on ties), kept up to date
+        std::vector<double> chain_key(p);
+        std::vector<int> chain_arg(p);
+        auto chain_best = [&](int k) {
+            chain_arg[k] = -1;
+            for (int j = V.col0[k]; j < V.col0[k + 1]; ++j) {
+                if (!open[j]) continue;
+                const double key = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
+                if (chain_arg[k] < 0 || key < chain_key[k]) { chain_arg[k] = j; chain_key[k] = key; }
+            }
+        };
+        for (int k = 0; k < p; ++k) chain_best(k);
         Incumbent inc(leaf, ub);
         const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
         std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), side_n(2), cap_err(2);
@@ -1066,15 +1078,12 @@ class Search {
         try {
             while (true) {
                 check_time();
-                // a plain scan, not RootQueue: each root raises the bounds of its whole chain, so
-                // a heap would re-sort most entries after every root
+                // each chain's best open root, not RootQueue: each root raises the bounds of its
+                // whole chain, so a heap would re-sort most of them after every root
                 double kmin = 0;
                 int t = -1;
-                for (int j = 0; j < T; ++j) {
-                    if (!open[j]) continue;
-                    const double k = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
-                    if (t < 0 || k < kmin) { t = j; kmin = k; }
-                }
+                for (int k = 0; k < p; ++k)
+                    if (chain_arg[k] >= 0 && (t < 0 || chain_key[k] < kmin)) { t = chain_arg[k]; kmin = chain_key[k]; }
                 if (t < 0 || !(kmin < static_cast<double>(bound))) break;
                 const int a = V.cchain[t];
                 int run_lo, run_hi;
@@ -1215,6 +1224,7 @@ class Search {
                 }
                 lbL[t] = std::max(lbL[t], vL);
                 lbR[t] = std::max(lbR[t], vR);
+                chain_best(a);
                 if (sub[0].has_tree() && sub[1].has_tree() && vL + vR < inc.bound &&
                     adopt(inc, V, t, sub[0], sub[1], ub, lb0, top))
                     break;
