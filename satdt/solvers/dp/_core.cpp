@@ -269,6 +269,19 @@ class Search {
     double limit_ = 1e300;
     i64 ticks_ = 0;
     py::object progress_ = py::none();
+    const std::vector<i64>* top_lbL_ = nullptr;  // the top-level root search's bounds, for progress
+    const std::vector<i64>* top_lbR_ = nullptr;
+    i64 top_leaf_ = 0;
+
+    // registers the bounds of the top-level root search for progress reports while it runs
+    struct TopBounds {
+        Search* s;
+        TopBounds(Search* search, bool top, const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 leaf)
+            : s(top ? search : nullptr) {
+            if (s) { s->top_lbL_ = &lbL; s->top_lbR_ = &lbR; s->top_leaf_ = leaf; }
+        }
+        ~TopBounds() { if (s) { s->top_lbL_ = nullptr; s->top_lbR_ = nullptr; } }
+    };
     double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
     i64 reported_best_ = INF;
     bool py_error_ = false;
@@ -303,8 +316,15 @@ class Search {
         if (progress_.is_none() || (el < next_report_ && !improved)) return;
         next_report_ = el + interval_;
         reported_best_ = top_best_;
+        py::object best = top_best_ < INF ? py::object(py::int_(top_best_)) : py::object(py::none());
+        py::object bound = py::none();
+        if (top_lbL_ != nullptr) {  // the top-level roots' bounds: no tree costs less than this
+            i64 lb = top_leaf_;
+            for (size_t j = 0; j < top_lbL_->size(); ++j) lb = std::min(lb, (*top_lbL_)[j] + (*top_lbR_)[j]);
+            bound = py::int_(lb);
+        }
         try {
-            progress_(el, top_best_ < INF ? py::object(py::int_(top_best_)) : py::object(py::none()), nodes_);
+            progress_(el, best, bound, nodes_);
         } catch (py::error_already_set& e) {
             e.restore();
             py_error_ = true;
@@ -1058,6 +1078,7 @@ class Search {
         std::vector<i64> lbL(T), lbR(T), ftot(T);
         std::vector<double> tie(T);
         root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
+        TopBounds top_bounds(this, top, lbL, lbR, leaf.val);
         std::vector<char> open(T, 1), side(n);
         // the open root of least bound of each chain (the first one on ties), kept up to date
         std::vector<double> chain_key(p);
@@ -1314,6 +1335,7 @@ class Search {
         std::vector<i64> lbL(T), lbR(T), ftot(T);
         std::vector<double> tie(T);
         root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
+        TopBounds top_bounds(this, top, lbL, lbR, leaf.val);
         std::vector<char> open(T, 1);
         Incumbent inc(leaf, ub);
         const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)

@@ -223,20 +223,25 @@ class CoreSearch(SearchBase):
 
     def _progress_callback(self) -> Callable | None:
         """What the core calls every few seconds and after each new incumbent: (elapsed, best
-        cost or None, nodes) -> an event of :attr:`reporter`."""
+        cost or None, the top-level lower bound or None, nodes) -> an event of :attr:`reporter`
+        (``"incumbent"``, ``"bound"`` when the bound rose, else ``"tick"``)."""
         reporter = self.reporter
         if reporter is None or not reporter.active:
             return None
-        last = [None]
 
-        def report(elapsed: float, best: int | None, nodes: int) -> None:
-            if best is not None and best != last[0]:
-                last[0] = best
-                value = self.to_objective(float(best))
-                if reporter.incumbent is None or value < reporter.incumbent:
-                    reporter.emit("incumbent", incumbent=value, nodes=nodes)
+        def report(elapsed: float, best: int | None, bound: int | None, nodes: int) -> None:
+            value = None if best is None else self.to_objective(float(best))
+            if value is not None and (reporter.incumbent is None or value < reporter.incumbent):
+                reporter.emit("incumbent", incumbent=value, nodes=nodes)
+            if bound is not None:
+                low = self.to_objective(float(bound))
+                if reporter.incumbent is not None:
+                    low = min(low, reporter.incumbent)
+                if reporter.bound is None or low > reporter.bound:
+                    reporter.emit("bound", bound=low, nodes=nodes)
                     return
-            reporter.tick(nodes=nodes)
+            if value is None or value >= (reporter.incumbent or 0):
+                reporter.tick(nodes=nodes)
 
         return report
 
