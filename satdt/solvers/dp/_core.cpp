@@ -460,6 +460,89 @@ class Search {
                 (*present)[V.col0[k] + l - 1] = occ[V.col0[k] + k + l] > 0;
     }
 
+    // Frequency counting by bitsets, for the root search of a node with short chains (binary
+    // data): each column's rows as a bitset and each class's weights as bit-planes, built once per
+    // node; then the counts of a child (a mask of the node's rows) are popcounts, T x planes x
+    // words per root instead of rows x chains scattered increments.
+    struct ViewBits {
+        int W = 0;
+        std::vector<u64> col;                    // T x W: rows right of column j
+        std::vector<u64> plane;                  // planes x W
+        std::vector<int> plane_class, plane_shift;
+        std::vector<int> next;                   // next column of j's chain, or -1
+    };
+
+    static double bits_work(const View& V, int planes) {
+        return static_cast<double>(V.T()) * planes * ((V.n() + 63) / 64);
+    }
+
+    void build_bits(const View& V, ViewBits& B) const {
+        const int T = V.T(), n = V.n(), p = V.p, W = (n + 63) / 64;
+        B.W = W;
+        B.col.assign(static_cast<size_t>(T) * W, 0);
+        for (int r = 0; r < n; ++r) {
+            const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+            const u64 bit = 1ULL << (r & 63);
+            for (int k = 0; k < p; ++k)
+                for (int l = 1; l <= b[k]; ++l) B.col[static_cast<size_t>(V.col0[k] + l - 1) * W + (r >> 6)] |= bit;
+        }
+        B.plane.clear();
+        B.plane_class.clear();
+        B.plane_shift.clear();
+        for (int c = 0; c < C1_; ++c) {
+            i64 mx = 0;
+            for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c]);
+            for (int k = 0; (mx >> k) > 0; ++k) {
+                const size_t off = B.plane.size();
+                B.plane.resize(off + W, 0);
+                for (int r = 0; r < n; ++r)
+                    if ((w(V.rows[r])[c] >> k) & 1) B.plane[off + (r >> 6)] |= 1ULL << (r & 63);
+                B.plane_class.push_back(c);
+                B.plane_shift.push_back(k);
+            }
+        }
+        B.next.assign(T, -1);
+        for (int k = 0; k < p; ++k)
+            for (int j = V.col0[k]; j + 1 < V.col0[k + 1]; ++j) B.next[j] = j + 1;
+    }
+
+    // count() over the rows of `mask` (a subset of the node's rows), by popcounts
+    void count_bits(const View& V, const ViewBits& B, const u64* mask, std::vector<i64>& F,
+                    std::vector<char>* present, int rows) const {
+        const int T = V.T(), W = B.W, NP = static_cast<int>(B.plane_class.size());
+        F.assign(static_cast<size_t>(C1_) * T, 0);
+        std::vector<u64> mp(static_cast<size_t>(NP) * W);  // each plane restricted to the mask
+        std::vector<int> planes;
+        for (int pl = 0; pl < NP; ++pl) {
+            if (B.plane_class[pl] >= rows) continue;
+            for (int x = 0; x < W; ++x) mp[static_cast<size_t>(pl) * W + x] = B.plane[static_cast<size_t>(pl) * W + x] & mask[x];
+            planes.push_back(pl);
+        }
+        for (int j = 0; j < T; ++j) {
+            const u64* cj = &B.col[static_cast<size_t>(j) * W];
+            for (int pl : planes) {
+                const u64* m = &mp[static_cast<size_t>(pl) * W];
+                i64 cnt = 0;
+                for (int x = 0; x < W; ++x) cnt += __builtin_popcountll(cj[x] & m[x]);
+                F[static_cast<size_t>(B.plane_class[pl]) * T + j] += cnt << B.plane_shift[pl];
+            }
+        }
+        if (present != nullptr) presence_bits(B, T, mask, *present);
+    }
+
+    // present[j]: some row of `mask` sits exactly at column j's level (right of j, not of the next)
+    static void presence_bits(const ViewBits& B, int T, const u64* mask, std::vector<char>& present) {
+        const int W = B.W;
+        present.assign(T, 0);
+        for (int j = 0; j < T; ++j) {
+            const u64* cj = &B.col[static_cast<size_t>(j) * W];
+            const u64* cn = B.next[j] >= 0 ? &B.col[static_cast<size_t>(B.next[j]) * W] : nullptr;
+            u64 any = 0;
+            for (int x = 0; x < W && !any; ++x) any = cj[x] & mask[x] & (cn ? ~cn[x] : ~0ULL);
+            present[j] = any != 0;
+        }
+    }
+
     void presence(const View& V, const int* pos, int np, std::vector<char>& present) {
         const int T = V.T(), p = V.p;
         std::vector<char>& occ = scratch_seen_;
@@ -1348,6 +1431,16 @@ class Search {
         int run_lo = 0, run_hi = 0;  // the open interval of the root evaluated
         const bool leafy = d - 1 == 1;  // depth-one children: classes only, no presence
         const int rowsF = leafy ? C_ : C1_;
+        // counting by bitsets when its popcounts are fewer than the scattered increments (short
+        // chains: binary data); the estimate counts one plane per class row
+        const bool by_bits = bits_work(V, rowsF) * 1.5 < 0.5 * n * V.p;
+        ViewBits bits;
+        std::vector<u64> maskL, maskR;
+        if (by_bits) {
+            build_bits(V, bits);
+            maskL.resize(bits.W);
+            maskR.resize(bits.W);
+        }
         try {
             while (true) {
                 check_time();
@@ -1361,14 +1454,29 @@ class Search {
                 posL.clear();
                 posR.clear();
                 for (int a = 0; a < n; ++a) (V.bucket[static_cast<size_t>(a) * V.p + ch] >= lv ? posR : posL).push_back(a);
-                count(V, posL.data(), static_cast<int>(posL.size()), FL, leafy ? nullptr : &presL, rowsF);
+                if (by_bits) {
+                    const u64* ct = &bits.col[static_cast<size_t>(t) * bits.W];
+                    for (int x = 0; x < bits.W; ++x) {
+                        const u64 valid = x + 1 < bits.W || (n & 63) == 0 ? ~0ULL : (1ULL << (n & 63)) - 1;
+                        maskR[x] = ct[x];
+                        maskL[x] = ~ct[x] & valid;
+                    }
+                    count_bits(V, bits, maskL.data(), FL, leafy ? nullptr : &presL, rowsF);
+                } else {
+                    count(V, posL.data(), static_cast<int>(posL.size()), FL, leafy ? nullptr : &presL, rowsF);
+                }
                 for (int c = 0; c < C_; ++c) {
                     NR[c] = F[static_cast<size_t>(c) * T + t];
                     NL[c] = N[c] - NR[c];
                 }
                 const i64 nL = tot - ftot[t], nR = ftot[t];
                 for (size_t x = 0, e = static_cast<size_t>(rowsF) * T; x < e; ++x) FR[x] = F[x] - FL[x];
-                if (!leafy) presence(V, posR.data(), static_cast<int>(posR.size()), presR);
+                if (!leafy) {
+                    if (by_bits)
+                        presence_bits(bits, T, maskR.data(), presR);
+                    else
+                        presence(V, posR.data(), static_cast<int>(posR.size()), presR);
+                }
                 // the larger side first (ConTree [3]): it decides most often that the root fails
                 const bool left_first = nL >= nR;
                 Sub sl, sr;
