@@ -25,6 +25,13 @@ Strategies
 Categorical columns give one test per value (a two-valued column, one test). Constant columns,
 duplicate columns and complements of other columns (equivalent up to swapping children) are
 dropped; the first in (feature, threshold) order is kept.
+
+Limits: every step takes an optional :class:`~satdt.deadline.Deadline` and checks it between
+blocks of at most a few tens of millions of cells (so a time limit holds within a fraction of a
+second even for the rows x thresholds matrix of ``"all"`` on 15,000 rows), raising
+:class:`~satdt.deadline.DeadlineExpired`; the layer above returns its best tree so far. Before
+the binary matrix is allocated its size is checked against :func:`~satdt.deadline.max_memory`
+(:class:`~satdt.deadline.MemoryLimitError` names it).
 """
 
 from __future__ import annotations
@@ -35,11 +42,26 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset, DataError
+from .deadline import Deadline, check_memory
 from .tree import Node, Tree
 
 __all__ = ["BinaryTest", "Binarizer", "BinaryProblem", "STRATEGIES", "ConflictError"]
 
 STRATEGIES = ("all", "quantile", "tree")
+
+#: cells (rows x columns) handled between two checks of the deadline
+_STEP_CELLS = 1 << 25
+
+
+def _check(deadline: Deadline | None, what: str) -> None:
+    if deadline is not None:
+        deadline.check(what)
+
+
+def matrix_bytes(n_rows: int, n_columns: int) -> int:
+    """Peak bytes of binarizing ``n_rows`` x ``n_columns``: the bool matrix, its packed words
+    and the distinct rows (at most as many as the rows)."""
+    return int(n_rows) * int(n_columns) * 2 + int(n_rows) * ((int(n_columns) + 63) // 64) * 8
 
 
 class ConflictError(DataError):
@@ -104,7 +126,8 @@ class Binarizer:
     random_state: int = 0
     tests_: list[BinaryTest] = field(default_factory=list, init=False, repr=False)
 
-    def fit(self, data: Dataset) -> "Binarizer":
+    def fit(self, data: Dataset, deadline: Deadline | None = None) -> "Binarizer":
+        """Choose the tests of ``data``; ``deadline`` (optional) is checked between steps."""
         if self.strategy not in STRATEGIES:
             raise ValueError(f"unknown binarization '{self.strategy}'; choose one of {', '.join(STRATEGIES)}")
         if self.strategy in ("quantile", "tree") and int(self.n_thresholds) < 1:
@@ -129,8 +152,9 @@ class Binarizer:
                 pos = np.searchsorted(v, guessed.get(j, np.empty(0)), side="right") - 1
                 mids = mids[np.unique(pos[(pos >= 0) & (pos < len(mids))])]
             tests += [BinaryTest(j, float(t)) for t in mids]
+            _check(deadline, "binarization")
         if self.drop_duplicates and tests:
-            tests = _drop_redundant(tests, X)
+            tests = _drop_redundant(tests, X, deadline)
         self.tests_ = tests
         return self
 
@@ -147,15 +171,27 @@ class Binarizer:
                 found.setdefault(int(f), []).append(float(thr))
         return {f: np.asarray(v) for f, v in found.items()}
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
+    def transform(self, X: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
         """Boolean matrix (n, number of tests); True = the row goes right."""
-        return _columns(self.tests_, np.asarray(X, dtype=float))
+        X = np.asarray(X, dtype=float)
+        check_memory(X.shape[0] * len(self.tests_), f"the {X.shape[0]} x {len(self.tests_)} binary matrix",
+                     "use binarization='quantile' or 'tree'")
+        return _columns(self.tests_, X, deadline)
 
-    def problem(self, data: Dataset, fit: bool = True) -> "BinaryProblem":
-        """Binarize ``data`` (fitting first unless ``fit=False``) and merge identical rows."""
+    def problem(self, data: Dataset, fit: bool = True, deadline: Deadline | None = None) -> "BinaryProblem":
+        """Binarize ``data`` (fitting first unless ``fit=False``) and merge identical rows.
+
+        ``deadline``: checked between steps (:class:`~satdt.deadline.DeadlineExpired` when the
+        time is up); the memory of the binary matrix is checked before it is allocated
+        (:class:`~satdt.deadline.MemoryLimitError`).
+        """
         if fit:
-            self.fit(data)
-        return BinaryProblem.build(self.transform(data.X), data, list(self.tests_), self.strategy)
+            self.fit(data, deadline)
+        check_memory(matrix_bytes(data.n_rows, len(self.tests_)),
+                     f"the '{self.strategy}' binarization ({data.n_rows} rows x {len(self.tests_)} tests)",
+                     "use binarization='quantile' or 'tree'")
+        return BinaryProblem.build(self.transform(data.X, deadline), data, list(self.tests_), self.strategy,
+                                   deadline)
 
 
 def _feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
@@ -181,54 +217,86 @@ def _block(tests: list[BinaryTest], X: np.ndarray, block: tuple[int, bool, int, 
     return compare(X[:, feature][:, None], thresholds[None, :])
 
 
-def _columns(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray:
-    """Every test applied to ``X``: one vectorized comparison per run of tests on a feature."""
+def _columns(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
+    """Every test applied to ``X``: one vectorized comparison per run of tests on a feature
+    (in slices of at most :data:`_STEP_CELLS` cells between deadline checks)."""
     out = np.empty((X.shape[0], len(tests)), dtype=bool)
-    for block in _feature_blocks(tests):
-        feature, categorical, start, stop = block
-        thresholds = np.array([t.threshold for t in tests[start:stop]])
-        compare = np.not_equal if categorical else np.greater
-        compare(X[:, feature][:, None], thresholds[None, :], out=out[:, start:stop])
+    blocks = [(feature, np.not_equal if categorical else np.greater, start, stop,
+               np.array([t.threshold for t in tests[start:stop]]))
+              for feature, categorical, start, stop in _feature_blocks(tests)]
+    step = max(1, _STEP_CELLS // max(1, len(tests)))   # whole rows at a time: contiguous writes
+    for lo in range(0, X.shape[0], step):
+        _check(deadline, "binarization")
+        rows = X[lo:lo + step]
+        for feature, compare, start, stop, thresholds in blocks:
+            compare(rows[:, feature][:, None], thresholds[None, :], out=out[lo:lo + step, start:stop])
     return out
 
 
-def _words(bits: np.ndarray) -> np.ndarray:
+def _words(bits: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
     """Rows of a bool matrix packed into 64-bit words: (rows, ceil(cols / 64)) uint64."""
-    packed = np.packbits(bits, axis=1)
-    pad = (-packed.shape[1]) % 8
-    if pad:
-        packed = np.hstack([packed, np.zeros((packed.shape[0], pad), dtype=np.uint8)])
-    return np.ascontiguousarray(packed).view(np.uint64)
+    n, width = bits.shape
+    n_words = (width + 63) // 64
+    out = np.zeros((n, n_words * 8), dtype=np.uint8)
+    step = max(1, _STEP_CELLS // max(1, width))
+    for lo in range(0, n, step):
+        _check(deadline, "binarization")
+        packed = np.packbits(bits[lo:lo + step], axis=1)
+        out[lo:lo + step, :packed.shape[1]] = packed
+    return out.view(np.uint64)
 
 
-def _first_of_equal_rows(words: np.ndarray) -> np.ndarray:
-    """For each row, the index of the first row equal to it (hash, then exact confirmation)."""
+def _first_of_equal_rows(words: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
+    """For each row, the index of the first row equal to it (hash, then exact confirmation;
+    the rows of hash groups that hold unequal rows are grouped exactly)."""
     digest = np.zeros(words.shape[0], dtype=np.uint64)
+    every = max(1, _STEP_CELLS // 8 // max(1, words.shape[0]))
     with np.errstate(over="ignore"):
         for k in range(words.shape[1]):
-            digest = digest * np.uint64(0x9E3779B97F4A7C15) + words[:, k]
+            if k % every == 0:
+                _check(deadline, "binarization")
+            # rotate, multiply, add: the rotation breaks the linearity that let columns of one
+            # feature (a few bits apart) collide under a plain multiply-add
+            digest = ((digest << np.uint64(7)) | (digest >> np.uint64(57))) * np.uint64(0x9E3779B97F4A7C15) + words[:, k]
     _, first, group = np.unique(digest, return_index=True, return_inverse=True)
     rep = first[group.ravel()]
-    if not (words == words[rep]).all():  # a hash collision: exact grouping instead
-        _, first, group = np.unique(words, axis=0, return_index=True, return_inverse=True)
-        rep = first[group.ravel()]
+    _check(deadline, "binarization")
+    step = max(1, _STEP_CELLS // 8 // max(1, words.shape[1]))
+    bad = []
+    for lo in range(0, len(rep), step):      # confirm the hash groups, in slices
+        _check(deadline, "binarization")
+        bad.append(lo + np.flatnonzero(~(words[lo:lo + step] == words[rep[lo:lo + step]]).all(axis=1)))
+    bad = np.concatenate(bad)
+    if len(bad):  # hash collisions: group the rows of those hash groups exactly
+        group = group.ravel()
+        rows = np.flatnonzero(np.isin(group, group[bad]))
+        _check(deadline, "binarization")
+        _, first_sub, group_sub = np.unique(words[rows], axis=0, return_index=True, return_inverse=True)
+        rep = rep.copy()
+        rep[rows] = rows[first_sub[group_sub.ravel()]]
     return rep
 
 
-def _drop_redundant(tests: list[BinaryTest], X: np.ndarray) -> list[BinaryTest]:
+def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None = None) -> list[BinaryTest]:
     """Drop constant columns and columns equal to, or the complement of, an earlier one.
 
     Each column is flipped so that its first row is False (a column and its complement become
     equal) and packed into 64-bit words, one feature at a time; equal columns are found by
     hashing and confirmed exactly. The earliest column of each group is kept.
     """
-    parts = []
-    for block in _feature_blocks(tests):
-        cols = _block(tests, X, block, transposed=True)      # (k, n)
-        cols ^= cols[:, :1]
-        parts.append(_words(cols))
-    words = np.vstack(parts)
-    keep = words.any(axis=1) & (_first_of_equal_rows(words) == np.arange(len(tests)))
+    check_memory(len(tests) * ((X.shape[0] + 63) // 64) * 8 * 2,
+                 f"binarization: finding duplicate tests among {len(tests)} tests on {X.shape[0]} rows",
+                 "use binarization='quantile' or 'tree'")
+    words = np.empty((len(tests), (X.shape[0] + 63) // 64), dtype=np.uint64)
+    step = max(1, _STEP_CELLS // max(1, X.shape[0]))
+    for feature, categorical, start, stop in _feature_blocks(tests):
+        for lo in range(start, stop, step):
+            _check(deadline, "binarization")
+            hi = min(stop, lo + step)
+            cols = _block(tests, X, (feature, categorical, lo, hi), transposed=True)  # (k, n)
+            cols ^= cols[:, :1]
+            words[lo:hi] = _words(cols)
+    keep = words.any(axis=1) & (_first_of_equal_rows(words, deadline) == np.arange(len(tests)))
     return [t for t, k in zip(tests, keep) if k]
 
 
@@ -260,18 +328,20 @@ class BinaryProblem:
     strategy: str = "all"
 
     @classmethod
-    def build(cls, Xb: np.ndarray, data: Dataset, tests: list[BinaryTest], strategy: str) -> "BinaryProblem":
+    def build(cls, Xb: np.ndarray, data: Dataset, tests: list[BinaryTest], strategy: str,
+              deadline: Deadline | None = None) -> "BinaryProblem":
         n_classes = len(data.classes)
         if Xb.shape[1] == 0:
             distinct, row_of = np.zeros((1, 0), dtype=bool), np.zeros(Xb.shape[0], dtype=np.int64)
         else:
             # distinct rows in order of first appearance
-            rep = _first_of_equal_rows(_words(Xb))
+            rep = _first_of_equal_rows(_words(Xb, deadline), deadline)
             first = np.flatnonzero(rep == np.arange(len(rep)))
             position = np.empty(len(rep), dtype=np.int64)
             position[first] = np.arange(len(first))
             row_of = position[rep]
-            distinct = Xb[first]
+            _check(deadline, "binarization")
+            distinct = Xb if len(first) == Xb.shape[0] else Xb[first]
         counts = np.zeros((distinct.shape[0], n_classes), dtype=np.int64)
         np.add.at(counts, (row_of, data.y), 1)
         return cls(X=distinct, counts=counts, tests=tests, row_of=row_of, data=data, strategy=strategy)

@@ -17,8 +17,9 @@ import numpy as np
 
 from .binarize import STRATEGIES
 from .data import DataError, Dataset, bundled_datasets, load_dataset
-from .result import INFEASIBLE, InfeasibleError, NoTreeFoundError, explain_infeasible
-from .solvers.common import Deadline
+from .deadline import Deadline, DeadlineExpired, set_max_memory
+from .progress import ProgressCallback, stderr_printer
+from .result import INFEASIBLE, InfeasibleError, NoTreeFoundError, explain_infeasible, timeout_result
 from .tree import Tree
 from .verify import ENGINES, OBJECTIVES, certify
 
@@ -81,6 +82,26 @@ def _depth_list(text: str) -> int | list[int]:
     return parts[0] if len(parts) == 1 else parts
 
 
+def _add_limits(cmd: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--quiet`` and ``--max-memory`` of the commands that run an engine."""
+    shown = cmd.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true",
+                       help="print progress lines on stderr (default when stderr is a terminal)")
+    shown.add_argument("--quiet", action="store_true", help="no progress lines")
+    cmd.add_argument("--max-memory", type=_positive_float, default=None, metavar="GB",
+                     help="refuse models and matrices estimated above this size (default: 75%% of RAM, "
+                          "or SATDT_MAX_MEMORY)")
+
+
+def _progress_callback(a: argparse.Namespace) -> ProgressCallback | None:
+    """The stderr printer when asked (``--progress``) or when stderr is a terminal, not ``--quiet``."""
+    if getattr(a, "quiet", False):
+        return None
+    if getattr(a, "progress", False) or sys.stderr.isatty():
+        return stderr_printer()
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="satdt", description="Provably optimal decision trees.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -103,7 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--min-leaf", type=_positive_int, default=None, help="oct: minimum rows per nonempty leaf (N_min)")
     solve.add_argument("--warm-start", choices=("cart", "dpdt", "none"), default=None,
                        help="binoct, oct, cpsat: starting tree (default cart)")
-    solve.add_argument("--time-limit", type=_positive_float, default=None, help="wall-clock seconds")
+    solve.add_argument("--time-limit", type=_positive_float, default=None,
+                       help="wall-clock seconds for the whole command (reading and binarization included); "
+                            "the best tree so far is returned")
+    _add_limits(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--export", choices=("text", "json", "dot", "png", "svg", "sklearn"), default=None,
                        help="tree format to write (png, svg: a picture, needs --output and matplotlib; "
@@ -215,7 +239,8 @@ def _export(tree: Any, fmt: str) -> str:
     return {"text": tree.to_text, "json": lambda: tree.to_json(indent=2), "dot": tree.to_dot}[fmt]()
 
 
-def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> Any:
+def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
+                 progress: ProgressCallback | None = None) -> Any:
     """``sat-depth`` / ``sat-size`` / ``dp`` without scikit-learn: what ``SATTreeClassifier.fit``
     / ``DPTreeClassifier.fit`` do (binarize, the engine, runtime of the whole call), on the loaded
     :class:`Dataset`. None when the estimator must run (one class, bad parameters: the estimator
@@ -230,11 +255,21 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> An
         return None
     start = time.perf_counter()  # the estimator's runtime: from fit (data loaded) to its end
     binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
-    problem = binarizer.problem(data)
+    extra = {} if progress is None else {"progress": progress}
+    try:
+        problem = binarizer.problem(data, deadline=deadline)
+    except DeadlineExpired:  # the time limit struck in the binarization: the majority leaf
+        name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _LIGHT_METHODS[a.method]
+        result = timeout_result(data, a.method, "nodes" if name == "size" else name,
+                                time.perf_counter() - start, lam=a.lam)
+        if result.tree is None:
+            raise NoTreeFoundError(f"{a.method}: no tree found (time limit reached during binarization); "
+                                   "give a longer time_limit")
+        return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
     if a.method == "dp":
         from .solvers.dp import solve_dp
 
-        result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget())
+        result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget(), **extra)
         result.stats.setdefault("engine_s", round(result.runtime, 4))
         result.runtime = max(result.runtime, time.perf_counter() - start)
         return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
@@ -243,7 +278,7 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> An
     engine = a.engine or ("sat" if a.solver else "auto")
     options = {"solver": a.solver} if a.solver else {}
     result = solve_consistent(problem, _LIGHT_METHODS[a.method], engine=engine, max_depth=a.max_depth,
-                              time_limit=deadline.budget(), sat_options=options)
+                              time_limit=deadline.budget(), sat_options=options, **extra)
     result.stats.setdefault("engine_s", round(result.runtime, 4))
     result.runtime = max(result.runtime, time.perf_counter() - start)
     if result.status == INFEASIBLE:  # a proof, reported as a result (exit 0)
@@ -275,10 +310,13 @@ def cmd_solve(a: argparse.Namespace) -> int:
     refused = _check_export(a)
     if refused is not None:
         return refused
+    if a.max_memory is not None:
+        set_max_memory(a.max_memory)
+    progress = _progress_callback(a)
     data = load_dataset(a.data)
     light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
              and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None)
-    model = _light_solve(a, data, deadline) if light else None
+    model = _light_solve(a, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)
     est = _estimators()
@@ -287,9 +325,13 @@ def cmd_solve(a: argparse.Namespace) -> int:
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
-                               engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf)
+                               engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
+                               progress=progress)
+    frame = _frame(data)
+    if a.time_limit is not None:  # the estimator's clock starts at fit: give it what is left now
+        model.set_params(time_limit=deadline.budget())
     try:
-        model.fit(_frame(data), data.labels)
+        model.fit(frame, data.labels)
     except InfeasibleError:
         pass  # proven: no tree meets the limits; model.result_ holds the proof (exit 0)
     return _print_solve(a, model, data)
@@ -500,7 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         sys.stderr.close()
         return EXIT_OK
-    except (DataError, ValueError, OSError, NoTreeFoundError) as exc:
+    except (DataError, ValueError, OSError, NoTreeFoundError, MemoryError) as exc:
         return _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     except KeyboardInterrupt:
         return _fail("interrupted")

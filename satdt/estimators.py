@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .binarize import STRATEGIES, Binarizer, BinaryProblem
 from .data import Dataset, encode_features, prepare
-from .result import SolveResult
-from .solvers.common import Deadline
+from .deadline import Deadline, DeadlineExpired
+from .result import SolveResult, timeout_result
 from .tree import Tree
 
 __all__ = ["make_estimator", "METHODS", "SATTreeClassifier", "MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier",
@@ -58,6 +58,8 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
     _uses_binarizer = True
     _deterministic = True
+    _method = ""                    # SolveResult.method of a result made here (a timeout)
+    _objective_name = "errors"      # its objective, for a majority leaf when time runs out
 
     def _validate_common(self) -> None:
         if self._uses_binarizer:
@@ -65,6 +67,9 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"binarization must be one of {', '.join(STRATEGIES)}, got {self.binarization!r}")
             _check_int("n_thresholds", self.n_thresholds, 1)
         _check_real("time_limit", self.time_limit, 0.0, allow_none=True, strict=True)
+        progress = getattr(self, "progress", None)
+        if progress is not None and not callable(progress):
+            raise ValueError(f"progress must be a callable receiving ProgressEvent objects or None, got {progress!r}")
 
     def _validate_params_(self) -> None:  # overridden
         pass
@@ -92,7 +97,10 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         if len(data.classes) == 1:
             self.result_ = self._single_class_result(data)
         else:
-            self.result_ = self._solve(data)
+            try:
+                self.result_ = self._solve(data)
+            except DeadlineExpired:  # binarization or a model build ran out of time: a result
+                self.result_ = self._timeout_result(data, time.perf_counter() - start)
         self.result_.stats.setdefault("engine_s", round(self.result_.runtime, 4))
         self.result_.runtime = max(self.result_.runtime, time.perf_counter() - start)
         if self.result_.tree is None:
@@ -114,7 +122,18 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _problem(self, data: Dataset) -> BinaryProblem:
         self.binarizer_ = Binarizer(self.binarization, n_thresholds=self.n_thresholds)
-        return self.binarizer_.problem(data)
+        return self.binarizer_.problem(data, deadline=self._deadline)
+
+    def _progress(self) -> dict:
+        """``progress=`` for the solve function, only when a callback is set (so engines that
+        do not report progress yet still run without one)."""
+        progress = getattr(self, "progress", None)
+        return {} if progress is None else {"progress": progress}
+
+    def _timeout_result(self, data: Dataset, runtime: float) -> SolveResult:
+        """The majority leaf (FEASIBLE) when time ran out before the engine could start."""
+        return timeout_result(data, self._method or type(self).__name__, self._objective_name, runtime,
+                              lam=getattr(self, "lam", None))
 
     def _single_class_result(self, data: Dataset) -> SolveResult:
         from .tree import Node
@@ -197,6 +216,10 @@ class SATTreeClassifier(_TreeClassifier):
         Incremental example addition (Avellaneda); False encodes every row at once.
     rows_per_round : int or None
         Misclassified rows added per round (None: the solver's measured default).
+    progress : callable or None
+        Receives :class:`satdt.progress.ProgressEvent` objects while the engine runs (start,
+        each new incumbent or bound, a tick every ~2 s, done); e.g.
+        :func:`satdt.progress.stderr_printer`.
     engine : {"auto", "sat", "dp"}
         ``"auto"`` (default): the engine :func:`satdt.solvers.consistent.choose_engine` picks by
         the rule measured in ``benchmarks/results/sat.md`` (today the DP on every measured
@@ -213,8 +236,10 @@ class SATTreeClassifier(_TreeClassifier):
 
     def __init__(self, objective: str = "depth", max_depth: int | None = None, binarization: str = "all",
                  n_thresholds: int = 10, solver: str = "glucose4", time_limit: float | None = None,
-                 incremental: bool = True, rows_per_round: int | None = None, engine: str = "auto"):
+                 incremental: bool = True, rows_per_round: int | None = None, engine: str = "auto",
+                 progress: Any = None):
         self.engine = engine
+        self.progress = progress
         self.objective = objective
         self.max_depth = max_depth
         self.binarization = binarization
@@ -237,7 +262,16 @@ class SATTreeClassifier(_TreeClassifier):
 
         problem = self._problem(data)
         return solve_consistent(problem, self.objective, engine=self.engine, max_depth=self.max_depth,
-                                time_limit=self._time_left(), sat_options=self._sat_options())
+                                time_limit=self._time_left(), sat_options=self._sat_options(),
+                                **self._progress())
+
+    @property
+    def _objective_name(self) -> str:
+        return "depth" if self.objective == "depth" else "nodes"
+
+    @property
+    def _method(self) -> str:
+        return f"sat-{self.objective}"
 
     def _sat_options(self) -> dict:
         options = dict(solver=self.solver, incremental=self.incremental)
@@ -250,11 +284,12 @@ class _DepthBoundedClassifier(_TreeClassifier):
     """Most accurate tree of depth <= ``max_depth``; subclasses name the engine."""
 
     def __init__(self, max_depth: int = 3, binarization: str = "all", n_thresholds: int = 10,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, progress: Any = None):
         self.max_depth = max_depth
         self.binarization = binarization
         self.n_thresholds = n_thresholds
         self.time_limit = time_limit
+        self.progress = progress
 
     def _validate_params_(self) -> None:
         _check_int("max_depth", self.max_depth, 1)
@@ -266,14 +301,16 @@ class MaxSATTreeClassifier(_DepthBoundedClassifier):
     Parameters
     ----------
     max_depth : int
-    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
     """
+
+    _method = "maxsat"
 
     def _solve(self, data: Dataset) -> SolveResult:
         from .solvers import maxsat
 
         return maxsat.solve_max_accuracy(self._problem(data), max_depth=self.max_depth,
-                                         time_limit=self._time_left())
+                                         time_limit=self._time_left(), **self._progress())
 
 
 class DPTreeClassifier(_DepthBoundedClassifier):
@@ -288,14 +325,20 @@ class DPTreeClassifier(_DepthBoundedClassifier):
     max_depth : int
     lam : float or None
         Penalty per leaf; None for plain accuracy.
-    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
     """
 
+    _method = "dp"
+
     def __init__(self, max_depth: int = 3, lam: float | None = None, binarization: str = "all",
-                 n_thresholds: int = 10, time_limit: float | None = None):
+                 n_thresholds: int = 10, time_limit: float | None = None, progress: Any = None):
         super().__init__(max_depth=max_depth, binarization=binarization, n_thresholds=n_thresholds,
-                         time_limit=time_limit)
+                         time_limit=time_limit, progress=progress)
         self.lam = lam
+
+    @property
+    def _objective_name(self) -> str:
+        return "errors" if self.lam is None else "regularized"
 
     def _validate_params_(self) -> None:
         _check_int("max_depth", self.max_depth, 0)
@@ -305,7 +348,7 @@ class DPTreeClassifier(_DepthBoundedClassifier):
         from .solvers import dp
 
         return dp.solve_dp(self._problem(data), max_depth=self.max_depth, lam=self.lam,
-                           time_limit=self._time_left())
+                           time_limit=self._time_left(), **self._progress())
 
 
 class BinOCTClassifier(_TreeClassifier):
@@ -319,20 +362,23 @@ class BinOCTClassifier(_TreeClassifier):
     warm_start : bool, "cart" or "dpdt"
         Start from a tree of the same depth: CART (True, ``"cart"``) or the most accurate tree of
         DPDT's front (``"dpdt"``).
-    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
     """
 
     # CP-SAT (the default backend) with several workers may return any of several optimal trees
     _deterministic = False
+    _method = "binoct"
 
     def __init__(self, max_depth: int = 2, backend: str | None = None, warm_start: bool = True,
-                 binarization: str = "all", n_thresholds: int = 10, time_limit: float | None = None):
+                 binarization: str = "all", n_thresholds: int = 10, time_limit: float | None = None,
+                 progress: Any = None):
         self.max_depth = max_depth
         self.backend = backend
         self.warm_start = warm_start
         self.binarization = binarization
         self.n_thresholds = n_thresholds
         self.time_limit = time_limit
+        self.progress = progress
 
     def _validate_params_(self) -> None:
         _check_int("max_depth", self.max_depth, 1)
@@ -345,7 +391,7 @@ class BinOCTClassifier(_TreeClassifier):
         from .solvers import mip
 
         return mip.solve_binoct(self._problem(data), max_depth=self.max_depth, time_limit=self._time_left(),
-                                warm_start=self.warm_start, **self._backend_kwargs())
+                                warm_start=self.warm_start, **self._backend_kwargs(), **self._progress())
 
 
 class OCTClassifier(BinOCTClassifier):
@@ -361,14 +407,17 @@ class OCTClassifier(BinOCTClassifier):
         Complexity penalty per split (0: most accurate tree).
     min_leaf : int
         N_min, fewest training rows in a leaf.
-    backend, warm_start, binarization, n_thresholds, time_limit : see :class:`BinOCTClassifier`
+    backend, warm_start, binarization, n_thresholds, time_limit, progress : see :class:`BinOCTClassifier`
     """
+
+    _method = "oct"
 
     def __init__(self, max_depth: int = 2, alpha: float = 0.0, min_leaf: int = 1, backend: str | None = None,
                  warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, progress: Any = None):
         super().__init__(max_depth=max_depth, backend=backend, warm_start=warm_start,
-                         binarization=binarization, n_thresholds=n_thresholds, time_limit=time_limit)
+                         binarization=binarization, n_thresholds=n_thresholds, time_limit=time_limit,
+                         progress=progress)
         self.alpha = alpha
         self.min_leaf = min_leaf
 
@@ -382,7 +431,7 @@ class OCTClassifier(BinOCTClassifier):
 
         return mip.solve_oct(self._problem(data), max_depth=self.max_depth, alpha=self.alpha,
                              min_leaf=self.min_leaf, time_limit=self._time_left(), warm_start=self.warm_start,
-                             **self._backend_kwargs())
+                             **self._backend_kwargs(), **self._progress())
 
 
 class CPSATTreeClassifier(_TreeClassifier):
@@ -399,14 +448,17 @@ class CPSATTreeClassifier(_TreeClassifier):
     warm_start : bool, "cart" or "dpdt"
         Hint CP-SAT with the CART tree of that depth (True, ``"cart"``) or the best tree of
         DPDT's front for this lambda (``"dpdt"``).
-    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
     """
 
     _deterministic = False  # several CP-SAT workers: any of several optimal trees
+    _method = "cpsat"
+    _objective_name = "regularized"
 
     def __init__(self, lam: float = 0.01, max_depth: int = 5, num_workers: int | None = None, seed: int = 0,
                  warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, progress: Any = None):
+        self.progress = progress
         self.lam = lam
         self.max_depth = max_depth
         self.num_workers = num_workers
@@ -428,7 +480,7 @@ class CPSATTreeClassifier(_TreeClassifier):
         return cpsat.solve_regularized(self._problem(data), lam=self.lam, max_depth=self.max_depth,
                                        time_limit=self._time_left(), num_workers=self.num_workers,
                                        seed=self.seed, hint=self.warm_start if isinstance(self.warm_start, str)
-                                       else ("cart" if self.warm_start else None))
+                                       else ("cart" if self.warm_start else None), **self._progress())
 
 
 class DPDTClassifier(_TreeClassifier):
@@ -454,13 +506,18 @@ class DPDTClassifier(_TreeClassifier):
         State budget.
     random_state : int
     time_limit : float or None
+    progress : callable or None
+        See :class:`SATTreeClassifier`.
     """
 
     _uses_binarizer = False
+    _method = "dpdt"
+    _objective_name = "dpdt"
 
     def __init__(self, max_depth: int = 3, cart_depth: int | list = 5, alphas: Any = None, alpha: float = 0.0,
                  generator: str = "hybrid", exact_last: bool = True, max_states: int = 1_000_000,
-                 random_state: int = 0, time_limit: float | None = None):
+                 random_state: int = 0, time_limit: float | None = None, progress: Any = None):
+        self.progress = progress
         self.max_depth = max_depth
         self.cart_depth = cart_depth
         self.alphas = alphas
@@ -482,7 +539,7 @@ class DPDTClassifier(_TreeClassifier):
         out = dpdt.solve_dpdt(data, max_depth=self.max_depth, cart_depth=self.cart_depth, alphas=self.alphas,
                               alpha=self.alpha, generator=self.generator, exact_last=self.exact_last,
                               max_states=self.max_states, random_state=self.random_state,
-                              time_limit=self._time_left())
+                              time_limit=self._time_left(), **self._progress())
         self.dpdt_result_ = out
         self.pareto_front_ = out.pareto_front
         self.pareto_front_nodes_ = out.pareto_front_nodes
@@ -507,13 +564,15 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
                    alpha: float | None = None, cart_depth: int | list | None = None,
                    binarization: str = "all", n_thresholds: int = 10, solver: str | None = None,
                    time_limit: float | None = None, engine: str | None = None,
-                   warm_start: str | None = None, min_leaf: int | None = None) -> _TreeClassifier:
+                   warm_start: str | None = None, min_leaf: int | None = None,
+                   progress: Any = None) -> _TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
     ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("auto", "sat" or
     "dp") answers ``sat-*`` by the measured choice, by SAT or by the dynamic program; ``warm_start`` ("cart", "dpdt" or
-    "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min.
+    "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min;
+    ``progress`` is the progress callback of the methods whose engines report it.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
@@ -548,6 +607,8 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
         kwargs["alpha"] = alpha
     if cls is DPDTClassifier and cart_depth is not None:
         kwargs["cart_depth"] = cart_depth
+    if progress is not None and "progress" in cls().get_params():
+        kwargs["progress"] = progress
     if cls is RDTClassifier:  # its depth parameter is `depth` (width x depth, as in the paper)
         kwargs["depth"] = kwargs.pop("max_depth")
     return cls(**kwargs)
@@ -562,11 +623,12 @@ class AdaptTreeClassifier(_TreeClassifier):
     """ADAPTTREE0 (Preda): a tree built by linear SARSA over splitting criteria; a heuristic.
 
     States are partitions of the training rows, an action splits one part by one attribute (a
-    binary column of the binarization: a numeric threshold ``x <= t`` or a categorical ``x == v``),
-    the reward is minus the attribute's cost per split (:mod:`satdt.solvers.rl.adapttree`). The
-    tree kept is the best one met over the episodes (fewest errors, then lowest test cost); it is
-    consistent with the training rows unless ``max_depth`` stops it or rows conflict. Status is
-    always FEASIBLE.
+    numeric threshold ``x <= t`` of the binarization, or a multiway feature split by every value,
+    as in ID3, encoded in ``tree_`` as a chain of binary tests), the reward is minus the
+    attribute's cost per test (:mod:`satdt.solvers.rl.adapttree`). The tree kept is the best one
+    met over the episodes (fewest errors, then lowest test cost); it is consistent with the
+    training rows unless ``max_depth`` stops it or rows conflict. ``result_.objective`` is its
+    number of tests (one multiway node = one test). Status is always FEASIBLE.
 
     Parameters
     ----------
@@ -582,19 +644,24 @@ class AdaptTreeClassifier(_TreeClassifier):
         Tile coding: layers, hashed weights, tiles per dimension.
     error_cost : float
         Penalty per misclassified training row of a leaf (with ``max_depth``).
+    multiway : {"categorical", "discrete", "none"}
+        Features split by every value: categorical ones, also integer-coded numeric ones with
+        at most ``max_arity`` values (``"discrete"``), or none (binary tests only).
+    max_arity : int
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     random_state : int or None
 
     Attributes
     ----------
     learning_curve_ : list of int
-        Splits of the tree of each episode.
+        Tests of the tree of each episode.
     adapttree_result_ : satdt.solvers.rl.adapttree.AdaptTreeResult
     """
 
     def __init__(self, n_episodes: int = 100, max_depth: int | None = None, costs: Any = None,
                  gamma: float = 0.9, n_layers: int = 32, memory: int = 512, resolution: int = 2,
-                 error_cost: float = 1.0, binarization: str = "all", n_thresholds: int = 10,
+                 error_cost: float = 1.0, multiway: str = "categorical", max_arity: int = 10,
+                 binarization: str = "all", n_thresholds: int = 10,
                  random_state: int | None = 0, time_limit: float | None = None):
         self.n_episodes = n_episodes
         self.max_depth = max_depth
@@ -604,6 +671,8 @@ class AdaptTreeClassifier(_TreeClassifier):
         self.memory = memory
         self.resolution = resolution
         self.error_cost = error_cost
+        self.multiway = multiway
+        self.max_arity = max_arity
         self.binarization = binarization
         self.n_thresholds = n_thresholds
         self.random_state = random_state
@@ -617,6 +686,9 @@ class AdaptTreeClassifier(_TreeClassifier):
         _check_int("memory", self.memory, 1)
         _check_int("resolution", self.resolution, 1)
         _check_real("error_cost", self.error_cost, 0.0)
+        _check_int("max_arity", self.max_arity, 2)
+        if self.multiway not in ("categorical", "discrete", "none"):
+            raise ValueError(f"multiway must be 'categorical', 'discrete' or 'none', got {self.multiway!r}")
         _check_random_state(self.random_state)
 
     def _solve(self, data: Dataset) -> SolveResult:
@@ -625,6 +697,7 @@ class AdaptTreeClassifier(_TreeClassifier):
         out = solve_adapttree(self._problem(data), n_episodes=self.n_episodes, gamma=self.gamma,
                               n_layers=self.n_layers, memory=self.memory, resolution=self.resolution,
                               costs=self.costs, max_depth=self.max_depth, error_cost=self.error_cost,
+                              multiway=self.multiway, max_arity=self.max_arity,
                               random_state=self.random_state, time_limit=self._time_left())
         self.adapttree_result_ = out
         self.learning_curve_ = [row["splits"] for row in out.curve]
@@ -650,10 +723,11 @@ class RDTClassifier(_TreeClassifier):
     n_samples : int
         Monte-Carlo trajectories per example (M).
     epochs, lr_policy, lr_leaf, batch_size, baseline : None or value
-        None: the variant's default (:func:`satdt.solvers.rl.rdt.solve_rdt`).
+        None: the variant's default (:func:`satdt.solvers.rl.rdt.solve_rdt`); ``baseline`` may
+        also be ``"loo"`` (softmax-linear variant: leave-one-out over the M trajectories).
     loss : {"squared", "hinge"}
     prediction : {"path", "expected"}
-    random_leaves : bool
+    random_leaves : bool or "balanced"
         The Random Trees baseline (softmax-linear variant).
     binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
     random_state : int or None
@@ -695,6 +769,10 @@ class RDTClassifier(_TreeClassifier):
             raise ValueError(f"prediction must be 'path' or 'expected', got {self.prediction!r}")
         if self.axis_aligned and self.width != 2:
             raise ValueError(f"the axis-aligned RDT is binary: width must be 2, got {self.width!r}")
+        if self.baseline not in (None, False, True, "loo") or (self.axis_aligned and self.baseline == "loo"):
+            raise ValueError(f"baseline must be None, False, True or (axis_aligned=False) 'loo', got {self.baseline!r}")
+        if self.random_leaves not in (False, True, "balanced"):
+            raise ValueError(f"random_leaves must be False, True or 'balanced', got {self.random_leaves!r}")
         _check_random_state(self.random_state)
 
     def fit(self, X: Any, y: Any) -> "RDTClassifier":

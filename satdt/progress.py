@@ -17,9 +17,11 @@ Example
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Optional, TextIO
+from typing import Callable, Iterator, Optional, TextIO
 
 __all__ = ["ProgressEvent", "ProgressCallback", "ProgressReporter", "stderr_printer"]
 
@@ -122,6 +124,7 @@ class ProgressReporter:
         self.incumbent: Optional[float] = None
         self.bound: Optional[float] = None
         self._next_tick = self.start + self.interval
+        self._lock = threading.Lock()  # events may come from a solver's callback thread
 
     @property
     def active(self) -> bool:
@@ -136,14 +139,15 @@ class ProgressReporter:
             return
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown progress event kind {kind!r}; expected one of {EVENT_KINDS}")
-        if incumbent is not None:
-            self.incumbent = float(incumbent)
-        if bound is not None:
-            self.bound = float(bound)
-        now = time.perf_counter()
-        self._next_tick = now + self.interval
-        self.callback(ProgressEvent(self.engine, kind, now - self.start, self.incumbent,
-                                    self.bound, nodes, conflicts, message))
+        with self._lock:
+            if incumbent is not None:
+                self.incumbent = float(incumbent)
+            if bound is not None:
+                self.bound = float(bound)
+            now = time.perf_counter()
+            self._next_tick = now + self.interval
+            self.callback(ProgressEvent(self.engine, kind, now - self.start, self.incumbent,
+                                        self.bound, nodes, conflicts, message))
 
     def tick(self, nodes: Optional[int] = None, conflicts: Optional[int] = None,
              message: str = "") -> None:
@@ -151,3 +155,35 @@ class ProgressReporter:
         if self.callback is None or time.perf_counter() < self._next_tick:
             return
         self.emit("tick", nodes=nodes, conflicts=conflicts, message=message)
+
+    @contextmanager
+    def periodic(self, poll: Optional[Callable[[], dict]] = None) -> Iterator[None]:
+        """Emit ``"tick"`` events from a daemon thread every ``interval`` seconds while the
+        ``with`` block runs: for engines that run in native code and release the interpreter
+        lock (CP-SAT, the MIP engines). ``poll()`` returns keyword arguments of :meth:`emit`
+        (``incumbent``, ``bound``, ``nodes``, ...) read from the engine; it must be thread-safe.
+        No thread is started without a callback.
+        """
+        if self.callback is None:
+            yield
+            return
+        stop = threading.Event()
+
+        def run() -> None:
+            while not stop.wait(max(0.05, self._next_tick - time.perf_counter())):
+                if time.perf_counter() < self._next_tick - 1e-3:
+                    continue  # an event came meanwhile: wait for the interval after it
+                try:
+                    info = poll() if poll is not None else {}
+                except Exception:  # noqa: BLE001 - a failed poll only skips a tick
+                    info = {}
+                if not stop.is_set():
+                    self.emit("tick", **info)
+
+        thread = threading.Thread(target=run, name=f"satdt-progress-{self.engine}", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()

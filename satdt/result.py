@@ -7,7 +7,7 @@ from typing import Any
 
 from .tree import Tree
 
-__all__ = ["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "STATUSES", "SolveResult"]
+__all__ = ["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "STATUSES", "SolveResult", "timeout_result"]
 
 OPTIMAL = "OPTIMAL"        # proven by the engine (UNSAT of the next bound, gap 0, CP-SAT OPTIMAL)
 FEASIBLE = "FEASIBLE"      # a tree, no proof (time limit); ``bound`` holds the best bound known
@@ -99,3 +99,29 @@ def explain_infeasible(result: SolveResult, max_depth: int | None = None,
         proof = "no tree meets the limits (proven by the engine)"
     result.stats["proof"] = proof
     return result
+
+
+def timeout_result(data: Any, method: str, objective_name: str, runtime: float,
+                   lam: float | None = None, step: str = "binarization") -> SolveResult:
+    """The best tree when the time limit struck before an engine could start (during ``step``):
+    the majority-class leaf, FEASIBLE, for the objectives any tree meets (``"errors"``,
+    ``"regularized"`` with ``lam``); UNKNOWN without a tree for the objectives of consistent
+    trees (``"depth"``, ``"nodes"``), which a leaf does not meet. Never an exception: a time
+    limit is a result."""
+    import numpy as np
+
+    from .tree import Node
+
+    stats = {"timeout_in": step, "note": f"time limit reached during {step}; no engine ran"}
+    counts = np.bincount(data.y, minlength=len(data.classes))
+    if objective_name not in ("errors", "regularized"):
+        return SolveResult(None, UNKNOWN, None, None, runtime, method, objective_name, stats)
+    tree = Tree(Node.leaf(int(np.argmax(counts))), classes=data.classes,
+                feature_names=list(data.feature_names))
+    tree.fit_counts(data.X, data.y)
+    errors = int(counts.sum() - counts.max())
+    value = float(errors) if objective_name == "errors" else errors / data.n_rows + float(lam or 0.0)
+    bound = 0.0 if objective_name == "errors" else float(lam or 0.0)  # >= 1 leaf, >= 0 errors
+    stats["errors"] = errors
+    return SolveResult(tree, FEASIBLE if value > bound else OPTIMAL, value, bound, runtime, method,
+                       objective_name, stats)

@@ -244,10 +244,16 @@ class RegularizedEncoding:
         return vals
 
 
-def _bool_array(model: cp_model.CpModel, shape: tuple[int, ...], name: str) -> np.ndarray:
+def _bool_array(model: cp_model.CpModel, shape: tuple[int, ...], name: str,
+                check: Callable[[], None] | None = None) -> np.ndarray:
+    """Boolean variables of ``shape``; ``check`` is called every 20,000 (about 0.1 s)."""
     size = int(np.prod(shape))
     out = np.empty(size, dtype=object)
-    out[:] = [model.new_bool_var(f"{name}{k}") for k in range(size)]
+    step = 20_000
+    for lo in range(0, size, step):
+        if check is not None:
+            check()
+        out[lo:lo + step] = [model.new_bool_var(f"{name}{k}") for k in range(lo, min(size, lo + step))]
     return out.reshape(shape)
 
 
@@ -312,15 +318,16 @@ def build_model(problem: BinaryProblem, max_depth: int,
     U = len(unit_row)
     units_of_row = [np.flatnonzero(unit_row == i) for i in range(m)]
 
-    a = _bool_array(model, (I, B_eff), "a")
-    c = _bool_array(model, (P, C), "c")
+    a = _bool_array(model, (I, B_eff), "a", check)
+    c = _bool_array(model, (P, C), "c", check)
     leaf = list(_bool_array(model, (P,), "leaf"))
     s: list = [model.new_bool_var(f"s{t}") for t in range(I)] + [0] * (P - I)
-    z = _bool_array(model, (m, D), "z")
+    z = _bool_array(model, (m, D), "z", check)
     reach = np.empty((m, P), dtype=object)
     if P > 1:
-        reach[:, 1:] = _bool_array(model, (m, P - 1), "reach")
-    err = list(_bool_array(model, (U,), "err"))
+        reach[:, 1:] = _bool_array(model, (m, P - 1), "reach", check)
+    err = list(_bool_array(model, (U,), "err", check))
+    check()
 
     # shape
     for t in range(P):
@@ -340,6 +347,8 @@ def build_model(problem: BinaryProblem, max_depth: int,
         prefix.append(pre)
         l, st = _level(t), s[t]
         for i in range(m):
+            if i % 2000 == 1999:
+                check()
             zi = z[i, l]
             lc, rc = reach[i, 2 * t + 1], reach[i, 2 * t + 2]
             terms = [term_var[g] for g in row_terms[i]]

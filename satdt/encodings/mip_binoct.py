@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..binarize import BinaryProblem
+from ..deadline import Deadline
 from ..tree import Node, Tree
 
 __all__ = ["MipModel", "BinOctModel", "build_binoct", "feature_groups", "threshold_tree",
@@ -320,7 +321,7 @@ class BinOctModel:
         return x
 
 
-def build_binoct(problem: BinaryProblem, depth: int) -> BinOctModel:
+def build_binoct(problem: BinaryProblem, depth: int, deadline: Deadline | None = None) -> BinOctModel:
     """Build BinOCT for the most accurate tree of depth <= ``depth`` (see the module docstring).
 
     Parameters
@@ -329,6 +330,8 @@ def build_binoct(problem: BinaryProblem, depth: int) -> BinOctModel:
         Distinct weighted rows; needs at least one binary column.
     depth : int
         At least 1.
+    deadline : Deadline or None
+        Checked per node and feature group (:class:`~satdt.deadline.DeadlineExpired`).
     """
     if depth < 1:
         raise ValueError(f"max_depth must be at least 1, got {depth}")
@@ -363,6 +366,8 @@ def build_binoct(problem: BinaryProblem, depth: int) -> BinOctModel:
             ranges.append((mid + 1, hi, "left", prefix, (bit, 0)))             # (4) left threshold
             ranges.append((lo + 1, mid + 1, "right", prefix, (bit, 1)))        # (5) right threshold
         for n in range(n_int):
+            if deadline is not None:
+                deadline.check("building the BinOCT model")
             for a, b, side, prefix, nxt in ranges:
                 R = order[start[a]:start[b + 1]]
                 if len(R) == 0:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..binarize import BinaryProblem
+from ..deadline import Deadline
 from ..tree import Node, Tree
 from .mip_binoct import MipModel, complete_tree_arrays, route_rows
 
@@ -115,7 +116,8 @@ class OctModel:
         return x
 
 
-def build_oct(problem: BinaryProblem, depth: int, alpha: float = 0.0, min_leaf: int = 1) -> OctModel:
+def build_oct(problem: BinaryProblem, depth: int, alpha: float = 0.0, min_leaf: int = 1,
+              deadline: Deadline | None = None) -> OctModel:
     """Build axis-aligned OCT over the binary columns (see the module docstring).
 
     Parameters
@@ -127,7 +129,14 @@ def build_oct(problem: BinaryProblem, depth: int, alpha: float = 0.0, min_leaf: 
         Complexity weight per split (>= 0), as in OCT.
     min_leaf : int
         ``N_min``: least number of (original, weighted) rows in a nonempty leaf, >= 1.
+    deadline : Deadline or None
+        Checked per leaf and ancestor (:class:`~satdt.deadline.DeadlineExpired`).
     """
+
+    def check() -> None:
+        if deadline is not None:
+            deadline.check("building the OCT model")
+
     if depth < 1:
         raise ValueError(f"max_depth must be at least 1, got {depth}")
     if not alpha >= 0:
@@ -136,7 +145,6 @@ def build_oct(problem: BinaryProblem, depth: int, alpha: float = 0.0, min_leaf: 
         raise ValueError(f"min_leaf must be a positive integer, got {min_leaf}")
     if problem.n_binary == 0:
         raise ValueError("OCT needs at least one binary column (every feature is constant)")
-    Xf = problem.X.astype(float)
     counts = problem.counts.astype(float)
     w = counts.sum(axis=1)
     m, C = counts.shape
@@ -157,6 +165,7 @@ def build_oct(problem: BinaryProblem, depth: int, alpha: float = 0.0, min_leaf: 
     # (OCT-1) L_t - sum_i (w_i - counts_ik) z_it - n c_kt >= -n ; (OCT-2) ... + n c_kt ... <= 0
     rr = np.arange(m)
     for l in range(n_leaf):
+        check()
         miss = (w[:, None] - counts)                              # (m, C): rows not of class k
         k_idx = np.repeat(np.arange(C), m)
         i_idx = np.tile(rr, C)
@@ -184,10 +193,12 @@ def build_oct(problem: BinaryProblem, depth: int, alpha: float = 0.0, min_leaf: 
                  np.concatenate([z.ravel(), lnz]),
                  np.concatenate([np.repeat(w, n_leaf), -np.full(n_leaf, float(min_leaf))]), 0.0, np.inf, n_leaf)
     # (OCT-7) / (OCT-8): per leaf and ancestor, one constraint per row
-    nzr, nzc = np.nonzero(Xf)
+    check()
+    nzr, nzc = np.nonzero(problem.X)
     for l in range(n_leaf):
         h = l + n_int
         while h > 0:
+            check()
             parent = (h - 1) // 2
             right = h == 2 * parent + 2
             h = parent

@@ -10,6 +10,12 @@ stay valid for every larger lambda) with the previous tree as the hint. The mode
 Every returned tree goes through :func:`~satdt.solvers.common.finalize_tree` and its objective
 is computed (exactly, in fractions) from that re-evaluated tree; for an OPTIMAL result it is
 checked to equal CP-SAT's optimum.
+
+Limits: the model build polls the call's :class:`~satdt.deadline.Deadline` and its size is
+estimated first (:func:`estimate_model_bytes`; :class:`~satdt.deadline.MemoryLimitError` above
+:func:`~satdt.deadline.max_memory`). ``progress``: start, each incumbent (a
+``CpSolverSolutionCallback``) and bound (``best_bound_callback``) as exact objective values,
+ticks every ~2 s, done (:mod:`satdt.progress`).
 """
 
 from __future__ import annotations
@@ -25,12 +31,14 @@ from ..binarize import BinaryProblem
 from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding, ScaledObjective,
                                            add_osdt_bounds, build_model, exact_objective,
                                            scaled_objective, set_objective)
+from ..deadline import Deadline, check_memory
+from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
-from .common import Deadline, TreeCheckError, finalize_tree, n_cores, warm_start_trees
+from .common import TreeCheckError, finalize_tree, n_cores, warm_start_trees
 
 __all__ = ["solve_regularized", "solve_regularization_path", "PathResults", "improve_tree",
-           "distinct_optimal_trees"]
+           "distinct_optimal_trees", "estimate_model_bytes"]
 
 METHOD = "cpsat"
 HintArg = Any  # None | "cart" | "dpdt" | Tree (original features)
@@ -55,6 +63,62 @@ def _check(lam: float, max_depth: int, time_limit: float | None, num_workers: in
 
 def _workers(num_workers: int | None) -> int:
     return min(int(num_workers or n_cores()), n_cores())
+
+
+#: bytes of the CP-SAT model per (distinct row, tree position) pair and per (column, position)
+#: pair: the path literals and their clauses in the Python proto and CP-SAT's copy, order of
+#: magnitude
+_BYTES_PER_ROW_POSITION = 400
+_BYTES_PER_COLUMN_POSITION = 200
+
+
+def estimate_model_bytes(problem: BinaryProblem, max_depth: int) -> int:
+    """Rough peak memory of :func:`~satdt.encodings.cpsat_regularized.build_model`: its path
+    variables are per distinct row and tree position, its split variables per column and
+    internal position."""
+    positions = 2 ** (max_depth + 1) - 1
+    return int(problem.n_distinct * positions * _BYTES_PER_ROW_POSITION
+               + problem.n_binary * (2 ** max_depth) * _BYTES_PER_COLUMN_POSITION)
+
+
+def _check_size(problem: BinaryProblem, max_depth: int) -> None:
+    check_memory(estimate_model_bytes(problem, max_depth),
+                 f"the CP-SAT model ({problem.n_distinct} distinct rows, {problem.n_binary} columns, depth {max_depth})",
+                 "use a smaller max_depth or binarization='quantile'")
+
+
+class _Incumbents(cp_model.CpSolverSolutionCallback):
+    """Reports each CP-SAT solution and bound as exact objective values (errors / n + lam * leaves)."""
+
+    def __init__(self, enc: RegularizedEncoding, scaled: ScaledObjective, reporter: ProgressReporter):
+        super().__init__()
+        self.enc, self.scaled, self.reporter = enc, scaled, reporter
+        self.errors, self.leaves = enc.errors_expr(), enc.leaves_expr()
+        self.best_bound: float | None = None
+        self.branches: int | None = None
+
+    def bound_of(self, engine_bound: float) -> float:
+        problem = self.enc.problem
+        return float(self.scaled.lower_bound(engine_bound, self.enc.max_leaves, problem.min_errors))
+
+    def on_solution_callback(self) -> None:
+        value = float(exact_objective(int(self.value(self.errors)), int(self.value(self.leaves)),
+                                      self.enc.problem.n_rows, self.scaled.lam))
+        self.branches = int(self.num_branches)
+        bound = self.bound_of(self.best_objective_bound)
+        best = self.reporter.incumbent
+        if best is None or value < best:
+            self.reporter.emit("incumbent", incumbent=value, bound=max(bound, self.best_bound or bound),
+                               nodes=self.branches)
+
+    def on_bound(self, engine_bound: float) -> None:
+        bound = self.bound_of(engine_bound)
+        if self.best_bound is None or bound > self.best_bound:
+            self.best_bound = bound
+            self.reporter.emit("bound", bound=bound, nodes=self.branches)
+
+    def poll(self) -> dict:
+        return {"nodes": self.branches}
 
 
 # ---------------------------------------------------------------------- warm starts
@@ -172,7 +236,7 @@ def _interrupted(problem: BinaryProblem, hint_tree: Tree | None, scaled: ScaledO
 
 def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree: Tree | None,
                    deadline: Deadline, time_share: float | None, num_workers: int, seed: int,
-                   log: bool) -> tuple[SolveResult, Tree | None]:
+                   log: bool, reporter: ProgressReporter | None = None) -> tuple[SolveResult, Tree | None]:
     """Run CP-SAT on the encoding with its current objective; returns the result and the
     binary tree (for hints of the next lambda)."""
     problem = enc.problem
@@ -183,6 +247,8 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree:
     if hint_tree is not None:
         _add_hint(enc, hint_tree)
         stats["hint_objective"] = float(_tree_value(problem, hint_tree, scaled.lam))
+        if reporter is not None:
+            reporter.emit("incumbent", incumbent=stats["hint_objective"], message="hint")
     limit = deadline.remaining() if time_share is None else min(time_share, deadline.remaining())
     if limit is not None and limit <= 0.01:
         stats["cpsat_status"] = "NOT_RUN"
@@ -196,7 +262,13 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree:
     prm.log_search_progress = bool(log)
     if limit is not None:
         prm.max_time_in_seconds = float(limit)
-    code = solver.solve(enc.model)
+    if reporter is not None and reporter.active:
+        watch = _Incumbents(enc, scaled, reporter)
+        solver.best_bound_callback = watch.on_bound
+        with reporter.periodic(watch.poll):
+            code = solver.solve(enc.model, watch)
+    else:
+        code = solver.solve(enc.model)
     name = solver.status_name(code)
     stats.update(cpsat_status=name, wall_time=solver.wall_time, conflicts=solver.num_conflicts,
                  branches=solver.num_branches)
@@ -222,7 +294,7 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree:
 def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
                       time_limit: float | None = None, num_workers: int | None = None,
                       seed: int = 0, hint: HintArg = "cart", osdt_bounds: bool = True,
-                      log: bool = False) -> SolveResult:
+                      log: bool = False, progress: ProgressCallback | None = None) -> SolveResult:
     """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth``.
 
     Parameters
@@ -247,29 +319,41 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
         Add OSDT's necessary conditions (leaf accuracy, leaf count, distinct sibling labels).
     log : bool
         CP-SAT search log on stdout.
+    progress : callable or None
+        Receives :class:`~satdt.progress.ProgressEvent` objects (exact objective values).
 
     Returns
     -------
     SolveResult
         ``objective_name="regularized"``; OPTIMAL only when CP-SAT proves it; FEASIBLE with a
         lower ``bound`` on the time limit; UNKNOWN without a tree.
+
+    Raises
+    ------
+    MemoryLimitError
+        When the model's estimated size exceeds :func:`~satdt.deadline.max_memory`.
     """
     _check(lam, max_depth, time_limit, num_workers)
     deadline = Deadline(time_limit)
+    reporter = ProgressReporter("cpsat", progress)
     lam_f = Fraction(lam)
+    reporter.emit("start", bound=float(_trivial_bound(problem, lam_f)), message=f"lam {lam}, depth <= {max_depth}")
+    _check_size(problem, max_depth)
     hint_tree = _hint_tree(problem, hint, lam_f, max_depth) if hint is not None else None
     try:
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
     except BuildInterrupted:
-        return _interrupted(problem, hint_tree, scaled_objective(lam_f, problem.n_rows, max_depth),
-                            deadline)
+        result = _interrupted(problem, hint_tree, scaled_objective(lam_f, problem.n_rows, max_depth), deadline)
+        reporter.emit("done", incumbent=result.objective, bound=result.bound, message=result.status)
+        return result
     if osdt_bounds:
         add_osdt_bounds(enc, lam_f)
     scaled = set_objective(enc, lam_f)
     enc.stats["build_time"] = deadline.elapsed()
     result, _ = _solve_encoded(enc, scaled, hint_tree, deadline, None, _workers(num_workers),
-                               seed, log)
+                               seed, log, reporter)
     result.stats["lam"] = lam
+    reporter.emit("done", incumbent=result.objective, bound=result.bound, message=result.status)
     return result
 
 
@@ -313,7 +397,7 @@ def _structure(node: Node) -> tuple:
 def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], max_depth: int,
                               time_limit: float | None = None, num_workers: int | None = None,
                               seed: int = 0, hint: HintArg = "cart", osdt_bounds: bool = True,
-                              log: bool = False) -> PathResults:
+                              log: bool = False, progress: ProgressCallback | None = None) -> PathResults:
     """Solve the regularized objective for each lambda of ``lams`` on one CP-SAT model.
 
     The model is built once. Lambdas are solved in increasing order; per lambda only the
@@ -322,7 +406,8 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
     ``leaves <= L`` and ``errors >= e`` (for ``lam2 > lam1`` every optimum at ``lam2`` has no
     more leaves and no fewer errors than any optimum at ``lam1``). The previous lambda's tree
     is a hint (with ``hint``'s tree, improved; the best is used). ``time_limit`` covers the
-    whole call; each lambda gets an equal share of the time left.
+    whole call; each lambda gets an equal share of the time left. ``progress`` gets one
+    start and one done event per lambda (each with its own incumbents and bounds).
 
     Returns
     -------
@@ -338,6 +423,7 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
     deadline = Deadline(time_limit)
     order = sorted(set(Fraction(x) for x in lams))
     workers = _workers(num_workers)
+    _check_size(problem, max_depth)
     base_hint = _hint_tree(problem, hint, order[0], max_depth) if hint is not None else None
     try:
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
@@ -356,7 +442,10 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
         hint_tree = _hint_tree(problem, None, lam, max_depth, extra) if extra else None
         left = deadline.remaining()
         share = None if left is None else left / (len(order) - idx)
-        res, prev_tree = _solve_encoded(enc, scaled, hint_tree, deadline, share, workers, seed, log)
+        reporter = ProgressReporter("cpsat", progress)
+        reporter.emit("start", bound=float(_trivial_bound(problem, lam)), message=f"lam {float(lam):g}")
+        res, prev_tree = _solve_encoded(enc, scaled, hint_tree, deadline, share, workers, seed, log, reporter)
+        reporter.emit("done", incumbent=res.objective, bound=res.bound, message=res.status)
         res.stats["lam"] = float(lam)
         res.runtime = deadline.elapsed()
         solved[lam] = res

@@ -7,10 +7,17 @@ hard clauses, one soft clause per (distinct row, class) weighted by its count. R
 core-guided: its cost only rises (a proven lower bound) until its single model, which is
 optimal. Status OPTIMAL therefore only comes from RC2's model.
 
-Time limit: RC2's oracle (glucose and the rest of the MiniSat family) is interrupted by a timer
-thread (``RC2.compute(expect_interrupt=True)`` + ``RC2.interrupt()``); then the CART tree of
-depth d (warm start, an upper bound) is returned as FEASIBLE with RC2's cost so far as bound.
-Formula building is not interruptible but is checked against the clock before solving.
+Time limit: RC2's oracle (glucose and the rest of the MiniSat family) is interrupted at the
+deadline by :meth:`Deadline.watch <satdt.deadline.Deadline.watch>`
+(``RC2.compute(expect_interrupt=True)`` + ``RC2.interrupt()``); then the CART tree of depth d
+(warm start, an upper bound) is returned as FEASIBLE with RC2's cost so far as bound. The
+formula's size is estimated first (:func:`estimate_formula`): above
+:func:`~satdt.deadline.max_memory` it is refused (:class:`~satdt.deadline.MemoryLimitError`),
+and when it cannot be loaded in the time left it is not built (the warm start, FEASIBLE); clause
+blocks are loaded one by one, checking the deadline between them.
+
+Progress (``progress=``): start, the warm start as incumbent, each rise of RC2's cost as a
+bound (checked at each oracle call), ticks every ~2 s, done.
 
 RC2 finishes processing the last core after an interrupt, and its core heuristics (exhaustion,
 minimization) call the oracle with no time limit of their own (core exhaustion with no conflict
@@ -26,7 +33,6 @@ an ``ImportError`` naming the tested ``python-sat`` version if a PySAT release c
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
@@ -34,13 +40,20 @@ from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF
 
 from ..binarize import BinaryProblem
+from ..deadline import Deadline, check_memory, format_bytes
+from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
 from ..encodings.maxsat import MaxSatEncoding
-from .common import Deadline, TreeCheckError, finalize_tree, warm_start_trees
+from .common import TreeCheckError, finalize_tree, warm_start_trees
 from .sat import INTERRUPTIBLE, _PYSAT_NAME, add_blocks, bulk_adder
 
-__all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS"]
+__all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS", "estimate_formula"]
+
+#: peak bytes per literal of the hard clauses: the numpy blocks (int64) and the oracle's copy
+BYTES_PER_LITERAL = 16
+#: seconds per literal to build the blocks and load them into the oracle (measured order, rounded up)
+SECONDS_PER_LITERAL = 1e-7
 
 #: RC2 oracles (interruptible, so time limits hold)
 MAXSAT_SOLVERS = INTERRUPTIBLE
@@ -113,11 +126,17 @@ def _validate(max_depth, solver: str) -> None:
 
 
 class _DeadlineMixin:
-    """RC2 whose heuristic oracle calls honour a :class:`Deadline` (see the module doc)."""
+    """RC2 whose heuristic oracle calls honour a :class:`Deadline` (see the module doc) and
+    report each rise of the cost (a proven lower bound) to a progress reporter."""
 
     deadline: Deadline | None = None
+    reporter: ProgressReporter | None = None
+    _reported_cost: int = -1
 
     def _call_oracle(self, assumptions=[], expect_interrupt=False):  # noqa: B006 (RC2's signature)
+        if self.reporter is not None and self.cost > self._reported_cost:
+            self._reported_cost = self.cost
+            self.reporter.emit("bound", bound=max(self.cost, self.reporter.bound or 0))
         if expect_interrupt or self.deadline is None or self.deadline.time_limit is None:
             return super()._call_oracle(assumptions=assumptions, expect_interrupt=expect_interrupt)
         # a heuristic call (core exhaustion / minimization): "satisfiable" is the safe answer
@@ -135,8 +154,24 @@ class _RC2Stratified(_DeadlineMixin, RC2Stratified):
     pass
 
 
+def estimate_formula(problem: BinaryProblem, max_depth: int) -> tuple[int, int]:
+    """(hard clauses, literals) of :class:`MaxSatEncoding` from the shapes: the feature clauses
+    of each level (distinct rows x nodes of the level x columns, width level + 2) dominate;
+    then the prediction clauses ((row, class) pairs x leaves x class bits, width depth + 2)."""
+    m, B = problem.n_distinct, problem.n_binary
+    n_bits = max(1, int(np.ceil(np.log2(max(problem.n_classes, 2)))))
+    pairs = int(np.count_nonzero(problem.counts))
+    clauses = literals = 0
+    for level in range(max_depth):
+        k = m * 2 ** level * B
+        clauses, literals = clauses + k, literals + k * (level + 2)
+    k = pairs * 2 ** max_depth * n_bits
+    return clauses + k, literals + k * (max_depth + 2)
+
+
 def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: Deadline,
-             stats: dict, phases: list[int] | None = None) -> tuple[list[int] | None, int]:
+             stats: dict, phases: list[int] | None = None,
+             reporter: ProgressReporter | None = None) -> tuple[list[int] | None, int]:
     """RC2 on the encoding; returns (model or None on timeout, cost = optimum or lower bound).
     ``phases``: literals the oracle tries first (a warm start)."""
     t0 = time.perf_counter()
@@ -148,6 +183,8 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
     cls = _RC2Stratified if stratified else _RC2
     rc2 = cls(formula, solver=_PYSAT_NAME.get(solver, solver), adapt=True, exhaust=True, minz=True)
     rc2.deadline = deadline
+    if reporter is not None and reporter.active:
+        rc2.reporter = reporter
     add, ptr = bulk_adder(rc2.oracle, solver)
     n_hard = 0
     for block in hard:
@@ -161,20 +198,24 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
     stats["build_time_s"] = round(time.perf_counter() - t0, 4)
     remaining = deadline.remaining()
     t1 = time.perf_counter()
+    ticks = reporter.periodic(lambda: {"bound": max(rc2.cost, reporter.bound or 0)}) \
+        if reporter is not None and reporter.active else None
     try:
         if remaining is None:
-            model = rc2.compute()
+            if ticks is None:
+                model = rc2.compute()
+            else:
+                with ticks:
+                    model = rc2.compute()
         elif remaining <= 0:
             model = None
         else:
-            timer = threading.Timer(remaining, rc2.interrupt)
-            timer.daemon = True
-            timer.start()
-            try:
-                model = rc2.compute(expect_interrupt=True)
-            finally:
-                timer.cancel()
-                timer.join()
+            with deadline.watch(rc2.interrupt):
+                if ticks is None:
+                    model = rc2.compute(expect_interrupt=True)
+                else:
+                    with ticks:
+                        model = rc2.compute(expect_interrupt=True)
         return model, int(rc2.cost)
     finally:
         stats["maxsat_time_s"] = round(time.perf_counter() - t1, 4)
@@ -183,7 +224,8 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
 
 def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
                        solver: str = "glucose4", stratified: bool = True, at_most_one: str = "none",
-                       warm_start: bool = True, phases: bool = False) -> SolveResult:
+                       warm_start: bool = True, phases: bool = False,
+                       progress: ProgressCallback | None = None) -> SolveResult:
     """Fewest training errors of a tree of depth <= ``max_depth`` (weighted MaxSAT, RC2).
 
     Parameters
@@ -206,37 +248,62 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
     phases : bool
         Also give the incumbent to RC2's SAT oracle as phases (``set_phases``: the oracle tries
         that tree's assignment first).
+    progress : callable or None
+        Receives :class:`~satdt.progress.ProgressEvent` objects (errors).
 
     Returns
     -------
     SolveResult
         objective_name ``"errors"`` (re-evaluated on the original rows); OPTIMAL when RC2
-        finishes; FEASIBLE (CART tree, bound = RC2's cost so far) or UNKNOWN on timeout.
+        finishes; FEASIBLE (CART tree, bound = RC2's cost so far) or UNKNOWN on timeout, or
+        when the formula cannot be loaded in the time left.
+
+    Raises
+    ------
+    MemoryLimitError
+        When the formula's estimated size exceeds :func:`~satdt.deadline.max_memory`.
     """
     _validate(max_depth, solver)
     deadline = Deadline(time_limit)
+    reporter = ProgressReporter("maxsat", progress)
     stats: dict = {"backend": f"rc2{'-stratified' if stratified else ''}+{solver}",
                    "distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary)}
     method = "maxsat"
     floor = problem.min_errors  # no tree beats it
+    reporter.emit("start", bound=floor, message=f"depth <= {max_depth}")
 
     def result(tree: Tree | None, status: str, bound: float | None) -> SolveResult:
         if tree is None:
-            return SolveResult(None, status, None, bound, deadline.elapsed(), method, "errors", stats)
-        final, errors = finalize_tree(problem, tree)
-        if status == OPTIMAL:
-            bound = errors
-        return SolveResult(final, status, errors, bound, deadline.elapsed(), method, "errors", stats)
+            out = SolveResult(None, status, None, bound, deadline.elapsed(), method, "errors", stats)
+        else:
+            final, errors = finalize_tree(problem, tree)
+            if status == OPTIMAL:
+                bound = errors
+            out = SolveResult(final, status, errors, bound, deadline.elapsed(), method, "errors", stats)
+        reporter.emit("done", incumbent=out.objective, bound=out.bound, message=out.status)
+        return out
 
     if max_depth == 0 or problem.n_binary == 0:
         majority = int(np.argmax(problem.counts.sum(axis=0)))
         return result(Tree(root=Node.leaf(majority), classes=problem.classes), OPTIMAL, None)
+    clauses, literals = estimate_formula(problem, max_depth)
+    stats.update(estimated_clauses=clauses, estimated_literals=literals)
+    check_memory(literals * BYTES_PER_LITERAL, f"the MaxSAT formula (about {clauses:.3g} clauses, "
+                 f"{literals:.3g} literals)", "use a smaller max_depth or binarization='quantile'")
     incumbent = min(warm_start_trees(problem, warm_start, max_depth), key=problem.errors, default=None)
+    if incumbent is not None:
+        reporter.emit("incumbent", incumbent=problem.errors(incumbent), message="warm start")
     if incumbent is not None and problem.errors(incumbent) == floor:
         return result(incumbent, OPTIMAL, None)  # proven: it meets the floor no tree beats
+    left = deadline.remaining()
+    if left is not None and literals * SECONDS_PER_LITERAL > left:
+        stats["maxsat_status"] = (f"NOT_RUN (the formula, about {literals:.3g} literals / "
+                                  f"{format_bytes(literals * BYTES_PER_LITERAL)}, needs about "
+                                  f"{literals * SECONDS_PER_LITERAL:.0f} s to load; {left:.1f} s left)")
+        return result(incumbent, FEASIBLE, floor) if incumbent is not None else result(None, UNKNOWN, floor)
     encoding = MaxSatEncoding(problem.X, problem.counts, max_depth, at_most_one=at_most_one)
     hint = encoding.phase_literals(incumbent) if phases and incumbent is not None else None
-    model, cost = _run_rc2(encoding, solver, stratified, deadline, stats, hint)
+    model, cost = _run_rc2(encoding, solver, stratified, deadline, stats, hint, reporter)
     if model is None:
         bound = max(cost, floor)
         return result(incumbent, FEASIBLE, bound) if incumbent is not None else result(None, UNKNOWN, bound)

@@ -28,6 +28,16 @@ engine's best bound in errors, rounded up), UNKNOWN without a tree (INFEASIBLE w
 proves that there is none, e.g. OCT's min_leaf above the rows). The CART tree of the same
 depth (CART [11], :func:`~satdt.solvers.common.cart_binary_tree`) is a MIP hint where the engine takes one
 and always the fallback tree when the engine finds nothing better in time.
+
+Time and memory: one :class:`~satdt.deadline.Deadline` covers the call. The model's size is
+estimated before it is built (:func:`estimate_binoct`, :func:`estimate_oct`): a model that would
+not fit in :func:`~satdt.deadline.max_memory` is refused (:class:`~satdt.deadline.MemoryLimitError`
+naming its size), one that could not be built and handed to the engine in the time left is not
+built (the fallback tree is returned, FEASIBLE, ``stats["engine_status"]`` says why). Building
+and filling the engine's model check the deadline in steps; the engine gets the time left and is
+interrupted at the deadline by :meth:`Deadline.watch` (some engines overrun their own limit in
+presolve). ``progress``: start, each incumbent of the CP-SAT backend (MathOpt's solution
+callback), ticks every ~2 s, done (:mod:`satdt.progress`).
 """
 
 from __future__ import annotations
@@ -37,20 +47,23 @@ import math
 import os
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from ..binarize import BinaryProblem
-from ..encodings.mip_binoct import MipModel, build_binoct
+from ..deadline import Deadline, DeadlineExpired, check_memory, format_bytes
+from ..encodings.mip_binoct import MipModel, build_binoct, feature_groups
 from ..encodings.mip_oct import baseline_errors, build_oct
+from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Tree
-from .common import Deadline, finalize_tree, n_cores, warm_start_trees
+from .common import finalize_tree, n_cores, warm_start_trees
 
-__all__ = ["solve_binoct", "solve_oct", "BACKENDS", "INTERFACES", "DEFAULT_BACKEND", "solve_mip_model"]
+__all__ = ["solve_binoct", "solve_oct", "BACKENDS", "INTERFACES", "DEFAULT_BACKEND", "solve_mip_model",
+           "estimate_binoct", "estimate_oct"]
 
 BACKENDS = ("highs", "scip", "cbc", "cpsat")
 INTERFACES = ("mathopt", "pywraplp")
@@ -59,6 +72,14 @@ DEFAULT_BACKEND = "cpsat"
 DEFAULT_INTERFACE = {"highs": "mathopt", "scip": "mathopt", "cbc": "pywraplp", "cpsat": "mathopt"}
 _PYWRAPLP_NAMES = {"highs": "HIGHS", "scip": "SCIP", "cbc": "CBC", "cpsat": "CP_SAT"}
 _EPS = 1e-6
+#: peak bytes per constraint-matrix nonzero from the arrays to the engine's copy (COO blocks,
+#: their concatenation, CSR, the proto, the engine's own matrix), measured order of magnitude
+BYTES_PER_NONZERO = 160
+#: seconds per nonzero to build the model and load it into an engine (numpy blocks, CSR, proto,
+#: the engine's conversion and first presolve); measured on the quantbnb sets, rounded up
+SECONDS_PER_NONZERO = 4e-7
+#: nonzeros handed to the proto between two deadline checks
+_CHUNK = 1 << 21
 
 
 @dataclass
@@ -103,51 +124,80 @@ def _quiet_stdout(active: bool):
         os.close(devnull)
 
 
-@contextlib.contextmanager
-def _alarm(seconds: float | None, action):
-    """Call ``action`` (an engine interrupt) from a timer thread once ``seconds`` have passed:
-    some engines (SCIP in presolve) overrun their own time limit by seconds."""
-    if seconds is None:
-        yield
-        return
-    timer = threading.Timer(max(seconds, 1e-3) + 0.05, action)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
+def _extend(field_, values: np.ndarray, deadline: Deadline) -> None:
+    """``field_.extend(values)`` in chunks, checking the deadline between them (a proto field
+    takes about a second per 10^7 values)."""
+    for lo in range(0, len(values), _CHUNK):
+        deadline.check("loading the MIP")
+        field_.extend(values[lo:lo + _CHUNK])
+
+
+class _Watch:
+    """What the engine's callbacks saw last (incumbent and bound in errors, nodes), for ticks."""
+
+    def __init__(self, reporter: ProgressReporter, errors_of: Callable[[np.ndarray, np.ndarray], float] | None,
+                 to_errors: Callable[[float], float] | None):
+        self.reporter, self.errors_of, self.to_errors = reporter, errors_of, to_errors
+        self.incumbent: float | None = None
+        self.bound: float | None = None
+        self.nodes: int | None = None
+
+    def poll(self) -> dict:
+        return {"incumbent": self.incumbent, "bound": self.bound, "nodes": self.nodes}
+
+    def mathopt(self, data):
+        from ortools.math_opt import callback_pb2
+
+        stats = data.mip_stats
+        self.nodes = int(stats.explored_nodes)
+        if math.isfinite(stats.dual_bound) and self.to_errors is not None:
+            self.bound = max(self.bound or 0.0, math.ceil(self.to_errors(stats.dual_bound) - _EPS))
+        if data.event == callback_pb2.CALLBACK_EVENT_MIP_SOLUTION and data.HasField("primal_solution_vector"):
+            sv = data.primal_solution_vector
+            value = self.errors_of(np.asarray(sv.ids, dtype=np.int64), np.asarray(sv.values)) \
+                if self.errors_of is not None else stats.primal_bound
+            value = float(round(value))
+            if self.incumbent is None or value < self.incumbent:
+                best = self.reporter.incumbent
+                self.incumbent = value
+                if best is not None and value >= best:
+                    return callback_pb2.CallbackResultProto()  # no better than the warm start
+                self.incumbent = value
+                self.reporter.emit("incumbent", incumbent=value, bound=self.bound, nodes=self.nodes)
+        return callback_pb2.CallbackResultProto()
 
 
 # ------------------------------------------------------------------ MathOpt
-def _solve_mathopt(mip: MipModel, backend: str, time_limit: float | None,
-                   hint: np.ndarray | None, threads: int) -> EngineResult:
+def _solve_mathopt(mip: MipModel, backend: str, deadline: Deadline,
+                   hint: np.ndarray | None, threads: int, watch: _Watch | None = None) -> EngineResult:
     from ortools.math_opt import model_parameters_pb2, model_pb2, parameters_pb2, result_pb2
     from ortools.math_opt import callback_pb2
     from ortools.math_opt.core.python import solver as core
 
-    deadline = Deadline(time_limit)
     lb, ub, integer, obj = mip.bounds()
+    deadline.check("building the MIP")
     A, rlb, rub = mip.matrix()
+    deadline.check("building the MIP")
     n = mip.n_vars
     model = model_pb2.ModelProto()
     ids = np.arange(n, dtype=np.int64)
-    model.variables.ids.extend(ids)
-    model.variables.lower_bounds.extend(lb)
-    model.variables.upper_bounds.extend(ub)
-    model.variables.integers.extend(integer.tolist())
+    _extend(model.variables.ids, ids, deadline)
+    _extend(model.variables.lower_bounds, lb, deadline)
+    _extend(model.variables.upper_bounds, ub, deadline)
+    _extend(model.variables.integers, integer.tolist(), deadline)
     model.objective.maximize = False
     model.objective.offset = mip.offset
     nz = np.flatnonzero(obj)
     model.objective.linear_coefficients.ids.extend(nz)
     model.objective.linear_coefficients.values.extend(obj[nz])
-    model.linear_constraints.ids.extend(np.arange(A.shape[0], dtype=np.int64))
-    model.linear_constraints.lower_bounds.extend(rlb)
-    model.linear_constraints.upper_bounds.extend(rub)
+    _extend(model.linear_constraints.ids, np.arange(A.shape[0], dtype=np.int64), deadline)
+    _extend(model.linear_constraints.lower_bounds, rlb, deadline)
+    _extend(model.linear_constraints.upper_bounds, rub, deadline)
     coo_rows = np.repeat(np.arange(A.shape[0], dtype=np.int64), np.diff(A.indptr))
-    model.linear_constraint_matrix.row_ids.extend(coo_rows)
-    model.linear_constraint_matrix.column_ids.extend(A.indices.astype(np.int64))
-    model.linear_constraint_matrix.coefficients.extend(A.data)
+    _extend(model.linear_constraint_matrix.row_ids, coo_rows, deadline)
+    _extend(model.linear_constraint_matrix.column_ids, A.indices.astype(np.int64), deadline)
+    _extend(model.linear_constraint_matrix.coefficients, A.data, deadline)
+    del A, coo_rows
 
     solver_type = {"highs": parameters_pb2.SOLVER_TYPE_HIGHS, "scip": parameters_pb2.SOLVER_TYPE_GSCIP,
                    "cpsat": parameters_pb2.SOLVER_TYPE_CP_SAT}[backend]
@@ -170,13 +220,20 @@ def _solve_mathopt(mip: MipModel, backend: str, time_limit: float | None,
     from ortools.util.python.pybind_solve_interrupter import PySolveInterrupter
 
     interrupter = PySolveInterrupter()
+    registration = callback_pb2.CallbackRegistrationProto()
+    user_cb = None
+    if watch is not None and backend == "cpsat":  # the engine of MathOpt that reports solutions
+        registration.request_registration.append(callback_pb2.CALLBACK_EVENT_MIP_SOLUTION)
+        user_cb = watch.mathopt
     start = time.perf_counter()
-    # GSCIP rejects MathOpt's interrupter (an event-handler error): it gets its time limit only
-    alarm_at = None if backend == "scip" else time_limit
-    with _quiet_stdout(backend == "highs"), _alarm(alarm_at, interrupter.interrupt):
+    # GSCIP rejects MathOpt's interrupter (an event-handler error): it gets its time limit only;
+    # the others are interrupted just after their own limit (SCIP/HiGHS presolve overrun it)
+    stop = contextlib.nullcontext() if backend == "scip" or time_limit is None else \
+        Deadline(time_limit + 0.05).watch(interrupter.interrupt)
+    with _quiet_stdout(backend == "highs"), stop, \
+            (watch.reporter.periodic(watch.poll) if watch is not None else contextlib.nullcontext()):
         res = core.solve(model, solver_type, parameters_pb2.SolverInitializerProto(), params, mparams,
-                         None, callback_pb2.CallbackRegistrationProto(), None,
-                         None if backend == "scip" else interrupter)
+                         None, registration, user_cb, None if backend == "scip" else interrupter)
     seconds = time.perf_counter() - start
     reason = result_pb2.TerminationReasonProto.Name(res.termination.reason).replace("TERMINATION_REASON_", "")
     x = None
@@ -198,14 +255,15 @@ def _solve_mathopt(mip: MipModel, backend: str, time_limit: float | None,
 
 
 # ------------------------------------------------------------------ pywraplp
-def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
-                    hint: np.ndarray | None, threads: int) -> EngineResult:
+def _solve_pywraplp(mip: MipModel, backend: str, deadline: Deadline,
+                    hint: np.ndarray | None, threads: int, watch: _Watch | None = None) -> EngineResult:
     from ortools.linear_solver import linear_solver_pb2, pywraplp
     from ortools.linear_solver.python import model_builder_helper as mbh
 
-    deadline = Deadline(time_limit)
     lb, ub, integer, obj = mip.bounds()
+    deadline.check("building the MIP")
     A, rlb, rub = mip.matrix()
+    deadline.check("building the MIP")
     helper = mbh.ModelBuilderHelper()
     helper.fill_model_from_sparse_data(lb, ub, obj, rlb, rub, A)
     for j in np.flatnonzero(integer):       # integrality has no bulk setter; one call per integer var
@@ -222,6 +280,7 @@ def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
     solver = pywraplp.Solver.CreateSolver(_PYWRAPLP_NAMES[backend])
     if solver is None:
         raise RuntimeError(f"pywraplp backend {backend} is not available in this ortools build")
+    deadline.check("loading the MIP")
     err = solver.LoadModelFromProto(proto)
     if err:
         raise RuntimeError(f"pywraplp could not load the model: {err}")
@@ -236,7 +295,10 @@ def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
     params = pywraplp.MPSolverParameters()
     params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
     start = time.perf_counter()
-    with _quiet_stdout(backend == "highs"), _alarm(time_limit, solver.InterruptSolve):
+    stop = contextlib.nullcontext() if time_limit is None else \
+        Deadline(time_limit + 0.05).watch(solver.InterruptSolve)
+    with _quiet_stdout(backend == "highs"), stop, \
+            (watch.reporter.periodic(watch.poll) if watch is not None else contextlib.nullcontext()):
         status = solver.Solve(params)
     seconds = time.perf_counter() - start
     names = {pywraplp.Solver.OPTIMAL: "OPTIMAL", pywraplp.Solver.FEASIBLE: "FEASIBLE",
@@ -260,13 +322,54 @@ def _solve_pywraplp(mip: MipModel, backend: str, time_limit: float | None,
 
 
 def solve_mip_model(mip: MipModel, backend: str, interface: str | None = None,
-                    time_limit: float | None = None, hint: np.ndarray | None = None) -> EngineResult:
-    """Solve a :class:`MipModel` with one OR-tools engine (minimization)."""
+                    time_limit: Deadline | float | None = None, hint: np.ndarray | None = None,
+                    watch: _Watch | None = None) -> EngineResult:
+    """Solve a :class:`MipModel` with one OR-tools engine (minimization).
+
+    ``time_limit``: seconds or the caller's :class:`Deadline`; raises
+    :class:`~satdt.deadline.DeadlineExpired` if it passes while the model is loaded (before the
+    engine starts).
+    """
     interface = _check_backend(backend, interface)
     threads = max(1, n_cores())
+    deadline = Deadline.of(time_limit)
     if interface == "mathopt":
-        return _solve_mathopt(mip, backend, time_limit, hint, threads)
-    return _solve_pywraplp(mip, backend, time_limit, hint, threads)
+        return _solve_mathopt(mip, backend, deadline, hint, threads, watch)
+    return _solve_pywraplp(mip, backend, deadline, hint, threads, watch)
+
+
+# ------------------------------------------------------------------ size estimates
+def estimate_binoct(problem: BinaryProblem, depth: int) -> int:
+    """Nonzeros of BinOCT's constraint matrix (an upper estimate, from the shapes only): per
+    internal node and feature group, each level of the threshold search tree puts every row in
+    at most one range, a range of rows counts once per leaf on its side."""
+    m, C = problem.counts.shape
+    n_leaf = 2 ** depth
+    levels = sum(int(np.ceil(np.log2(max(len(g), 2)))) + 1 for g in feature_groups(problem))
+    threshold = levels * m * depth * n_leaf // 2 * 2     # left and right ranges, half the leaves each
+    return int(threshold + m * n_leaf * (1 + C) + 2 * n_leaf * C)
+
+
+def estimate_oct(problem: BinaryProblem, depth: int) -> int:
+    """Nonzeros of OCT's constraint matrix (from the shapes and the ones of the binary matrix)."""
+    m, C = problem.counts.shape
+    n_leaf = 2 ** depth
+    ones = int(np.count_nonzero(problem.X)) if problem.X.size <= 1 << 28 else problem.X.size // 2
+    return int(n_leaf * depth * (ones + 2 * m) + m * n_leaf * (4 + 2 * C) + problem.n_binary * (2 ** depth))
+
+
+def _fits(nonzeros: int, deadline: Deadline, name: str, extra_bytes: int = 0) -> str | None:
+    """Refuse a model over the memory limit (MemoryLimitError); None if it can be built in the
+    time left, else the reason it is not built."""
+    check_memory(nonzeros * BYTES_PER_NONZERO + extra_bytes,
+                 f"the {name} model (about {nonzeros:.3g} nonzeros)",
+                 "use a smaller max_depth or binarization='quantile'")
+    left = deadline.remaining()
+    need = nonzeros * SECONDS_PER_NONZERO
+    if left is not None and need > left:
+        return (f"NOT_RUN (the model, about {nonzeros:.3g} nonzeros / {format_bytes(nonzeros * BYTES_PER_NONZERO)},"
+                f" needs about {need:.0f} s to build and load; {left:.1f} s left)")
+    return None
 
 
 # ------------------------------------------------------------------ public API
@@ -289,7 +392,7 @@ def _trivial(problem: BinaryProblem, deadline: Deadline, method: str) -> SolveRe
 
 def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAULT_BACKEND,
                  time_limit: float | None = None, warm_start: bool = True,
-                 interface: str | None = None) -> SolveResult:
+                 interface: str | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """Most accurate tree of depth <= ``max_depth`` with BinOCT (Verwer & Zhang, AAAI-19).
 
     Parameters
@@ -306,33 +409,58 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
         over the original features, mapped to the binary columns by routing.
     interface : {"mathopt", "pywraplp"} or None
         OR-tools interface; None picks the measured default for the backend.
+    progress : callable or None
+        Receives :class:`~satdt.progress.ProgressEvent` objects (incumbent and bound in errors).
 
     Returns
     -------
     SolveResult
         ``objective`` = training errors of the returned (re-evaluated) tree, ``bound`` = proven
         lower bound on the errors of every tree of depth <= ``max_depth`` over the binarization.
+        A model too large for the time left is not built: the warm-start tree, FEASIBLE.
+
+    Raises
+    ------
+    MemoryLimitError
+        When the model's estimated size exceeds :func:`~satdt.deadline.max_memory`.
     """
     _validate(problem, max_depth)
     _check_backend(backend, interface)
     deadline = Deadline(time_limit)
+    reporter = ProgressReporter("mip", progress)
+    reporter.emit("start", bound=problem.min_errors, message=f"BinOCT depth {max_depth} ({backend})")
     if problem.n_binary == 0:
-        return _trivial(problem, deadline, "binoct")
-    model = build_binoct(problem, int(max_depth))
-    stats = {"formulation": "BinOCT", "backend": backend, **model.mip.stats(),
-             "build_s": round(deadline.elapsed(), 4), "distinct_rows": problem.n_distinct,
-             "binary_columns": problem.n_binary, "feature_groups": len(model.groups),
-             "threshold_bits": model.n_bits}
+        return _done(reporter, _trivial(problem, deadline, "binoct"))
+    stats = {"formulation": "BinOCT", "backend": backend, "distinct_rows": problem.n_distinct,
+             "binary_columns": problem.n_binary, "estimated_nonzeros": estimate_binoct(problem, int(max_depth))}
+    refused = _fits(stats["estimated_nonzeros"], deadline, "BinOCT")
     cart = _best_warm_tree(problem, warm_start, int(max_depth), lambda t: problem.errors(t))
+    if cart is not None:
+        reporter.emit("incumbent", incumbent=problem.errors(cart), message="warm start")
+    model = None
+    if refused is None:
+        try:
+            model = build_binoct(problem, int(max_depth), deadline=deadline)
+        except DeadlineExpired:
+            refused = "NOT_RUN (time limit reached while building the model)"
+    if model is None:
+        stats["engine_status"] = refused
+        return _done(reporter, _finish(problem, None, None, cart, None, backend, interface, deadline, stats,
+                                       "binoct", lambda v: v, None))
+    stats.update(**model.mip.stats(), build_s=round(deadline.elapsed(), 4), feature_groups=len(model.groups),
+                 threshold_bits=model.n_bits)
     hint = model.hint(problem, cart) if cart is not None else None
     to_errors = lambda v: v  # noqa: E731  (the objective is the error count)
-    return _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
-                   "binoct", to_errors, None)
+    e = model.e.ravel()
+    watch = _Watch(reporter, _sum_of(e, model.mip.n_vars), to_errors) if reporter.active else None
+    return _done(reporter, _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
+                                   "binoct", to_errors, None, watch))
 
 
 def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min_leaf: int = 1,
               backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
-              warm_start: bool = True, interface: str | None = None) -> SolveResult:
+              warm_start: bool = True, interface: str | None = None,
+              progress: ProgressCallback | None = None) -> SolveResult:
     """Optimal classification tree of depth <= ``max_depth`` with OCT (Bertsimas & Dunn 2017).
 
     Minimizes ``errors / L_hat + alpha * splits`` (``L_hat`` = errors of the majority-class
@@ -340,7 +468,8 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
     ``alpha = 0`` and ``min_leaf = 1`` this is the fewest errors at depth <= ``max_depth``.
 
     Parameters are those of :func:`solve_binoct`, plus ``alpha`` (>= 0) and ``min_leaf``
-    (N_min, a positive integer).
+    (N_min, a positive integer). Progress events report errors (the incumbent's leaf errors,
+    the bound in errors), as ``SolveResult.objective``.
 
     Returns
     -------
@@ -357,25 +486,69 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
     if isinstance(min_leaf, bool) or int(min_leaf) != min_leaf or min_leaf < 1:
         raise ValueError(f"min_leaf must be a positive integer, got {min_leaf}")
+    reporter = ProgressReporter("mip", progress)
+    reporter.emit("start", bound=problem.min_errors, message=f"OCT depth {max_depth} ({backend})")
     if problem.n_binary == 0:
-        return _trivial(problem, deadline, "oct")
-    model = build_oct(problem, int(max_depth), float(alpha), int(min_leaf))
+        return _done(reporter, _trivial(problem, deadline, "oct"))
+    scale = float(max(baseline_errors(problem), 1))
     stats = {"formulation": "OCT", "backend": backend, "alpha": float(alpha), "min_leaf": int(min_leaf),
-             **model.mip.stats(), "build_s": round(deadline.elapsed(), 4),
              "distinct_rows": problem.n_distinct, "binary_columns": problem.n_binary,
-             "baseline_errors": baseline_errors(problem)}
-    valid = [t for t in warm_start_trees(problem, warm_start, int(max_depth)) if model.hint(problem, t) is not None]
-    # trees that break N_min are neither a hint nor a fallback; the best valid one by OCT's value
-    cart = min(valid, key=lambda t: problem.errors(t) + float(alpha) * model.scale * t.n_splits, default=None)
-    hint = model.hint(problem, cart) if cart is not None else None
+             "baseline_errors": baseline_errors(problem), "estimated_nonzeros": estimate_oct(problem, int(max_depth))}
+    refused = _fits(stats["estimated_nonzeros"], deadline, "OCT", extra_bytes=16 * problem.X.size // 2)
     max_splits = 2 ** int(max_depth) - 1
 
     def to_errors(model_bound: float) -> float:
         # model objective = errors + alpha * L_hat * splits; splits <= max_splits
-        return model_bound - float(alpha) * model.scale * max_splits if alpha > 0 else model_bound
+        return model_bound - float(alpha) * scale * max_splits if alpha > 0 else model_bound
 
-    return _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
-                   "oct", to_errors, (float(alpha), model.scale))
+    model = None
+    if refused is None:
+        try:
+            model = build_oct(problem, int(max_depth), float(alpha), int(min_leaf), deadline=deadline)
+        except DeadlineExpired:
+            refused = "NOT_RUN (time limit reached while building the model)"
+    candidates = warm_start_trees(problem, warm_start, int(max_depth))
+    if model is not None:
+        # trees that break N_min are neither a hint nor a fallback
+        candidates = [t for t in candidates if model.hint(problem, t) is not None]
+    elif int(min_leaf) > 1:
+        candidates = [t for t in candidates if _leaf_sizes_ok(problem, t, int(min_leaf))]
+    # the best valid one by OCT's value
+    cart = min(candidates, key=lambda t: problem.errors(t) + float(alpha) * scale * t.n_splits, default=None)
+    if cart is not None:
+        reporter.emit("incumbent", incumbent=problem.errors(cart), message="warm start")
+    if model is None:
+        stats["engine_status"] = refused
+        return _done(reporter, _finish(problem, None, None, cart, None, backend, interface, deadline, stats,
+                                       "oct", to_errors, (float(alpha), scale)))
+    stats.update(**model.mip.stats(), build_s=round(deadline.elapsed(), 4))
+    hint = model.hint(problem, cart) if cart is not None else None
+    watch = _Watch(reporter, _sum_of(model.L.ravel(), model.mip.n_vars), to_errors) if reporter.active else None
+    return _done(reporter, _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
+                                   "oct", to_errors, (float(alpha), model.scale), watch))
+
+
+def _leaf_sizes_ok(problem: BinaryProblem, tree: Tree, min_leaf: int) -> bool:
+    """Every nonempty leaf of a binary-column tree holds at least ``min_leaf`` rows (N_min)."""
+    sizes = [int(problem.weights[rows].sum()) for _, rows in tree.apply(problem.X)]
+    return all(s == 0 or s >= min_leaf for s in sizes)
+
+
+def _sum_of(columns: np.ndarray, n_vars: int) -> Callable[[np.ndarray, np.ndarray], float]:
+    """The sum of some variables of a sparse solution vector (the errors of an incumbent)."""
+    mask = np.zeros(n_vars, dtype=bool)
+    mask[columns] = True
+
+    def total(ids: np.ndarray, values: np.ndarray) -> float:
+        keep = (ids >= 0) & (ids < n_vars)
+        return float(values[keep][mask[ids[keep]]].sum())
+
+    return total
+
+
+def _done(reporter: ProgressReporter, result: SolveResult) -> SolveResult:
+    reporter.emit("done", incumbent=result.objective, bound=result.bound, message=result.status)
+    return result
 
 
 def _best_warm_tree(problem: BinaryProblem, warm_start, max_depth: int, value) -> Tree | None:
@@ -384,16 +557,23 @@ def _best_warm_tree(problem: BinaryProblem, warm_start, max_depth: int, value) -
 
 
 def _finish(problem, model, mip, cart, hint, backend, interface, deadline, stats, method,
-            to_errors, oct_params) -> SolveResult:
-    """Run the engine in the time left, pick the better of its tree and the fallback, decide the status."""
+            to_errors, oct_params, watch: _Watch | None = None) -> SolveResult:
+    """Run the engine in the time left, pick the better of its tree and the fallback, decide the
+    status. ``model`` None: the model was not built (``stats["engine_status"]`` says why)."""
     remaining = deadline.remaining()
     engine = None
-    if remaining is None or remaining > 0.05:
-        engine = solve_mip_model(mip, backend, interface, remaining, hint)
-        stats.update(engine.stats)
-        stats["engine_s"] = round(engine.seconds, 4)
-        stats["engine_objective"] = engine.objective
-        stats["engine_bound"] = engine.bound
+    if model is None:
+        pass
+    elif remaining is None or remaining > 0.05:
+        try:
+            engine = solve_mip_model(mip, backend, interface, deadline, hint, watch)
+        except DeadlineExpired:
+            stats["engine_status"] = "NOT_RUN (time limit reached while loading the model)"
+        else:
+            stats.update(engine.stats)
+            stats["engine_s"] = round(engine.seconds, 4)
+            stats["engine_objective"] = engine.objective
+            stats["engine_bound"] = engine.bound
     else:
         stats["engine_status"] = "NOT_RUN (time limit)"
     candidates = []

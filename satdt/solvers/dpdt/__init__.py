@@ -30,6 +30,7 @@ import numpy as np
 
 from ...data import Dataset
 from ...deadline import Deadline
+from ...progress import ProgressCallback, ProgressReporter
 from ...result import FEASIBLE, SolveResult
 from .build import build_model
 from .front import DPDTResult, cart_pruning_path, check_alpha, dpdt_objective, grid_trees
@@ -76,19 +77,21 @@ def _check_params(max_depth: Any, cart_depth: Any, alphas: Any, max_states: Any,
 def build_mdp(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[int] = 5,
               max_states: int = 1_000_000, random_state: int = 0, time_limit: float | None = None,
               generator: str = "hybrid", exact_last: bool = True,
-              deadline: Deadline | None = None) -> DPDTModel:
-    """Build the DPDT MDP of ``data`` (see :mod:`.build`); raises ValueError past ``max_states``."""
+              deadline: Deadline | None = None, reporter: ProgressReporter | None = None,
+              n_alphas: int = 0) -> DPDTModel:
+    """Build the DPDT MDP of ``data`` (see :mod:`.build`); raises ValueError past ``max_states``.
+    ``reporter`` gets a tick every ~2 s while the states are expanded."""
     max_depth, cds, _, max_states = _check_params(max_depth, cart_depth, None, max_states, generator)
     return build_model(data, max_depth=max_depth, cart_depth=cds, max_states=max_states,
                        random_state=random_state, generator=generator, exact_last=bool(exact_last),
-                       deadline=deadline or Deadline(time_limit))
+                       deadline=deadline or Deadline(time_limit), reporter=reporter, n_alphas=n_alphas)
 
 
 def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[int] = 5,
                alphas: Sequence[float] | np.ndarray | None = None, alpha: float = 0.0,
                max_states: int = 1_000_000, random_state: int = 0,
                time_limit: float | None = None, generator: str = "hybrid",
-               exact_last: bool = True) -> DPDTResult:
+               exact_last: bool = True, progress: ProgressCallback | None = None) -> DPDTResult:
     """DPDT trees for a grid of alphas and the tree for ``alpha``.
 
     Parameters
@@ -121,6 +124,10 @@ def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[
         Default True: every split at states one test from ``max_depth`` (the best last split is
         exact; never worse than CART's candidates for any alpha, and cheaper). False: CART's
         candidates there too, the paper's algorithm verbatim.
+    progress : callable or None
+        Receives :class:`~satdt.progress.ProgressEvent` objects: start, ticks while the MDP is
+        built (``nodes`` = states so far), one ``"incumbent"`` with the tree for ``alpha`` after
+        the backward induction, done. DPDT is a heuristic: no bound.
 
     Returns
     -------
@@ -130,16 +137,21 @@ def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[
     alpha = check_alpha(alpha)
     max_depth, cds, grid, max_states = _check_params(max_depth, cart_depth, alphas, max_states, generator)
     deadline = Deadline(time_limit)
+    reporter = ProgressReporter("dpdt", progress)
+    reporter.emit("start", message=f"depth {max_depth}, {len(grid)} alphas")
     model = build_mdp(data, max_depth=max_depth, cart_depth=cds, max_states=max_states,
                       random_state=random_state, generator=generator, exact_last=exact_last,
-                      deadline=deadline)
+                      deadline=deadline, reporter=reporter if reporter.active else None,
+                      n_alphas=len(grid) + 1)
     t1 = time.perf_counter()
+    reporter.emit("tick", nodes=model.n_states, message=f"MDP built: {model.n_states} states; backward induction")
     A = len(grid)
     policy = model.induction(np.append(grid, alpha))     # the grid, then ``alpha`` (index A)
     groups = policy.trees()
     t2 = time.perf_counter()
     found = grid_trees(groups, A, grid, data)
     objective = dpdt_objective(found.chosen, data, alpha)
+    reporter.emit("incumbent", incumbent=objective, nodes=model.n_states, message=f"{len(found.trees)} trees")
     t3 = time.perf_counter()
     stats = {
         "n_states": model.n_states, "n_levels": len(model.levels),
@@ -155,6 +167,7 @@ def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[
     result = SolveResult(tree=found.chosen, status=FEASIBLE, objective=objective, bound=None,
                          runtime=time.perf_counter() - t0, method="dpdt", objective_name="dpdt",
                          stats=stats)
+    reporter.emit("done", incumbent=objective, nodes=model.n_states, message=FEASIBLE)
     return DPDTResult(result=result, alpha=alpha, alphas=grid, trees=found.trees,
                       tree_index_per_alpha=found.tree_index_per_alpha, values=policy.values[:A],
                       pareto_front=found.pareto_front, pareto_front_nodes=found.pareto_front_nodes,

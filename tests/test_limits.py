@@ -1,0 +1,147 @@
+"""Limits that hold: a time limit covers binarization and model building (best tree so far,
+never an exception), and a model too large for the memory budget is refused with its size."""
+
+from __future__ import annotations
+
+import io
+import time
+from contextlib import redirect_stderr, redirect_stdout
+
+import numpy as np
+import pytest
+
+from satdt.binarize import Binarizer, _first_of_equal_rows
+from satdt.data import prepare
+from satdt.deadline import Deadline, DeadlineExpired, MemoryLimitError, max_memory, set_max_memory
+
+TOLERANCE = 1.0  # max(1 s, 5 %) of a limit of a few seconds
+
+
+def _data(n: int = 4000, d: int = 6, seed: int = 0):
+    """Continuous features (every value distinct: n - 1 thresholds a feature under `all`),
+    labels from a depth-3 rule plus 10 % noise: no small tree is exact."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5) ^ (X[:, 2] > -0.3)).astype(int)
+    flip = rng.random(n) < 0.1
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+@pytest.fixture
+def memory_budget():
+    yield
+    set_max_memory(None)
+
+
+def test_binarization_stops_at_the_deadline():
+    X, y = _data(20000, 5)
+    data = prepare(X, y)
+    deadline = Deadline(0.05)
+    t0 = time.perf_counter()
+    with pytest.raises(DeadlineExpired, match="binarization"):
+        Binarizer("all").problem(data, deadline=deadline)
+    assert time.perf_counter() - t0 < 0.05 + 0.5
+
+
+def test_estimator_returns_the_majority_leaf_when_binarization_runs_out():
+    from satdt.estimators import DPTreeClassifier
+
+    X, y = _data(20000, 5)
+    t0 = time.perf_counter()
+    model = DPTreeClassifier(max_depth=3, time_limit=0.05).fit(X, y)
+    wall = time.perf_counter() - t0
+    assert model.result_.status == "FEASIBLE" and model.result_.stats["timeout_in"] == "binarization"
+    assert model.tree_.n_leaves == 1
+    assert model.result_.objective == min(np.bincount(y))        # the majority leaf's errors
+    assert model.result_.runtime <= 0.05 + TOLERANCE and wall <= 0.05 + TOLERANCE
+
+
+def test_first_of_equal_rows_matches_exact_grouping():
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 2**63, size=(50, 4), dtype=np.uint64)
+    words = base[rng.integers(0, 50, size=400)]
+    rep = _first_of_equal_rows(words)
+    _, first, group = np.unique(words, axis=0, return_index=True, return_inverse=True)
+    assert np.array_equal(rep, first[group.ravel()])
+
+
+def test_memory_limit_refuses_the_binary_matrix(memory_budget):
+    X, y = _data(3000, 4)
+    set_max_memory(0.02)  # 20 MB: the duplicate search needs ~9 MB, the 3000 x ~12000 matrix ~70 MB
+    with pytest.raises(MemoryLimitError, match=r"'all' binarization \(3000 rows x \d+ tests\) would need "
+                                               r"about [0-9.]+ MB, above the memory limit of 20\.0 MB"):
+        Binarizer("all").problem(prepare(X, y))
+    set_max_memory(None)
+    assert max_memory() > 1e8
+
+
+def test_memory_limit_refuses_large_models_with_their_size(memory_budget):
+    from satdt.solvers import maxsat, mip
+
+    X, y = _data(300, 3)
+    problem = Binarizer("all").problem(prepare(X, y))
+    set_max_memory(0.01)   # 10 MB
+    with pytest.raises(MemoryLimitError, match="MaxSAT formula .* would need about"):
+        maxsat.solve_max_accuracy(problem, max_depth=3)
+    with pytest.raises(MemoryLimitError, match="BinOCT model .* nonzeros.* would need about"):
+        mip.solve_binoct(problem, max_depth=3)
+    with pytest.raises(MemoryLimitError, match="OCT model"):
+        mip.solve_oct(problem, max_depth=3)
+
+
+def test_cli_memory_limit_is_one_line_exit_1(tmp_path):
+    from satdt.cli import main
+
+    X, y = _data(2000, 4)
+    path = tmp_path / "d.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,d,y", comments="", fmt="%.6f")
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        code = main(["solve", str(path), "--method", "dp", "--max-depth", "2", "--max-memory", "0.001", "--json"])
+    set_max_memory(None)
+    assert code == 1
+    lines = err.getvalue().strip().splitlines()
+    assert len(lines) == 1 and "would need about" in lines[0] and "memory limit" in lines[0]
+
+
+def test_mip_model_too_large_for_the_time_left_is_not_built():
+    """The size estimate refuses a build that cannot finish (no warm start here: its CART is
+    not bounded by the deadline, see the module's note in satdt.solvers.mip)."""
+    from satdt.solvers import mip
+
+    X, y = _data(4000, 6)
+    problem = Binarizer("all").problem(prepare(X, y))
+    n = mip.estimate_binoct(problem, 4)
+    assert n * mip.SECONDS_PER_NONZERO > 1.0
+    res = mip.solve_binoct(problem, max_depth=4, time_limit=1.0, warm_start=False)
+    assert res.runtime <= 1.0 + TOLERANCE
+    assert res.status == "UNKNOWN" and res.tree is None
+    assert res.stats["engine_status"].startswith("NOT_RUN (the model, about")
+
+
+METHODS = [("sat-depth", {}), ("sat-size", {"max_depth": 6}), ("maxsat", {"max_depth": 3}),
+           ("binoct", {"max_depth": 3}), ("oct", {"max_depth": 2}), ("cpsat", {"max_depth": 4, "lam": 0.001}),
+           ("dp", {"max_depth": 5}), ("dpdt", {"max_depth": 5})]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method,kwargs", METHODS, ids=[m for m, _ in METHODS])
+def test_time_limit_holds_for_every_method(method, kwargs):
+    """2 s on 1500 rows x 6 continuous features: each method returns within the tolerance,
+    with a tree (FEASIBLE / OPTIMAL) or, for the consistent-tree questions, UNKNOWN."""
+    from satdt.estimators import NoTreeFoundError, make_estimator
+
+    X, y = _data(1500, 6)
+    if method.startswith("sat"):
+        y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5) ^ (X[:, 2] > -0.3) ^ (X[:, 3] > 0.2)).astype(int)
+    limit = 2.0
+    model = make_estimator(method, time_limit=limit, **kwargs)
+    t0 = time.perf_counter()
+    try:
+        model.fit(X, y)
+    except NoTreeFoundError:
+        pass
+    wall = time.perf_counter() - t0
+    assert model.result_.runtime <= limit + TOLERANCE, model.result_.stats
+    assert wall <= limit + TOLERANCE
