@@ -187,6 +187,9 @@ class Binarizer:
         """
         if fit:
             self.fit(data, deadline)
+        codes = _codes(self.tests_, np.asarray(data.X, dtype=float))
+        if codes is not None:  # the distinct rows from the features' codes; X made on first use
+            return BinaryProblem.from_codes(codes, data, list(self.tests_), self.strategy, deadline)
         check_memory(matrix_bytes(data.n_rows, len(self.tests_)),
                      f"the '{self.strategy}' binarization ({data.n_rows} rows x {len(self.tests_)} tests)",
                      "use binarization='quantile' or 'tree'")
@@ -194,7 +197,7 @@ class Binarizer:
                                    deadline)
 
 
-def _feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
+def feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
     """Runs of consecutive tests on one feature: (feature, categorical, start, stop)."""
     blocks: list[tuple[int, bool, int, int]] = []
     for k, test in enumerate(tests):
@@ -223,7 +226,7 @@ def _columns(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None =
     out = np.empty((X.shape[0], len(tests)), dtype=bool)
     blocks = [(feature, np.not_equal if categorical else np.greater, start, stop,
                np.array([t.threshold for t in tests[start:stop]]))
-              for feature, categorical, start, stop in _feature_blocks(tests)]
+              for feature, categorical, start, stop in feature_blocks(tests)]
     step = max(1, _STEP_CELLS // max(1, len(tests)))   # whole rows at a time: contiguous writes
     for lo in range(0, X.shape[0], step):
         _check(deadline, "binarization")
@@ -281,33 +284,95 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
     """Drop constant columns and columns equal to, or the complement of, an earlier one.
 
     Each column is flipped so that its first row is False (a column and its complement become
-    equal) and packed into 64-bit words, one feature at a time; equal columns are found by
-    hashing and confirmed exactly. The earliest column of each group is kept.
+    equal) and summarised by its number of True rows and a 64-bit additive hash of them (a
+    random key per row; for the thresholds of one numeric feature, suffix sums over the rows in
+    value order: O(rows) per feature, no binary matrix). Columns with equal summaries are
+    compared exactly; the earliest column of each group of equal columns is kept.
     """
-    check_memory(len(tests) * ((X.shape[0] + 63) // 64) * 8 * 2,
-                 f"binarization: finding duplicate tests among {len(tests)} tests on {X.shape[0]} rows",
-                 "use binarization='quantile' or 'tree'")
-    words = np.empty((len(tests), (X.shape[0] + 63) // 64), dtype=np.uint64)
-    step = max(1, _STEP_CELLS // max(1, X.shape[0]))
-    for feature, categorical, start, stop in _feature_blocks(tests):
-        for lo in range(start, stop, step):
+    n = X.shape[0]
+    if n == 0 or not tests:
+        return list(tests)
+    keys = np.random.default_rng(0x5A7D7).integers(0, np.iinfo(np.int64).max, size=n, dtype=np.int64).view(np.uint64)
+    total = np.uint64(keys.sum(dtype=np.uint64))
+    digest = np.empty(len(tests), dtype=np.uint64)
+    size = np.empty(len(tests), dtype=np.int64)
+    first_right = np.empty(len(tests), dtype=bool)   # the column's value on row 0
+    with np.errstate(over="ignore"):
+        for feature, categorical, start, stop in feature_blocks(tests):
             _check(deadline, "binarization")
-            hi = min(stop, lo + step)
-            cols = _block(tests, X, (feature, categorical, lo, hi), transposed=True)  # (k, n)
-            cols ^= cols[:, :1]
-            words[lo:hi] = _words(cols)
-    keep = words.any(axis=1) & (_first_of_equal_rows(words, deadline) == np.arange(len(tests)))
+            values = X[:, feature]
+            thresholds = np.array([t.threshold for t in tests[start:stop]])
+            if categorical:   # column = values != category
+                for k, c in enumerate(thresholds):
+                    equal = values == c
+                    digest[start + k] = total - keys[equal].sum(dtype=np.uint64)
+                    size[start + k] = n - int(equal.sum())
+                first_right[start:stop] = values[0] != thresholds
+            else:             # column = values > threshold: a suffix of the rows in value order
+                order = np.argsort(values, kind="stable")
+                suffix = np.zeros(n + 1, dtype=np.uint64)
+                suffix[:n] = np.cumsum(keys[order][::-1], dtype=np.uint64)[::-1]
+                k0 = np.searchsorted(values[order], thresholds, side="right")
+                digest[start:stop] = suffix[k0]
+                size[start:stop] = n - k0
+                first_right[start:stop] = values[0] > thresholds
+        digest = np.where(first_right, total - digest, digest)   # flipped: row 0 is False
+    size = np.where(first_right, n - size, size)
+    keep = size > 0                                            # not constant
+    order = np.lexsort((np.arange(len(tests)), size, digest))
+    same = (digest[order][1:] == digest[order][:-1]) & (size[order][1:] == size[order][:-1])
+    starts = np.flatnonzero(np.concatenate([[True], ~same]))
+    for a, b in zip(starts, np.concatenate([starts[1:], [len(order)]])):
+        if b - a < 2 or not keep[order[a]]:
+            continue
+        _check(deadline, "binarization")
+        group = order[a:b]                                     # ascending test index
+        cols = np.stack([tests[j].column(X) ^ first_right[j] for j in group])
+        _, first = np.unique(np.packbits(cols, axis=1), axis=0, return_index=True)
+        kept = set(group[first].tolist())                      # the earliest of each exact class
+        for j in group:
+            keep[j] = j in kept
     return [t for t, k in zip(tests, keep) if k]
 
 
-@dataclass
+def _codes(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray | None:
+    """Each row's code for every tested feature, such that two rows have the same binarized row
+    exactly when they have the same codes: for a numeric feature the number of its thresholds
+    below the value (test ``k`` is ``code > k``), for a categorical one the index of the tested
+    category it equals (else the number of tested categories). None when a feature's tests are
+    not one run of distinct thresholds (the binary matrix is then needed).
+    """
+    blocks = feature_blocks(tests)
+    if len({b[0] for b in blocks}) != len(blocks):
+        return None
+    codes = np.empty((X.shape[0], len(blocks)), dtype=np.int32)
+    for k, (feature, categorical, start, stop) in enumerate(blocks):
+        values = X[:, feature]
+        thresholds = np.array([t.threshold for t in tests[start:stop]])
+        if categorical:
+            order = np.argsort(thresholds, kind="stable")
+            ordered = thresholds[order]
+            if (np.diff(ordered) == 0).any():
+                return None
+            pos = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+            codes[:, k] = np.where(ordered[pos] == values, order[pos], len(thresholds))
+        else:
+            if (np.diff(thresholds) <= 0).any():
+                return None
+            codes[:, k] = np.searchsorted(thresholds, values, side="left")
+    return codes
+
+
 class BinaryProblem:
     """Distinct binarized rows with class counts: what every encoding consumes.
 
     Attributes
     ----------
     X : ndarray of bool, shape (m, B)
-        Distinct binarized rows (True = goes right).
+        Distinct binarized rows (True = goes right). Built on first use when the problem was
+        made from the features' codes (:meth:`from_codes`): the DP reads only the codes
+        (:attr:`codes`), so the rows x thresholds matrix of a large continuous set is never
+        allocated for it.
     counts : ndarray of int64, shape (m, C)
         Number of original rows of each class equal to each distinct row.
     tests : list of BinaryTest
@@ -318,42 +383,105 @@ class BinaryProblem:
         The original data.
     strategy : str
         The binarization that produced it.
+    first : ndarray of int, shape (m,)
+        The first original row of each distinct row.
+    codes : ndarray of int32, shape (m, features) or None
+        Each distinct row's code per tested feature (see :func:`_codes`), when the tests allow.
     """
 
-    X: np.ndarray
-    counts: np.ndarray
-    tests: list[BinaryTest]
-    row_of: np.ndarray
-    data: Dataset
-    strategy: str = "all"
+    def __init__(self, X: np.ndarray | None = None, counts: np.ndarray | None = None,
+                 tests: list[BinaryTest] | None = None, row_of: np.ndarray | None = None,
+                 data: Dataset | None = None, strategy: str = "all", first: np.ndarray | None = None,
+                 codes: np.ndarray | None = None):
+        if X is None and first is None:
+            raise ValueError("a BinaryProblem needs its binary rows X or the first row of each distinct row")
+        self._X = X
+        self.counts = counts
+        self.tests = list(tests or [])
+        self.row_of = row_of
+        self.data = data
+        self.strategy = strategy
+        if first is None:
+            first = np.full(counts.shape[0], -1, dtype=np.int64)
+            if row_of.size:
+                first[row_of[::-1]] = np.arange(row_of.size)[::-1]
+        self.first = first
+        self.codes = codes
+
+    def __repr__(self) -> str:
+        return (f"BinaryProblem({self.n_distinct} distinct rows of {self.n_rows}, {self.n_binary} tests, "
+                f"{self.n_classes} classes, strategy={self.strategy!r})")
 
     @classmethod
     def build(cls, Xb: np.ndarray, data: Dataset, tests: list[BinaryTest], strategy: str,
               deadline: Deadline | None = None) -> "BinaryProblem":
-        n_classes = len(data.classes)
+        """From the binary rows of every original row (the distinct ones kept)."""
         if Xb.shape[1] == 0:
-            distinct, row_of = np.zeros((1, 0), dtype=bool), np.zeros(Xb.shape[0], dtype=np.int64)
+            rep = np.zeros(Xb.shape[0], dtype=np.int64)
         else:
-            # distinct rows in order of first appearance
             rep = _first_of_equal_rows(_words(Xb, deadline), deadline)
-            first = np.flatnonzero(rep == np.arange(len(rep)))
-            position = np.empty(len(rep), dtype=np.int64)
-            position[first] = np.arange(len(first))
-            row_of = position[rep]
-            _check(deadline, "binarization")
-            distinct = Xb if len(first) == Xb.shape[0] else Xb[first]
-        counts = np.zeros((distinct.shape[0], n_classes), dtype=np.int64)
+        first, row_of, counts = cls._merge(rep, data)
+        _check(deadline, "binarization")
+        distinct = Xb[:1] if Xb.shape[1] == 0 else (Xb if len(first) == Xb.shape[0] else Xb[first])
+        return cls(X=distinct, counts=counts, tests=tests, row_of=row_of, data=data, strategy=strategy,
+                   first=first)
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, data: Dataset, tests: list[BinaryTest], strategy: str,
+                   deadline: Deadline | None = None) -> "BinaryProblem":
+        """From the features' codes of every original row (:func:`_codes`): the same distinct
+        rows, in the same order, as :meth:`build` on the binary rows, without the binary matrix
+        (:attr:`X` is made on first use)."""
+        if codes.shape[1] == 0:
+            rep = np.zeros(codes.shape[0], dtype=np.int64)
+        else:
+            padded = np.zeros((codes.shape[0], codes.shape[1] + codes.shape[1] % 2), dtype=np.int32)
+            padded[:, :codes.shape[1]] = codes
+            rep = _first_of_equal_rows(padded.view(np.uint64), deadline)
+        first, row_of, counts = cls._merge(rep, data)
+        return cls(counts=counts, tests=tests, row_of=row_of, data=data, strategy=strategy, first=first,
+                   codes=codes[first])
+
+    @staticmethod
+    def _merge(rep: np.ndarray, data: Dataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Distinct rows in order of first appearance from each row's first equal row ``rep``:
+        (first row of each, distinct row of each row, class counts)."""
+        first = np.flatnonzero(rep == np.arange(len(rep)))
+        position = np.empty(len(rep), dtype=np.int64)
+        position[first] = np.arange(len(first))
+        row_of = position[rep]
+        counts = np.zeros((len(first), len(data.classes)), dtype=np.int64)
         np.add.at(counts, (row_of, data.y), 1)
-        return cls(X=distinct, counts=counts, tests=tests, row_of=row_of, data=data, strategy=strategy)
+        return first, row_of, counts
+
+    @property
+    def X(self) -> np.ndarray:
+        if self._X is None:
+            check_memory(matrix_bytes(self.n_distinct, self.n_binary) // 2,
+                         f"the {self.n_distinct} x {self.n_binary} binary matrix of the '{self.strategy}' "
+                         "binarization", "use binarization='quantile' or 'tree', or the dp method")
+            self._X = _columns(self.tests, np.asarray(self.data.X[self.first], dtype=float))
+        return self._X
+
+    @property
+    def has_matrix(self) -> bool:
+        """Whether :attr:`X` is in memory (reading it may otherwise build it)."""
+        return self._X is not None
+
+    def column(self, j: int) -> np.ndarray:
+        """Column ``j`` of :attr:`X` on the distinct rows, without building :attr:`X`."""
+        if self._X is not None:
+            return self._X[:, j]
+        return self.tests[j].column(np.asarray(self.data.X[self.first], dtype=float))
 
     # ------------------------------------------------------------ shapes
     @property
     def n_distinct(self) -> int:
-        return self.X.shape[0]
+        return self.counts.shape[0]
 
     @property
     def n_binary(self) -> int:
-        return self.X.shape[1]
+        return len(self.tests)
 
     @property
     def n_rows(self) -> int:

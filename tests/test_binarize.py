@@ -165,3 +165,56 @@ def test_from_original_collapses_splits_with_an_empty_side():
     binary, rerouted = problem.from_original(tree)
     assert rerouted == 0 and binary.depth() == 1
     np.testing.assert_array_equal(binary.predict_index(problem.X[problem.row_of]), [0, 0, 1, 1])
+
+
+def _kept_by_matrix(tests, X):
+    """Reference for the dropped tests: every column built, flipped so row 0 is False; the
+    earliest column of each group of equal ones kept, constant ones dropped."""
+    cols = np.stack([t.column(X) for t in tests])
+    cols ^= cols[:, :1]
+    kept, seen = [], set()
+    for j, col in enumerate(cols):
+        key = col.tobytes()
+        if col.any() and key not in seen:
+            kept.append(tests[j])
+        seen.add(key)
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_redundant_tests_dropped_as_by_the_binary_matrix(seed):
+    """The column hashes find exactly the duplicates, complements and constants the full binary
+    matrix shows (features that copy, reverse or coarsen another, categorical ones, ties)."""
+    from satdt.binarize import _drop_redundant
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    a = rng.integers(0, 6, n).astype(float)
+    X = np.column_stack([a, -a, a * 2 + 1, (a > 2).astype(float), np.zeros(n),
+                         rng.normal(size=n).round(1), rng.integers(0, 3, n).astype(float)])
+    cat = (seed % 2) * 6
+    d = prepare(pd.DataFrame({**{f"x{k}": X[:, k] for k in range(6)},
+                              "c": pd.Categorical(X[:, 6].astype(int)) if cat else X[:, 6]}),
+                rng.integers(0, 2, n))
+    full = Binarizer("all", drop_duplicates=False).fit(d).tests_
+    assert _drop_redundant(full, d.X) == _kept_by_matrix(full, d.X)
+    assert Binarizer("all").fit(d).tests_ == _kept_by_matrix(full, d.X)
+
+
+@pytest.mark.parametrize("name", ["iris", "car", "compas", "zoo", "monk1", "bmi"])
+@pytest.mark.parametrize("strategy", ["all", "quantile"])
+def test_problem_from_codes_equals_problem_from_matrix(name, strategy):
+    """The distinct rows found from the features' codes (no binary matrix) are the rows, order
+    and counts found from the binary matrix; X built on first use is that matrix's rows."""
+    from satdt.binarize import BinaryProblem
+
+    data = load_dataset(name)
+    b = Binarizer(strategy).fit(data)
+    lazy = b.problem(data, fit=False)
+    dense = BinaryProblem.build(b.transform(data.X), data, list(b.tests_), strategy)
+    assert lazy.codes is not None and not lazy.has_matrix
+    for attr in ("row_of", "counts", "first"):
+        assert np.array_equal(getattr(lazy, attr), getattr(dense, attr))
+    assert lazy.n_binary == dense.n_binary and lazy.n_distinct == dense.n_distinct
+    assert np.array_equal(lazy.column(0), dense.X[:, 0]) and not lazy.has_matrix
+    assert np.array_equal(lazy.X, dense.X) and lazy.has_matrix

@@ -67,11 +67,17 @@ def test_first_of_equal_rows_matches_exact_grouping():
 
 
 def test_memory_limit_refuses_the_binary_matrix(memory_budget):
+    """The problem is made from the features' codes (no matrix, so within the limit); the binary
+    matrix an encoding asks for is refused with its size, and so is a dense transform."""
     X, y = _data(3000, 4)
-    set_max_memory(0.02)  # 20 MB: the duplicate search needs ~9 MB, the 3000 x ~12000 matrix ~70 MB
-    with pytest.raises(MemoryLimitError, match=r"'all' binarization \(3000 rows x \d+ tests\) would need "
+    set_max_memory(0.02)  # 20 MB: the 3000 x ~12000 matrix needs ~36 MB
+    problem = Binarizer("all").problem(prepare(X, y))
+    assert not problem.has_matrix
+    with pytest.raises(MemoryLimitError, match=r"3000 x \d+ binary matrix of the 'all' binarization would need "
                                                r"about [0-9.]+ MB, above the memory limit of 20\.0 MB"):
-        Binarizer("all").problem(prepare(X, y))
+        problem.X
+    with pytest.raises(MemoryLimitError, match=r"the 3000 x \d+ binary matrix would need"):
+        Binarizer("all").fit(prepare(X, y)).transform(X)
     set_max_memory(None)
     assert max_memory() > 1e8
 

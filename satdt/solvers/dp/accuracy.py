@@ -58,7 +58,7 @@ def _finalize(problem: BinaryProblem, binary_tree: Tree,
               binary_errors: Callable[[Tree], float]) -> tuple[Tree, int]:
     """:func:`finalize_tree`; for a large matrix with the errors over the binary columns counted
     through the chains (``binary_errors``), without a float64 copy of ``problem.X``."""
-    large = problem.X.size > _SMALL_MATRIX
+    large = problem.n_distinct * problem.n_binary > _SMALL_MATRIX
     return finalize_tree(problem, binary_tree, binary_errors=binary_errors if large else None)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...binarize import BinaryProblem
+from ...binarize import BinaryProblem, feature_blocks
 from ...tree import Node, Tree
 
 __all__ = ["Chains", "build_chains", "chain_counts", "chain_errors", "LocalSlots"]
@@ -36,12 +36,16 @@ class Chains:
 def build_chains(problem: BinaryProblem) -> Chains:
     """Group the columns of ``problem.X`` into nested chains (per numeric feature, by threshold).
 
-    The rank of each distinct row in a chain is read from the original feature value
+    A problem made from its features' codes (:attr:`BinaryProblem.codes`) gives its chains
+    directly, without the binary matrix. Otherwise the rank of each distinct row in a chain is
+    read from the original feature value
     (``searchsorted`` over the chain's thresholds) and then checked against ``problem.X``
     column by column (row chunks); a group that does not match exactly is split into chains of
     length one, whose rank is the column itself. So the representation is exact for any column
     set.
     """
+    if problem.codes is not None:
+        return _chains_from_codes(problem)
     X = problem.X
     m, B = X.shape
     groups: dict[int, list[tuple[float, int]]] = {}
@@ -73,6 +77,28 @@ def build_chains(problem: BinaryProblem) -> Chains:
             ranks.extend(X[:, j].astype(np.int32) for j in cols)
     chains.extend(singles)
     ranks.extend(X[:, c[0]].astype(np.int32) for c in singles)
+    return _assemble(chains, ranks, m)
+
+
+def _chains_from_codes(problem: BinaryProblem) -> Chains:
+    """The chains of a problem made from its features' codes (exact by construction: a numeric
+    feature's code is its rank among its thresholds; a categorical test is a chain of one)."""
+    numeric: list[tuple[int, list[int], np.ndarray]] = []
+    singles: list[tuple[list[int], np.ndarray]] = []
+    for k, (feature, categorical, start, stop) in enumerate(feature_blocks(problem.tests)):
+        code = problem.codes[:, k]
+        if categorical:  # test start + i is "code != i"
+            singles.extend(([j], (code != j - start).astype(np.int32)) for j in range(start, stop))
+        else:
+            numeric.append((feature, list(range(start, stop)), code.astype(np.int32)))
+    numeric.sort(key=lambda item: item[0])
+    chains = [cols for _, cols, _ in numeric] + [cols for cols, _ in singles]
+    ranks = [rank for _, _, rank in numeric] + [rank for _, rank in singles]
+    return _assemble(chains, ranks, problem.n_distinct)
+
+
+def _assemble(chains: list[list[int]], ranks: list[np.ndarray], m: int) -> Chains:
+    """:class:`Chains` from the columns of each chain (ascending level) and its rank per row."""
     p = len(chains)
     rank = np.column_stack(ranks).astype(np.int32) if p else np.zeros((m, 0), dtype=np.int32)
     lens = np.array([len(c) for c in chains], dtype=np.int64)
