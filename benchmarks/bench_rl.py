@@ -11,9 +11,18 @@ Three parts (all by default, or name them):
     attributes, so over every tree); the learning-curve figure ``figures/adapttree_curve.png``.
 ``toy``
     Léon & Denoyer's 2-D Gaussians (16 and 32 classes, 50 train / 50 test points per class,
-    means uniform in [-1, 1]^2, sigma uniform in [0.01, 0.1]): RDT (the paper's REINFORCE), RDT
-    with a running-mean baseline, Random Trees, CART, linear SVM and the Bayes classifier, test
-    accuracy mean +- std over ``--runs`` runs; the decision-region figure ``figures/rdt_regions.png``.
+    means uniform in [-1, 1]^2, sigma uniform in [0.01, 0.1]) over the W/D grid ``--grid``: RDT
+    (the paper's REINFORCE), RDT with a leave-one-out baseline, Random Trees (learned and
+    untrained routing), CART, linear SVM and the Bayes classifier, test accuracy mean +- std over
+    ``--runs`` runs (``--jobs`` processes); the decision-region figure ``figures/rdt_regions.png``.
+``gap``
+    The 32-class cell (32:2:6) examined: RDT as in the paper, with a running-mean or a
+    leave-one-out baseline, the two readings of Random Trees, untrained Random Trees,
+    under four readings of the paper's "random sigma"; and 16:2:5 for reference.
+``multiway``
+    ADAPTTREE0 with multiway splits (``multiway="discrete"``: integer-coded attributes split by
+    every value, one test per multiway node) against multiway ID3 and the exact fewest tests
+    (``min_multiway_tests``).
 ``size``
     ADAPTTREE0's own objective on bundled datasets: the fewest splits of a consistent tree (no
     depth limit), against ID3 and the DT_size optimum at depth <= the depth of ADAPTTREE0's tree.
@@ -26,7 +35,9 @@ Example::
 
     python benchmarks/bench_rl.py                      # everything, a few minutes on 2 loaded cores
     python benchmarks/bench_rl.py paper --seeds 10
-    python benchmarks/bench_rl.py toy --runs 5 --grid 16:2:5 32:2:6
+    python benchmarks/bench_rl.py toy --runs 5 --jobs 2          # the W/D grids of both tables
+    python benchmarks/bench_rl.py gap --runs 3
+    python benchmarks/bench_rl.py multiway --seeds 3
     python benchmarks/bench_rl.py datasets --datasets monk1 iris --depths 2 3
 """
 
@@ -50,7 +61,8 @@ from satdt.solvers.rl.rdt import ReinforcedDecisionTree, gaussian_toy, solve_rdt
 FIGURES = ROOT / "benchmarks" / "figures"
 DATASETS = ["monk1", "monk2", "monk3", "tic-tac-toe", "iris", "wine", "balance-scale", "car"]
 SIZE_DATASETS = ["mouse", "monk1", "monk3", "iris", "zoo"]
-GRID = ["16:2:4", "16:2:5", "16:4:2", "32:2:5", "32:2:6"]
+GRID = ["16:2:4", "16:2:5", "16:2:6", "16:3:3", "16:4:2", "16:4:3",
+        "32:2:5", "32:2:6", "32:2:7", "32:3:4", "32:4:3", "32:8:2"]
 PAPER_TOY = {(16, 2, 5): "0.83 +- 0.04", (32, 2, 6): "0.84 +- 0.01"}
 
 
@@ -118,45 +130,84 @@ def part_paper(seeds: int, figure: bool) -> None:
 
 
 # ------------------------------------------------------------------ Léon & Denoyer
-def _bayes(C: int, seed: int, X: np.ndarray) -> np.ndarray:
+SIGMA = (0.01, 0.1)
+
+
+def _bayes(C: int, seed: int, X: np.ndarray, sigma: tuple[float, float] = SIGMA) -> np.ndarray:
     rng = np.random.default_rng(seed)                      # the generator's own draws, in order
     means = rng.uniform(-1, 1, size=(C, 2))
-    sigmas = rng.uniform(0.01, 0.1, size=C)
+    sigmas = rng.uniform(*sigma, size=C)
     ll = -((X[:, None, :] - means[None]) ** 2).sum(-1) / (2 * sigmas ** 2) - 2 * np.log(sigmas)
     return ll.argmax(axis=1)
 
 
-def part_toy(runs: int, grid: list[str], epochs: int, figure: bool) -> None:
+def _untrained_accuracy(W: int, D: int, C: int, r: int, Xtr, Xte, yte) -> float:
+    """Random Trees before any learning: random leaves, policies at their initialization."""
+    m = ReinforcedDecisionTree(width=W, depth=D, random_leaves=True, random_state=r)
+    m.mean_, scale = Xtr.mean(axis=0), Xtr.std(axis=0)
+    m.scale_ = np.where(scale > 0, scale, 1.0)
+    m.init(Xtr.shape[1], C, np.random.default_rng(r))
+    return float((m.predict_index(Xte) == yte).mean())
+
+
+def _toy_run(C: int, W: int, D: int, r: int, epochs: int, variants: dict, sigma=SIGMA, extras=True) -> dict:
+    """One run r of a toy cell (data seed r, model seed r): test accuracy of each RDT variant
+    (and its seconds), CART, linear SVM and Bayes."""
     from sklearn.svm import LinearSVC
     from sklearn.tree import DecisionTreeClassifier
 
+    Xtr, ytr, Xte, yte = gaussian_toy(C, sigma=sigma, random_state=r)
+    out = {}
+    for key, kw in variants.items():
+        t0 = time.perf_counter()
+        m = ReinforcedDecisionTree(width=W, depth=D, epochs=epochs, random_state=r, **kw).fit(Xtr, ytr, C)
+        out[key] = float((m.predict_index(Xte) == yte).mean())
+        out[key + "_s"] = time.perf_counter() - t0
+        out[key + "_train"] = float((m.predict_index(Xtr) == ytr).mean())
+    if extras:
+        out["cart"] = DecisionTreeClassifier(max_leaf_nodes=W ** D, random_state=r).fit(Xtr, ytr).score(Xte, yte)
+        out["cartfull"] = DecisionTreeClassifier(random_state=r).fit(Xtr, ytr).score(Xte, yte)
+        out["svm"] = LinearSVC(random_state=r).fit(Xtr, ytr).score(Xte, yte)
+        out["bayes"] = float((_bayes(C, r, Xte, sigma) == yte).mean())
+        out["untrained"] = _untrained_accuracy(W, D, C, r, Xtr, Xte, yte)
+    return out
+
+
+def _map(fn, tasks: list, jobs: int) -> list:
+    """``[fn(*t) for t in tasks]``, in ``jobs`` processes (results in task order)."""
+    if jobs <= 1:
+        return [fn(*t) for t in tasks]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(fn, *t) for t in tasks]
+        return [f.result() for f in futures]
+
+
+_fmt = lambda v: f"{np.mean(v):.3f} +- {np.std(v):.3f}"  # noqa: E731
+
+TOY_VARIANTS = {"rdt": {}, "loo": {"baseline": "loo"}, "random": {"random_leaves": True}}
+
+
+def part_toy(runs: int, grid: list[str], epochs: int, figure: bool, jobs: int) -> None:
     print(f"## Reinforced Decision Trees: 2-D Gaussians (load {_load()})\n")
     print(f"Test accuracy, mean +- std over {runs} runs (run r: data seed r, model seed r); {epochs} epochs, "
-          "M = 10 trajectories, batch 10, squared loss, prediction by the most likely path.\n")
-    print("| classes | W | D | leaves | RDT (paper: REINFORCE) | RDT + baseline | Random Trees | CART (W^D leaves) "
-          "| CART (full) | linear SVM | Bayes | paper RDT | time s (RDT, 1 run) |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    fmt = lambda v: f"{np.mean(v):.3f} +- {np.std(v):.3f}"  # noqa: E731
-    for cell in grid:
-        C, W, D = (int(v) for v in cell.split(":"))
-        acc = {k: [] for k in ("rdt", "base", "random", "cart", "cartfull", "svm", "bayes")}
-        el = 0.0
-        for r in range(runs):
-            Xtr, ytr, Xte, yte = gaussian_toy(C, random_state=r)
-            for key, kw in (("rdt", {}), ("base", {"baseline": True}), ("random", {"random_leaves": True})):
-                t0 = time.perf_counter()
-                m = ReinforcedDecisionTree(width=W, depth=D, epochs=epochs, random_state=r, **kw).fit(Xtr, ytr, C)
-                if key == "rdt" and r == 0:
-                    el = time.perf_counter() - t0
-                acc[key].append(float((m.predict_index(Xte) == yte).mean()))
-            acc["cart"].append(DecisionTreeClassifier(max_leaf_nodes=W ** D, random_state=r).fit(Xtr, ytr).score(Xte, yte))
-            acc["cartfull"].append(DecisionTreeClassifier(random_state=r).fit(Xtr, ytr).score(Xte, yte))
-            acc["svm"].append(LinearSVC(random_state=r).fit(Xtr, ytr).score(Xte, yte))
-            acc["bayes"].append(float((_bayes(C, r, Xte) == yte).mean()))
-        print(f"| {C} | {W} | {D} | {W ** D} | {fmt(acc['rdt'])} | {fmt(acc['base'])} | {fmt(acc['random'])} | "
-              f"{fmt(acc['cart'])} | {fmt(acc['cartfull'])} | {fmt(acc['svm'])} | {fmt(acc['bayes'])} | "
-              f"{PAPER_TOY.get((C, W, D), '')} | {el:.1f} |", flush=True)
-    print()
+          "M = 10 trajectories, batch 10, squared loss, prediction by the most likely path; sigma uniform "
+          f"in [{SIGMA[0]}, {SIGMA[1]}].\n")
+    print("| classes | W | D | leaves | RDT (paper: REINFORCE) | RDT + LOO baseline | Random Trees | Random Trees, "
+          "untrained | CART (W^D leaves) | CART (full) | linear SVM | Bayes | paper RDT | s per RDT run |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    cells = [tuple(int(v) for v in cell.split(":")) for cell in grid]
+    tasks = [(C, W, D, r, epochs, TOY_VARIANTS) for C, W, D in cells for r in range(runs)]
+    t0 = time.perf_counter()
+    results = _map(_toy_run, tasks, jobs)
+    for i, (C, W, D) in enumerate(cells):
+        res = results[i * runs:(i + 1) * runs]
+        col = lambda k: _fmt([x[k] for x in res])  # noqa: E731
+        print(f"| {C} | {W} | {D} | {W ** D} | {col('rdt')} | {col('loo')} | {col('random')} | {col('untrained')} | "
+              f"{col('cart')} | {col('cartfull')} | {col('svm')} | {col('bayes')} | {PAPER_TOY.get((C, W, D), '')} | "
+              f"{np.mean([x['rdt_s'] for x in res]):.1f} |", flush=True)
+    print(f"\nwall time {time.perf_counter() - t0:.0f} s with {jobs} process(es)\n")
     if figure:
         import matplotlib
         matplotlib.use("Agg")
@@ -183,6 +234,52 @@ def part_toy(runs: int, grid: list[str], epochs: int, figure: bool) -> None:
         FIGURES.mkdir(exist_ok=True)
         fig.savefig(FIGURES / "rdt_regions.png", dpi=100)
         print("figure: benchmarks/figures/rdt_regions.png\n")
+
+
+GAP_VARIANTS = {"rdt": {}, "running": {"baseline": True}, "loo": {"baseline": "loo"},
+                "random": {"random_leaves": True}, "balanced": {"random_leaves": "balanced"}}
+GAP_SIGMAS = [(0.01, 0.1), (0.0, 0.1), (0.01, 0.05), (0.05, 0.15)]
+
+
+def _gap_run(C, W, D, r, epochs, sigma, keys):
+    variants = {k: dict(GAP_VARIANTS[k]) for k in keys}
+    out = {}
+    for k, kw in variants.items():                     # epochs may be overridden per variant
+        e = kw.pop("epochs", epochs)
+        out.update(_toy_run(C, W, D, r, e, {k: kw}, sigma, extras=False))
+    out.update({k: v for k, v in _toy_run(C, W, D, r, epochs, {}, sigma).items()})
+    return out
+
+
+def part_gap(runs: int, jobs: int, epochs: int) -> None:
+    """The 32-class gap: the RDT variants and the sigma readings, on 32:2:6 (and 16:2:5)."""
+    print(f"## RDT: the 32-class gap, variants and readings of sigma (load {_load()})\n")
+    print(f"Test accuracy (train accuracy in brackets for the RDT variants), mean +- std over runs 0-{runs - 1}; "
+          f"{epochs} epochs unless said; M = 10, batch 10, squared loss, most likely path.\n")
+    keys_main = ["rdt", "running", "loo"]
+    keys_all = keys_main + ["random", "balanced"]
+    tasks, labels = [], []
+    for C, W, D in [(32, 2, 6), (16, 2, 5)]:
+        for sigma in (GAP_SIGMAS if C == 32 else [SIGMA]):
+            keys = keys_all if sigma == SIGMA else keys_main
+            labels.append((C, W, D, sigma, keys))
+            tasks += [(C, W, D, r, epochs, sigma, keys) for r in range(runs)]
+    t0 = time.perf_counter()
+    results = _map(_gap_run, tasks, jobs)
+    names = {"rdt": "RDT (paper)", "running": "+ running-mean baseline", "loo": "+ LOO baseline",
+             "random": "Random Trees (independent classes)",
+             "balanced": "Random Trees (balanced classes)"}
+    print("| classes | W | D | sigma | Bayes | CART (W^D leaves) | linear SVM | variant | test | (train) |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
+    for i, (C, W, D, sigma, keys) in enumerate(labels):
+        res = results[i * runs:(i + 1) * runs]
+        col = lambda k: _fmt([x[k] for x in res])  # noqa: E731
+        head = f"| {C} | {W} | {D} | [{sigma[0]}, {sigma[1]}] | {col('bayes')} | {col('cart')} | {col('svm')}"
+        for k in keys:
+            print(f"{head} | {names[k]} | {col(k)} | ({col(k + '_train')}) |")
+            head = "| | | | | | | "
+        print(f"{head} | Random Trees, untrained | {col('untrained')} | |", flush=True)
+    print(f"\nwall time {time.perf_counter() - t0:.0f} s with {jobs} process(es)\n")
 
 
 # ------------------------------------------------------------------ against the optimum
@@ -264,10 +361,51 @@ def part_size(datasets: list[str], episodes: int, seeds: int, time_limit: float)
     print()
 
 
+MULTIWAY_DATASETS = ["monk1", "monk2", "monk3", "mouse", "balance-scale", "car"]
+
+
+def part_multiway(seeds: int, episodes: int = 100) -> None:
+    """ADAPTTREE0 with multiway splits (``multiway="discrete"``: the integer-coded attributes split
+    by every value) against ID3 (multiway) and the exact fewest tests (``min_multiway_tests``)."""
+    from satdt.solvers.rl.adapttree import attributes, count_tests, min_multiway_tests
+
+    print(f"## ADAPTTREE0 with multiway splits (load {_load()})\n")
+    print(f"Consistent trees; `all` binarization; `multiway=\"discrete\"` (integer features with <= 10 values "
+          f"split by every value; a test = one multiway node). ADAPTTREE0: {episodes} episodes, paper settings, "
+          f"best of seeds 0-{seeds - 1} (and the range). Exact: `min_multiway_tests` (memoized search).\n")
+    print("| dataset | multiway features (values) | ID3 tests (binary nodes) | ADAPTTREE0 tests (binary nodes), best "
+          "| ADAPTTREE0 tests, seeds | s per run | fewest tests (exact) | s exact | gap |\n"
+          "|---|---|---|---|---|---|---|---|---|")
+    for name in MULTIWAY_DATASETS:
+        data = load_dataset(name)
+        problem = Binarizer("all").problem(data)
+        attrs = attributes(problem, "discrete")
+        arity = [len(attrs.columns[a]) + 1 for a in np.flatnonzero(attrs.multi)]
+        id3 = problem.to_original(id3_tree(problem, multiway="discrete"))
+        runs = []
+        for seed in range(seeds):
+            t0 = time.perf_counter()
+            res = solve_adapttree(problem, n_episodes=episodes, multiway="discrete", random_state=seed).result
+            runs.append((res, time.perf_counter() - t0))
+            assert res.stats["errors"] == 0 and res.objective == count_tests(res.tree, attrs.multiway_features)
+        best = min(runs, key=lambda r: (r[0].objective, r[0].stats["binary_splits"]))[0]
+        t0 = time.perf_counter()
+        opt = min_multiway_tests(problem, "discrete")
+        el = time.perf_counter() - t0
+        tests = [int(r.objective) for r, _ in runs]
+        gap = "" if opt is None else int(best.objective - opt)
+        print(f"| {name} | {len(arity)} ({', '.join(map(str, arity))}) | {count_tests(id3, attrs.multiway_features)} "
+              f"({id3.n_splits}) | {int(best.objective)} ({best.stats['binary_splits']}) | {min(tests)}-{max(tests)} "
+              f"| {np.mean([e for _, e in runs]):.1f} | {'' if opt is None else int(opt)} | {el:.1f} | {gap} |",
+              flush=True)
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("parts", nargs="*", default=["paper", "toy", "datasets", "size"],
-                    choices=["paper", "toy", "datasets", "size"])
+                    choices=["paper", "toy", "gap", "datasets", "size", "multiway"])
+    ap.add_argument("--jobs", type=int, default=1, help="toy, gap: processes running the runs")
     ap.add_argument("--seeds", type=int, default=10, help="paper: ADAPTTREE0 seeds; datasets: seeds for the range")
     ap.add_argument("--runs", type=int, default=5, help="toy: runs per cell")
     ap.add_argument("--grid", nargs="*", default=GRID, help="toy: CLASSES:W:D cells")
@@ -283,7 +421,11 @@ def main(argv: list[str] | None = None) -> int:
         if part == "paper":
             part_paper(a.seeds, not a.no_figures)
         elif part == "toy":
-            part_toy(a.runs, a.grid, a.epochs, not a.no_figures)
+            part_toy(a.runs, a.grid, a.epochs, not a.no_figures, a.jobs)
+        elif part == "gap":
+            part_gap(a.runs, a.jobs, a.epochs)
+        elif part == "multiway":
+            part_multiway(a.seeds)
         elif part == "datasets":
             part_datasets(a.datasets, a.depths, a.episodes, min(a.seeds, 3))
         else:

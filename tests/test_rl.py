@@ -10,8 +10,8 @@ from satdt.binarize import Binarizer
 from satdt.cli import main
 from satdt.data import load_dataset, prepare
 from satdt.estimators import AdaptTreeClassifier, RDTClassifier
-from satdt.solvers.rl.adapttree import (TileCoder, id3_tree, paper_problem, paper_schedule, sarsa_update,
-                                        solve_adapttree)
+from satdt.solvers.rl.adapttree import (TileCoder, attributes, count_tests, id3_tree, min_multiway_tests,
+                                        paper_problem, paper_schedule, sarsa_update, solve_adapttree)
 from satdt.solvers.rl.rdt import ReinforcedDecisionTree, gaussian_toy, solve_rdt
 
 
@@ -106,6 +106,82 @@ def test_paper_experiment_id3_and_adapttree():
     assert exact.status == "OPTIMAL" and exact.objective == 2 * 11 + 1
 
 
+def _categorical_data(seed=0, n=90):
+    """x0 in {red, green, blue} decides the class (3 classes); x1 is numeric noise."""
+    rng = np.random.default_rng(seed)
+    colours = np.array(["red", "green", "blue"])
+    c = rng.integers(0, 3, size=n)
+    import pandas as pd
+    X = pd.DataFrame({"colour": colours[c], "noise": rng.uniform(0, 1, size=n)})
+    y = np.array(["r", "g", "b"])[c]
+    return X, y
+
+
+def test_multiway_split_of_a_categorical_feature():
+    """ID3's multiway split: one test by the 3-valued colour (a chain of 2 binary == tests)."""
+    X, y = _categorical_data()
+    data = prepare(X, y)
+    problem = Binarizer("all").problem(data)
+    attrs = attributes(problem)
+    assert attrs.multiway_features == {0} and attrs.multi.sum() == 1
+    out = solve_adapttree(problem, n_episodes=20, random_state=0)
+    tree = out.result.tree
+    assert out.result.objective == 1 and out.result.objective_name == "tests"
+    assert out.result.stats["binary_splits"] == tree.n_splits == 2 and out.result.stats["errors"] == 0
+    root = tree.root
+    assert root.feature == 0 and root.category is not None and root.right.feature == 0   # the chain
+    assert count_tests(tree, {0}) == 1 and count_tests(tree) == 2
+    assert list(tree.predict(data.X)) == list(y)
+    # binary tests only: the same partition costs two tests
+    flat = solve_adapttree(problem, n_episodes=20, multiway="none", random_state=0)
+    assert flat.result.objective == 2 and flat.result.stats["errors"] == 0
+    assert min_multiway_tests(problem, multiway="categorical") == 1
+    assert min_multiway_tests(problem, multiway="none") == 2
+    id3 = problem.to_original(id3_tree(problem))
+    assert count_tests(id3, {0}) == 1 and id3.n_splits == 2
+
+
+def test_multiway_split_of_an_integer_coded_feature():
+    """``multiway="discrete"``: an integer feature with 4 values splits into 4 children (a chain
+    of 3 threshold tests, one test); by thresholds alone it takes 3 tests."""
+    rng = np.random.default_rng(1)
+    X = np.c_[rng.integers(0, 4, size=80), rng.integers(0, 2, size=80)].astype(float)
+    y = np.array(["a", "b", "c", "d"])[X[:, 0].astype(int)]
+    problem = Binarizer("all").problem(prepare(X, y))
+    out = solve_adapttree(problem, n_episodes=20, multiway="discrete", random_state=0)
+    assert out.result.objective == 1 and out.result.stats["binary_splits"] == 3
+    assert out.result.stats["multiway_features"] == [0] and out.result.stats["errors"] == 0
+    assert list(out.result.tree.predict(X)) == list(y)
+    binary = solve_adapttree(problem, n_episodes=20, random_state=0)       # numeric: thresholds
+    assert binary.result.objective == 3 == binary.result.tree.n_splits
+    assert min_multiway_tests(problem, multiway="discrete") == 1
+    assert min_multiway_tests(problem, multiway="none") == 3
+    # a feature with more than max_arity values stays binary
+    assert attributes(problem, "discrete", max_arity=3).multiway_features == frozenset()
+    with pytest.raises(ValueError, match="multiway"):
+        attributes(problem, "all")
+
+
+def test_min_multiway_tests_agrees_with_the_exact_engine_on_booleans():
+    """Over Boolean attributes a multiway split is a binary split: the reference search and the
+    DP's DT_size must agree (Preda's concept: 11; and small random concepts)."""
+    from satdt.solvers.dp import solve_min_size_dp
+
+    assert min_multiway_tests(paper_problem()) == 11
+    rng = np.random.default_rng(5)
+    sizes = set()
+    for _ in range(4):
+        X = rng.integers(0, 2, size=(24, 4)).astype(float)
+        truth = rng.integers(0, 2, size=16)                 # a random Boolean concept: no conflicts
+        y = truth[X.astype(int) @ np.array([8, 4, 2, 1])]
+        problem = Binarizer("all").problem(prepare(X, np.where(y > 0, "p", "n")))
+        exact = solve_min_size_dp(problem, max_depth=4)     # 4 attributes: depth 4 bounds every tree
+        assert exact.status == "OPTIMAL"
+        assert min_multiway_tests(problem) == (exact.objective - 1) / 2
+        sizes.add(exact.objective)
+    assert len(sizes) > 1
+
+
 def test_time_limits_return_a_tree():
     problem = Binarizer("all").problem(load_dataset("tic-tac-toe"))
     out = solve_adapttree(problem, n_episodes=1000, time_limit=0.3)
@@ -170,6 +246,32 @@ def test_monte_carlo_gradient_is_unbiased():
     assert np.allclose(mc[0], g_theta[0], atol=0.05 * np.abs(g_theta[0]).max() + 1e-3)
 
 
+def test_leave_one_out_baseline_keeps_the_gradient_unbiased():
+    """baseline="loo": each trajectory's weight is Delta minus the mean Delta of the example's
+    other M - 1 trajectories; the Monte-Carlo mean still estimates the exact gradient."""
+    from satdt.solvers.rl.rdt import _loss, _sample
+
+    model, Xt, y = _small_rdt(width=2, depth=2, seed=1)
+    g_theta, _ = model.exact_gradient(Xt, y)
+    rng = np.random.default_rng(0)
+    M = 8
+    rows = np.repeat(np.tile(np.arange(len(y)), 2500), M)      # runs of M copies of one example
+    choices = np.zeros((len(rows), 2), dtype=np.int64)
+    nodes = np.zeros(len(rows), dtype=np.int64)
+    for level in range(2):
+        c = _sample(model.node_probs(Xt[rows], level, nodes), rng)
+        choices[:, level], nodes = c, nodes * 2 + c
+    d = _loss(model.alpha[nodes], y[rows], "squared")[0].reshape(-1, M)
+    b = ((d.sum(axis=1, keepdims=True) - d) / (M - 1)).ravel()
+    _, mc, _ = model.path_gradients(Xt[rows], y[rows], choices, np.full(len(rows), 1.0 / len(rows)), baseline=b)
+    assert np.allclose(mc[0], g_theta[0], atol=0.05 * np.abs(g_theta[0]).max() + 1e-3)
+    assert np.allclose(mc[1], g_theta[1], atol=0.05 * np.abs(g_theta[1]).max() + 1e-3)
+    # a wrong (biased) baseline, one that depends on the trajectory's own loss, is caught
+    _, bad, _ = model.path_gradients(Xt[rows], y[rows], choices, np.full(len(rows), 1.0 / len(rows)),
+                                     baseline=d.ravel())
+    assert not np.allclose(bad[0], g_theta[0], atol=0.05 * np.abs(g_theta[0]).max() + 1e-3)
+
+
 def test_rdt_learns_a_single_split_exactly():
     rng = np.random.default_rng(0)
     # softmax-linear nodes, numeric feature with a margin
@@ -195,6 +297,15 @@ def test_rdt_deterministic_and_options():
     assert np.array_equal(a.alpha, b.alpha) and a.history_ == b.history_
     rt = ReinforcedDecisionTree(width=2, depth=2, epochs=5, random_leaves=True, random_state=1).fit(X, y)
     assert set(np.unique(rt.alpha)) <= {0.0, 1.0} and np.allclose(rt.alpha.sum(axis=1), 1)
+    bal = ReinforcedDecisionTree(width=3, depth=2, epochs=1, random_leaves="balanced", random_state=1).fit(X, y)
+    per_class = bal.alpha.sum(axis=0)                      # 9 leaves over 4 classes: 3, 2, 2, 2
+    assert sorted(per_class) == [2, 2, 2, 3]
+    loo = ReinforcedDecisionTree(width=2, depth=2, epochs=3, baseline="loo", random_state=1).fit(X, y)
+    assert loo.history_ and np.isfinite(loo.alpha).all()
+    with pytest.raises(ValueError, match="baseline"):
+        ReinforcedDecisionTree(baseline="mean")
+    with pytest.raises(ValueError, match="n_samples"):
+        ReinforcedDecisionTree(baseline="loo", n_samples=1)
     h = ReinforcedDecisionTree(width=3, depth=2, epochs=5, loss="hinge", predict="expected").fit(X, y)
     assert h.decision_function(Xt).shape == (len(yt), 4)
     with pytest.raises(ValueError, match="loss"):

@@ -11,14 +11,35 @@ a discount of 1, its return is minus its number of internal nodes. Optionally a 
 impure costs ``error_cost`` per misclassified training row (0 in the paper's setting, where every
 final part is pure).
 
-Attributes are the binary columns of :class:`satdt.binarize.BinaryProblem` (the shared
-binarization, so the method runs on every dataset satdt accepts): over Boolean attributes a
-multiway split *is* a binary split and the tree maps node for node onto a satdt
-:class:`~satdt.tree.Tree`. A numeric feature contributes one attribute ``x <= t`` per threshold of
-the binarization; a categorical feature with ``k > 2`` values contributes ``k`` one-vs-rest
-attributes ``x == v`` (the Binarizer's tests). ID3's ``k``-way split of such a feature is thus
-learned as a chain of binary ``==`` tests, each of which costs one split: the objective counts
-binary internal nodes, the quantity the exact engines minimize.
+Attributes come from the binary columns of :class:`satdt.binarize.BinaryProblem` (the shared
+binarization, so the method runs on every dataset satdt accepts), in two kinds
+(:func:`attributes`):
+
+* a *binary* attribute is one column: a numeric threshold ``x <= t`` (or, with
+  ``multiway="none"``, one categorical test ``x == v``); over Boolean attributes a multiway split
+  *is* a binary split.
+* a *multiway* attribute is an original feature split by every value, as in ID3:
+  ``multiway="categorical"`` (default) makes every categorical feature with ``k >= 3`` values
+  one; ``multiway="discrete"`` also every numeric feature with at most ``max_arity`` distinct
+  training values, all integers (integer-coded categories such as the MONK's attributes). Its
+  children are the *cells* of the feature's columns: a row's cell is the first of the feature's
+  columns (in binarization order) on which it goes left, or "rest" if none, i.e. the category
+  ``v`` (columns ``x == v``) or the interval between consecutive thresholds (columns
+  ``x <= t``; with the ``all`` binarization of an integer feature, one cell per value).
+
+**Encoding of a multiway node as a satdt tree.** A split of a part whose rows fall into cells
+``c_1 < ... < c_m`` (``m >= 2``, only the cells present) is the right-leaning chain of ``m - 1``
+binary tests ``col(c_1)``, ..., ``col(c_{m-1})``: the left child of the ``i``-th test is cell
+``c_i``, the right child of the last is ``c_m``. It is a binary tree with the same partition of
+the rows; for a categorical feature the tests read ``x == v_1``, ``x == v_2``, ...; for an
+integer feature ``x <= t_1``, ``x <= t_2``, ... . **Counting.** As in the paper, one multiway
+node is one test: the reward is ``-cost(feature)`` per multiway split whatever its arity, and the
+objective is the number of tests, :func:`count_tests` (a split counts unless it is the right
+child of a split on the same multiway feature: a feature never splits a path twice, since every
+child of its split has one cell). ``stats["binary_splits"]`` is the number of binary nodes of the
+encoding (``Tree.n_splits``); ``max_depth`` counts tests on a path (the binary encoding may be
+deeper). :func:`min_multiway_tests` is an exact reference (memoized search over the row sets)
+for the fewest tests of a consistent tree on small discrete problems.
 
 The learner (the paper's Algorithms 1 and 2)
 --------------------------------------------
@@ -41,7 +62,9 @@ coding (with ``alpha = 1`` one update moves ``Q(s, a)`` all the way to its targe
 0), or are constants. Actions are chosen epsilon-greedily (ties broken at random).
 
 The tree returned is the best one met in any episode (fewest errors, then lowest test cost, then
-fewest splits); the tree of the final greedy policy is reported in ``stats``.
+fewest tests, then fewest binary nodes); the tree of the final greedy policy is reported in
+``stats``. Its objective is its number of tests (:func:`count_tests`; = ``Tree.n_splits`` when no
+feature is multiway).
 """
 
 from __future__ import annotations
@@ -58,7 +81,8 @@ from ...tree import Node, Tree
 from ..common import Deadline, finalize_tree
 
 __all__ = ["solve_adapttree", "AdaptTreeResult", "TileCoder", "id3_tree", "paper_problem",
-           "paper_schedule", "FEATURES", "DEFAULT_FEATURES", "sarsa_update"]
+           "paper_schedule", "FEATURES", "DEFAULT_FEATURES", "sarsa_update", "attributes", "Attributes",
+           "count_tests", "min_multiway_tests", "MULTIWAY"]
 
 #: every feature of ``g(s, a)`` (all in [0, 1])
 FEATURES = (
@@ -74,6 +98,7 @@ FEATURES = (
 )
 DEFAULT_FEATURES = ("info_gain", "gain_ratio", "gini", "pure", "state_entropy", "state_open")
 _STATE = ("state_entropy", "state_open")
+MULTIWAY = ("none", "categorical", "discrete")
 _CACHE_PARTS = 200_000   # parts whose statistics are kept
 
 
@@ -203,25 +228,232 @@ def split_statistics(problem: BinaryProblem, rows: np.ndarray, attributes: np.nd
             "counts": total, "entropy": h, "gini": g, "weight": w}
 
 
+# ------------------------------------------------------------------------ attributes
+@dataclass
+class Attributes:
+    """The attributes an action may test (module doc): binary columns and multiway features.
+
+    Attributes
+    ----------
+    columns : list of ndarray
+        The binary columns of each attribute (one for a binary attribute; a multiway
+        attribute's columns in binarization order).
+    feature : ndarray of int
+        The original feature of each attribute.
+    multi : ndarray of bool
+        Multiway attributes.
+    cells : ndarray of int, shape (n_distinct, n_attributes)
+        The cell of each distinct row for each attribute (binary: the column's value, 0 = left).
+    multiway_features : frozenset of int
+        Original features split multiway.
+    """
+
+    columns: list
+    feature: np.ndarray
+    multi: np.ndarray
+    cells: np.ndarray
+    multiway_features: frozenset
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def statistics(self, problem: BinaryProblem, rows: np.ndarray) -> dict:
+        """:func:`split_statistics` over the attributes (``attr`` = attribute indices); the
+        statistics of a multiway attribute are those of its split into every cell present."""
+        if not self.multi.any():                         # attributes = columns, in order
+            return split_statistics(problem, rows)
+        single = np.flatnonzero(~self.multi)
+        cols = np.array([self.columns[a][0] for a in single], dtype=np.int64)
+        st = split_statistics(problem, rows, cols)
+        keep = np.searchsorted(cols, st["attr"]) if len(cols) else np.empty(0, dtype=np.int64)
+        out = {"attr": list(single[keep]), "info_gain": list(st["info_gain"]), "gain_ratio": list(st["gain_ratio"]),
+               "gini_gain": list(st["gini_gain"]), "pure": list(st["pure"])}
+        counts = problem.counts[rows].astype(float)
+        total = counts.sum(axis=0)
+        w, h, g = float(total.sum()), float(_entropy(total)), float(_gini(total))
+        for a in np.flatnonzero(self.multi):
+            child = np.zeros((len(self.columns[a]) + 1, counts.shape[1]))
+            np.add.at(child, self.cells[rows, a], counts)
+            wc = child.sum(axis=1)
+            child, wc = child[wc > 0], wc[wc > 0]
+            if len(wc) < 2:
+                continue
+            gain = max(h - float((wc * _entropy(child)).sum()) / w, 0.0)
+            split_info = float(_entropy(wc))
+            out["attr"].append(int(a))
+            out["info_gain"].append(gain)
+            out["gain_ratio"].append(min(gain / split_info, 1.0) if split_info > 0 else 0.0)
+            out["gini_gain"].append(max(g - float((wc * _gini(child)).sum()) / w, 0.0))
+            out["pure"].append(float(wc[child.max(axis=1) == wc].sum()) / w)
+        order = np.argsort(np.asarray(out["attr"], dtype=np.int64), kind="stable")
+        res = {k: np.asarray(v, dtype=np.int64 if k == "attr" else float)[order] for k, v in out.items()}
+        res.update(counts=total, entropy=h, gini=g, weight=w)
+        return res
+
+    def split(self, problem: BinaryProblem, a: int, rows: np.ndarray) -> tuple[Node, list[tuple[Node, np.ndarray]]]:
+        """Split ``rows`` by attribute ``a``: the (chain of) binary node(s) and the children as
+        ``(leaf node to fill, its rows)`` in cell order (module doc: the encoding)."""
+        cols = self.columns[a]
+        if not self.multi[a]:
+            go = problem.X[rows, cols[0]]
+            left, right = Node.leaf(0), Node.leaf(0)
+            return Node.split(int(cols[0]), 0.5, left, right), [(left, rows[~go]), (right, rows[go])]
+        cell = self.cells[rows, a]
+        present = np.unique(cell)
+        leaves = [Node.leaf(0) for _ in present]
+        node = leaves[-1]
+        for c, leaf in zip(present[-2::-1], leaves[-2::-1]):
+            node = Node.split(int(cols[c]), 0.5, leaf, node)
+        return node, [(leaf, rows[cell == c]) for c, leaf in zip(present, leaves)]
+
+
+def attributes(problem: BinaryProblem, multiway: str = "categorical", max_arity: int = 10) -> Attributes:
+    """The attributes of ``problem`` (module doc). ``multiway``: ``"none"`` (every binary column is
+    an attribute), ``"categorical"`` (categorical features with >= 2 columns split multiway) or
+    ``"discrete"`` (also numeric features with at most ``max_arity`` distinct training values,
+    all integers)."""
+    if multiway not in MULTIWAY:
+        raise ValueError(f"multiway must be one of {', '.join(MULTIWAY)}, got {multiway!r}")
+    if isinstance(max_arity, bool) or not isinstance(max_arity, (int, np.integer)) or max_arity < 2:
+        raise ValueError(f"max_arity must be an integer >= 2, got {max_arity!r}")
+    data, tests = problem.data, problem.tests
+    by_feature: dict[int, list[int]] = {}
+    for j, t in enumerate(tests):
+        by_feature.setdefault(t.feature, []).append(j)
+    multi_f = set()
+    if multiway != "none":
+        for f, js in by_feature.items():
+            if len(js) < 2:
+                continue
+            if data.schema.is_categorical(f):
+                multi_f.add(f)
+            elif multiway == "discrete":
+                v = np.unique(data.X[:, f])
+                if len(v) <= max_arity and np.all(v == np.round(v)):
+                    multi_f.add(f)
+    columns, feature, multi, cells = [], [], [], []
+    done = set()
+    for j, t in enumerate(tests):
+        f = t.feature
+        if f not in multi_f:
+            columns.append(np.array([j]))
+            feature.append(f)
+            multi.append(False)
+            cells.append(problem.X[:, j].astype(np.int64))
+        elif f not in done:
+            done.add(f)
+            js = np.array(by_feature[f])
+            if not data.schema.is_categorical(f):     # thresholds: ascending (cells = intervals)
+                js = js[np.argsort([tests[k].threshold for k in js], kind="stable")]
+            block = problem.X[:, js]                  # True = right (x > t, or x != v)
+            first_left = np.where(block.all(axis=1), len(js), np.argmin(block, axis=1))
+            columns.append(js)
+            feature.append(f)
+            multi.append(True)
+            cells.append(first_left.astype(np.int64))
+    cells_arr = np.stack(cells, axis=1) if cells else np.zeros((problem.n_distinct, 0), dtype=np.int64)
+    return Attributes(columns, np.asarray(feature, dtype=np.int64), np.asarray(multi, dtype=bool), cells_arr,
+                      frozenset(multi_f))
+
+
+def count_tests(tree: Tree, multiway_features: Any = ()) -> int:
+    """Tests of a tree counted as the paper does: one multiway node = one test (module doc).
+
+    ``tree`` is over the original features; a split counts unless it is the right child of a
+    split on the same feature of ``multiway_features`` (with none, this is ``tree.n_splits``)."""
+    multi = set(int(f) for f in multiway_features)
+
+    def rec(node: Node, parent: int) -> int:
+        if node.is_leaf:
+            return 0
+        own = 0 if (node.feature == parent and node.feature in multi) else 1
+        return own + rec(node.left, -1) + rec(node.right, node.feature)
+
+    return rec(tree.root, -1)
+
+
+def min_multiway_tests(problem: BinaryProblem, multiway: str = "discrete", max_arity: int = 10, costs: Any = None,
+                       max_parts: int = 2_000_000) -> float | None:
+    """The least total test cost (number of tests with unit costs) of a tree consistent with the
+    training rows, each test an attribute of :func:`attributes` (one multiway node = one test).
+
+    Exact, by memoized search over the sets of rows a path can reach: ``f(rows) = 0`` if the rows
+    have one class, else ``min_a cost(a) + sum over a's cells of f(cell)``. A reference for small
+    discrete problems (the paper's, the MONK's), not an engine: returns None when more than
+    ``max_parts`` row sets would be needed, ``inf`` if rows conflict.
+    """
+    attrs = attributes(problem, multiway, max_arity)
+    cost = _feature_costs(problem, costs)
+    cost_a = np.array([cost[c[0]] for c in attrs.columns]) if len(attrs) else np.zeros(0)
+    label = np.where((problem.counts > 0).sum(axis=1) == 1, np.argmax(problem.counts, axis=1), -1)
+    memo: dict[bytes, float] = {}
+
+    import sys
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+
+    class _TooBig(Exception):
+        pass
+
+    def f(rows: np.ndarray) -> float:
+        lab = label[rows]
+        if lab[0] >= 0 and np.all(lab == lab[0]):
+            return 0.0
+        key = rows.tobytes()
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        if len(memo) >= max_parts:
+            raise _TooBig
+        best = np.inf
+        cells = attrs.cells[rows]
+        for a in np.argsort(cost_a, kind="stable"):
+            if cost_a[a] >= best:
+                break
+            cell = cells[:, a]
+            present = np.unique(cell)
+            if len(present) < 2:
+                continue
+            total = cost_a[a]
+            for c in present:
+                total += f(rows[cell == c])
+                if total >= best:
+                    break
+            best = min(best, total)
+        memo[key] = best
+        return best
+
+    try:
+        return float(f(np.arange(problem.n_distinct)))
+    except _TooBig:
+        return None
+
+
 # ------------------------------------------------------------------------ ID3
-def id3_tree(problem: BinaryProblem, max_depth: int | None = None, criterion: str = "info_gain") -> Tree:
-    """ID3 over the binary columns: split every impure part by the attribute of largest
-    ``criterion`` (``"info_gain"``, ``"gain_ratio"`` or ``"gini_gain"``; ties: the lowest column),
-    until parts are pure, inseparable or at ``max_depth``. A tree over the columns (threshold 0.5)."""
+def id3_tree(problem: BinaryProblem, max_depth: int | None = None, criterion: str = "info_gain",
+             multiway: str = "categorical", max_arity: int = 10) -> Tree:
+    """ID3 over the attributes (:func:`attributes`: binary columns and multiway features): split
+    every impure part by the attribute of largest ``criterion`` (``"info_gain"``,
+    ``"gain_ratio"`` or ``"gini_gain"``; ties: the lowest attribute), until parts are pure,
+    inseparable or at ``max_depth`` tests. A tree over the columns (threshold 0.5); a multiway
+    split is its chain of binary tests (module doc)."""
     if criterion not in ("info_gain", "gain_ratio", "gini_gain"):
         raise ValueError(f"criterion must be info_gain, gain_ratio or gini_gain, got {criterion!r}")
+    attrs = attributes(problem, multiway, max_arity)
 
     def rec(rows: np.ndarray, depth: int) -> Node:
         counts = problem.counts[rows].sum(axis=0)
         leaf = Node.leaf(int(np.argmax(counts)), counts)
         if (counts > 0).sum() <= 1 or (max_depth is not None and depth >= max_depth):
             return leaf
-        st = split_statistics(problem, rows)
+        st = attrs.statistics(problem, rows)
         if len(st["attr"]) == 0:
             return leaf
-        j = int(st["attr"][int(np.argmax(st[criterion]))])
-        go = problem.X[rows, j]
-        return Node.split(j, 0.5, rec(rows[~go], depth + 1), rec(rows[go], depth + 1))
+        a = int(st["attr"][int(np.argmax(st[criterion]))])
+        node, children = attrs.split(problem, a, rows)
+        for child, sub in children:
+            built = rec(sub, depth + 1)
+            child.__dict__.update(built.__dict__)
+        return node
 
     return Tree(rec(np.arange(problem.n_distinct), 0), classes=problem.classes)
 
@@ -260,7 +492,7 @@ class AdaptTreeResult:
     Attributes
     ----------
     result : SolveResult
-        The best tree met (original features), status FEASIBLE, objective = its splits.
+        The best tree met (original features), status FEASIBLE, objective = its tests (= its splits without multiway features).
     binary_tree : Tree
         The same tree over the binary columns (before pruning).
     curve : list of dict
@@ -290,7 +522,7 @@ class _Episode:
         self.open: list[_Part] = []
         self.h_sum = 0.0            # sum over parts of weight * normalized entropy
         self.open_weight = 0.0
-        self.splits, self.cost, self.errors = 0, 0.0, 0.0
+        self.splits, self.binary_splits, self.cost, self.errors = 0, 0, 0.0, 0.0
         self.reward0 = -self._add(rows, self.root, 0)
 
     def _add(self, rows: np.ndarray, node: Node, depth: int) -> float:
@@ -325,15 +557,16 @@ class _Episode:
         part = self.open.pop(part_pos)
         self.open_weight -= part.weight
         self.h_sum -= part.weight * part.entropy
-        go = env.problem.X[part.rows, attr]
-        left, right = Node.leaf(0), Node.leaf(0)
+        chain, children = env.attrs.split(env.problem, attr, part.rows)
         node = part.node
-        node.feature, node.threshold, node.left, node.right = int(attr), 0.5, left, right
+        node.feature, node.threshold, node.left, node.right = chain.feature, chain.threshold, chain.left, chain.right
         self.splits += 1
+        self.binary_splits += len(children) - 1
         c = float(env.costs[attr])
         self.cost += c
-        penalty = self._add(part.rows[~go], left, part.depth + 1)
-        penalty += self._add(part.rows[go], right, part.depth + 1)
+        penalty = 0.0
+        for leaf, rows in children:
+            penalty += self._add(rows, leaf, part.depth + 1)
         return -c - penalty
 
     def interrupt(self) -> None:
@@ -349,12 +582,14 @@ class _Episode:
 
 
 class _Env:
-    def __init__(self, problem: BinaryProblem, features: Sequence[str], costs: np.ndarray,
+    def __init__(self, problem: BinaryProblem, attrs: Attributes, features: Sequence[str], costs: np.ndarray,
                  max_depth: int | None, error_cost: float, coder_kwargs: dict):
-        self.problem, self.costs, self.max_depth, self.error_cost = problem, costs, max_depth, error_cost
+        """``costs``: per binary column; an attribute costs its (first) column's feature cost."""
+        self.problem, self.attrs, self.max_depth, self.error_cost = problem, attrs, max_depth, error_cost
+        self.costs = np.array([costs[c[0]] for c in attrs.columns]) if len(attrs) else np.ones(0)
         self.n = float(problem.weights.sum())
         self.h_norm = max(1.0, float(np.log2(max(2, problem.n_classes))))
-        self.max_cost = float(costs.max()) if len(costs) else 1.0
+        self.max_cost = float(self.costs.max()) if len(self.costs) else 1.0
         self.action_names = [f for f in features if f not in _STATE]
         self.state_names = [f for f in features if f in _STATE]
         self.action_dims = np.arange(len(self.action_names))
@@ -374,7 +609,7 @@ class _Env:
         h = float(_entropy(counts.astype(float))) / self.h_norm
         attrs, terms = np.empty(0, dtype=np.int64), None
         if (counts > 0).sum() > 1:
-            st = split_statistics(self.problem, rows)
+            st = self.attrs.statistics(self.problem, rows)
             if len(st["attr"]):
                 attrs = st["attr"]
                 terms = self.coder.partial(self.action_features(weight, h, st), self.action_dims)
@@ -444,6 +679,7 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
                     n_layers: int = 32, memory: int = 512, resolution: int = 2,
                     features: Sequence[str] = DEFAULT_FEATURES, costs: Any = None,
                     max_depth: int | None = None, error_cost: float = 1.0, q_init: float = 0.0,
+                    multiway: str = "categorical", max_arity: int = 10,
                     random_state: int | None = 0, time_limit: float | None = None) -> AdaptTreeResult:
     """ADAPTTREE0 (module doc): SARSA over partitions, tile-coded splitting criteria.
 
@@ -467,12 +703,17 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
     costs : array-like or None
         Cost of testing each original feature (the reward of a split is minus it); None: 1.
     max_depth : int or None
-        Parts at this depth close (None: only pure or inseparable parts close).
+        Parts at this depth (in tests) close (None: only pure or inseparable parts close).
     error_cost : float
         Penalty per misclassified training row of a part that closes impure.
     q_init : float
         Initial value of every ``Q(s, a)`` (0, the paper's zero weights, is optimistic: the
         returns are negative).
+    multiway : {"categorical", "discrete", "none"}
+        Which features split by every value (module doc, :func:`attributes`).
+    max_arity : int
+        With ``"discrete"``: numeric features with at most this many distinct integer values
+        split multiway.
     random_state : int or None
     time_limit : float or None
         Wall-clock seconds; the best tree so far is returned when it runs out (an episode cut
@@ -491,7 +732,8 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
     if not error_cost >= 0:
         raise ValueError(f"error_cost must be >= 0, got {error_cost!r}")
     alpha_at, epsilon_at = _schedule(alpha, "alpha"), _schedule(epsilon, "epsilon")
-    env = _Env(problem, list(features), _feature_costs(problem, costs), max_depth, float(error_cost),
+    attrs = attributes(problem, multiway, max_arity)
+    env = _Env(problem, attrs, list(features), _feature_costs(problem, costs), max_depth, float(error_cost),
                dict(n_layers=n_layers, memory=memory, resolution=resolution))
     rng = np.random.default_rng(random_state)
     theta = np.full(memory, float(q_init) / n_layers)
@@ -536,7 +778,7 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
         episodes_run += 1
         curve.append({"episode": episode, "splits": ep.splits, "errors": ep.errors, "cost": ep.cost,
                       "return": getattr(ep, "ret", ep.reward0), "alpha": rate, "epsilon": eps})
-        key = (ep.errors, ep.cost, ep.splits)
+        key = (ep.errors, ep.cost, ep.splits, ep.binary_splits)
         if best_key is None or key < best_key:
             best_key, best_root, best_episode = key, ep.root, episode
     greedy = run(0.0, None) if not deadline.expired() else None
@@ -544,15 +786,18 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
     binary = Tree(best_root, classes=problem.classes)
     tree, errors = finalize_tree(problem, binary)
     tree.meta.update(method="adapttree")
+    tests = count_tests(tree, attrs.multiway_features)
     stats = {"solver": "adapttree0", "episodes": episodes_run, "best_episode": best_episode,
-             "best_splits": int(best_key[2]), "test_cost": float(best_key[1]),
+             "best_splits": int(best_key[2]), "test_cost": float(best_key[1]), "tests": tests,
+             "binary_splits": tree.n_splits, "multiway": multiway,
+             "multiway_features": sorted(int(f) for f in attrs.multiway_features),
              "errors": errors, "greedy_splits": None if greedy is None else greedy.splits,
              "greedy_errors": None if greedy is None else greedy.errors,
              "interrupted": bool(getattr(ep, "interrupted", False)),
              "first_episode_splits": curve[0]["splits"], "n_layers": n_layers, "memory": memory,
              "features": list(features), "binary_columns": problem.n_binary,
              "engine_s": round(deadline.elapsed(), 4)}
-    result = SolveResult(tree, FEASIBLE, float(tree.n_splits), None, deadline.elapsed(), method="adapttree",
-                         objective_name="splits", stats=stats)
+    result = SolveResult(tree, FEASIBLE, float(tests), None, deadline.elapsed(), method="adapttree",
+                         objective_name="tests" if attrs.multiway_features else "splits", stats=stats)
     return AdaptTreeResult(result, binary, curve, None if greedy is None else Tree(greedy.root, classes=problem.classes),
                            theta)

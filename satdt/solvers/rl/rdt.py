@@ -19,7 +19,10 @@ example, sample ``M`` trajectories (Monte Carlo); for each, a gradient step on t
 hinge ``max(0, 1 + max_{c != y} alpha_c - alpha_y)``. ``batch_size=1`` is the paper's per-example
 SGD; larger batches average the same per-example gradients (vectorized, faster).
 ``baseline=True`` subtracts a running mean of ``Delta`` from the policy-gradient weight (a
-variance reduction that keeps the gradient unbiased; not in the paper, off by default here).
+variance reduction that keeps the gradient unbiased; not in the paper, off by default here);
+``baseline="loo"`` subtracts, for each trajectory, the mean loss of the *other* ``M - 1``
+trajectories of the same example (leave-one-out: a per-example baseline, also unbiased, built
+from Algorithm 1's own Monte-Carlo samples; needs ``M >= 2``).
 
 The exact objective and its gradient (enumerating the ``W**D`` paths) are
 :meth:`ReinforcedDecisionTree.expected_loss` and :meth:`~ReinforcedDecisionTree.path_gradients`:
@@ -29,7 +32,8 @@ Prediction: the leaf of the most likely path (``predict="path"``, default) or th
 ``sum_l P(l | x) alpha_l`` (``predict="expected"``); the class is the argmax.
 
 Random Trees (the paper's baseline): each leaf's ``alpha`` is fixed to the one-hot vector of a
-random class; only the policies learn.
+random class (independent draws, or ``"balanced"``: a random permutation of the classes repeated
+over the leaves); only the policies learn.
 
 Axis-aligned variant (:class:`AxisAlignedRDT`, not in the paper)
 -----------------------------------------------------------------
@@ -83,6 +87,13 @@ def _loss(scores: np.ndarray, y: np.ndarray, kind: str) -> tuple[np.ndarray, np.
     return loss, grad
 
 
+def _onehot(index: np.ndarray, size: int) -> np.ndarray:
+    """(n, size) float matrix with a 1 at ``index[r]`` in row ``r``."""
+    out = np.zeros((len(index), size))
+    out[np.arange(len(index)), index] = 1.0
+    return out
+
+
 def _sample(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One index per row of ``probs`` (n, K), by inverse CDF."""
     cdf = np.cumsum(probs, axis=1)
@@ -120,7 +131,7 @@ def _train(model, n: int, rng: np.random.Generator, deadline: Deadline | None, s
             if deadline is not None and start and deadline.expired():
                 break
             batch = np.repeat(order[start:start + model.batch_size], model.n_samples)
-            b = running if (model.baseline and running is not None) else 0.0
+            b = running if (model.baseline is True and running is not None) else 0.0
             delta = step(batch, b)
             mean_delta = float(delta.mean())
             running = mean_delta if running is None else 0.9 * running + 0.1 * mean_delta
@@ -145,18 +156,30 @@ class ReinforcedDecisionTree:
         Examples per step (1: the paper's per-example SGD).
     loss : {"squared", "hinge"}
     predict : {"path", "expected"}
-    random_leaves : bool
-        The Random Trees baseline: leaves fixed to one-hot random classes.
-    baseline : bool
-        Subtract a running mean of Delta in the policy gradient.
+    random_leaves : bool or "balanced"
+        The Random Trees baseline: leaves fixed to one-hot random classes, drawn independently
+        (True) or a random permutation of the classes repeated over the leaves ("balanced":
+        every class reachable when ``W**D >= C``).
+    baseline : bool or "loo"
+        Subtract a running mean of Delta in the policy gradient (True), or the leave-one-out
+        mean of the example's other trajectories ("loo").
+    init_scale : float
+        Standard deviation of the initial policy weights.
     random_state : int or None
     """
 
     def __init__(self, width: int = 2, depth: int = 5, n_samples: int = 10, epochs: int = 100,
                  lr_policy: float = 2.0, lr_leaf: float = 1.0, batch_size: int = 10, loss: str = "squared",
                  predict: str = "path", random_leaves: bool = False, baseline: bool = False,
-                 random_state: int | None = 0):
+                 init_scale: float = 0.01, random_state: int | None = 0):
         _check_common(width, depth, n_samples, epochs, batch_size, min(lr_policy, lr_leaf), loss, predict)
+        if not (np.isfinite(init_scale) and init_scale >= 0):
+            raise ValueError(f"init_scale must be >= 0, got {init_scale!r}")
+        self.init_scale = float(init_scale)
+        if baseline not in (False, True, "loo"):
+            raise ValueError(f"baseline must be False, True or 'loo', got {baseline!r}")
+        if baseline == "loo" and n_samples < 2:
+            raise ValueError("baseline='loo' needs n_samples >= 2")
         self.width, self.depth, self.n_samples, self.epochs = width, depth, n_samples, epochs
         self.lr_policy, self.lr_leaf, self.batch_size = lr_policy, lr_leaf, batch_size
         self.loss, self.predict_mode, self.random_leaves = loss, predict, random_leaves
@@ -166,8 +189,10 @@ class ReinforcedDecisionTree:
     def init(self, n_features: int, n_classes: int, rng: np.random.Generator) -> "ReinforcedDecisionTree":
         W, D = self.width, self.depth
         self.n_classes = n_classes
-        self.theta = [0.01 * rng.standard_normal((W ** level, W, n_features + 1)) for level in range(D)]
-        if self.random_leaves:
+        self.theta = [self.init_scale * rng.standard_normal((W ** level, W, n_features + 1)) for level in range(D)]
+        if self.random_leaves == "balanced":        # every class on W**D // C or one more leaves
+            self.alpha = np.eye(n_classes)[rng.permutation(np.arange(W ** D) % n_classes)]
+        elif self.random_leaves:
             self.alpha = np.eye(n_classes)[rng.integers(n_classes, size=W ** D)]
         else:
             self.alpha = np.zeros((W ** D, n_classes))
@@ -199,13 +224,17 @@ class ReinforcedDecisionTree:
 
     # ---------------------------------------------------------------- gradients
     def path_gradients(self, Xt: np.ndarray, y: np.ndarray, choices: np.ndarray, weights: np.ndarray,
-                       baseline: float = 0.0) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+                       baseline: float | np.ndarray = 0.0, probs: list[np.ndarray] | None = None
+                       ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
         """Delta and the weighted sum of per-trajectory gradients of trajectories ``choices``.
 
         Row ``r`` follows children ``choices[r]`` (n, D). Its gradient is ``grad_alpha Delta`` at
         its leaf and ``(Delta - baseline) * grad_Theta log P(path | x)`` on its nodes; the sums
         are weighted by ``weights`` (``1 / (n M)`` in training; ``P(path | x)`` gives the exact
         gradient of the expected loss).
+
+        ``probs[level]``, when given, are the children probabilities of the rows' nodes at each
+        level (as :meth:`node_probs`; the sampler has them already).
 
         Returns
         -------
@@ -215,21 +244,23 @@ class ReinforcedDecisionTree:
         """
         n, W = Xt.shape[0], self.width
         nodes = np.zeros(n, dtype=np.int64)
-        grad_theta = [np.zeros_like(t) for t in self.theta]
         pieces = []
         for level in range(self.depth):
-            probs = self.node_probs(Xt, level, nodes)
+            p = self.node_probs(Xt, level, nodes) if probs is None else probs[level]
             c = choices[:, level]
-            score = -probs
+            score = -p
             score[np.arange(n), c] += 1.0                    # grad of log softmax wrt the logits
             pieces.append((level, nodes, score))
             nodes = nodes * W + c
         delta, g_alpha = _loss(self.alpha[nodes], y, self.loss)
         weight_pg = weights * (delta - baseline)
+        grad_theta = []
         for level, at, score in pieces:
-            np.add.at(grad_theta[level], at, (weight_pg[:, None] * score)[:, :, None] * Xt[:, None, :])
-        grad_alpha = np.zeros_like(self.alpha)
-        np.add.at(grad_alpha, nodes, weights[:, None] * g_alpha)
+            # sum over the rows at each node: a one-hot (nodes x rows) product instead of np.add.at
+            K = self.theta[level].shape[0]
+            per_row = ((weight_pg[:, None] * score)[:, :, None] * Xt[:, None, :]).reshape(n, -1)
+            grad_theta.append((_onehot(at, K).T @ per_row).reshape(self.theta[level].shape))
+        grad_alpha = _onehot(nodes, self.alpha.shape[0]).T @ (weights[:, None] * g_alpha)
         return delta, grad_theta, grad_alpha
 
     def expected_loss(self, Xt: np.ndarray, y: np.ndarray) -> float:
@@ -265,12 +296,18 @@ class ReinforcedDecisionTree:
             Xb, yb = Xt[batch], y[batch]
             choices = np.zeros((len(batch), self.depth), dtype=np.int64)
             nodes = np.zeros(len(batch), dtype=np.int64)
+            probs = []
             for level in range(self.depth):
-                c = _sample(self.node_probs(Xb, level, nodes), rng)
+                probs.append(self.node_probs(Xb, level, nodes))
+                c = _sample(probs[-1], rng)
                 choices[:, level] = c
                 nodes = nodes * self.width + c
             weights = np.full(len(batch), 1.0 / len(batch))
-            delta, g_theta, g_alpha = self.path_gradients(Xb, yb, choices, weights, baseline=b)
+            if self.baseline == "loo":          # rows come in runs of M copies (``_train``)
+                M = self.n_samples
+                d = _loss(self.alpha[nodes], yb, self.loss)[0].reshape(-1, M)
+                b = ((d.sum(axis=1, keepdims=True) - d) / (M - 1)).ravel()
+            delta, g_theta, g_alpha = self.path_gradients(Xb, yb, choices, weights, baseline=b, probs=probs)
             for t, g in zip(self.theta, g_theta):
                 t -= self.lr_policy * g
             if not self.random_leaves:
@@ -307,6 +344,8 @@ class AxisAlignedRDT:
                  lr_leaf: float = 1.0, batch_size: int = 32, loss: str = "squared", baseline: bool = True,
                  random_state: int | None = 0):
         _check_common(2, depth, n_samples, epochs, batch_size, min(lr_policy, lr_leaf), loss, "path")
+        if baseline not in (False, True):
+            raise ValueError(f"the axis-aligned RDT's baseline is True or False, got {baseline!r}")
         self.depth, self.n_samples, self.epochs = depth, n_samples, epochs
         self.lr_policy, self.lr_leaf, self.batch_size = lr_policy, lr_leaf, batch_size
         self.loss, self.baseline, self.random_state = loss, baseline, random_state
@@ -365,7 +404,7 @@ class AxisAlignedRDT:
 def solve_rdt(problem_or_data: Any, *, width: int = 2, depth: int = 3, axis_aligned: bool = True,
               n_samples: int = 10, epochs: int | None = None, lr_policy: float | None = None,
               lr_leaf: float | None = None, batch_size: int | None = None, loss: str = "squared",
-              predict: str = "path", baseline: bool | None = None, random_leaves: bool = False,
+              predict: str = "path", baseline: bool | str | None = None, random_leaves: bool | str = False,
               random_state: int | None = 0, time_limit: float | None = None) -> tuple[SolveResult, Any]:
     """Train an RDT; the axis-aligned variant returns its hardened tree as a :class:`SolveResult`.
 
