@@ -525,3 +525,22 @@ def test_core_depth_two_scan_equals_reference(seed):
     res = solve_regularized_dp(problem, lam=0.01, max_depth=3)
     assert res.objective == ref.objective and res.stats["engine_objective"] == ref.stats["engine_objective"]
     assert scans + res.stats["depth2_scans"] > 0  # the instance reached the scan
+
+
+@pytest.mark.parametrize("name", ["iris", "compas", "car"])
+def test_problem_from_codes_and_from_matrix_give_the_same_optimum(name):
+    """The chains read from the features' codes (no binary matrix) and the chains checked
+    against the binary matrix give the same search and the same optimum."""
+    from satdt.binarize import BinaryProblem
+
+    data = load_dataset(name)
+    b = Binarizer("all").fit(data)
+    lazy = b.problem(data, fit=False)
+    dense = BinaryProblem.build(b.transform(data.X), data, list(b.tests_), "all")
+    assert dense.codes is None and lazy.codes is not None
+    for depth in (2, 3):
+        a = solve_max_accuracy_dp(lazy, max_depth=depth)
+        c = solve_max_accuracy_dp(dense, max_depth=depth)
+        assert a.status == c.status == "OPTIMAL" and a.objective == c.objective
+        assert a.stats["nodes"] == c.stats["nodes"]
+    assert not lazy.has_matrix  # the DP never built it

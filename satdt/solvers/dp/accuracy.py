@@ -56,10 +56,11 @@ def engine_name(search: SearchBase) -> str:
 
 def _finalize(problem: BinaryProblem, binary_tree: Tree,
               binary_errors: Callable[[Tree], float]) -> tuple[Tree, int]:
-    """:func:`finalize_tree`; for a large matrix with the errors over the binary columns counted
-    through the chains (``binary_errors``), without a float64 copy of ``problem.X``."""
-    large = problem.n_distinct * problem.n_binary > _SMALL_MATRIX
-    return finalize_tree(problem, binary_tree, binary_errors=binary_errors if large else None)
+    """:func:`finalize_tree`; with the errors over the binary columns counted through the chains
+    (``binary_errors``) when ``problem.X`` is not built (problems made from the features' codes)
+    or large (no float64 copy of it)."""
+    from_chains = not problem.has_matrix or problem.n_distinct * problem.n_binary > _SMALL_MATRIX
+    return finalize_tree(problem, binary_tree, binary_errors=binary_errors if from_chains else None)
 
 
 def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, pair_ops: float) -> None:
