@@ -72,7 +72,7 @@ class ConflictError(DataError):
         self.rows = rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BinaryTest:
     """One Boolean test on an original feature; its column is True when the row goes right."""
 
