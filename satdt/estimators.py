@@ -22,12 +22,12 @@ from .deadline import Deadline, DeadlineExpired
 from .result import SolveResult, timeout_result
 from .tree import Tree
 
-__all__ = ["make_estimator", "METHODS", "SATTreeClassifier", "MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier",
+__all__ = ["make_estimator", "METHODS", "ConsistentTreeClassifier", "SATTreeClassifier", "MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier",
            "CPSATTreeClassifier", "DPDTClassifier", "NoTreeFoundError", "InfeasibleError"]
 
 
 from .result import NoTreeFoundError  # noqa: E402 (defined there: the CLI catches it without scikit-learn)
-from .result import INFEASIBLE, InfeasibleError, explain_infeasible  # noqa: E402
+from .result import INFEASIBLE, OPTIMAL, InfeasibleError, explain_infeasible  # noqa: E402
 
 
 def _check_int(name: str, value: Any, low: int, allow_none: bool = False) -> None:
@@ -140,7 +140,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
         tree = Tree(Node.leaf(0), classes=data.classes, feature_names=data.feature_names)
         tree.fit_counts(data.X, data.y)
-        return SolveResult(tree, "OPTIMAL", 0.0, 0.0, 0.0, method="single-class",
+        return SolveResult(tree, OPTIMAL, 0.0, 0.0, 0.0, method="single-class",
                            objective_name="errors", stats={"note": "one class: a single leaf"})
 
     def _solve(self, data: Dataset) -> SolveResult:  # pragma: no cover - abstract
@@ -195,8 +195,11 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-class SATTreeClassifier(_TreeClassifier):
-    """Smallest decision tree that classifies every training row correctly (SAT, Avellaneda).
+class ConsistentTreeClassifier(_TreeClassifier):
+    """Smallest decision tree that classifies every training row correctly (DT_depth / DT_size).
+
+    The question of Avellaneda's SAT encodings (AAAI-20), answered by the engine of ``engine``:
+    SAT or the dynamic program (``"auto"``: the one measured fastest for the data).
 
     Parameters
     ----------
@@ -280,6 +283,20 @@ class SATTreeClassifier(_TreeClassifier):
         return options
 
 
+class SATTreeClassifier(ConsistentTreeClassifier):
+    """Deprecated name of :class:`ConsistentTreeClassifier` (it may run no SAT at all: with
+    ``engine="dp"`` or ``"auto"`` the dynamic program answers). Same parameters and results;
+    ``fit`` warns (``FutureWarning``). To be removed in the release after 0.1.
+    """
+
+    def fit(self, X: Any, y: Any) -> "SATTreeClassifier":
+        import warnings
+
+        warnings.warn("SATTreeClassifier is deprecated and will be removed in the next release; use "
+                      "ConsistentTreeClassifier (same parameters)", FutureWarning, stacklevel=2)
+        return super().fit(X, y)
+
+
 class _DepthBoundedClassifier(_TreeClassifier):
     """Most accurate tree of depth <= ``max_depth``; subclasses name the engine."""
 
@@ -301,7 +318,7 @@ class MaxSATTreeClassifier(_DepthBoundedClassifier):
     Parameters
     ----------
     max_depth : int
-    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
     """
 
     _method = "maxsat"
@@ -325,7 +342,7 @@ class DPTreeClassifier(_DepthBoundedClassifier):
     max_depth : int
     lam : float or None
         Penalty per leaf; None for plain accuracy.
-    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
     """
 
     _method = "dp"
@@ -362,7 +379,7 @@ class BinOCTClassifier(_TreeClassifier):
     warm_start : bool, "cart" or "dpdt"
         Start from a tree of the same depth: CART (True, ``"cart"``) or the most accurate tree of
         DPDT's front (``"dpdt"``).
-    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
     """
 
     # CP-SAT (the default backend) with several workers may return any of several optimal trees
@@ -448,7 +465,7 @@ class CPSATTreeClassifier(_TreeClassifier):
     warm_start : bool, "cart" or "dpdt"
         Hint CP-SAT with the CART tree of that depth (True, ``"cart"``) or the best tree of
         DPDT's front for this lambda (``"dpdt"``).
-    binarization, n_thresholds, time_limit, progress : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
     """
 
     _deterministic = False  # several CP-SAT workers: any of several optimal trees
@@ -479,7 +496,7 @@ class CPSATTreeClassifier(_TreeClassifier):
 
         return cpsat.solve_regularized(self._problem(data), lam=self.lam, max_depth=self.max_depth,
                                        time_limit=self._time_left(), num_workers=self.num_workers,
-                                       seed=self.seed, hint=self.warm_start if isinstance(self.warm_start, str)
+                                       seed=self.seed, warm_start=self.warm_start if isinstance(self.warm_start, str)
                                        else ("cart" if self.warm_start else None), **self._progress())
 
 
@@ -507,7 +524,7 @@ class DPDTClassifier(_TreeClassifier):
     random_state : int
     time_limit : float or None
     progress : callable or None
-        See :class:`SATTreeClassifier`.
+        See :class:`ConsistentTreeClassifier`.
     """
 
     _uses_binarizer = False
@@ -549,8 +566,8 @@ class DPDTClassifier(_TreeClassifier):
 
 #: method name (CLI ``--method``) -> (estimator class, default max_depth)
 METHODS: dict[str, tuple[type, int | None]] = {
-    "sat-depth": (SATTreeClassifier, None),
-    "sat-size": (SATTreeClassifier, None),
+    "sat-depth": (ConsistentTreeClassifier, None),
+    "sat-size": (ConsistentTreeClassifier, None),
     "maxsat": (MaxSATTreeClassifier, 3),
     "dp": (DPTreeClassifier, 3),
     "binoct": (BinOCTClassifier, 2),
@@ -577,13 +594,13 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
     cls, default_depth = METHODS[method]
-    if engine is not None and cls is not SATTreeClassifier:
+    if engine is not None and cls is not ConsistentTreeClassifier:
         raise ValueError(f"engine applies to sat-depth and sat-size only, not to '{method}'")
     kwargs: dict[str, Any] = {"time_limit": time_limit,
                               "max_depth": default_depth if max_depth is None else max_depth}
     if cls is not DPDTClassifier:
         kwargs.update(binarization=binarization, n_thresholds=n_thresholds)
-    if cls is SATTreeClassifier:
+    if cls is ConsistentTreeClassifier:
         kwargs["objective"] = "depth" if method == "sat-depth" else "size"
         if engine is not None:
             kwargs["engine"] = engine
@@ -648,7 +665,7 @@ class AdaptTreeClassifier(_TreeClassifier):
         Features split by every value: categorical ones, also integer-coded numeric ones with
         at most ``max_arity`` values (``"discrete"``), or none (binary tests only).
     max_arity : int
-    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit : see :class:`ConsistentTreeClassifier`
     random_state : int or None
 
     Attributes
@@ -729,7 +746,7 @@ class RDTClassifier(_TreeClassifier):
     prediction : {"path", "expected"}
     random_leaves : bool or "balanced"
         The Random Trees baseline (softmax-linear variant).
-    binarization, n_thresholds, time_limit : see :class:`SATTreeClassifier`
+    binarization, n_thresholds, time_limit : see :class:`ConsistentTreeClassifier`
     random_state : int or None
     """
 

@@ -1,19 +1,43 @@
-"""The result every method returns."""
+"""The result every method returns, and the one status vocabulary of engines and certificates."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from .tree import Tree
 
-__all__ = ["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "STATUSES", "SolveResult", "timeout_result"]
+__all__ = ["Status", "OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "NOT_OPTIMAL", "STATUSES",
+           "OBJECTIVE_NAMES", "SolveResult", "timeout_result"]
 
-OPTIMAL = "OPTIMAL"        # proven by the engine (UNSAT of the next bound, gap 0, CP-SAT OPTIMAL)
-FEASIBLE = "FEASIBLE"      # a tree, no proof (time limit); ``bound`` holds the best bound known
-INFEASIBLE = "INFEASIBLE"  # proven: no tree within the given limits (e.g. depth) exists
-UNKNOWN = "UNKNOWN"        # no tree and no proof (time limit before any tree)
-STATUSES = (OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN)
+
+class Status(str, Enum):
+    """What an engine proved (:class:`SolveResult`) or a certificate found (:mod:`satdt.verify`).
+
+    A ``str``: ``Status.OPTIMAL == "OPTIMAL"``, it prints and serializes to JSON as its name.
+    """
+
+    OPTIMAL = "OPTIMAL"          # proven by the engine (UNSAT of the next bound, gap 0, CP-SAT OPTIMAL)
+    FEASIBLE = "FEASIBLE"        # a tree, no proof (time limit); ``bound`` holds the best bound known
+    INFEASIBLE = "INFEASIBLE"    # proven: no tree within the given limits (e.g. depth) exists
+    UNKNOWN = "UNKNOWN"          # no tree and no proof (time limit before any tree)
+    NOT_OPTIMAL = "NOT_OPTIMAL"  # certificates only: a strictly better tree was found
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN = Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE, Status.UNKNOWN
+NOT_OPTIMAL = Status.NOT_OPTIMAL
+STATUSES = (OPTIMAL, FEASIBLE, INFEASIBLE, UNKNOWN)  # of a SolveResult
+
+#: ``SolveResult.objective_name`` of each objective of :func:`satdt.verify.certify` (whose
+#: names say what is optimized: ``accuracy`` is minimized as training errors, ``size`` as nodes)
+OBJECTIVE_NAMES = {"accuracy": "errors", "depth": "depth", "size": "nodes", "regularized": "regularized",
+                   "dpdt": "dpdt"}
 
 
 @dataclass
@@ -24,8 +48,8 @@ class SolveResult:
     ----------
     tree : Tree or None
         In the original features; re-evaluated on the training rows.
-    status : str
-        One of :data:`STATUSES`.
+    status : Status
+        One of :data:`STATUSES` (a string given here is converted).
     objective : float or None
         The tree's value for ``objective_name`` (evaluated on the data, not read from the engine).
     bound : float or None
@@ -34,13 +58,14 @@ class SolveResult:
         Wall-clock seconds of the whole call.
     method : str
     objective_name : str
-        E.g. ``"depth"``, ``"nodes"``, ``"errors"``, ``"regularized"``.
+        E.g. ``"depth"``, ``"nodes"``, ``"errors"``, ``"regularized"`` (the values of
+        :data:`OBJECTIVE_NAMES`, plus method-specific ones such as ``"splits"``).
     stats : dict
         Engine figures: variables, clauses/constraints, rows used, iterations, solver name...
     """
 
     tree: Tree | None
-    status: str
+    status: Status
     objective: float | None
     bound: float | None
     runtime: float
@@ -51,6 +76,7 @@ class SolveResult:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"unknown status {self.status!r}")
+        self.status = Status(self.status)
 
     @property
     def proven(self) -> bool:

@@ -32,14 +32,15 @@ import numpy as np
 
 from .binarize import Binarizer, BinaryProblem
 from .data import Dataset, prepare
-from .result import INFEASIBLE, OPTIMAL, SolveResult, explain_infeasible
+from .result import (FEASIBLE, INFEASIBLE, NOT_OPTIMAL, OBJECTIVE_NAMES, OPTIMAL, UNKNOWN, SolveResult, Status,
+                     explain_infeasible)
 from .tree import Node, Tree, class_index
 
-__all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "OBJECTIVES",
-           "NOT_OPTIMAL", "CERTIFIED", "UNDECIDED"]
+__all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "objective_of", "OBJECTIVES",
+           "NOT_OPTIMAL", "CERTIFIED", "UNDECIDED", "Status"]
 
-CERTIFIED, NOT_OPTIMAL, UNDECIDED = "OPTIMAL", "NOT_OPTIMAL", "UNKNOWN"
-OBJECTIVES = ("accuracy", "depth", "size", "regularized", "dpdt")
+CERTIFIED, UNDECIDED = OPTIMAL, UNKNOWN  # the former names of the statuses of a certificate
+OBJECTIVES = tuple(OBJECTIVE_NAMES)  # "accuracy", "depth", "size", "regularized", "dpdt"
 ACCURACY_ENGINES = ("dp", "cpsat", "maxsat", "binoct")
 REGULARIZED_ENGINES = ("dp", "cpsat")
 CONSISTENT_ENGINES = ("dp", "sat")  # depth and size: DT_depth / DT_size by DP or by SAT
@@ -55,7 +56,8 @@ class Certificate:
 
     Attributes
     ----------
-    status : {"OPTIMAL", "NOT_OPTIMAL", "UNKNOWN", "INFEASIBLE"}
+    status : Status
+        ``OPTIMAL``, ``NOT_OPTIMAL``, ``UNKNOWN`` or ``INFEASIBLE`` (:class:`~satdt.result.Status`).
         ``INFEASIBLE``: the engine proved that the search space is empty (``size`` with a
         ``max_depth`` below the minimum depth of an error-free tree); ``proof`` says so and
         ``engine.stats["depth_bound"]`` is the proven lower bound on that depth.
@@ -88,7 +90,7 @@ class Certificate:
         What an ``INFEASIBLE`` status proves, in one sentence.
     """
 
-    status: str
+    status: Status
     objective: str
     tree_value: float
     optimum: float | None
@@ -170,8 +172,10 @@ def as_tree(obj: Any, data: Dataset) -> Tree:
 # ---------------------------------------------------------------------------- values
 def tree_value(tree: Tree, data: Dataset, objective: str, lam: float | None = None,
                alpha: float | None = None) -> float:
-    """The tree's value for ``objective`` on ``data`` (see the module table)."""
-    errors = int((tree.predict_index(data.X) != data.y).sum())
+    """The tree's value for ``objective`` (or its :class:`SolveResult` name, :func:`objective_of`)
+    on ``data`` (see the module table)."""
+    objective = objective_of(objective)
+    errors = int(tree.errors(data.X, data.y))
     n = data.n_rows
     if objective == "accuracy":
         return float(errors)
@@ -183,7 +187,16 @@ def tree_value(tree: Tree, data: Dataset, objective: str, lam: float | None = No
         return errors / n + lam * tree.n_leaves
     if objective == "dpdt":
         return errors / n + alpha * tree.average_tests(data.X)
-    raise ValueError(f"unknown objective '{objective}'; choose one of {', '.join(OBJECTIVES)}")
+    raise AssertionError(objective)  # objective_of accepts only the objectives above
+
+
+def objective_of(name: str) -> str:
+    """The objective of :data:`OBJECTIVES` that ``name`` denotes: itself, or the name a
+    :class:`SolveResult` gives it (``"errors"`` for ``accuracy``, ``"nodes"`` for ``size``)."""
+    for objective, result_name in OBJECTIVE_NAMES.items():
+        if name in (objective, result_name):
+            return objective
+    raise ValueError(f"unknown objective '{name}'; choose one of {', '.join(OBJECTIVES)}")
 
 
 def _check_args(objective: str, lam: float | None, alpha: float | None, engine: str) -> None:
@@ -220,7 +233,7 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
         if engine == "cpsat":
             from .solvers import cpsat
             res = cpsat.solve_regularized(problem, lam=0.0, max_depth=depth, time_limit=time_limit)
-            return _rescale(res, problem.n_rows, "errors")
+            return _rescale(res, problem.n_rows, OBJECTIVE_NAMES["accuracy"])
         if engine == "maxsat":
             from .solvers import maxsat
             return maxsat.solve_max_accuracy(problem, max_depth=depth, time_limit=time_limit)
@@ -244,16 +257,16 @@ def _dpdt_exact(data: Dataset, alpha: float, depth: int, time_limit: float | Non
                           time_limit=time_limit)
     res = out.result
     complete = not res.stats.get("truncated", False)
-    return SolveResult(res.tree, OPTIMAL if complete else "FEASIBLE", res.objective,
+    return SolveResult(res.tree, OPTIMAL if complete else FEASIBLE, res.objective,
                        res.objective if complete else None, res.runtime, method="dpdt-exhaustive",
-                       objective_name="dpdt", stats=res.stats)
+                       objective_name=OBJECTIVE_NAMES["dpdt"], stats=res.stats)
 
 
 def _single_leaf_result(problem: BinaryProblem) -> SolveResult:
     tree = Tree(Node.leaf(int(np.argmax(problem.counts.sum(axis=0)))), classes=problem.classes,
                 feature_names=list(problem.data.feature_names)).fit_counts(problem.data.X, problem.data.y)
     errors = float(problem.n_rows - problem.counts.sum(axis=0).max())
-    return SolveResult(tree, OPTIMAL, errors, errors, 0.0, method="leaf", objective_name="errors")
+    return SolveResult(tree, OPTIMAL, errors, errors, 0.0, method="leaf", objective_name=OBJECTIVE_NAMES["accuracy"])
 
 
 def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:
@@ -275,6 +288,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
     tree : Tree, dict, DecisionTreeClassifier or satdt estimator
     X, y : training data (or a :class:`Dataset` as ``X`` with ``y=None``)
     objective : {"accuracy", "depth", "size", "regularized", "dpdt"}
+        Or the name a :class:`SolveResult` gives it (``"errors"``, ``"nodes"``: :data:`OBJECTIVE_NAMES`).
     max_depth : int, optional
         Depth bound of the search space (default: the tree's depth). For ``depth`` it is
         ignored: the question is whether any error-free tree is shallower.
@@ -307,6 +321,7 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
     certifying CART, DPDT and any other heuristic of one depth costs one exact solve.
     """
     start = time.perf_counter()
+    objective = objective_of(objective)
     _check_args(objective, lam, alpha, engine)
     if not trees:
         raise ValueError("no tree to certify")
@@ -324,6 +339,9 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
         depth = int(max_depth)
     problem = Binarizer("all").problem(data)
     res = _run_engine(problem, objective, depth, lam, alpha, time_limit, engine)
+    if res.objective_name != OBJECTIVE_NAMES[objective]:
+        raise RuntimeError(f"internal error: the engine answered for objective '{res.objective_name}', "
+                           f"not '{OBJECTIVE_NAMES[objective]}'; please report this")
     if res.status == INFEASIBLE:
         # proven: no tree of the search space (e.g. error-free trees of depth <= max_depth, below the
         # given trees' depth) exists; a result with its bound, not a failure
@@ -348,9 +366,9 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
         if found is not None and found < value - _EPS:
             status, better = NOT_OPTIMAL, res.tree
         elif proven or (bound is not None and value <= bound + _EPS):
-            status, better = CERTIFIED, None
+            status, better = OPTIMAL, None
         else:
-            status, better = UNDECIDED, None
+            status, better = UNKNOWN, None
         gap = None if reference is None else max(0.0, value - reference)
         max_gap = None if bound is None else max(0.0, value - bound)
         gap_errors = None

@@ -190,7 +190,7 @@ def test_matches_bruteforce_exactly(seed):
 def test_without_hint_and_bounds_same_optimum(seed):
     problem = random_problem(500 + seed, n_rows=16, n_features=3, n_classes=2 + seed % 2)
     for lam in (0.02, 0.07):
-        a = solve_regularized(problem, lam=lam, max_depth=2, hint=None, osdt_bounds=False,
+        a = solve_regularized(problem, lam=lam, max_depth=2, warm_start=None, osdt_bounds=False,
                               num_workers=1)
         b = solve_regularized(problem, lam=lam, max_depth=2, num_workers=1)
         assert a.status == b.status == OPTIMAL
@@ -258,7 +258,7 @@ def test_monk1_onehot_gosdt_optimum(lam):
 
 def test_improve_tree_gives_valid_hint():
     problem = random_problem(11, n_rows=30, n_features=4)
-    from satdt.solvers.common import cart_binary_tree
+    from satdt.warmstart import cart_binary_tree
     cart = cart_binary_tree(problem, 3)
     for lam in (0.0, 0.02, 0.1):
         better = improve_tree(problem, cart, lam)
@@ -271,16 +271,21 @@ def test_improve_tree_gives_valid_hint():
 def test_tree_hint_and_bad_hint():
     problem = random_problem(12, n_rows=20, n_features=3)
     _, opt = bruteforce.min_regularized(problem, 0.05, 2)
-    result = solve_regularized(problem, lam=0.05, max_depth=2, hint=problem.to_original(opt), num_workers=1)
+    result = solve_regularized(problem, lam=0.05, max_depth=2, warm_start=problem.to_original(opt), num_workers=1)
     assert result.stats["hint_objective"] == result.objective   # the optimum as hint: nothing lost
     assert result.status == OPTIMAL
     assert check_result(problem, result, 0.05, 2) == exact_min_regularized(problem, 0.05, 2)
     deep = Tree(root=Node.split(0, 0.5, Node.split(1, 0.5, Node.leaf(0), Node.leaf(1)),
                                 Node.leaf(1)), classes=problem.classes)
     with pytest.raises(ValueError, match="depth"):
-        solve_regularized(problem, lam=0.05, max_depth=1, hint=deep)
-    with pytest.raises(ValueError, match="hint"):
-        solve_regularized(problem, lam=0.05, max_depth=1, hint="bogus")
+        solve_regularized(problem, lam=0.05, max_depth=1, warm_start=deep)
+    with pytest.raises(ValueError, match="warm start must be None, 'cart', 'dpdt' or a Tree"):
+        solve_regularized(problem, lam=0.05, max_depth=1, warm_start="bogus")
+    with pytest.raises(ValueError, match="warm start must be None, 'cart', 'dpdt' or a Tree"):
+        solve_regularized(problem, lam=0.05, max_depth=1, warm_start=True)
+    with pytest.warns(DeprecationWarning, match="warm_start"):   # the former keyword still works
+        old = solve_regularized(problem, lam=0.05, max_depth=2, hint=problem.to_original(opt), num_workers=1)
+    assert old.objective == result.objective
 
 
 @pytest.mark.slow
@@ -295,9 +300,9 @@ def test_dpdt_tree_as_hint_keeps_its_value(lam):
     problem = Binarizer("all").problem(data)
     dpdt = solve_dpdt(data, max_depth=3, cart_depth=5).tree
     value = tree_value(dpdt, data, "regularized", lam=lam)
-    with_tree = solve_regularized(problem, lam=lam, max_depth=3, hint=dpdt, num_workers=1, time_limit=120)
-    with_front = solve_regularized(problem, lam=lam, max_depth=3, hint="dpdt", num_workers=1, time_limit=120)
-    plain = solve_regularized(problem, lam=lam, max_depth=3, hint=None, num_workers=1, time_limit=120)
+    with_tree = solve_regularized(problem, lam=lam, max_depth=3, warm_start=dpdt, num_workers=1, time_limit=120)
+    with_front = solve_regularized(problem, lam=lam, max_depth=3, warm_start="dpdt", num_workers=1, time_limit=120)
+    plain = solve_regularized(problem, lam=lam, max_depth=3, warm_start=None, num_workers=1, time_limit=120)
     assert with_tree.stats["hint_objective"] <= value + 1e-12
     assert with_front.stats["hint_objective"] <= with_tree.stats["hint_objective"] + 1e-12
     assert with_tree.status == with_front.status == plain.status == OPTIMAL

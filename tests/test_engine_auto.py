@@ -9,7 +9,7 @@ import pytest
 
 from satdt import Binarizer, load_dataset
 from satdt.cli import main
-from satdt.estimators import SATTreeClassifier
+from satdt.estimators import ConsistentTreeClassifier
 from satdt.solvers.consistent import choose_engine, solve_consistent
 from satdt.verify import certify
 
@@ -71,13 +71,13 @@ def test_box_figures_match_the_dp_chains():
 
 def test_estimator_default_is_auto_with_stats():
     data = load_dataset("monk1")
-    model = SATTreeClassifier(objective="size")
+    model = ConsistentTreeClassifier(objective="size")
     assert model.get_params()["engine"] == "auto"
     model.fit(data.X, data.labels)
     assert model.result_.objective == 15 and model.result_.stats["engine"] == "dp"
     assert model.result_.stats["engine_reason"].startswith("auto: few boxes")
     with pytest.raises(ValueError, match="engine must be 'auto', 'sat' or 'dp'"):
-        SATTreeClassifier(engine="cp").fit(data.X, data.labels)
+        ConsistentTreeClassifier(engine="cp").fit(data.X, data.labels)
 
 
 def test_cli_default_engine_is_auto_and_reported(capsys):
@@ -96,7 +96,7 @@ def test_cli_default_engine_is_auto_and_reported(capsys):
 
 def test_certify_depth_and_size_default_to_auto():
     data = load_dataset("monk1")
-    model = SATTreeClassifier(objective="size", engine="sat").fit(data.X, data.labels)
+    model = ConsistentTreeClassifier(objective="size", engine="sat").fit(data.X, data.labels)
     for objective in ("depth", "size"):
         cert = certify(model, data, objective=objective)
         assert cert.status == "OPTIMAL" and cert.params["engine"] == "auto"

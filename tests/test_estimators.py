@@ -7,13 +7,14 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from satdt.data import DataError, load_dataset
-from satdt.estimators import (METHODS, BinOCTClassifier, CPSATTreeClassifier, DPDTClassifier, DPTreeClassifier,
-                              MaxSATTreeClassifier, OCTClassifier, SATTreeClassifier, make_estimator)
+from satdt.estimators import (METHODS, BinOCTClassifier, ConsistentTreeClassifier, CPSATTreeClassifier,
+                              DPDTClassifier, DPTreeClassifier, MaxSATTreeClassifier, OCTClassifier,
+                              make_estimator)
 
 # Small settings so that scikit-learn's ~40 checks (random data, up to a few hundred rows) stay fast.
 CHECKED = [
-    SATTreeClassifier(time_limit=10),
-    SATTreeClassifier(objective="size", engine="dp", time_limit=3),
+    ConsistentTreeClassifier(time_limit=10),
+    ConsistentTreeClassifier(objective="size", engine="dp", time_limit=3),
     MaxSATTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     DPTreeClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
     BinOCTClassifier(max_depth=2, binarization="quantile", n_thresholds=3, time_limit=2),
@@ -35,7 +36,7 @@ NON_DETERMINISTIC_CANNOT = {
 
 
 def _expected_failures(estimator):
-    if isinstance(estimator, SATTreeClassifier):
+    if isinstance(estimator, ConsistentTreeClassifier):
         return SAT_CANNOT
     return NON_DETERMINISTIC_CANNOT if estimator.__sklearn_tags__().non_deterministic else {}
 
@@ -69,7 +70,7 @@ def test_dataframe_with_text_column_and_feature_names():
     frame = pd.DataFrame({"colour": ["red", "blue", "red", "green", "blue", "green"],
                           "size": [1.0, 2.0, 3.0, 1.0, 5.0, 2.0]})
     y = ["a", "b", "a", "b", "b", "a"]
-    model = SATTreeClassifier().fit(frame, y)
+    model = ConsistentTreeClassifier().fit(frame, y)
     assert list(model.feature_names_in_) == ["colour", "size"]
     assert list(model.predict(frame)) == y
     with pytest.raises(DataError, match="not seen at fit time"):
@@ -84,11 +85,11 @@ def test_single_class_gives_single_leaf():
 
 
 @pytest.mark.parametrize("estimator, message", [
-    (SATTreeClassifier(objective="width"), "objective"),
-    (SATTreeClassifier(max_depth=-1), "max_depth"),
-    (SATTreeClassifier(engine="cp"), "engine"),
-    (SATTreeClassifier(binarization="magic"), "binarization"),
-    (SATTreeClassifier(time_limit=0), "time_limit"),
+    (ConsistentTreeClassifier(objective="width"), "objective"),
+    (ConsistentTreeClassifier(max_depth=-1), "max_depth"),
+    (ConsistentTreeClassifier(engine="cp"), "engine"),
+    (ConsistentTreeClassifier(binarization="magic"), "binarization"),
+    (ConsistentTreeClassifier(time_limit=0), "time_limit"),
     (CPSATTreeClassifier(lam=-0.1), "lam"),
     (CPSATTreeClassifier(num_workers=0), "num_workers"),
     (OCTClassifier(min_leaf=0), "min_leaf"),
@@ -119,7 +120,7 @@ def test_proven_infeasible_raises_with_the_result_and_its_proof():
     from satdt.estimators import InfeasibleError, NoTreeFoundError
 
     data = load_dataset("monk3")  # minimum depth of an error-free tree: 6
-    model = SATTreeClassifier(objective="depth", engine="dp").fit(data.X, data.labels)
+    model = ConsistentTreeClassifier(objective="depth", engine="dp").fit(data.X, data.labels)
     assert hasattr(model, "tree_")
     for engine in ("sat", "dp"):
         model.set_params(objective="size", max_depth=5, engine=engine)
@@ -142,3 +143,20 @@ def test_to_sklearn_on_an_estimator_keeps_names_and_predictions():
     assert np.array_equal(sk.predict(X), model.predict(X))
     with pytest.raises(Exception, match="fitted|not fitted"):
         DPTreeClassifier().to_sklearn()
+
+
+def test_sat_tree_classifier_is_a_deprecated_alias():
+    """The former name runs the same estimator (same parameters, same tree) and warns on fit."""
+    import satdt
+    from satdt.estimators import SATTreeClassifier
+
+    data = load_dataset("iris")
+    new = ConsistentTreeClassifier(engine="dp").fit(data.X, data.labels)
+    old = SATTreeClassifier(engine="dp")
+    assert old.get_params() == new.get_params()
+    with pytest.warns(FutureWarning, match="use ConsistentTreeClassifier"):
+        old.fit(data.X, data.labels)
+    assert old.tree_.to_dict() == new.tree_.to_dict()
+    assert old.result_.method == new.result_.method
+    assert satdt.ConsistentTreeClassifier is ConsistentTreeClassifier
+    assert METHODS["sat-size"][0] is ConsistentTreeClassifier

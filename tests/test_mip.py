@@ -11,8 +11,8 @@ from satdt.data import load_dataset
 from satdt.encodings.mip_binoct import (build_binoct, feature_groups, threshold_bits,
                                         threshold_from_bits, threshold_tree)
 from satdt.encodings.mip_oct import baseline_errors, build_oct
-from satdt.solvers.common import cart_binary_tree
 from satdt.solvers.mip import BACKENDS, solve_binoct, solve_oct
+from satdt.warmstart import cart_binary_tree
 
 from conftest import random_problem
 from known_optima import known_errors
@@ -244,11 +244,11 @@ def test_cart_on_original_features_for_large_matrices(name, monkeypatch):
     routing (scikit-learn would otherwise copy the binary matrix as floats: 17 GB on htru): the
     mapped tree makes exactly the original CART's training errors."""
     from sklearn.tree import DecisionTreeClassifier
-    from satdt.solvers import common
+    from satdt import warmstart
 
     data = load_dataset(name)
     problem = Binarizer("all").problem(data)
-    monkeypatch.setattr(common, "CART_MAX_CELLS", 0)
+    monkeypatch.setattr(warmstart, "CART_MAX_CELLS", 0)
     for depth in (1, 2, 3):
         tree = cart_binary_tree(problem, depth)
         assert tree.depth() <= depth

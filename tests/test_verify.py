@@ -11,8 +11,7 @@ from satdt import bruteforce
 from satdt.binarize import Binarizer
 from satdt.cli import main
 from satdt.data import load_dataset, prepare
-from satdt.estimators import CPSATTreeClassifier, SATTreeClassifier
-from satdt.solvers.common import finalize_tree
+from satdt.estimators import ConsistentTreeClassifier, CPSATTreeClassifier
 from satdt.verify import as_tree, certify, tree_value
 
 
@@ -69,10 +68,10 @@ def test_planted_suboptimal_tree_gap():
 
 def test_depth_and_size_certificates():
     data = load_dataset("mouse")
-    shallow = SATTreeClassifier(objective="depth").fit(data.X, data.labels)
+    shallow = ConsistentTreeClassifier(objective="depth").fit(data.X, data.labels)
     cert = certify(shallow, data, objective="depth")
     assert cert.status == "OPTIMAL" and cert.tree_value == cert.optimum == 4
-    small = SATTreeClassifier(objective="size").fit(data.X, data.labels)
+    small = ConsistentTreeClassifier(objective="size").fit(data.X, data.labels)
     assert certify(small, data, objective="size").status == "OPTIMAL"
     deep = DecisionTreeClassifier(random_state=0).fit(data.X, data.y)  # grown until pure
     cert = certify(deep, data, objective="size")
@@ -176,12 +175,33 @@ def test_unproven_certificate_encloses_the_loss():
 
 
 def test_certify_reports_an_empty_search_space_as_infeasible():
-    from satdt.estimators import SATTreeClassifier
+    from satdt.estimators import ConsistentTreeClassifier
 
     data = load_dataset("monk3")
-    tree = SATTreeClassifier(engine="dp").fit(data.X, data.labels).tree_    # depth 6, error-free
+    tree = ConsistentTreeClassifier(engine="dp").fit(data.X, data.labels).tree_    # depth 6, error-free
     for engine in ("dp", "sat"):
         cert = certify(tree, data, objective="size", max_depth=5, engine=engine)
         assert cert.status == "INFEASIBLE" and cert.better_tree is None and cert.optimum is None
         assert "minimum depth is at least 6" in cert.proof
         assert cert.to_dict()["depth_bound"] == 6 and cert.to_dict()["status"] == "INFEASIBLE"
+
+
+def test_one_status_vocabulary_and_objective_names():
+    """Certificates and results share one str-valued Status (JSON and string comparisons as
+    before); a certificate's objective answers to its SolveResult name as well."""
+    from satdt.result import OBJECTIVE_NAMES, Status
+    from satdt.verify import CERTIFIED, NOT_OPTIMAL, UNDECIDED, objective_of
+
+    data = load_dataset("iris")
+    cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(data.X, data.labels)  # 4 errors, optimum 1
+    cert = certify(cart, data, objective="accuracy")
+    assert cert.status is Status.NOT_OPTIMAL and cert.status == "NOT_OPTIMAL" == NOT_OPTIMAL
+    assert json.loads(json.dumps(cert.to_dict()))["status"] == "NOT_OPTIMAL"
+    assert cert.engine.status is Status.OPTIMAL and f"{cert.engine.status}" == "OPTIMAL"
+    assert cert.engine.objective_name == OBJECTIVE_NAMES["accuracy"] == "errors"
+    assert (CERTIFIED, UNDECIDED) == (Status.OPTIMAL, Status.UNKNOWN)
+    same = certify(cart, data, objective="errors")
+    assert same.objective == "accuracy" and same.optimum == cert.optimum
+    assert objective_of("nodes") == "size"
+    with pytest.raises(ValueError, match="unknown objective 'width'"):
+        objective_of("width")

@@ -93,10 +93,11 @@ from typing import Callable
 import numpy as np
 from ortools.sat.python import cp_model
 
+from .. import heaptree
 from ..binarize import BinaryProblem
 from ..objectives import (ScaledObjective, engine_lambda, exact_objective,  # noqa: F401 (re-exported)
                           farey_neighbours, scaled_objective)
-from ..tree import Node, Tree
+from ..tree import Tree
 
 __all__ = ["RegularizedEncoding", "build_model", "set_objective", "add_osdt_bounds",
            "engine_lambda", "farey_neighbours", "ScaledObjective", "scaled_objective",
@@ -134,10 +135,6 @@ def threshold_chains(problem: BinaryProblem) -> list[np.ndarray]:
 
 
 # ---------------------------------------------------------------------- the model
-
-def _level(t: int) -> int:
-    return (t + 1).bit_length() - 1
-
 
 @dataclass
 class RegularizedEncoding:
@@ -185,15 +182,13 @@ class RegularizedEncoding:
     def decode(self, value) -> Tree:
         """The tree over the binary columns given a ``value(var) -> bool`` function."""
 
-        def rec(t: int) -> Node:
-            if t < self.n_internal:
-                chosen = [j for j in range(self.a.shape[1]) if value(self.a[t, j])]
-                if chosen:
-                    return Node.split(chosen[0], 0.5, rec(2 * t + 1), rec(2 * t + 2))
-            labels = [k for k in range(self.c.shape[1]) if value(self.c[t, k])]
-            return Node.leaf(labels[0] if labels else 0)
+        def split_of(t: int) -> int | None:
+            return next((j for j in range(self.a.shape[1]) if value(self.a[t, j])), None)
 
-        return Tree(root=rec(0), classes=self.problem.classes)
+        def label_of(t: int) -> int:
+            return next((k for k in range(self.c.shape[1]) if value(self.c[t, k])), 0)
+
+        return heaptree.decode(self.max_depth, split_of, label_of, self.problem.classes)
 
     def hint_values(self, tree: Tree) -> dict:
         """A complete assignment (variable -> 0/1) describing ``tree`` (binary columns,
@@ -207,18 +202,13 @@ class RegularizedEncoding:
         label = np.full(P, -1)
         reach = np.zeros((m, P), dtype=bool)
         zval = np.zeros((m, max(D, 1)), dtype=bool)
-        stack = [(tree.root, 0, np.ones(m, dtype=bool))]
-        while stack:
-            node, t, rows = stack.pop()
+        for node, t, rows in heaptree.positions(tree, X):
             reach[:, t] = rows
             if node.is_leaf:
                 label[t] = node.label
                 continue
             split_col[t] = node.feature
-            right = X[:, node.feature]
-            zval[rows, _level(t)] = right[rows]
-            stack.append((node.left, 2 * t + 1, rows & ~right))
-            stack.append((node.right, 2 * t + 2, rows & right))
+            zval[rows, heaptree.level(t)] = X[rows, node.feature]
         final_label = np.full(m, -1)
         for t in np.flatnonzero(label >= 0):
             final_label[reach[:, t]] = label[t]
@@ -345,7 +335,7 @@ def build_model(problem: BinaryProblem, max_depth: int,
         check()
         term_var, pre = _term_vars(model, a[t], term_cols, t)
         prefix.append(pre)
-        l, st = _level(t), s[t]
+        l, st = heaptree.level(t), s[t]
         for i in range(m):
             if i % 2000 == 1999:
                 check()

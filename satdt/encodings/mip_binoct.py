@@ -1,10 +1,12 @@
 """BinOCT: the most accurate tree of depth d as a binary linear program (Verwer & Zhang, AAAI-19
 [7]).
 
-Pure model building: :func:`build_binoct` returns a solver-neutral :class:`MipModel` (variable
-bounds, integrality, objective and a sparse constraint matrix built with numpy in bulk) and the
-index arrays needed to read a tree back (:meth:`BinOctModel.decode`) or to write a warm start
-(:meth:`BinOctModel.hint`). :mod:`satdt.solvers.mip` loads the model into an OR-tools engine.
+Pure model building: :func:`build_binoct` returns a solver-neutral
+:class:`~satdt.encodings.mip_model.MipModel` (variable bounds, integrality, objective and a
+sparse constraint matrix built with numpy in bulk) and the index arrays needed to read a tree
+back (:meth:`BinOctModel.decode`) or to write a warm start (:meth:`BinOctModel.hint`), both over
+the heap positions of :mod:`satdt.heaptree`. :mod:`satdt.solvers.mip` loads the model into an
+OR-tools engine.
 
 The formulation, over a :class:`~satdt.binarize.BinaryProblem`
 ----------------------------------------------------------------
@@ -51,165 +53,18 @@ problem's binary columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from .. import heaptree
 from ..binarize import BinaryProblem
 from ..deadline import Deadline
-from ..tree import Node, Tree
+from ..tree import Tree
+from .mip_model import MipModel
 
-__all__ = ["MipModel", "BinOctModel", "build_binoct", "feature_groups", "threshold_tree",
-           "heap_tree_leaves", "complete_tree_arrays"]
-
-
-# ------------------------------------------------------------------ solver-neutral container
-@dataclass
-class MipModel:
-    """A MIP in arrays: ``min obj @ x + offset`` s.t. ``row_lb <= A x <= row_ub``, bounds, integrality.
-
-    Variables and constraints are added in blocks; constraints as COO triplets with block-local
-    row numbers. :meth:`matrix` gives the CSR matrix (duplicates summed, indices sorted).
-    """
-
-    var_lb: list = field(default_factory=list)
-    var_ub: list = field(default_factory=list)
-    var_int: list = field(default_factory=list)
-    obj: list = field(default_factory=list)
-    n_vars: int = 0
-    rows: list = field(default_factory=list)
-    cols: list = field(default_factory=list)
-    vals: list = field(default_factory=list)
-    row_lb: list = field(default_factory=list)
-    row_ub: list = field(default_factory=list)
-    n_cons: int = 0
-    offset: float = 0.0
-    families: dict = field(default_factory=dict)
-
-    def add_vars(self, shape: tuple[int, ...] | int, lb: float, ub: float, integer: bool,
-                 obj: float | np.ndarray = 0.0) -> np.ndarray:
-        """A block of variables; returns their indices with the given ``shape``."""
-        size = int(np.prod(shape))
-        idx = np.arange(self.n_vars, self.n_vars + size, dtype=np.int64).reshape(shape)
-        self.var_lb.append(np.full(size, lb, dtype=float))
-        self.var_ub.append(np.full(size, ub, dtype=float))
-        self.var_int.append(np.full(size, integer, dtype=bool))
-        self.obj.append(np.broadcast_to(np.asarray(obj, dtype=float), (size,)).ravel().copy()
-                        if np.ndim(obj) else np.full(size, float(obj)))
-        self.n_vars += size
-        return idx
-
-    def add_cons(self, family: str, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray,
-                 lb: np.ndarray | float, ub: np.ndarray | float, n: int) -> None:
-        """Add ``n`` constraints ``lb <= sum vals * x[cols] <= ub`` given as COO with rows in [0, n)."""
-        if n == 0:
-            return
-        rows = np.asarray(rows, dtype=np.int64).ravel()
-        self.rows.append(rows + self.n_cons)
-        self.cols.append(np.asarray(cols, dtype=np.int64).ravel())
-        self.vals.append(np.broadcast_to(np.asarray(vals, dtype=float), rows.shape).ravel())
-        self.row_lb.append(np.broadcast_to(np.asarray(lb, dtype=float), (n,)).ravel())
-        self.row_ub.append(np.broadcast_to(np.asarray(ub, dtype=float), (n,)).ravel())
-        self.families[family] = self.families.get(family, 0) + n
-        self.n_cons += n
-
-    def bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Variable lower bounds, upper bounds, integrality and objective coefficients."""
-        cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)  # noqa: E731
-        return cat(self.var_lb, float), cat(self.var_ub, float), cat(self.var_int, bool), cat(self.obj, float)
-
-    def matrix(self):
-        """Constraint matrix (scipy CSR, canonical) and its row bounds."""
-        from scipy.sparse import csr_matrix
-
-        cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)  # noqa: E731
-        A = csr_matrix((cat(self.vals, float), (cat(self.rows, np.int64), cat(self.cols, np.int64))),
-                       shape=(self.n_cons, self.n_vars))
-        A.sum_duplicates()
-        A.sort_indices()
-        A.eliminate_zeros()
-        return A, cat(self.row_lb, float), cat(self.row_ub, float)
-
-    def check(self, x: np.ndarray, tol: float = 1e-6) -> bool:
-        """Is ``x`` feasible (bounds, integrality, constraints)?"""
-        lb, ub, integer, _ = self.bounds()
-        A, rlb, rub = self.matrix()
-        ax = A @ x
-        return bool(np.all(x >= lb - tol) and np.all(x <= ub + tol)
-                    and np.all(np.abs(x[integer] - np.round(x[integer])) <= tol)
-                    and np.all(ax >= rlb - tol) and np.all(ax <= rub + tol))
-
-    def stats(self) -> dict:
-        A, _, _ = self.matrix()
-        _, _, integer, _ = self.bounds()
-        return {"variables": int(self.n_vars), "integer_variables": int(integer.sum()),
-                "constraints": int(self.n_cons), "nonzeros": int(A.nnz),
-                "constraint_families": dict(self.families)}
-
-
-# ------------------------------------------------------------------ complete trees
-def heap_tree_leaves(depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """For each internal node of the complete tree (heap order): first and end leaf of its left
-    child's leaves ``[lo, mid)`` and right child's ``[mid, hi)``, as arrays ``lo, mid, hi``."""
-    n_int = 2 ** depth - 1
-    lo = np.empty(n_int, dtype=np.int64)
-    hi = np.empty(n_int, dtype=np.int64)
-    for n in range(n_int):
-        level = int(np.floor(np.log2(n + 1)))
-        pos = n + 1 - 2 ** level
-        width = 2 ** (depth - level)
-        lo[n], hi[n] = pos * width, (pos + 1) * width
-    return lo, (lo + hi) // 2, hi
-
-
-def complete_tree_arrays(tree: Tree, depth: int, default_feature: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Embed a binary-column tree of depth <= ``depth`` into the complete tree.
-
-    Returns ``split_col`` (per internal node: column, or -1 for a pass-through node under a
-    leaf of ``tree``), ``leaf_label`` (per leaf) and ``leaf_real`` (leaf reached through
-    pass-through nodes by their *right* branches, i.e. the one that gets the rows in OCT).
-    Pass-through nodes are given ``default_feature`` where a split is mandatory (BinOCT): both
-    of its subtrees carry the same label, so predictions do not change.
-    """
-    n_int = 2 ** depth - 1
-    split_col = np.full(n_int, -1, dtype=np.int64)
-    leaf_label = np.zeros(2 ** depth, dtype=np.int64)
-    leaf_real = np.zeros(2 ** depth, dtype=bool)
-
-    def rec(node: Node | None, h: int, level: int, label: int, real: bool) -> None:
-        if level == depth:
-            leaf = h - n_int
-            leaf_label[leaf] = node.label if node is not None and node.is_leaf else label
-            leaf_real[leaf] = real
-            return
-        if node is not None and not node.is_leaf:
-            split_col[h] = node.feature
-            rec(node.left, 2 * h + 1, level + 1, label, real)
-            rec(node.right, 2 * h + 2, level + 1, label, real)
-        else:
-            lab = node.label if node is not None else label
-            rec(None, 2 * h + 1, level + 1, lab, False)
-            rec(None, 2 * h + 2, level + 1, lab, real)
-
-    if tree.depth() > depth:
-        raise ValueError(f"warm-start tree has depth {tree.depth()} > {depth}")
-    rec(tree.root, 0, 0, tree.root.label if tree.root.is_leaf else 0, True)
-    del default_feature
-    return split_col, leaf_label, leaf_real
-
-
-def route_rows(X: np.ndarray, split_col: np.ndarray, depth: int, pass_right: bool = True) -> np.ndarray:
-    """Leaf reached by each row of the bool matrix ``X`` in the complete tree (vectorized).
-
-    Pass-through nodes (``split_col == -1``) send every row right (OCT's convention).
-    """
-    h = np.zeros(X.shape[0], dtype=np.int64)
-    rows = np.arange(X.shape[0])
-    for _ in range(depth):
-        col = split_col[h]
-        right = np.where(col >= 0, X[rows, np.maximum(col, 0)], pass_right)
-        h = 2 * h + 1 + right.astype(np.int64)
-    return h - (2 ** depth - 1)
+__all__ = ["BinOctModel", "build_binoct", "feature_groups", "threshold_tree", "threshold_bits",
+           "threshold_from_bits"]
 
 
 # ------------------------------------------------------------------ feature groups, threshold search tree
@@ -287,21 +142,19 @@ class BinOctModel:
     e: np.ndarray      # (leaves, classes)
 
     def decode(self, x: np.ndarray, classes: np.ndarray) -> Tree:
-        """The tree over binary columns that a solution ``x`` describes."""
-        n_int = 2 ** self.depth - 1
+        """The tree over binary columns that a solution ``x`` describes (every node splits)."""
+        first_leaf = heaptree.n_internal(self.depth)
 
-        def rec(h: int) -> Node:
-            if h >= n_int:
-                return Node.leaf(int(np.argmax(x[self.c[h - n_int]])))
+        def split_of(h: int) -> int:
             g = int(np.argmax(x[self.f[h]]))
-            k = threshold_from_bits(len(self.groups[g]), x[self.t[h]] if self.n_bits else np.empty(0))
-            return Node.split(int(self.groups[g][k]), 0.5, rec(2 * h + 1), rec(2 * h + 2))
+            return int(self.groups[g][threshold_from_bits(len(self.groups[g]), x[self.t[h]] if self.n_bits
+                                                          else np.empty(0))])
 
-        return Tree(root=rec(0), classes=classes)
+        return heaptree.decode(self.depth, split_of, lambda h: np.argmax(x[self.c[h - first_leaf]]), classes)
 
     def hint(self, problem: BinaryProblem, tree: Tree) -> np.ndarray:
         """A full feasible solution of the model that encodes ``tree`` (depth <= d)."""
-        split_col, leaf_label, _ = complete_tree_arrays(tree, self.depth)
+        split_col, leaf_label, _ = heaptree.embed(tree, self.depth)
         where = {int(j): (g, k) for g, cols in enumerate(self.groups) for k, j in enumerate(cols)}
         x = np.zeros(self.mip.n_vars)
         for n, j in enumerate(split_col):
@@ -311,7 +164,7 @@ class BinOctModel:
                 x[self.t[n]] = threshold_bits(len(self.groups[g]), k, self.n_bits)
         # pass-through nodes split on (group 0, index 0) with equal labels below: route accordingly
         cols = np.where(split_col >= 0, split_col, self.groups[0][0])
-        leaf = route_rows(problem.X, cols, self.depth)
+        leaf = heaptree.route(problem.X, cols, self.depth)
         x[self.lam[np.arange(problem.n_distinct), leaf]] = 1.0
         x[self.c[np.arange(len(leaf_label)), leaf_label]] = 1.0
         per_leaf = np.zeros(self.e.shape)
@@ -355,7 +208,7 @@ def build_binoct(problem: BinaryProblem, depth: int, deadline: Deadline | None =
         r = np.repeat(np.arange(block.shape[0]), block.shape[1])
         mip.add_cons(name, r, block.ravel(), 1.0, 1.0, 1.0, block.shape[0])
 
-    lo_leaf, mid_leaf, hi_leaf = heap_tree_leaves(depth)
+    lo_leaf, mid_leaf, hi_leaf = heaptree.leaf_ranges(depth)
     for g, cols in enumerate(groups):
         K = len(cols)
         pos = X[:, cols].sum(axis=1)                 # position of each row among the thresholds

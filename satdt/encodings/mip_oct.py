@@ -2,8 +2,8 @@
 axis-aligned.
 
 Pure model building: :func:`build_oct` returns a solver-neutral
-:class:`~satdt.encodings.mip_binoct.MipModel` and the index arrays to read a tree back or write a
-warm start; :mod:`satdt.solvers.mip` solves it.
+:class:`~satdt.encodings.mip_model.MipModel` and the index arrays to read a tree back or write a
+warm start (over the heap positions of :mod:`satdt.heaptree`); :mod:`satdt.solvers.mip` solves it.
 
 The formulation over a :class:`~satdt.binarize.BinaryProblem`
 --------------------------------------------------------------
@@ -46,10 +46,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import heaptree
 from ..binarize import BinaryProblem
 from ..deadline import Deadline
-from ..tree import Node, Tree
-from .mip_binoct import MipModel, complete_tree_arrays, route_rows
+from ..tree import Tree
+from .mip_model import MipModel
 
 __all__ = ["OctModel", "build_oct", "baseline_errors"]
 
@@ -80,22 +81,18 @@ class OctModel:
     def decode(self, x: np.ndarray, classes: np.ndarray) -> Tree:
         """The tree a solution describes: a node splits (on ``argmax a``) when ``d = 1`` and
         ``b >= 1/2``; otherwise every row goes right (OCT-7/8 leave no row on its left)."""
-        n_int = 2 ** self.depth - 1
+        first_leaf = heaptree.n_internal(self.depth)
 
-        def rec(h: int) -> Node:
-            if h >= n_int:
-                leaf = h - n_int
-                return Node.leaf(int(np.argmax(x[self.c[leaf]])))
-            if x[self.d[h]] > 0.5 and x[self.b[h]] >= 0.5:
-                return Node.split(int(np.argmax(x[self.a[h]])), 0.5, rec(2 * h + 1), rec(2 * h + 2))
-            return rec(2 * h + 2)
+        def split_of(h: int) -> int | None:
+            return int(np.argmax(x[self.a[h]])) if x[self.d[h]] > 0.5 and x[self.b[h]] >= 0.5 else None
 
-        return Tree(root=rec(0), classes=classes)
+        return heaptree.decode(self.depth, split_of, lambda h: np.argmax(x[self.c[h - first_leaf]]), classes,
+                               unused="right")
 
     def hint(self, problem: BinaryProblem, tree: Tree) -> np.ndarray | None:
         """A full feasible solution encoding ``tree``, or None if it breaks the minimum leaf size."""
-        split_col, leaf_label, _ = complete_tree_arrays(tree, self.depth)
-        leaf = route_rows(problem.X, split_col, self.depth, pass_right=True)
+        split_col, leaf_label, _ = heaptree.embed(tree, self.depth)
+        leaf = heaptree.route(problem.X, split_col, self.depth, pass_right=True)
         w = problem.weights
         size = np.bincount(leaf, weights=w, minlength=2 ** self.depth)
         nonempty = size > 0
@@ -196,12 +193,8 @@ def build_oct(problem: BinaryProblem, depth: int, alpha: float = 0.0, min_leaf: 
     check()
     nzr, nzc = np.nonzero(problem.X)
     for l in range(n_leaf):
-        h = l + n_int
-        while h > 0:
+        for parent, right in heaptree.ancestors(l, depth):
             check()
-            parent = (h - 1) // 2
-            right = h == 2 * parent + 2
-            h = parent
             rows = np.concatenate([nzr, rr, rr])
             cols = np.concatenate([a[parent, nzc], np.full(m, b[parent]), z[:, l]])
             if right:   # x_i . a_m - b_m - z_it >= -1

@@ -4,7 +4,7 @@ References are numbered as in ``satdt/REFERENCES.md``.
 
 :func:`solve_regularized` solves one lambda; :func:`solve_regularization_path` solves a list of
 lambdas on one model (built once; per lambda only the objective changes, plus constraints that
-stay valid for every larger lambda) with the previous tree as the hint. The model is
+stay valid for every larger lambda) with the previous tree as a start tree. The model is
 :mod:`satdt.encodings.cpsat_regularized`.
 
 Every returned tree goes through :func:`~satdt.solvers.common.finalize_tree` and its objective
@@ -21,6 +21,7 @@ ticks every ~2 s, done (:mod:`satdt.progress`).
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -35,13 +36,25 @@ from ..deadline import Deadline, check_memory
 from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
-from .common import TreeCheckError, finalize_tree, n_cores, warm_start_trees
+from ..warmstart import check_warm_start, single_leaf, warm_start_trees
+from .common import TreeCheckError, finalize_tree, n_cores
 
 __all__ = ["solve_regularized", "solve_regularization_path", "PathResults", "improve_tree",
            "distinct_optimal_trees", "estimate_model_bytes"]
 
 METHOD = "cpsat"
-HintArg = Any  # None | "cart" | "dpdt" | Tree (original features)
+WarmStart = Any  # None | "cart" | "dpdt" | Tree (original features): see satdt.warmstart
+HintArg = WarmStart  # the former name
+_UNSET: Any = object()
+
+
+def _warm_start_arg(warm_start: WarmStart, hint: WarmStart) -> WarmStart:
+    """``warm_start``, or the deprecated ``hint=`` keyword when a caller still passes it."""
+    if hint is _UNSET:
+        return warm_start
+    warnings.warn("the hint= keyword of the CP-SAT solvers is deprecated; use warm_start= "
+                  "(the same values)", DeprecationWarning, stacklevel=3)
+    return hint
 
 
 # ---------------------------------------------------------------------- parameters
@@ -171,18 +184,13 @@ def improve_tree(problem: BinaryProblem, tree: Tree, lam: float | Fraction) -> T
     return Tree(root=root, classes=problem.classes)
 
 
-def _single_leaf(problem: BinaryProblem) -> Tree:
-    return Tree(root=Node.leaf(int(np.argmax(problem.counts.sum(axis=0)))), classes=problem.classes)
-
-
-def _hint_tree(problem: BinaryProblem, hint: HintArg, lam: Fraction, max_depth: int,
-               extra: Sequence[Tree] = ()) -> Tree:
-    """The best of the single leaf, the improved hint tree(s), by the exact objective."""
-    candidates = [_single_leaf(problem)]
-    if hint is not None:
-        if isinstance(hint, bool) or (isinstance(hint, str) and hint not in ("cart", "dpdt")):
-            raise ValueError(f"hint must be None, 'cart', 'dpdt' or a Tree, got {hint!r}")
-        candidates += warm_start_trees(problem, hint, max_depth)
+def _start_tree(problem: BinaryProblem, warm_start: WarmStart, lam: Fraction, max_depth: int,
+                extra: Sequence[Tree] = (), deadline: Deadline | None = None) -> Tree:
+    """The best of the single leaf, the improved start tree(s), by the exact objective."""
+    candidates = [single_leaf(problem)]
+    if warm_start is not None:
+        check_warm_start(warm_start, allow_bool=False)
+        candidates += warm_start_trees(problem, warm_start, max_depth, deadline)
     candidates.extend(extra)
     improved = [improve_tree(problem, t, lam) for t in candidates]
     return min(improved, key=lambda t: _tree_value(problem, t, lam))
@@ -224,36 +232,36 @@ def _trivial_bound(problem: BinaryProblem, lam: Fraction) -> Fraction:
     return exact_objective(problem.min_errors, 1, problem.n_rows, lam)
 
 
-def _interrupted(problem: BinaryProblem, hint_tree: Tree | None, scaled: ScaledObjective,
+def _interrupted(problem: BinaryProblem, start_tree: Tree | None, scaled: ScaledObjective,
                  deadline: Deadline) -> SolveResult:
-    """The time limit struck while building: the hint tree (FEASIBLE) or nothing (UNKNOWN)."""
+    """The time limit struck while building: the start tree (FEASIBLE) or nothing (UNKNOWN)."""
     stats = {"solver": "cp-sat", "cpsat_status": "NOT_RUN", "lam": float(scaled.lam),
              "lam_engine": f"{scaled.p}/{scaled.q}"}
-    status = FEASIBLE if hint_tree is not None else UNKNOWN
-    return _result(problem, hint_tree, status, scaled, _trivial_bound(problem, scaled.lam),
+    status = FEASIBLE if start_tree is not None else UNKNOWN
+    return _result(problem, start_tree, status, scaled, _trivial_bound(problem, scaled.lam),
                    deadline, stats)
 
 
-def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree: Tree | None,
+def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, start_tree: Tree | None,
                    deadline: Deadline, time_share: float | None, num_workers: int, seed: int,
                    log: bool, reporter: ProgressReporter | None = None) -> tuple[SolveResult, Tree | None]:
     """Run CP-SAT on the encoding with its current objective; returns the result and the
-    binary tree (for hints of the next lambda)."""
+    binary tree (a start tree for the next lambda)."""
     problem = enc.problem
     stats: dict[str, Any] = dict(enc.stats)
     stats.update(solver="cp-sat", lam_engine=f"{scaled.p}/{scaled.q}", num_workers=num_workers,
                  seed=seed)
     trivial = _trivial_bound(problem, scaled.lam)
-    if hint_tree is not None:
-        _add_hint(enc, hint_tree)
-        stats["hint_objective"] = float(_tree_value(problem, hint_tree, scaled.lam))
+    if start_tree is not None:
+        _add_hint(enc, start_tree)
+        stats["hint_objective"] = float(_tree_value(problem, start_tree, scaled.lam))
         if reporter is not None:
             reporter.emit("incumbent", incumbent=stats["hint_objective"], message="hint")
     limit = deadline.remaining() if time_share is None else min(time_share, deadline.remaining())
     if limit is not None and limit <= 0.01:
         stats["cpsat_status"] = "NOT_RUN"
-        status = FEASIBLE if hint_tree is not None else UNKNOWN
-        return _result(problem, hint_tree, status, scaled, trivial, deadline, stats), hint_tree
+        status = FEASIBLE if start_tree is not None else UNKNOWN
+        return _result(problem, start_tree, status, scaled, trivial, deadline, stats), start_tree
 
     solver = cp_model.CpSolver()
     prm = solver.parameters
@@ -280,21 +288,22 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, hint_tree:
             return _result(problem, tree, OPTIMAL, scaled, None, deadline, stats), tree
         bound = max(trivial, scaled.lower_bound(solver.best_objective_bound, enc.max_leaves,
                                                 problem.min_errors))
-        if hint_tree is not None and _tree_value(problem, hint_tree, scaled.lam) < _tree_value(
+        if start_tree is not None and _tree_value(problem, start_tree, scaled.lam) < _tree_value(
                 problem, tree, scaled.lam):
-            tree = hint_tree
+            tree = start_tree
         return _result(problem, tree, FEASIBLE, scaled, bound, deadline, stats), tree
     if code in (cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
         raise TreeCheckError(f"CP-SAT says {name} for the regularized model; a single leaf is "
                              "always a solution (bug in the encoding)")
-    status = FEASIBLE if hint_tree is not None else UNKNOWN
-    return _result(problem, hint_tree, status, scaled, trivial, deadline, stats), hint_tree
+    status = FEASIBLE if start_tree is not None else UNKNOWN
+    return _result(problem, start_tree, status, scaled, trivial, deadline, stats), start_tree
 
 
 def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
                       time_limit: float | None = None, num_workers: int | None = None,
-                      seed: int = 0, hint: HintArg = "cart", osdt_bounds: bool = True,
-                      log: bool = False, progress: ProgressCallback | None = None) -> SolveResult:
+                      seed: int = 0, warm_start: WarmStart = "cart", osdt_bounds: bool = True,
+                      log: bool = False, progress: ProgressCallback | None = None,
+                      hint: WarmStart = _UNSET) -> SolveResult:
     """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth``.
 
     Parameters
@@ -310,17 +319,20 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
         CP-SAT workers; defaults to and is capped at :func:`n_cores`.
     seed : int
         CP-SAT ``random_seed``.
-    hint : None, "cart" or Tree
-        Solution hint: CART of depth ``max_depth``, the best tree of DPDT's front (``"dpdt"``),
-        or any tree over the original features (an estimator's ``tree_``, a DPDT tree), mapped to
-        the binary columns by routing (:func:`~satdt.solvers.common.tree_on_columns`); improved
-        by :func:`improve_tree` and compared with the single leaf first.
+    warm_start : None, "cart", "dpdt" or Tree
+        Start tree, given to CP-SAT as its solution hint: CART of depth ``max_depth``, the best
+        tree of DPDT's front (``"dpdt"``), or any tree over the original features (an
+        estimator's ``tree_``, a DPDT tree), mapped to the binary columns by routing
+        (:func:`~satdt.warmstart.tree_on_columns`); improved by :func:`improve_tree` and
+        compared with the single leaf first.
     osdt_bounds : bool
         Add OSDT's necessary conditions (leaf accuracy, leaf count, distinct sibling labels).
     log : bool
         CP-SAT search log on stdout.
     progress : callable or None
         Receives :class:`~satdt.progress.ProgressEvent` objects (exact objective values).
+    hint
+        Deprecated name of ``warm_start`` (a ``DeprecationWarning``).
 
     Returns
     -------
@@ -333,24 +345,26 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
     MemoryLimitError
         When the model's estimated size exceeds :func:`~satdt.deadline.max_memory`.
     """
+    warm_start = _warm_start_arg(warm_start, hint)
     _check(lam, max_depth, time_limit, num_workers)
     deadline = Deadline(time_limit)
     reporter = ProgressReporter("cpsat", progress)
     lam_f = Fraction(lam)
     reporter.emit("start", bound=float(_trivial_bound(problem, lam_f)), message=f"lam {lam}, depth <= {max_depth}")
     _check_size(problem, max_depth)
-    hint_tree = _hint_tree(problem, hint, lam_f, max_depth) if hint is not None else None
+    start_tree = _start_tree(problem, warm_start, lam_f, max_depth, deadline=deadline) \
+        if warm_start is not None else None
     try:
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
     except BuildInterrupted:
-        result = _interrupted(problem, hint_tree, scaled_objective(lam_f, problem.n_rows, max_depth), deadline)
+        result = _interrupted(problem, start_tree, scaled_objective(lam_f, problem.n_rows, max_depth), deadline)
         reporter.emit("done", incumbent=result.objective, bound=result.bound, message=result.status)
         return result
     if osdt_bounds:
         add_osdt_bounds(enc, lam_f)
     scaled = set_objective(enc, lam_f)
     enc.stats["build_time"] = deadline.elapsed()
-    result, _ = _solve_encoded(enc, scaled, hint_tree, deadline, None, _workers(num_workers),
+    result, _ = _solve_encoded(enc, scaled, start_tree, deadline, None, _workers(num_workers),
                                seed, log, reporter)
     result.stats["lam"] = lam
     reporter.emit("done", incumbent=result.objective, bound=result.bound, message=result.status)
@@ -396,8 +410,9 @@ def _structure(node: Node) -> tuple:
 
 def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], max_depth: int,
                               time_limit: float | None = None, num_workers: int | None = None,
-                              seed: int = 0, hint: HintArg = "cart", osdt_bounds: bool = True,
-                              log: bool = False, progress: ProgressCallback | None = None) -> PathResults:
+                              seed: int = 0, warm_start: WarmStart = "cart", osdt_bounds: bool = True,
+                              log: bool = False, progress: ProgressCallback | None = None,
+                              hint: WarmStart = _UNSET) -> PathResults:
     """Solve the regularized objective for each lambda of ``lams`` on one CP-SAT model.
 
     The model is built once. Lambdas are solved in increasing order; per lambda only the
@@ -405,7 +420,8 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
     bounds of that lambda and, after an OPTIMAL result with ``e`` errors and ``L`` leaves,
     ``leaves <= L`` and ``errors >= e`` (for ``lam2 > lam1`` every optimum at ``lam2`` has no
     more leaves and no fewer errors than any optimum at ``lam1``). The previous lambda's tree
-    is a hint (with ``hint``'s tree, improved; the best is used). ``time_limit`` covers the
+    is a start tree (with ``warm_start``'s tree, improved; the best is used; ``hint`` is the
+    deprecated name of ``warm_start``). ``time_limit`` covers the
     whole call; each lambda gets an equal share of the time left. ``progress`` gets one
     start and one done event per lambda (each with its own incumbents and bounds).
 
@@ -415,6 +431,7 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
         A list of :class:`SolveResult` in the order of ``lams``;
         ``.distinct_trees()`` gives the distinct optimal trees.
     """
+    warm_start = _warm_start_arg(warm_start, hint)
     lams = list(lams)
     if not lams:
         raise ValueError("lams must hold at least one lambda")
@@ -424,12 +441,13 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
     order = sorted(set(Fraction(x) for x in lams))
     workers = _workers(num_workers)
     _check_size(problem, max_depth)
-    base_hint = _hint_tree(problem, hint, order[0], max_depth) if hint is not None else None
+    base_tree = _start_tree(problem, warm_start, order[0], max_depth, deadline=deadline) \
+        if warm_start is not None else None
     try:
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
     except BuildInterrupted:
-        res = {lam: _interrupted(problem, None if base_hint is None else improve_tree(
-            problem, base_hint, lam), scaled_objective(lam, problem.n_rows, max_depth), deadline)
+        res = {lam: _interrupted(problem, None if base_tree is None else improve_tree(
+            problem, base_tree, lam), scaled_objective(lam, problem.n_rows, max_depth), deadline)
             for lam in order}
         return PathResults(lams, [res[Fraction(x)] for x in lams])
     prev_tree: Tree | None = None
@@ -438,13 +456,13 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
         if osdt_bounds:
             add_osdt_bounds(enc, lam)
         scaled = set_objective(enc, lam)
-        extra = [t for t in (base_hint, prev_tree) if t is not None]
-        hint_tree = _hint_tree(problem, None, lam, max_depth, extra) if extra else None
+        extra = [t for t in (base_tree, prev_tree) if t is not None]
+        start_tree = _start_tree(problem, None, lam, max_depth, extra) if extra else None
         left = deadline.remaining()
         share = None if left is None else left / (len(order) - idx)
         reporter = ProgressReporter("cpsat", progress)
         reporter.emit("start", bound=float(_trivial_bound(problem, lam)), message=f"lam {float(lam):g}")
-        res, prev_tree = _solve_encoded(enc, scaled, hint_tree, deadline, share, workers, seed, log, reporter)
+        res, prev_tree = _solve_encoded(enc, scaled, start_tree, deadline, share, workers, seed, log, reporter)
         reporter.emit("done", incumbent=res.objective, bound=res.bound, message=res.status)
         res.stats["lam"] = float(lam)
         res.runtime = deadline.elapsed()

@@ -43,9 +43,10 @@ from ..binarize import BinaryProblem
 from ..deadline import Deadline, check_memory, format_bytes
 from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
-from ..tree import Node, Tree
+from ..tree import Tree
 from ..encodings.maxsat import MaxSatEncoding
-from .common import TreeCheckError, finalize_tree, warm_start_trees
+from ..warmstart import best_start_tree, single_leaf
+from .common import TreeCheckError, finalize_tree
 from .sat import INTERRUPTIBLE, _PYSAT_NAME, add_blocks, bulk_adder
 
 __all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS", "estimate_formula"]
@@ -170,10 +171,10 @@ def estimate_formula(problem: BinaryProblem, max_depth: int) -> tuple[int, int]:
 
 
 def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: Deadline,
-             stats: dict, phases: list[int] | None = None,
+             stats: dict, hint: list[int] | None = None,
              reporter: ProgressReporter | None = None) -> tuple[list[int] | None, int]:
     """RC2 on the encoding; returns (model or None on timeout, cost = optimum or lower bound).
-    ``phases``: literals the oracle tries first (a warm start)."""
+    ``hint``: literals the oracle tries first as phases (the start tree's assignment)."""
     t0 = time.perf_counter()
     hard = encoding.hard_clauses()
     lits, weights = encoding.soft_clauses()
@@ -191,10 +192,10 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
         if deadline.expired():
             break
         n_hard += add_blocks(add, ptr, [block])
-    if phases:
-        rc2.oracle.set_phases(phases)
+    if hint:
+        rc2.oracle.set_phases(hint)
     stats.update(variables=int(encoding.pool.top), clauses=n_hard, soft=int(lits.size),
-                 phases=len(phases or ()))
+                 phases=len(hint or ()))
     stats["build_time_s"] = round(time.perf_counter() - t0, 4)
     remaining = deadline.remaining()
     t1 = time.perf_counter()
@@ -246,7 +247,7 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
         tree of DPDT's front; or a tree over the original features, mapped by routing): returned
         as FEASIBLE on timeout, OPTIMAL at once when it meets the leaf-conflict floor.
     phases : bool
-        Also give the incumbent to RC2's SAT oracle as phases (``set_phases``: the oracle tries
+        Also give the start tree to RC2's SAT oracle as phases (``set_phases``: the oracle tries
         that tree's assignment first).
     progress : callable or None
         Receives :class:`~satdt.progress.ProgressEvent` objects (errors).
@@ -284,29 +285,28 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
         return out
 
     if max_depth == 0 or problem.n_binary == 0:
-        majority = int(np.argmax(problem.counts.sum(axis=0)))
-        return result(Tree(root=Node.leaf(majority), classes=problem.classes), OPTIMAL, None)
+        return result(single_leaf(problem), OPTIMAL, None)
     clauses, literals = estimate_formula(problem, max_depth)
     stats.update(estimated_clauses=clauses, estimated_literals=literals)
     check_memory(literals * BYTES_PER_LITERAL, f"the MaxSAT formula (about {clauses:.3g} clauses, "
                  f"{literals:.3g} literals)", "use a smaller max_depth or binarization='quantile'")
-    incumbent = min(warm_start_trees(problem, warm_start, max_depth), key=problem.errors, default=None)
-    if incumbent is not None:
-        reporter.emit("incumbent", incumbent=problem.errors(incumbent), message="warm start")
-    if incumbent is not None and problem.errors(incumbent) == floor:
-        return result(incumbent, OPTIMAL, None)  # proven: it meets the floor no tree beats
+    start_tree = best_start_tree(problem, warm_start, max_depth, problem.errors, deadline)
+    if start_tree is not None:
+        reporter.emit("incumbent", incumbent=problem.errors(start_tree), message="warm start")
+    if start_tree is not None and problem.errors(start_tree) == floor:
+        return result(start_tree, OPTIMAL, None)  # proven: it meets the floor no tree beats
     left = deadline.remaining()
     if left is not None and literals * SECONDS_PER_LITERAL > left:
         stats["maxsat_status"] = (f"NOT_RUN (the formula, about {literals:.3g} literals / "
                                   f"{format_bytes(literals * BYTES_PER_LITERAL)}, needs about "
                                   f"{literals * SECONDS_PER_LITERAL:.0f} s to load; {left:.1f} s left)")
-        return result(incumbent, FEASIBLE, floor) if incumbent is not None else result(None, UNKNOWN, floor)
+        return result(start_tree, FEASIBLE, floor) if start_tree is not None else result(None, UNKNOWN, floor)
     encoding = MaxSatEncoding(problem.X, problem.counts, max_depth, at_most_one=at_most_one)
-    hint = encoding.phase_literals(incumbent) if phases and incumbent is not None else None
+    hint = encoding.phase_literals(start_tree) if phases and start_tree is not None else None
     model, cost = _run_rc2(encoding, solver, stratified, deadline, stats, hint, reporter)
     if model is None:
         bound = max(cost, floor)
-        return result(incumbent, FEASIBLE, bound) if incumbent is not None else result(None, UNKNOWN, bound)
+        return result(start_tree, FEASIBLE, bound) if start_tree is not None else result(None, UNKNOWN, bound)
     feature, leaf_class = encoding.decode(model)
     tree = encoding.to_tree(feature, leaf_class, problem.classes)
     errors = problem.errors(tree)

@@ -25,8 +25,8 @@ and loaded with ``LoadModelFromProto``. Gap tolerances are set to 0; the status 
 the engine's *bound*, never from its status word alone: OPTIMAL when the bound (rounded up to
 whole errors) reaches the errors of the re-evaluated tree, FEASIBLE otherwise (``bound`` = the
 engine's best bound in errors, rounded up), UNKNOWN without a tree (INFEASIBLE when the engine
-proves that there is none, e.g. OCT's min_leaf above the rows). The CART tree of the same
-depth (CART [11], :func:`~satdt.solvers.common.cart_binary_tree`) is a MIP hint where the engine takes one
+proves that there is none, e.g. OCT's min_leaf above the rows). The start tree (by default
+CART [11] of the same depth, :mod:`satdt.warmstart`) is a MIP hint where the engine takes one
 and always the fallback tree when the engine finds nothing better in time.
 
 Time and memory: one :class:`~satdt.deadline.Deadline` covers the call. The model's size is
@@ -55,12 +55,14 @@ import numpy as np
 
 from ..binarize import BinaryProblem
 from ..deadline import Deadline, DeadlineExpired, check_memory, format_bytes
-from ..encodings.mip_binoct import MipModel, build_binoct, feature_groups
+from ..encodings.mip_binoct import build_binoct, feature_groups
+from ..encodings.mip_model import MipModel
 from ..encodings.mip_oct import baseline_errors, build_oct
 from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Tree
-from .common import finalize_tree, n_cores, warm_start_trees
+from ..warmstart import best_start_tree, single_leaf, warm_start_trees
+from .common import finalize_tree, n_cores
 
 __all__ = ["solve_binoct", "solve_oct", "BACKENDS", "INTERFACES", "DEFAULT_BACKEND", "solve_mip_model",
            "estimate_binoct", "estimate_oct"]
@@ -167,6 +169,16 @@ class _Watch:
         return callback_pb2.CallbackResultProto()
 
 
+def _arrays(mip: MipModel, deadline: Deadline) -> tuple[np.ndarray, ...]:
+    """The model's bounds, integrality, objective, CSR matrix and row bounds, checking the
+    deadline after each step (the matrix takes seconds for 10^7 nonzeros)."""
+    lb, ub, integer, obj = mip.bounds()
+    deadline.check("building the MIP")
+    A, rlb, rub = mip.matrix()
+    deadline.check("building the MIP")
+    return lb, ub, integer, obj, A, rlb, rub
+
+
 # ------------------------------------------------------------------ MathOpt
 def _solve_mathopt(mip: MipModel, backend: str, deadline: Deadline,
                    hint: np.ndarray | None, threads: int, watch: _Watch | None = None) -> EngineResult:
@@ -174,10 +186,7 @@ def _solve_mathopt(mip: MipModel, backend: str, deadline: Deadline,
     from ortools.math_opt import callback_pb2
     from ortools.math_opt.core.python import solver as core
 
-    lb, ub, integer, obj = mip.bounds()
-    deadline.check("building the MIP")
-    A, rlb, rub = mip.matrix()
-    deadline.check("building the MIP")
+    lb, ub, integer, obj, A, rlb, rub = _arrays(mip, deadline)
     n = mip.n_vars
     model = model_pb2.ModelProto()
     ids = np.arange(n, dtype=np.int64)
@@ -260,10 +269,7 @@ def _solve_pywraplp(mip: MipModel, backend: str, deadline: Deadline,
     from ortools.linear_solver import linear_solver_pb2, pywraplp
     from ortools.linear_solver.python import model_builder_helper as mbh
 
-    lb, ub, integer, obj = mip.bounds()
-    deadline.check("building the MIP")
-    A, rlb, rub = mip.matrix()
-    deadline.check("building the MIP")
+    lb, ub, integer, obj, A, rlb, rub = _arrays(mip, deadline)
     helper = mbh.ModelBuilderHelper()
     helper.fill_model_from_sparse_data(lb, ub, obj, rlb, rub, A)
     for j in np.flatnonzero(integer):       # integrality has no bulk setter; one call per integer var
@@ -382,10 +388,7 @@ def _validate(problem: BinaryProblem, max_depth: int) -> None:
 
 def _trivial(problem: BinaryProblem, deadline: Deadline, method: str) -> SolveResult:
     """No binary column: the single leaf is the only tree, and it is optimal."""
-    from ..tree import Node
-
-    tree = Tree(root=Node.leaf(int(np.argmax(problem.counts.sum(axis=0)))), classes=problem.classes)
-    final, errors = finalize_tree(problem, tree)
+    final, errors = finalize_tree(problem, single_leaf(problem))
     return SolveResult(final, OPTIMAL, errors, errors, deadline.elapsed(), method, "errors",
                        {"note": "no binary column: a single leaf"})
 
@@ -434,9 +437,9 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
     stats = {"formulation": "BinOCT", "backend": backend, "distinct_rows": problem.n_distinct,
              "binary_columns": problem.n_binary, "estimated_nonzeros": estimate_binoct(problem, int(max_depth))}
     refused = _fits(stats["estimated_nonzeros"], deadline, "BinOCT")
-    cart = _best_warm_tree(problem, warm_start, int(max_depth), lambda t: problem.errors(t))
-    if cart is not None:
-        reporter.emit("incumbent", incumbent=problem.errors(cart), message="warm start")
+    start_tree = best_start_tree(problem, warm_start, int(max_depth), problem.errors, deadline)
+    if start_tree is not None:
+        reporter.emit("incumbent", incumbent=problem.errors(start_tree), message="warm start")
     model = None
     if refused is None:
         try:
@@ -445,15 +448,15 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
             refused = "NOT_RUN (time limit reached while building the model)"
     if model is None:
         stats["engine_status"] = refused
-        return _done(reporter, _finish(problem, None, None, cart, None, backend, interface, deadline, stats,
+        return _done(reporter, _finish(problem, None, None, start_tree, None, backend, interface, deadline, stats,
                                        "binoct", lambda v: v, None))
     stats.update(**model.mip.stats(), build_s=round(deadline.elapsed(), 4), feature_groups=len(model.groups),
                  threshold_bits=model.n_bits)
-    hint = model.hint(problem, cart) if cart is not None else None
+    hint = model.hint(problem, start_tree) if start_tree is not None else None
     to_errors = lambda v: v  # noqa: E731  (the objective is the error count)
     e = model.e.ravel()
     watch = _Watch(reporter, _sum_of(e, model.mip.n_vars), to_errors) if reporter.active else None
-    return _done(reporter, _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
+    return _done(reporter, _finish(problem, model, model.mip, start_tree, hint, backend, interface, deadline, stats,
                                    "binoct", to_errors, None, watch))
 
 
@@ -507,24 +510,24 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
             model = build_oct(problem, int(max_depth), float(alpha), int(min_leaf), deadline=deadline)
         except DeadlineExpired:
             refused = "NOT_RUN (time limit reached while building the model)"
-    candidates = warm_start_trees(problem, warm_start, int(max_depth))
+    candidates = warm_start_trees(problem, warm_start, int(max_depth), deadline)
     if model is not None:
         # trees that break N_min are neither a hint nor a fallback
         candidates = [t for t in candidates if model.hint(problem, t) is not None]
     elif int(min_leaf) > 1:
         candidates = [t for t in candidates if _leaf_sizes_ok(problem, t, int(min_leaf))]
     # the best valid one by OCT's value
-    cart = min(candidates, key=lambda t: problem.errors(t) + float(alpha) * scale * t.n_splits, default=None)
-    if cart is not None:
-        reporter.emit("incumbent", incumbent=problem.errors(cart), message="warm start")
+    start_tree = min(candidates, key=lambda t: problem.errors(t) + float(alpha) * scale * t.n_splits, default=None)
+    if start_tree is not None:
+        reporter.emit("incumbent", incumbent=problem.errors(start_tree), message="warm start")
     if model is None:
         stats["engine_status"] = refused
-        return _done(reporter, _finish(problem, None, None, cart, None, backend, interface, deadline, stats,
+        return _done(reporter, _finish(problem, None, None, start_tree, None, backend, interface, deadline, stats,
                                        "oct", to_errors, (float(alpha), scale)))
     stats.update(**model.mip.stats(), build_s=round(deadline.elapsed(), 4))
-    hint = model.hint(problem, cart) if cart is not None else None
+    hint = model.hint(problem, start_tree) if start_tree is not None else None
     watch = _Watch(reporter, _sum_of(model.L.ravel(), model.mip.n_vars), to_errors) if reporter.active else None
-    return _done(reporter, _finish(problem, model, model.mip, cart, hint, backend, interface, deadline, stats,
+    return _done(reporter, _finish(problem, model, model.mip, start_tree, hint, backend, interface, deadline, stats,
                                    "oct", to_errors, (float(alpha), model.scale), watch))
 
 
@@ -551,12 +554,7 @@ def _done(reporter: ProgressReporter, result: SolveResult) -> SolveResult:
     return result
 
 
-def _best_warm_tree(problem: BinaryProblem, warm_start, max_depth: int, value) -> Tree | None:
-    """The warm-start candidate (:func:`~satdt.solvers.common.warm_start_trees`) of least ``value``."""
-    return min(warm_start_trees(problem, warm_start, max_depth), key=value, default=None)
-
-
-def _finish(problem, model, mip, cart, hint, backend, interface, deadline, stats, method,
+def _finish(problem, model, mip, start_tree, hint, backend, interface, deadline, stats, method,
             to_errors, oct_params, watch: _Watch | None = None) -> SolveResult:
     """Run the engine in the time left, pick the better of its tree and the fallback, decide the
     status. ``model`` None: the model was not built (``stats["engine_status"]`` says why)."""
@@ -579,8 +577,8 @@ def _finish(problem, model, mip, cart, hint, backend, interface, deadline, stats
     candidates = []
     if engine is not None and engine.x is not None:
         candidates.append(("engine", model.decode(engine.x, problem.classes)))
-    if cart is not None:
-        candidates.append(("cart", cart))
+    if start_tree is not None:
+        candidates.append(("cart", start_tree))
     best = None
     for source, tree in candidates:
         final, errors = finalize_tree(problem, tree)

@@ -76,9 +76,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ...binarize import BinaryProblem
+from ...deadline import Deadline
 from ...result import FEASIBLE, SolveResult
 from ...tree import Node, Tree
-from ..common import Deadline, finalize_tree
+from ..common import finalize_tree
 
 __all__ = ["solve_adapttree", "AdaptTreeResult", "TileCoder", "id3_tree", "paper_problem",
            "paper_schedule", "FEATURES", "DEFAULT_FEATURES", "sarsa_update", "attributes", "Attributes",

@@ -53,9 +53,10 @@ from typing import Any
 import numpy as np
 
 from ...binarize import BinaryProblem
+from ...deadline import Deadline
 from ...result import FEASIBLE, SolveResult
 from ...tree import Node, Tree
-from ..common import Deadline, finalize_tree
+from ..common import finalize_tree
 
 __all__ = ["ReinforcedDecisionTree", "AxisAlignedRDT", "solve_rdt", "gaussian_toy", "LOSSES"]
 
