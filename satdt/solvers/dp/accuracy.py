@@ -192,7 +192,7 @@ def _validate_lam(lam: float) -> None:
 
 def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
                          time_limit: float | None = None,
-                         pair_ops: float | None = None, _incumbent: Tree | None = None,
+                         pair_ops: float | None = None, start_tree: Tree | None = None,
                          engine: str = "core", progress: ProgressCallback | None = None) -> SolveResult:
     """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth`` (any shape),
     by the same DP / branch and bound as :func:`solve_max_accuracy_dp`.
@@ -225,6 +225,9 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         FEASIBLE with a proven lower bound.
     pair_ops, engine
         As in :func:`solve_max_accuracy_dp`.
+    start_tree : Tree or None
+        A tree over the binary columns to start from (the incumbent when it beats the greedy
+        tree), e.g. the consistent tree of DT_size's depth search.
     progress : callable or None
         Receives :class:`~satdt.progress.ProgressEvent` objects (the objective
         ``errors / n + lam * leaves`` as the incumbent).
@@ -265,10 +268,10 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     except SearchTimeout:
         inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
     inc_cost = search.binary_cost(inc_tree)
-    if _incumbent is not None and _incumbent.depth() <= d:  # a given tree over the binary columns
-        given = search.binary_cost(_incumbent)
+    if start_tree is not None and start_tree.depth() <= d:  # a given tree over the binary columns
+        given = search.binary_cost(start_tree)
         if given < inc_cost:
-            inc_tree, inc_cost, source = _incumbent, given, "given"
+            inc_tree, inc_cost, source = start_tree, given, "given"
     reporter.emit("incumbent", incumbent=to_objective(inc_cost), message=source)
     bound, proven = floor, False
     out = _run_reported(search, reporter, d, inc_cost, to_objective)

@@ -345,7 +345,7 @@ def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, sta
     # an inconsistent incumbent costs more than any consistent tree: no pruning until one is found)
     warm = binary_trees[-1] if binary_trees else None
     r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline.remaining(), pair_ops=pair_ops,
-                             engine=engine, _incumbent=warm,
+                             engine=engine, start_tree=warm,
                              progress=as_ticks(reporter, f"fewest leaves at depth <= {K}: objective"))
     errors = int(r.stats["errors"])
     stats.update(size_depth=K, size_time_s=round(r.runtime, 4), search_nodes=r.stats.get("nodes"),
