@@ -152,7 +152,7 @@ def test_certify_many_shares_one_engine_run():
 
 def test_regularized_engines_agree_on_a_bundled_dataset():
     data = load_dataset("monk3")
-    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(data.X, data.labels)
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(data.X, data.labels)
     by_dp = certify(tree, data, objective="regularized", lam=0.01)
     by_cpsat = certify(tree, data, objective="regularized", lam=0.01, engine="cpsat")
     assert by_dp.optimum == pytest.approx(by_cpsat.optimum)
