@@ -92,8 +92,8 @@ def baseline():
     at the start of every call."""
     saved = sat.SatBackend._solve_interrupt, sat.CART_AFTER_S
 
-    def timer_solve(self, assumptions, remaining):
-        timer = threading.Timer(remaining, self.solver.interrupt)
+    def timer_solve(self, assumptions, deadline):
+        timer = threading.Timer(deadline.remaining(), self.solver.interrupt)
         timer.daemon = True
         timer.start()
         try:
@@ -187,6 +187,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                        "cpu_s": round(float(np.median(cpus)), 3), "cpus_s": " ".join(f"{c:.3f}" for c in cpus),
                        "statuses": " ".join(statuses),
                        "repairs": f"{r.stats.get('repaired', '')}/{r.stats.get('repairs', '')}",
+                       "conflicts": r.stats.get("conflicts"),
                        "times_s": " ".join(f"{w:.3f}" for w in walls), "load_avg": _load(),
                        "baseline_s": round(float(np.median(base_walls)), 3) if base_walls else None,
                        "inferdt_s": ref_time, "inferdt_value": ref_value,
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> list[dict]:
 
 def markdown(rows: list[dict]) -> str:
     head = ["dataset", "rows", "distinct", "binary_features", "objective", "backend", "algorithm", "status", "value",
-            "depth", "nodes", "rows_used", "time_s", "times_s", "cpu_s", "cpus_s", "statuses", "repairs", "baseline_s", "build_s", "sat_s",
+            "depth", "nodes", "rows_used", "time_s", "times_s", "cpu_s", "cpus_s", "statuses", "repairs", "conflicts", "baseline_s", "build_s", "sat_s",
             "load_avg",
             "inferdt_value", "inferdt_s"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

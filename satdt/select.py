@@ -55,12 +55,33 @@ def _fit_cart(options: dict, X: Any, y: np.ndarray, train: np.ndarray, test: np.
             "avg_tests": float(tests.mean()) if len(test) else 0.0, "runtime_s": time.perf_counter() - start}
 
 
+def _share(end: float | None, index: int, n_fits: int, n_lanes: int) -> float | None:
+    """Seconds fit ``index`` (of ``n_fits``, run in order on ``n_lanes`` workers) may take when it
+    starts: the time left before ``end`` (``time.time()``, comparable across a machine's processes)
+    split evenly among the rounds of fits not started yet plus one for the refit. None: no limit;
+    0: the time is up, the fit is not run."""
+    if end is None:
+        return None
+    rounds = -(-(n_fits - index) // max(1, n_lanes)) + 1
+    return max(0.0, end - time.time()) / rounds
+
+
 def _fit_fold(method: str, options: dict, X: Any, y: np.ndarray, train: np.ndarray,
-              test: np.ndarray) -> dict[str, Any]:
-    """Fit one setting on one fold's training rows; score it on the held-out rows."""
+              test: np.ndarray, slot: tuple | None = None) -> dict[str, Any]:
+    """Fit one setting on one fold's training rows; score it on the held-out rows. ``slot`` =
+    ``(end, index, n_fits, n_lanes)`` of a whole-call time limit (see :func:`_share`): the fit gets
+    its share of the time left (at most ``options["time_limit"]``), and is not run when none is left
+    (status ``NOT_RUN``)."""
     from .estimators import make_estimator
     from .result import InfeasibleError, NoTreeFoundError
 
+    share = None if slot is None else _share(*slot)
+    if share is not None:
+        if share < 1e-3:
+            return {"status": "NOT_RUN", "runtime_s": 0.0}
+        if method != "cart":
+            cap = options.get("time_limit")
+            options = {**options, "time_limit": share if cap is None else min(cap, share)}
     if method == "cart":
         return _fit_cart(options, X, y, train, test)
     start = time.perf_counter()
@@ -114,9 +135,9 @@ def choose(table: list[dict], param: str, one_se: bool = False) -> int:
     return max(candidates, key=simpler)
 
 
-def _choose_or_none(table: list[dict], param: str) -> int | None:
+def _choose_or_none(table: list[dict], param: str, one_se: bool = False) -> int | None:
     try:
-        return choose(table, param)
+        return choose(table, param, one_se)
     except ValueError:
         return None
 
@@ -125,14 +146,21 @@ def select_complexity(X: Any, y: Any, method: str, *, lams: Sequence[float] | No
                       depths: Sequence[int] | None = None, folds: int = 5, one_se: bool = False,
                       options: dict | None = None, n_jobs: int | None = None,
                       random_state: int | None = 0, heuristics: Sequence[str] = (),
-                      heuristic_options: dict[str, dict] | None = None) -> dict[str, Any]:
+                      heuristic_options: dict[str, dict] | None = None, time_limit: Any = None,
+                      progress: Any = None) -> dict[str, Any]:
     """Cross-validate ``method`` over ``lams`` or ``depths``; the table and the chosen row.
 
     Returns ``{"param", "values", "table", "chosen_index", "folds", "splits", "heuristics"}`` (no
-    refit; see :class:`TreeSelectorCV`). ``options`` are further
+    refit; see :class:`TreeSelectorCV`); ``chosen_index`` is None when no setting has a tree on
+    every fold (INFEASIBLE, or out of time). ``options`` are further
     :func:`satdt.estimators.make_estimator` arguments (``max_depth`` for a lambda path,
-    ``time_limit`` per fit, ``binarization``...). ``heuristics`` (``"cart"``, ``"dpdt"``) adds,
-    on the same folds, the rows of each heuristic along the same grid: with ``depths`` CART and
+    ``time_limit`` as a cap on each fit, ``binarization``...). ``time_limit`` (seconds or a
+    :class:`satdt.deadline.Deadline`) bounds the whole call: each fit, when it starts, gets an even
+    share of the time left (the rounds of fits not started yet, on ``n_jobs`` workers, plus one
+    share kept for a refit); fits that would start after it are not run (status ``NOT_RUN``, the
+    setting unscored). ``progress`` receives a :class:`satdt.progress.ProgressEvent` (engine
+    ``"select"``) at the start, when each setting's folds are all done, and at the end.
+    ``heuristics`` (``"cart"``, ``"dpdt"``) adds, on the same folds, the rows of each heuristic along the same grid: with ``depths`` CART and
     DPDT of each depth; with ``lams`` CART's cost-complexity pruning (``ccp_alpha`` = each
     value) and DPDT's penalty per test (``alpha`` = each value), at the same ``max_depth``.
     ``heuristics[h]`` is ``{"param", "table", "chosen_index"}`` (best mean held-out accuracy);
@@ -185,19 +213,53 @@ def select_complexity(X: Any, y: Any, method: str, *, lams: Sequence[float] | No
             fixed["time_limit"] = options["time_limit"]
         fixed.update((heuristic_options or {}).get(h, {}))
         runs.append((h, knob, fixed))
+    from .deadline import Deadline
+    from .progress import ProgressReporter
+
+    deadline = Deadline.of(time_limit)
+    left = deadline.remaining()
+    end = None if left is None else time.time() + left
     jobs = [(r, i, f) for r in range(len(runs)) for i in range(len(values)) for f in range(len(splits))]
-    fits = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_fold)(runs[r][0], {**runs[r][2], runs[r][1]: values[i]}, X, y, *splits[f])
-        for r, i, f in jobs)
+    lanes = _lanes(n_jobs, len(jobs))
+    reporter = ProgressReporter("select", progress)
+    reporter.emit("start", message=f"{len(jobs)} fits ({len(values)} settings x {len(splits)} folds"
+                                   + (f" x {len(runs)} methods" if len(runs) > 1 else "") + ")")
     k, n_values = len(splits), len(values)
+    fits = []
+    for fit in Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_fit_fold)(runs[r][0], {**runs[r][2], runs[r][1]: values[i]}, X, y, *splits[f],
+                               slot=None if end is None else (end, index, len(jobs), lanes))
+            for index, (r, i, f) in enumerate(jobs)):
+        fits.append(fit)
+        if len(fits) % k == 0:  # a setting's folds are all done: one line
+            r, i = divmod(len(fits) // k - 1, n_values)
+            row = _summarize(runs[r][1], values[i], fits[-k:])
+            statuses = "/".join(sorted(set(row["statuses"])))
+            reporter.emit("tick", message=f"{runs[r][0]} {runs[r][1]}={values[i]:g}: mean held-out accuracy "
+                                          f"{row['mean_accuracy']:.4f} ({statuses})")
     tables = [[_summarize(runs[r][1], values[i], fits[(r * n_values + i) * k:(r * n_values + i + 1) * k])
                for i in range(n_values)] for r in range(len(runs))]
     table = tables[0]
     extra = {runs[r][0]: {"param": runs[r][1], "table": tables[r], "chosen_index": _choose_or_none(tables[r], runs[r][1])}
              for r in range(1, len(runs))}
+    chosen = _choose_or_none(table, param, one_se)
+    reporter.emit("done", message="no setting scored on every fold" if chosen is None else
+                  f"chosen {param}={table[chosen][param]:g}, mean held-out accuracy "
+                  f"{table[chosen]['mean_accuracy']:.4f}")
     return {"param": param, "values": values, "table": table, "folds": folds,
-            "chosen_index": choose(table, param, one_se), "rule": "one-se" if one_se else "best",
+            "chosen_index": chosen, "rule": "one-se" if one_se else "best",
             "splits": splits, "heuristics": extra}
+
+
+def _lanes(n_jobs: int | None, n_fits: int) -> int:
+    """How many fits joblib runs at once for ``n_jobs`` (negative: CPUs + 1 + n_jobs)."""
+    import os
+
+    if n_jobs is None or n_jobs == 0:
+        return 1
+    if n_jobs < 0:
+        n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, min(n_jobs, n_fits))
 
 
 try:  # the estimator needs scikit-learn's base classes; the module itself imports without them
@@ -228,7 +290,11 @@ class TreeSelectorCV(ClassifierMixin, BaseEstimator):
     max_depth : int, optional
         The depth bound along a lambda path (default: the method's).
     time_limit : float, optional
-        Seconds for each fit (each fold and setting, and the refit).
+        Seconds for the whole ``fit``: the cross-validation and the refit. Each fold's fit gets an
+        even share of the time left when it starts (see :func:`select_complexity`); fits that would
+        start after the limit are not run (their setting stays unscored, never chosen); the refit
+        gets what is left, and returns its best tree so far (FEASIBLE) when that runs out. A cap on
+        each single fit is ``options={"time_limit": seconds}``.
     options : dict, optional
         Further :func:`satdt.estimators.make_estimator` arguments (``binarization``, ``engine``...).
     n_jobs : int, optional
@@ -239,6 +305,9 @@ class TreeSelectorCV(ClassifierMixin, BaseEstimator):
     heuristics : sequence of str
         ``"cart"``, ``"dpdt"``: also cross-validate these heuristics on the same folds along
         the same grid (see :func:`select_complexity`), for comparison; never chosen.
+    progress : callable, optional
+        Receives :class:`satdt.progress.ProgressEvent` objects: the cross-validation's (engine
+        ``"select"``, a line per setting) and the refit engine's.
 
     Attributes
     ----------
@@ -265,7 +334,7 @@ class TreeSelectorCV(ClassifierMixin, BaseEstimator):
                  depths: Sequence[int] | None = None, folds: int = 5, one_se: bool = False,
                  max_depth: int | None = None, time_limit: float | None = None,
                  options: dict | None = None, n_jobs: int | None = None, random_state: int | None = 0,
-                 heuristics: Sequence[str] = ()):
+                 heuristics: Sequence[str] = (), progress: Any = None):
         self.method = method
         self.lams = lams
         self.depths = depths
@@ -277,11 +346,10 @@ class TreeSelectorCV(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.heuristics = heuristics
+        self.progress = progress
 
     def _options(self) -> dict:
         options = dict(self.options or {})
-        if self.time_limit is not None:
-            options["time_limit"] = self.time_limit
         if self.max_depth is not None:
             if self.depths is not None:
                 raise ValueError("max_depth is selected from depths: give one or the other")
@@ -289,21 +357,38 @@ class TreeSelectorCV(ClassifierMixin, BaseEstimator):
         return options
 
     def fit(self, X: Any, y: Any) -> "TreeSelectorCV":
+        """Cross-validate, choose, refit. Raises :class:`satdt.result.NoTreeFoundError` when no
+        setting has a tree on every fold (all INFEASIBLE, or the time limit came first); the
+        table (``cv_results_``, ``heuristics_``) is set before, with ``best_index_`` None."""
+        from .deadline import Deadline
         from .estimators import make_estimator
+        from .result import NoTreeFoundError
 
         start = time.perf_counter()
+        deadline = Deadline.of(self.time_limit)
         out = select_complexity(X, y, self.method, lams=self.lams, depths=self.depths, folds=self.folds,
                                 one_se=self.one_se, options=self._options(), n_jobs=self.n_jobs,
-                                random_state=self.random_state, heuristics=tuple(self.heuristics))
+                                random_state=self.random_state, heuristics=tuple(self.heuristics),
+                                time_limit=deadline, progress=self.progress)
         self.param_ = out["param"]
         self.cv_results_ = out["table"]
         self.best_index_ = out["chosen_index"]
         self.splits_ = out["splits"]
         self.heuristics_ = out["heuristics"]
+        if self.best_index_ is None:
+            self.runtime_ = time.perf_counter() - start
+            statuses = sorted({s for row in self.cv_results_ for s in row["statuses"]})
+            raise NoTreeFoundError(f"no setting produced a tree on every fold ({'/'.join(statuses)})")
         row = self.cv_results_[self.best_index_]
         self.best_params_ = {self.param_: row[self.param_]}
         self.best_score_ = row["mean_accuracy"]
-        self.best_estimator_ = make_estimator(self.method, **self._options(), **self.best_params_).fit(X, y)
+        options = self._options()
+        if deadline.time_limit is not None:  # the refit gets what is left (at most a fit's cap)
+            cap = options.get("time_limit")
+            options["time_limit"] = deadline.budget() if cap is None else min(cap, deadline.budget())
+        refit = make_estimator(self.method, **options, **self.best_params_,
+                               **({} if self.progress is None else {"progress": self.progress}))
+        self.best_estimator_ = refit.fit(X, y)
         for name in ("tree_", "result_", "classes_", "n_features_in_", "feature_names_in_"):
             if hasattr(self.best_estimator_, name):
                 setattr(self, name, getattr(self.best_estimator_, name))

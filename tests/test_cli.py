@@ -213,3 +213,105 @@ def test_bench_rows_report_infeasible_not_error(capsys):
     row = json.loads(out)[0]
     assert code == 0 and row["status"] == "INFEASIBLE" and "error" not in row
     assert "minimum depth is at least 6" in row["proof"]
+
+
+# --- a time limit is a result too: status and bound, exit 0, whatever ran out (issue 16, item 6) ---
+TIMEOUT_CASES = [("sat-depth", []), ("sat-size", ["--max-depth", "6"]), ("sat-size", ["--engine", "sat"]),
+                 ("sat-depth", ["--engine", "dp"]), ("dp", ["--max-depth", "3"]), ("maxsat", ["--max-depth", "3"]),
+                 ("binoct", ["--max-depth", "2"]), ("oct", ["--max-depth", "2"]), ("cpsat", ["--max-depth", "3"]),
+                 ("dpdt", ["--max-depth", "3"])]
+
+
+@pytest.mark.parametrize("method, extra", TIMEOUT_CASES, ids=[f"{m}{''.join(e)}" for m, e in TIMEOUT_CASES])
+def test_time_limit_before_any_tree_is_a_result(capsys, method, extra):
+    """A limit shorter than anything the command can do: exit 0 with UNKNOWN (no tree: the
+    consistent-tree questions, DPDT) or the majority leaf (FEASIBLE), never 'no tree found'."""
+    code, out, err = run(capsys, "solve", "monk3", "--method", method, *extra, "--time-limit", "0.001", "--json")
+    assert code == 0 and err == "", err
+    summary = json.loads(out)
+    assert JSON_KEYS | {"wall_s"} <= set(summary)
+    if summary["tree"] is None:  # the consistent-tree questions; an engine stopped before its first tree
+        assert summary["status"] == "UNKNOWN" and summary["objective"] is None and summary["proof"] is None
+    else:  # the majority leaf (the time ran out in start-up or binarization) or an engine's first tree
+        assert summary["status"] == "FEASIBLE" and summary["objective"] is not None
+    code, out, err = run(capsys, "solve", "monk3", "--method", method, *extra, "--time-limit", "0.001")
+    assert code == 0 and err == "" and "no tree found (" not in out
+    first = out.splitlines()[0]  # (the step the time runs out in may differ from the JSON run's)
+    assert first.startswith(f"{method} on monk3: UNKNOWN") or first.startswith(f"{method} on monk3: FEASIBLE")
+    if "UNKNOWN" in first:
+        assert "no tree found within the time limit of 0.001 s" in out and "give a longer" not in out
+
+
+def test_time_limit_without_a_tree_from_the_estimator_path(capsys, monkeypatch):
+    """An estimator's fit raises NoTreeFoundError when its engine stopped before any tree (e.g.
+    BinOCT without a warm start whose model did not finish); the command reports its result."""
+    import satdt.estimators as est
+    from satdt.result import SolveResult
+
+    def no_tree(self, data):
+        return SolveResult(None, "UNKNOWN", None, 12.0, 0.01, "binoct", "errors",
+                           {"engine_status": "NOT_RUN (time limit)"})
+
+    monkeypatch.setattr(est.BinOCTClassifier, "_solve", no_tree)
+    code, out, err = run(capsys, "solve", "monk3", "--method", "binoct", "--max-depth", "2", "--warm-start", "none",
+                         "--time-limit", "60", "--json")
+    summary = json.loads(out)
+    assert code == 0 and err == "" and summary["status"] == "UNKNOWN" and summary["tree"] is None
+    assert summary["bound"] == 12.0 and summary["objective"] is None
+    code, out, err = run(capsys, "solve", "monk3", "--method", "binoct", "--max-depth", "2", "--warm-start", "none",
+                         "--time-limit", "60")
+    assert code == 0 and err == "" and out.startswith("binoct on monk3: UNKNOWN  (bound 12.0)")
+    assert "no tree found within the time limit of 60 s" in out
+
+
+def test_no_import_is_started_without_the_time_for_it():
+    from satdt.cli import _Clock
+    from satdt.deadline import Deadline
+
+    clock = _Clock(whole_process=False)
+    assert not clock.can_import("satdt_no_such_module_xyz", Deadline(1e-9))  # not even tried
+    assert clock.can_import("json", Deadline(1e-9))                           # already loaded
+    assert clock.can_import("satdt.tree", Deadline(None))
+
+
+def test_method_names_known_without_scikit_learn():
+    from satdt.cli import _METHOD_NAMES
+    from satdt.estimators import METHODS
+
+    assert _METHOD_NAMES == set(METHODS)
+
+
+def test_time_limit_counts_the_process_start_up(tmp_path):
+    """As a program, the clock starts at process start: the interpreter and the imports count.
+    A limit shorter than the scikit-learn import: the command does not start it and returns the
+    majority leaf (or, on a machine so loaded that the start-up alone passes the limit and the
+    tolerance's half, the watchdog's answer), reporting the wall time since the process started."""
+    import subprocess
+    import sys
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "satdt.cli", "solve", "monk3", "--method", "cpsat",
+                           "--max-depth", "3", "--time-limit", "0.6", "--json", "--quiet"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    outside = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    where = summary["stats"].get("timeout_in") or ""
+    assert where.startswith("start-up") or "watchdog" in summary["stats"], summary["stats"]
+    assert summary["status"] in ("FEASIBLE", "UNKNOWN") and summary["tree"] is None or summary["n_leaves"] == 1
+    assert summary["startup_s"] > 0.0 and summary["startup_s"] < summary["wall_s"] <= outside + 0.05
+    assert summary["wall_s"] <= 0.6 + 1.0 or "watchdog" not in summary["stats"]
+
+
+def test_verify_progress_time_limit_and_wall(capsys, tmp_path):
+    tree = tmp_path / "tree.json"
+    assert run(capsys, "solve", "iris", "--method", "dp", "--max-depth", "2", "--export", "json",
+               "--output", str(tree))[0] == 0
+    code, out, err = run(capsys, "verify", "iris", "--tree", str(tree), "--max-depth", "2", "--progress",
+                         "--time-limit", "30", "--json")
+    cert = json.loads(out)
+    assert code == 0 and cert["status"] == "OPTIMAL" and cert["wall_s"] >= cert["runtime_s"] - 1e-3
+    assert "start" in err and "done" in err and err.count("\n") >= 2
+    code, out, err = run(capsys, "verify", "iris", "--tree", str(tree), "--max-depth", "2", "--quiet")
+    assert code == 0 and err == ""

@@ -104,7 +104,8 @@ def test_cli_memory_limit_is_one_line_exit_1(tmp_path):
     np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,d,y", comments="", fmt="%.6f")
     err = io.StringIO()
     with redirect_stdout(io.StringIO()), redirect_stderr(err):
-        code = main(["solve", str(path), "--method", "dp", "--max-depth", "2", "--max-memory", "0.001", "--json"])
+        # (the DP reads the features' codes, no matrix: a model that needs the binary matrix)
+        code = main(["solve", str(path), "--method", "oct", "--max-depth", "2", "--max-memory", "0.001", "--json"])
     set_max_memory(None)
     assert code == 1
     lines = err.getvalue().strip().splitlines()
@@ -151,3 +152,31 @@ def test_time_limit_holds_for_every_method(method, kwargs):
     wall = time.perf_counter() - t0
     assert model.result_.runtime <= limit + TOLERANCE, model.result_.stats
     assert wall <= limit + TOLERANCE
+
+
+def test_the_program_answers_at_the_limit_when_a_step_does_not_return(tmp_path):
+    """As the `satdt` program, a step that ignores the deadline (here a stuck engine) is not waited
+    for: at the limit plus half the tolerance the command prints the majority leaf, naming where
+    it was stuck, and exits 0."""
+    import json
+    import subprocess
+    import sys
+
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys, time\n"
+                     "import satdt.solvers.dp as dp\n"
+                     "from satdt import cli\n"
+                     "def stuck(*args, **kwargs):\n"
+                     "    time.sleep(60)\n"
+                     "dp.solve_dp = stuck\n"
+                     "sys.argv = ['satdt', *sys.argv[1:]]\n"
+                     "sys.exit(cli.main())\n")
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, str(probe), "solve", "iris", "--method", "dp", "--max-depth", "2",
+                           "--time-limit", "1.5", "--json"], capture_output=True, text=True, timeout=60)
+    outside = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["status"] == "FEASIBLE" and summary["n_leaves"] == 1
+    assert summary["stats"]["timeout_in"] == "watchdog" and "stuck" in summary["stats"]["watchdog"]
+    assert 1.5 <= summary["wall_s"] <= 1.5 + TOLERANCE and outside < 10

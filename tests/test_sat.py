@@ -253,7 +253,7 @@ def test_encoding_shapes_and_decoding():
 def test_subtree_repair_matches_bruteforce(monkeypatch):
     """Subtree repair tried after every SAT call (not only slow ones): the optima are unchanged,
     every tree classifies every row, and some searches are closed by a repaired tree."""
-    monkeypatch.setattr(sat, "REPAIR_AFTER_S", 0.0)
+    monkeypatch.setattr(sat, "REPAIR_AFTER_CONFLICTS", 0)
     repaired = 0
     for seed in range(6000, 6060):
         rng = np.random.default_rng(seed)
@@ -292,3 +292,69 @@ def test_graft_and_node_paths():
     assert (paths[:, 3] - enc.n_internal).tolist() == enc.leaf_of(feature).tolist()
     assert enc.wrong_rows(feature, leaf_class).tolist() == [1, 2]  # leaves 5 and 7 say class 0
     assert sat._is_under(5, 2, 2, 1) and sat._is_under(13, 3, 2, 1) and not sat._is_under(4, 2, 2, 1)
+
+
+# ------------------------------------------------------------------ progress events
+@pytest.mark.parametrize("objective", ["depth", "size"])
+def test_progress_events(objective, monkeypatch):
+    """Events of a small solve: start first, done last, incumbents only fall, bounds only rise,
+    never a bound above an incumbent, and the last ones are the result's objective and bound."""
+    monkeypatch.setattr(sat, "CART_AFTER_S", 0.0)  # the CART incumbent is reported too
+    monkeypatch.setattr(sat, "PROGRESS_INTERVAL", 0.0)  # every tick passes
+    problem = Binarizer("all").problem(load_dataset("monk3"))
+    events = []
+    solve = solve_min_depth if objective == "depth" else solve_min_size
+    r = solve(problem, progress=events.append)
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "start" and kinds[-1] == "done" and kinds.count("start") == kinds.count("done") == 1
+    assert {"incumbent", "bound", "tick"} <= set(kinds)
+    assert all(e.engine == "sat" for e in events)
+    incumbents = [e.incumbent for e in events if e.kind == "incumbent"]
+    bounds = [e.bound for e in events if e.kind == "bound"]
+    assert incumbents == sorted(incumbents, reverse=True) and len(set(incumbents)) == len(incumbents)
+    assert bounds == sorted(bounds) and len(set(bounds)) == len(bounds)
+    assert all(e.bound <= e.incumbent for e in events if e.bound is not None and e.incumbent is not None)
+    assert r.status == OPTIMAL and events[-1].incumbent == r.objective == events[-1].bound == r.bound
+    ticks = [e for e in events if e.kind == "tick"]
+    assert all(e.conflicts is not None and e.message for e in ticks)
+    conflicts = [e.conflicts for e in ticks]
+    assert conflicts == sorted(conflicts)  # the solver statistics only grow
+    assert [e.elapsed for e in events] == sorted(e.elapsed for e in events)
+
+
+def test_progress_ticks_inside_one_long_call(monkeypatch):
+    """With a small conflict chunk, one SAT call reports ticks between chunks, and the answer
+    is the one without progress."""
+    monkeypatch.setattr(sat, "TICK_CONFLICTS", 50)
+    monkeypatch.setattr(sat, "PROGRESS_INTERVAL", 0.0)
+    problem = Binarizer("all").problem(load_dataset("monk2"))
+    events = []
+    r = solve_min_depth(problem, progress=events.append, incremental=False, time_limit=60)
+    assert r.stats["sat_calls"] < sum(e.kind == "tick" for e in events)
+    assert (r.status, r.objective) == (OPTIMAL, 6)
+
+
+def test_repair_is_deterministic(monkeypatch):
+    """The repair is triggered and budgeted by solver conflicts, not seconds: the same seed takes
+    the same path (same SAT calls, conflicts, rows, repairs) whatever the machine's load; here
+    with a slowed clock in between to show wall time plays no part."""
+    monkeypatch.setattr(sat, "REPAIR_AFTER_CONFLICTS", 20)
+    monkeypatch.setattr(sat, "REPAIR_MIN_CONFLICTS", 50)
+    problem = Binarizer("all").problem(load_dataset("monk2"))
+    runs = []
+    for slow in (False, True):
+        if slow:  # every SAT call of the second run also sleeps: a wall-clock trigger would differ
+            solve = sat.SatBackend.solve
+
+            def sleepy(self, *args, **kwargs):
+                time.sleep(0.01)
+                return solve(self, *args, **kwargs)
+            monkeypatch.setattr(sat.SatBackend, "solve", sleepy)
+        r = solve_min_depth(problem, seed=3, time_limit=120)
+        assert (r.status, r.objective) == (OPTIMAL, 6)
+        _check_tree(problem, r)
+        runs.append(r.stats)
+    assert runs[0]["repairs"] > 0
+    assert [c[:3] for c in runs[0]["call_log"]] == [c[:3] for c in runs[1]["call_log"]]  # (depth, rows, conflicts)
+    for key in ("conflicts", "rows_used", "repairs", "repaired", "core_rows", "repair_outcomes"):
+        assert runs[0][key] == runs[1][key], key

@@ -164,3 +164,51 @@ def test_heuristic_rows_on_the_same_folds():
     assert lam_path["heuristics"]["dpdt"]["param"] == "alpha"
     with pytest.raises(ValueError, match="unknown heuristic"):
         select_complexity(data.X, data.labels, "dp", depths=[1], folds=3, heuristics=("gosdt",))
+
+
+def test_share_of_the_time_left():
+    import time
+
+    from satdt.select import _share
+
+    end = time.time() + 10.0
+    assert _share(None, 0, 9, 1) is None
+    assert _share(end, 0, 9, 1) == pytest.approx(10.0 / 10, abs=0.01)     # 9 rounds + the refit
+    assert _share(end, 8, 9, 1) == pytest.approx(10.0 / 2, abs=0.01)      # the last fit and the refit
+    assert _share(end, 0, 9, 3) == pytest.approx(10.0 / 4, abs=0.01)      # 3 rounds on 3 workers + refit
+    assert _share(time.time() - 1.0, 0, 9, 1) == 0.0
+
+
+def test_whole_fit_time_limit_holds_and_unrun_fits_are_reported():
+    """time_limit bounds the whole fit: folds share it, fits past it are NOT_RUN (not chosen)."""
+    import time
+
+    from satdt.result import NoTreeFoundError
+
+    X, y = small_data(n=300)
+    sel = TreeSelectorCV("dp", depths=[1, 2, 3], folds=3, time_limit=1e-4)
+    t0 = time.perf_counter()
+    with pytest.raises(NoTreeFoundError, match="no setting produced a tree on every fold"):
+        sel.fit(X, y)
+    assert time.perf_counter() - t0 < 1.0
+    assert sel.best_index_ is None and {s for r in sel.cv_results_ for s in r["statuses"]} == {"NOT_RUN"}
+    events = []
+    sel = TreeSelectorCV("dp", depths=[1, 2], folds=3, time_limit=30, progress=events.append).fit(X, y)
+    assert sel.best_index_ in (0, 1) and sel.result_.status == "OPTIMAL"
+    kinds = [(e.engine, e.kind) for e in events]
+    assert kinds[0] == ("select", "start") and ("select", "done") in kinds
+    assert sum(k == ("select", "tick") for k in kinds) == 2          # one line per setting
+
+
+def test_cli_select_time_limit_and_progress(capsys):
+    code = main(["select", "iris", "--method", "dp", "--depths", "1,2", "--folds", "3", "--time-limit", "0.001",
+                 "--json"])
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert code == 0 and err == "" and summary["status"] == "UNKNOWN" and summary["tree"] is None
+    assert summary["chosen"] is None and summary["table"][0]["statuses"] == ["NOT_RUN"] * 3
+    code = main(["select", "iris", "--method", "dp", "--depths", "1,2", "--folds", "3", "--time-limit", "60",
+                 "--progress"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "chosen: max_depth = " in out
+    assert "[select" in err and "mean held-out accuracy" in err

@@ -8,21 +8,27 @@ Both use *incremental example addition*: the encoding starts with one row per cl
 model is decoded into a tree, evaluated on every distinct row, and ``rows_per_round`` of the
 rows it misclassifies are added to the same solver, until a model classifies every row (SAT on
 all rows) or the solver proves UNSAT on a subset (UNSAT on all rows). Rows added at depth ``k``
-are kept for ``k + 1``. Once the SAT calls get slow (the hard regime of a tight depth), each
-model is also given a *subtree repair* (:func:`_repair`): its top levels are kept and the
-subtrees below are re-solved by small SAT calls on every row that reaches them; a full repair
-is a consistent tree of depth ``k`` (that depth's search ends), a failed one hands back the rows
-of the region it could not fix, which are added so that the next model changes its top.
+are kept for ``k + 1``.
+
+*Subtree repair* (:func:`_repair`, a large-neighbourhood step): a model's top three levels are
+kept and the subtrees below are re-solved by small SAT calls on every row that reaches them; a
+full repair is a consistent tree of depth ``k`` (that depth's search ends; minimality is still
+the UNSAT proof of ``k - 1``). It is tried (1) on each model of a hard round (a SAT call of at
+least :data:`REPAIR_AFTER_CONFLICTS` conflicts) and (2) when depth ``k`` starts, on the
+:data:`SEED_MODELS` model(s) of depth ``k - 1`` that misclassified the fewest rows, given one more
+level (:func:`_deepen`): on the edge of feasibility, their tops are good tops for depth ``k``.
+Triggers and budgets count solver *conflicts* (python-sat ``accum_stats``), never seconds, so a
+seed takes the same path at any machine load. A failed repair can also hand back the core rows
+of the region it could not fix (:data:`CORE_ROWS_CAP`, 0 by default: measured slower on car).
 
 Time limits are wall-clock for the whole call. The MiniSat family (glucose, minisat, maple,
-mergesat) is interrupted by one watchdog thread per process (:class:`_Watchdog`); CaDiCaL
+mergesat) is interrupted by the process's one watchdog thread (:meth:`satdt.deadline.Deadline.watch`); CaDiCaL
 cannot be interrupted from Python (it holds the interpreter lock), so it runs in a loop of
 conflict budgets that checks the clock between calls.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -34,6 +40,7 @@ import numpy as np
 from pysat.solvers import Solver
 
 from ..binarize import BinaryProblem
+from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
 from ..encodings.sat_depth import ClauseBlock, DepthEncoding
@@ -63,6 +70,10 @@ DEFAULT_SIZE_SEARCH = "descending"
 ROW_PICKS = ("random", "leaf")
 DEFAULT_ROW_PICK = "random"
 DEFAULT_REPAIR = True
+#: conflicts per chunk of a SAT call that reports progress (one tick between two chunks)
+TICK_CONFLICTS = 20_000
+#: seconds between two progress ticks
+PROGRESS_INTERVAL = 2.0
 
 # (pysolvers function prefix, attribute of the pysat wrapper holding the C pointer)
 _C_API = {"glucose4": ("glucose41", "glucose"), "glucose3": ("glucose3", "glucose"),
@@ -114,58 +125,6 @@ def add_blocks(add: Callable, ptr: object, blocks: list[ClauseBlock]) -> int:
     return total
 
 
-class _Watchdog:
-    """One daemon thread, started once per process, that interrupts armed solvers at their
-    deadlines.
-
-    Replaces a ``threading.Timer`` per SAT call: starting and joining a thread costs 5-10 ms on
-    a loaded machine, more than most SAT calls of the incremental loop. ``disarm`` returns only
-    when the solver can no longer be interrupted by this watchdog (``interrupt`` is called under
-    the lock), so clearing the interrupt flag afterwards is safe.
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._armed: dict[int, tuple[float, object]] = {}
-        self._next = 0
-        self._wake_at = float("inf")  # when the thread wakes up next (it is told of earlier ones)
-        self._thread: threading.Thread | None = None
-
-    def arm(self, solver, when: float) -> int:
-        """Interrupt ``solver`` at ``when`` (``time.monotonic()``) unless disarmed first."""
-        with self._cond:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="satdt-sat-watchdog", daemon=True)
-                self._thread.start()
-            self._next += 1
-            self._armed[self._next] = (when, solver)
-            if when < self._wake_at:  # waking the thread costs a GIL hand-over: only when needed
-                self._wake_at = when
-                self._cond.notify()
-            return self._next
-
-    def disarm(self, token: int) -> None:
-        with self._cond:
-            self._armed.pop(token, None)
-
-    def _run(self) -> None:
-        with self._cond:
-            while True:
-                now = time.monotonic()
-                for token, (when, solver) in list(self._armed.items()):
-                    if when <= now:
-                        solver.interrupt()
-                        del self._armed[token]
-                self._wake_at = min((w for w, _ in self._armed.values()), default=float("inf"))
-                if self._wake_at == float("inf"):
-                    self._cond.wait()
-                else:
-                    self._cond.wait(max(1e-3, self._wake_at - now))
-
-
-_WATCHDOG = _Watchdog()
-
-
 class SatBackend:
     """One incremental python-sat solver: bulk clause loading and wall-clock-limited solves.
 
@@ -190,49 +149,98 @@ class SatBackend:
         self.n_clauses += add_blocks(self._add, self._ptr, blocks)
         self.add_time += time.perf_counter() - t0
 
-    def solve(self, assumptions: list[int], deadline: Deadline) -> bool | None:
-        """SAT (True), UNSAT (False) or None when the deadline passed first."""
+    def solve(self, assumptions: list[int], deadline: Deadline, tick: Callable[[], None] | None = None,
+              budget: int | None = None) -> bool | None:
+        """SAT (True), UNSAT (False) or None when the deadline passed (or ``budget`` conflicts
+        were spent) first.
+
+        ``tick``: called between chunks of :data:`TICK_CONFLICTS` conflicts (the progress
+        reports of a long call); the search runs in such chunks only when it is given.
+        """
         if deadline.expired():
             return None
         self.sat_calls += 1
         t0 = time.perf_counter()
         try:
-            remaining = deadline.remaining()
-            if remaining is None:
-                return bool(self.solver.solve(assumptions=assumptions))
-            if self.name in INTERRUPTIBLE:
-                return self._solve_interrupt(assumptions, remaining)
-            return self._solve_budgeted(assumptions, deadline)
+            if self.name in BUDGETED and deadline.remaining() is not None:
+                return self._solve_budgeted(assumptions, deadline, tick, budget)
+            return self._solve_chunks(assumptions, deadline, tick, budget)
         finally:
             self.solve_time += time.perf_counter() - t0
 
-    def _solve_interrupt(self, assumptions: list[int], remaining: float) -> bool | None:
-        token = _WATCHDOG.arm(self.solver, time.monotonic() + remaining)
+    def _solve_chunks(self, assumptions: list[int], deadline: Deadline, tick: Callable[[], None] | None,
+                      budget: int | None) -> bool | None:
+        """Whole solve, or chunks of conflicts with ``tick`` in between, up to ``budget``."""
+        if tick is None and budget is None:
+            return self._solve_once(assumptions, deadline)
+        spent = 0
         try:
-            result = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+            while budget is None or spent < budget:
+                chunk = TICK_CONFLICTS if tick is not None else budget
+                if budget is not None:
+                    chunk = min(chunk, budget - spent)
+                before = self.conflicts()
+                self.solver.conf_budget(chunk)
+                result = self._solve_once(assumptions, deadline)
+                if result is not None:
+                    return result
+                if deadline.expired():
+                    return None
+                spent += max(1, self.conflicts() - before)
+                if tick is not None:
+                    tick()
+            return None
         finally:
-            _WATCHDOG.disarm(token)
-            self.solver.clear_interrupt()
-        return result
+            self.solver.conf_budget(-1)  # budgets persist in the MiniSat family: switch it off
 
-    def _solve_budgeted(self, assumptions: list[int], deadline: Deadline) -> bool | None:
+    def _solve_once(self, assumptions: list[int], deadline: Deadline) -> bool | None:
+        if deadline.remaining() is None:
+            return self.solver.solve_limited(assumptions=assumptions)
+        return self._solve_interrupt(assumptions, deadline)
+
+    def _solve_interrupt(self, assumptions: list[int], deadline: Deadline) -> bool | None:
+        """One call the shared watchdog (:meth:`satdt.deadline.Deadline.watch`) interrupts at the
+        deadline; it never interrupts after the block, so clearing the flag is safe."""
+        try:
+            with deadline.watch(self.solver.interrupt):
+                return self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        finally:
+            self.solver.clear_interrupt()
+
+    def _solve_budgeted(self, assumptions: list[int], deadline: Deadline, tick: Callable[[], None] | None = None,
+                        limit: int | None = None) -> bool | None:
+        """CaDiCaL under a time limit: a loop of conflict budgets that checks the clock (and
+        ticks) between calls, up to ``limit`` conflicts."""
         budget = 200
-        while not deadline.expired():
-            self.solver.conf_budget(budget)
-            t0 = time.perf_counter()
-            result = self.solver.solve_limited(assumptions=assumptions)
-            if result is not None:
-                return result
-            spent = max(time.perf_counter() - t0, 1e-4)
-            left = deadline.remaining() or 0.0
-            # aim at chunks of ~0.05 s, never much beyond the time left; grow slowly (a chunk's
-            # conflicts get dearer as the learnt clauses pile up)
-            target = min(0.05, max(left, 0.01))
-            budget = int(max(100, min(budget * 2, budget * target / spent)))
-        return None
+        spent = 0
+        try:
+            while not deadline.expired() and (limit is None or spent < limit):
+                chunk = budget if limit is None else min(budget, limit - spent)
+                before = self.conflicts()
+                self.solver.conf_budget(chunk)
+                t0 = time.perf_counter()
+                result = self.solver.solve_limited(assumptions=assumptions)
+                if result is not None:
+                    return result
+                spent += max(1, self.conflicts() - before)
+                if tick is not None:
+                    tick()
+                took = max(time.perf_counter() - t0, 1e-4)
+                left = deadline.remaining() or 0.0
+                # aim at chunks of ~0.05 s, never much beyond the time left; grow slowly (a chunk's
+                # conflicts get dearer as the learnt clauses pile up)
+                target = min(0.05, max(left, 0.01))
+                budget = int(max(100, min(budget * 2, budget * target / took)))
+            return None
+        finally:
+            self.solver.conf_budget(-1)
 
     def model(self) -> list[int]:
         return self.solver.get_model()
+
+    def conflicts(self) -> int:
+        """Conflicts of every call on this solver so far (python-sat ``accum_stats``)."""
+        return int(self.solver.accum_stats().get("conflicts", 0))
 
     def close(self) -> None:
         self.solver.delete()
@@ -263,7 +271,51 @@ class _State:
     repair: bool = True
     repairs: list = field(default_factory=list)  # (rows in the encoding, repaired?, s) per attempt
     core_rows: int = 0  # rows added from the unrepairable regions of failed repairs
+    conflicts: int = 0  # conflicts of the main incremental loop's SAT calls
+    depth_start_conflicts: int = 0  # state.conflicts when the current depth started
+    seed_models: list = field(default_factory=list)  # (depth, wrong rows, feature, leaf_class): a depth's best models
+
+    def keep_model(self, depth: int, n_wrong: int, feature: np.ndarray, leaf_class: np.ndarray) -> None:
+        """Keep the :data:`SEED_MODELS` models of ``depth`` that misclassify the fewest rows."""
+        models = [m for m in self.seed_models if m[0] == depth]
+        if len(models) >= SEED_MODELS and n_wrong >= models[-1][1]:
+            return
+        if any(m[1] == n_wrong and np.array_equal(m[2], feature) for m in models):
+            return
+        models.append((depth, int(n_wrong), feature, leaf_class))
+        models.sort(key=lambda m: m[1])
+        self.seed_models = models[:SEED_MODELS]
+    repair_outcomes: dict = field(default_factory=dict)  # "repaired" / "stuck" / "out of budget" -> count
+    call_log: list = field(default_factory=list)  # (depth, rows, conflicts, s) per main SAT call
     last: dict = field(default_factory=dict)  # variables/clauses of the last encoding
+    report: ProgressReporter = None  # progress events (a no-op without a callback)
+    objective: str = "depth"  # units of the reported incumbent and bound: "depth" or "nodes"
+    closed_conflicts: int = 0  # conflicts of the solvers already closed
+    trying: str = ""  # what is being tried (the message of progress ticks)
+
+    def improve(self, incumbent: float | None = None, bound: float | None = None, message: str | None = None) -> None:
+        """Report a better incumbent (smaller) or a higher proven bound; others are dropped."""
+        rep = self.report
+        if rep is None or not rep.active:
+            return
+        message = self.trying if message is None else message
+        if incumbent is not None and (rep.incumbent is None or incumbent < rep.incumbent):
+            rep.emit("incumbent", incumbent=incumbent, message=message)
+        if bound is not None and (rep.bound is None or bound > rep.bound):
+            rep.emit("bound", bound=bound, message=message)
+
+    def tick(self, backend: "SatBackend | None" = None) -> None:
+        """A throttled progress tick with the conflicts so far."""
+        if self.report is None or not self.report.active:
+            return
+        conflicts = self.closed_conflicts + (backend.conflicts() if backend is not None else 0)
+        self.report.tick(conflicts=conflicts, message=self.trying)
+
+    def close(self, backend: "SatBackend") -> None:
+        """Close a solver, keeping its conflicts for the progress counts."""
+        if self.report is not None and self.report.active:
+            self.closed_conflicts += backend.conflicts()
+        backend.close()
 
     def initial_rows(self) -> np.ndarray:
         """One distinct row per class (all rows when not incremental)."""
@@ -281,7 +333,8 @@ class _State:
                 "depth_times_s": {k: round(v, 4) for k, v in self.depth_times.items()},
                 "size_steps": list(self.size_steps), "repair": self.repair,
                 "repairs": len(self.repairs), "repaired": sum(ok for _, ok, _ in self.repairs),
-                "repair_time_s": round(sum(t for _, _, t in self.repairs), 4), "core_rows": self.core_rows,
+                "repair_time_s": round(sum(t for _, _, t in self.repairs), 4), "core_rows": self.core_rows, "repair_outcomes": dict(self.repair_outcomes),
+                "conflicts": self.conflicts, "call_log": self.call_log,
                 **self.last}
 
 
@@ -297,14 +350,20 @@ def _validate(problem: BinaryProblem, max_depth: int | None, solver: str, rows_p
 
 
 def _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed,
-               phases: bool = False, row_pick: str = "random") -> _State:
+               phases: bool = False, row_pick: str = "random", progress: ProgressCallback | None = None,
+               objective: str = "depth") -> _State:
     deadline = Deadline(time_limit)
+    report = ProgressReporter("sat", progress, PROGRESS_INTERVAL)
     problem.check_consistent()
     labels = problem.majority
-    return _State(problem=problem, labels=labels, deadline=deadline, solver=solver,
-                  rows_per_round=int(rows_per_round), at_most_one=at_most_one, incremental=incremental,
-                  rng=np.random.default_rng(seed), phases=phases, row_pick=row_pick,
-                  used=np.zeros(problem.n_distinct, dtype=bool))
+    state = _State(problem=problem, labels=labels, deadline=deadline, solver=solver,
+                   rows_per_round=int(rows_per_round), at_most_one=at_most_one, incremental=incremental,
+                   rng=np.random.default_rng(seed), phases=phases, row_pick=row_pick,
+                   used=np.zeros(problem.n_distinct, dtype=bool), report=report, objective=objective)
+    if report.active:
+        report.emit("start", message=f"{'DT_depth' if objective == 'depth' else 'DT_size'}, "
+                                     f"{problem.n_distinct} distinct rows, {problem.n_binary} binary columns")
+    return state
 
 
 def _open(state: _State, encoding: DepthEncoding) -> SatBackend:
@@ -346,20 +405,24 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
               assumptions: list[int], repair: bool = False) -> tuple[str, np.ndarray | None, np.ndarray | None]:
     """Solve, adding misclassified rows, until a model fits every row, UNSAT, or timeout.
 
-    ``repair``: once a SAT call was slow, try the subtree repair (:func:`_repair`) of each model
-    before adding rows; a repaired tree fits every row and ends the loop ("sat"). When the repair
-    fails because one region admits no subtree under the model's top levels, the rows that proved
-    it (its sub-encoding's rows) join the encoding with the usual picks. Only for a question about
-    the depth alone (a repaired tree may have more splits than a size bound).
+    ``repair``: after a SAT call of at least :data:`REPAIR_AFTER_CONFLICTS` conflicts, try the
+    subtree repair (:func:`_try_repair`) of its model before adding rows; a repaired tree fits
+    every row and ends the loop ("sat"). Only for a question about the depth alone (a repaired
+    tree may have more splits than a size bound). Every model is offered to
+    :meth:`_State.keep_model` (the seeds of the next depth's repair).
 
     Returns ``("sat", feature, leaf_class)``, ``("unsat", None, None)`` or ``("timeout", None, None)``.
     """
     try:
         while True:
-            calls, t0 = backend.sat_calls, backend.solve_time
-            result = backend.solve(assumptions, state.deadline)
+            calls, t0, c0 = backend.sat_calls, backend.solve_time, backend.conflicts()
+            ticker = (lambda: state.tick(backend)) if state.report.active else None
+            result = backend.solve(assumptions, state.deadline, ticker)
             state.sat_calls += backend.sat_calls - calls
             state.solve_time += backend.solve_time - t0
+            spent = backend.conflicts() - c0
+            state.conflicts += spent
+            state.call_log.append((encoding.depth, int(state.used.sum()), spent, round(backend.solve_time - t0, 3)))
             if result is None:
                 return "timeout", None, None
             if not result:
@@ -370,24 +433,12 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
                 return "sat", feature, leaf_class
             if state.deadline.expired():
                 return "timeout", None, None
-            spent = backend.solve_time - t0
-            if repair and spent >= REPAIR_AFTER_S and encoding.depth > 3:  # (top three levels kept)
-                t1 = time.perf_counter()
-                budget = max(REPAIR_MIN_S, REPAIR_SHARE * spent)
-                left = state.deadline.remaining()
-                fixed, stuck = _repair(state, encoding, feature, leaf_class, wrong,
-                                       Deadline(budget if left is None else max(1e-3, min(budget, left))))
-                state.repairs.append((int(state.used.sum()), fixed is not None, round(time.perf_counter() - t1, 3)))
+            state.keep_model(encoding.depth, wrong.size, feature, leaf_class)
+            if repair and spent >= REPAIR_AFTER_CONFLICTS and encoding.depth >= REPAIR_MIN_DEPTH:
+                fixed = _try_repair(state, encoding, backend, feature, leaf_class, wrong, spent)
                 if fixed is not None:
                     return "sat", fixed[0], fixed[1]
-                if stuck is not None:
-                    # rows that no subtree of one region can fit together under this model's top
-                    # levels: with them in the encoding the next model has to change its top
-                    # (random rows need several rounds, each a hard call, to force that change)
-                    stuck = stuck[~state.used[stuck]]
-                    state.used[stuck] = True
-                    state.core_rows += int(stuck.size)
-                    backend.add(encoding.row_clauses(stuck))
+            state.tick(backend)
             t1 = time.perf_counter()
             pick = _pick_rows(state, encoding, feature, wrong)
             state.used[pick] = True
@@ -398,21 +449,71 @@ def _fit_rows(state: _State, encoding: DepthEncoding, backend: SatBackend,
         state.last = {"variables": int(encoding.pool.top), "clauses": int(backend.n_clauses)}
 
 
-#: subtree repair (:func:`_repair`) is tried after a SAT call of the incremental loop that took at
-#: least this long (the loop is then in its hard regime: each further call costs seconds) ...
-REPAIR_AFTER_S = 0.5
-#: ... with at most this share of that call's time (at least REPAIR_MIN_S)
+#: subtree repair (:func:`_repair`) is tried after a SAT call of the incremental loop that spent
+#: at least this many conflicts (the loop is then in its hard regime: each further call is hard);
+#: counted in conflicts, not seconds, so that a seed takes the same path at any machine load ...
+REPAIR_AFTER_CONFLICTS = 5_000
+#: ... with at most this share of that call's conflicts for all its sub-calls (at least
+#: REPAIR_MIN_CONFLICTS) ...
 REPAIR_SHARE = 0.25
-REPAIR_MIN_S = 0.25
+REPAIR_MIN_CONFLICTS = 2_000
+#: ... on depths from this one (the top three levels are kept, so depth 4 re-solves depth-1 regions)
+REPAIR_MIN_DEPTH = 4
+#: at most this many rows of a failed repair's core join the main encoding per round
+CORE_ROWS_CAP = 0
+#: levels of a model's top the repair keeps (its largest regions have depth k - REPAIR_KEEP_LEVELS)
+REPAIR_KEEP_LEVELS = 3
+#: models of depth k - 1 kept (fewest misclassified rows) whose repair at depth k is tried first
+SEED_MODELS = 1
+
+
+def _try_repair(state: _State, encoding: DepthEncoding, backend: SatBackend, feature: np.ndarray,
+                leaf_class: np.ndarray, wrong: np.ndarray, spent: int):
+    """Subtree repair (:func:`_repair`) of a model within ``REPAIR_SHARE * spent`` conflicts (at
+    least ``REPAIR_MIN_CONFLICTS``). Returns the repaired ``(feature, leaf_class)``, or None after
+    adding the core rows of an unrepairable region to ``backend``."""
+    t1 = time.perf_counter()
+    budget = [max(REPAIR_MIN_CONFLICTS, int(REPAIR_SHARE * spent))]  # conflicts left
+    fixed, stuck = _repair(state, encoding, feature, leaf_class, wrong, budget)
+    state.repairs.append((int(state.used.sum()), fixed is not None, round(time.perf_counter() - t1, 3)))
+    outcome = "repaired" if fixed is not None else ("stuck" if stuck is not None else "out of budget")
+    state.repair_outcomes[outcome] = state.repair_outcomes.get(outcome, 0) + 1
+    if stuck is not None:
+        # rows that no subtree of one region can fit together under this model's top levels:
+        # with them in the encoding the next model has to change its top (random rows need
+        # several rounds, each a hard call, to force that change)
+        stuck = stuck[~state.used[stuck]]
+        if stuck.size > CORE_ROWS_CAP:
+            stuck = state.rng.choice(stuck, size=CORE_ROWS_CAP, replace=False)
+        state.used[stuck] = True
+        state.core_rows += int(stuck.size)
+        t0 = time.perf_counter()
+        backend.add(encoding.row_clauses(stuck))
+        state.build_time += time.perf_counter() - t0
+    return fixed
+
+
+def _deepen(encoding: DepthEncoding, feature: np.ndarray, leaf_class: np.ndarray):
+    """A model of depth ``k - 1`` as one of ``encoding``'s depth ``k``: the same tests on the
+    levels above, a last level of pass-through tests (the leaf marker, or column 0 whose two
+    leaves get the same class), each leaf doubled. It classifies every row as the model did."""
+    k = encoding.depth
+    new_feature = np.zeros(2 ** k - 1, dtype=np.int64)
+    new_feature[:feature.size] = feature
+    new_feature[feature.size:] = encoding.marker if encoding.marker is not None else 0
+    return new_feature, np.repeat(leaf_class, 2)
 
 
 def _fit_subtree(X: np.ndarray, labels: np.ndarray, n_classes: int, depth: int, solver: str,
-                 deadline: Deadline, rows_per_round: int, rng: np.random.Generator):
+                 deadline: Deadline, budget: list[int], rows_per_round: int, rng: np.random.Generator):
     """A perfect tree of depth ``depth`` consistent with *every* row of ``(X, labels)``, by the
-    same incremental example addition on a fresh solver over the columns that vary on these rows.
+    same incremental example addition on a fresh solver over the columns that vary on these rows,
+    within ``budget[0]`` conflicts (decremented by what the calls spend).
 
-    Returns ``(feature, leaf_class)`` (columns of ``X``), ``("unsat", rows)`` (the rows of ``X``
-    in the encoding: together they admit no such tree) or ``"timeout"``.
+    Each row's clauses carry a selector literal, assumed true: on UNSAT the solver's core names
+    the rows it needed. Returns ``(feature, leaf_class)`` (columns of ``X``), ``("unsat", rows)``
+    (rows of ``X`` that together admit no such tree: the core) or ``"timeout"`` (budget or
+    deadline spent).
     """
     present = np.unique(labels)
     if present.size == 1:
@@ -420,29 +521,49 @@ def _fit_subtree(X: np.ndarray, labels: np.ndarray, n_classes: int, depth: int, 
     cols = np.flatnonzero(X.any(axis=0) & ~X.all(axis=0))
     encoding = DepthEncoding(X[:, cols], labels, n_classes, depth)
     backend = SatBackend(solver)
+    selector = np.zeros(X.shape[0], dtype=np.int64)
+
+    def add_rows(rows: np.ndarray) -> None:
+        rows = np.unique(rows)
+        blocks = encoding.row_clauses(rows)  # every block is row-major over ``rows``
+        selector[rows] = np.arange(encoding.pool.top + 1, encoding.pool.top + 1 + rows.size)
+        encoding.pool.top += rows.size
+        guarded = []
+        for block in blocks:
+            per_row = block.shape[0] // rows.size
+            guarded.append(np.hstack([block, -np.repeat(selector[rows], per_row)[:, None]]))
+        backend.add(guarded)
+
     try:
         _, first = np.unique(labels, return_index=True)
         backend.add(encoding.structure_clauses())
-        backend.add(encoding.row_clauses(first))
+        add_rows(first)
         while True:
-            result = backend.solve([], deadline)
+            if budget[0] <= 0:
+                return "timeout"
+            before = backend.conflicts()
+            result = backend.solve(selector[encoding.added].tolist(), deadline, budget=budget[0])
+            budget[0] -= backend.conflicts() - before
             if result is None:
                 return "timeout"
             if not result:
-                return "unsat", np.flatnonzero(encoding.added)
+                core = set(backend.solver.get_core() or ())
+                rows = np.flatnonzero(encoding.added)
+                in_core = np.isin(selector[rows], list(core))
+                return "unsat", (rows[in_core] if in_core.any() else rows)
             feature, leaf_class = encoding.decode(backend.model())
             wrong = encoding.wrong_rows(feature, leaf_class)
             if wrong.size == 0:
                 return cols[feature], leaf_class
             if wrong.size > rows_per_round:
                 wrong = rng.choice(wrong, size=rows_per_round, replace=False)
-            backend.add(encoding.row_clauses(wrong))
+            add_rows(wrong)
     finally:
         backend.close()
 
 
 def _repair(state: _State, encoding: DepthEncoding, feature: np.ndarray, leaf_class: np.ndarray,
-            wrong: np.ndarray, deadline: Deadline):
+            wrong: np.ndarray, budget: list[int]):
     """Subtree repair of a decoded tree that misclassifies ``wrong`` (a large-neighbourhood step).
 
     Keeps the top of the tree and re-solves, with SAT on *all* the distinct rows that reach it,
@@ -455,7 +576,7 @@ def _repair(state: _State, encoding: DepthEncoding, feature: np.ndarray, leaf_cl
     (at depth ``k - 3``) was UNSAT (no subtree fits them under this top), or None when out of time.
     """
     k = encoding.depth
-    d_max = k - 3
+    d_max = k - REPAIR_KEEP_LEVELS
     if d_max < 1:
         return None, None
     feature, leaf_class = feature.copy(), leaf_class.copy()
@@ -468,7 +589,7 @@ def _repair(state: _State, encoding: DepthEncoding, feature: np.ndarray, leaf_cl
         d = todo.pop(v)
         rows = np.flatnonzero(paths[:, k - d] == v)  # the levels above v are never changed
         out = _fit_subtree(encoding.X[rows], encoding.labels[rows], encoding.n_classes, d, state.solver,
-                           deadline, state.rows_per_round, state.rng)
+                           state.deadline, budget, state.rows_per_round, state.rng)
         if isinstance(out, str):  # "timeout"
             return None, None
         if isinstance(out[0], str):  # ("unsat", rows of the sub-encoding)
@@ -508,14 +629,19 @@ def _result(state: _State, binary_tree: Tree | None, status: str, objective_name
     """Finalize (original features, pruned, re-evaluated) and wrap a tree."""
     stats = state.stats()
     if binary_tree is None:
-        return SolveResult(None, status, None, bound, state.deadline.elapsed(), method, objective_name, stats)
-    tree, errors = finalize_tree(state.problem, binary_tree)
-    if errors != 0:
-        raise TreeCheckError(f"{method}: the returned tree misclassifies {errors} training rows")
-    objective = tree.depth() if objective_name == "depth" else tree.n_nodes
-    if status == OPTIMAL:
-        bound = objective
-    return SolveResult(tree, status, objective, bound, state.deadline.elapsed(), method, objective_name, stats)
+        result = SolveResult(None, status, None, bound, state.deadline.elapsed(), method, objective_name, stats)
+    else:
+        tree, errors = finalize_tree(state.problem, binary_tree)
+        if errors != 0:
+            raise TreeCheckError(f"{method}: the returned tree misclassifies {errors} training rows")
+        objective = tree.depth() if objective_name == "depth" else tree.n_nodes
+        if status == OPTIMAL:
+            bound = objective
+        result = SolveResult(tree, status, objective, bound, state.deadline.elapsed(), method, objective_name, stats)
+    state.improve(result.objective, result.bound)
+    if state.report.active:
+        state.report.emit("done", conflicts=state.closed_conflicts, message=status)
+    return result
 
 
 def _leaf_tree(state: _State) -> Tree:
@@ -532,9 +658,10 @@ class _Incumbent:
     """The CART warm start, built lazily: a consistent CART tree over the binary columns (an
     upper bound on depth and size), or None (disabled, or CART is not consistent)."""
 
-    def __init__(self, state: _State, enabled: bool):
+    def __init__(self, state: _State, enabled: bool, limit: int | None = None):
         self.state = state
         self.enabled = enabled
+        self.limit = limit  # the max_depth of the call (a deeper tree is no answer)
         self.built = False
         self.tree: Tree | None = None
         self.depth: int | None = None
@@ -544,11 +671,47 @@ class _Incumbent:
         """The tree if built; build it when ``force`` or once the call ran ``CART_AFTER_S``."""
         if self.enabled and not self.built and (force or self.state.deadline.elapsed() >= CART_AFTER_S):
             self.built = True
-            tree = cart_binary_tree(self.state.problem, None)
+            problem = self.state.problem
+            if problem.n_distinct * problem.n_binary <= GREEDY_MAX_CELLS:
+                tree = _greedy_tree(problem)
+            else:  # pragma: no cover - far beyond what the SAT encoding holds
+                tree = cart_binary_tree(problem, None)
             if self.state.problem.errors(tree) == 0:
                 final = finalize_tree(self.state.problem, tree)[0]
                 self.tree, self.depth, self.splits = tree, final.depth(), final.n_splits
+                if self.state.objective == "depth" and (self.limit is None or self.depth <= self.limit):
+                    self.state.improve(self.depth, message="CART")  # (DT_size reports it once adopted, within K)
         return self.tree
+
+
+#: the warm start is grown by :func:`_greedy_tree` up to this many cells of the binary matrix
+GREEDY_MAX_CELLS = 20_000_000
+
+
+def _greedy_tree(problem: BinaryProblem) -> Tree:
+    """CART's greedy top-down tree (weighted Gini, grown until every leaf is pure) over the binary
+    columns, in numpy: the same kind of upper bound as :func:`cart_binary_tree` without loading
+    scikit-learn (2-6 s on a loaded machine, which a short time limit cannot afford)."""
+    X, counts = problem.X, problem.counts.astype(np.float64)
+
+    def build(rows: np.ndarray) -> Node:
+        total = counts[rows].sum(axis=0)
+        if (total > 0).sum() <= 1:
+            return Node.leaf(int(np.argmax(total)))
+        Xr = X[rows]
+        right = Xr.T.astype(np.float64) @ counts[rows]          # (B, C) class weights going right
+        left = total[None, :] - right
+        n_right, n_left = right.sum(axis=1), left.sum(axis=1)
+        valid = (n_right > 0) & (n_left > 0)
+        if not valid.any():  # pragma: no cover - the problem is consistent
+            return Node.leaf(int(np.argmax(total)))
+        impurity = (n_left - (left ** 2).sum(axis=1) / np.maximum(n_left, 1e-12)
+                    + n_right - (right ** 2).sum(axis=1) / np.maximum(n_right, 1e-12))
+        j = int(np.argmin(np.where(valid, impurity, np.inf)))
+        go = Xr[:, j]
+        return Node.split(j, 0.5, build(rows[~go]), build(rows[go]))
+
+    return problem.leaf_labels(Tree(root=build(np.arange(problem.n_distinct)), classes=problem.classes))
 
 
 def _binary_splits(state: _State, tree: Tree) -> int:
@@ -570,6 +733,8 @@ def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth
     lower bound (unless ``keep_solver`` asks for the encoding at that depth).
     """
     k = max(1, int(ceil(log2(_present_classes(state.problem)))))
+    if state.objective == "depth":
+        state.improve(bound=k, message=f"{_present_classes(state.problem)} classes")
     while True:
         if max_depth is not None and k > max_depth:
             return "infeasible", k, None, None, None
@@ -578,26 +743,46 @@ def _depth_search(state: _State, make: Callable[[int], DepthEncoding], max_depth
         if state.deadline.expired():
             return "timeout", k, None, None, None
         t0 = time.perf_counter()
+        state.trying = f"depth {k}"
         encoding = make(k)
         backend = _open(state, encoding)
         if state.phases:
             backend.solver.set_phases(_phases(state, encoding))
-        status, feature, leaf_class = _fit_rows(state, encoding, backend, [], repair=state.repair)
+        status = None
+        spent = state.conflicts - state.depth_start_conflicts  # by depth k - 1
+        if state.repair and k >= REPAIR_MIN_DEPTH and spent >= REPAIR_AFTER_CONFLICTS:
+            # the best models of depth k - 1 (UNSAT there, but they fit all rows but a few) with
+            # one more level: their tops are good guesses for depth k; try their repair first
+            for _, _, seed_feature, seed_class in [m for m in state.seed_models if m[0] == k - 1]:
+                feature, leaf_class = _deepen(encoding, seed_feature, seed_class)
+                wrong = encoding.wrong_rows(feature, leaf_class)
+                fixed = _try_repair(state, encoding, backend, feature, leaf_class, wrong, spent)
+                if fixed is not None:
+                    status, (feature, leaf_class) = "sat", fixed
+                    break
+        state.depth_start_conflicts = state.conflicts
+        if status is None:
+            status, feature, leaf_class = _fit_rows(state, encoding, backend, [], repair=state.repair)
         state.depth_times[k] = time.perf_counter() - t0
         if status == "sat":
             tree = encoding.to_tree(feature, leaf_class, state.problem.classes)
+            if state.objective == "depth":
+                state.improve(incumbent=k, message=f"a consistent tree of depth {k}")
             return "sat", k, tree, encoding, backend
-        backend.close()
+        state.close(backend)
         if status == "timeout":
             return "timeout", k, None, None, None
         k += 1
+        if state.objective == "depth":
+            state.improve(bound=k, message=f"no consistent tree of depth {k - 1}")
 
 
 def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, solver: str = DEFAULT_SOLVER,
                     time_limit: float | None = None, incremental: bool = True,
                     rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                     warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
-                    seed: int = 0, row_pick: str = DEFAULT_ROW_PICK, repair: bool = DEFAULT_REPAIR) -> SolveResult:
+                    seed: int = 0, row_pick: str = DEFAULT_ROW_PICK, repair: bool = DEFAULT_REPAIR,
+                    progress: ProgressCallback | None = None) -> SolveResult:
     """DT_depth: a tree of minimum depth that classifies every training row correctly.
 
     Parameters
@@ -635,6 +820,13 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         searched depth grafted from small SAT calls, which ends that depth's search early; when
         it fails, the rows of the region it could not fix are added (see :func:`_fit_rows`). The
         minimum is still proven by the UNSAT of the depth below.
+    progress : callable, optional
+        Receives :class:`~satdt.progress.ProgressEvent` objects (engine ``"sat"``, depth units):
+        ``"start"``, ``"incumbent"`` (a consistent tree of that depth was found: the search's
+        tree or the CART warm start), ``"bound"`` (the depth below was proven UNSAT), ``"tick"``
+        (at most every 2 s, between SAT calls and between chunks of :data:`TICK_CONFLICTS`
+        conflicts of a long call; ``conflicts`` so far, the depth tried as ``message``) and
+        ``"done"`` (with the result's objective and bound).
 
     Returns
     -------
@@ -644,13 +836,13 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
     """
     _validate(problem, max_depth, solver, rows_per_round, row_pick)
     state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases,
-                       row_pick)
+                       row_pick, progress, "depth")
     state.repair = bool(repair)
     method = "sat-depth"
     if _present_classes(problem) <= 1:
         state.used[:] = True
         return _result(state, _leaf_tree(state), OPTIMAL, "depth", 0, method)
-    incumbent = _Incumbent(state, warm_start)
+    incumbent = _Incumbent(state, warm_start, max_depth)
 
     def make(k: int) -> DepthEncoding:
         return DepthEncoding(problem.X, state.labels, problem.n_classes, k, at_most_one=at_most_one,
@@ -658,7 +850,7 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
 
     status, k, tree, _, backend = _depth_search(state, make, max_depth, incumbent, keep_solver=False)
     if backend is not None:
-        backend.close()
+        state.close(backend)
     if status == "sat":
         return _result(state, tree, OPTIMAL, "depth", k, method)
     if status == "infeasible":
@@ -673,7 +865,8 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
                    rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
                    size_search: str = DEFAULT_SIZE_SEARCH, seed: int = 0,
-                   row_pick: str = DEFAULT_ROW_PICK, repair: bool = DEFAULT_REPAIR) -> SolveResult:
+                   row_pick: str = DEFAULT_ROW_PICK, repair: bool = DEFAULT_REPAIR,
+                   progress: ProgressCallback | None = None) -> SolveResult:
     """DT_size: the fewest nodes of a tree of depth ``<= K`` that classifies every row correctly.
 
     ``K = max_depth``, or the minimum depth (found first with DT_depth on the same kind of
@@ -683,7 +876,9 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
 
     Parameters are those of :func:`solve_min_depth`, and ``size_search`` (one of
     :data:`SIZE_SEARCHES`): which bound to try next between the proven lower bound and the best
-    tree (see :func:`_size_search`).
+    tree (see :func:`_size_search`). ``progress`` receives the events of
+    :func:`solve_min_depth` in nodes (splits + leaves): an incumbent is a consistent tree of
+    depth <= K with that many nodes, a bound a proven lower bound on them.
 
     Returns
     -------
@@ -696,7 +891,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
     if size_search not in SIZE_SEARCHES:
         raise ValueError(f"unknown size_search {size_search!r}; choose one of {', '.join(SIZE_SEARCHES)}")
     state = _new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremental, seed, phases,
-                       row_pick)
+                       row_pick, progress, "nodes")
     state.repair = bool(repair)
     method = "sat-size"
     n_classes = _present_classes(problem)
@@ -705,6 +900,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         return _result(state, _leaf_tree(state), OPTIMAL, "nodes", 1, method)
     incumbent = _Incumbent(state, warm_start)
     low = n_classes - 1  # splits: a consistent tree has at least one leaf per class
+    state.improve(bound=2 * low + 1)
 
     def make(k: int) -> SizeEncoding:
         return SizeEncoding(problem.X, state.labels, problem.n_classes, k, at_most_one=at_most_one,
@@ -715,28 +911,30 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
         if status == "timeout":
             return _result(state, None, UNKNOWN, "nodes", 2 * low + 1, method)
         low = max(low, k)  # a tree of minimum depth k has a path of k splits
+        state.improve(bound=2 * low + 1)
         best = tree
     else:
         if max_depth < 1 or max_depth < ceil(log2(n_classes)):
             return _result(state, None, INFEASIBLE, "nodes", None, method)
+        state.trying = f"depth {max_depth}"
         encoding = make(max_depth)
         backend = _open(state, encoding)
         t0 = time.perf_counter()
         status, feature, leaf_class = _fit_rows(state, encoding, backend, [], repair=state.repair)
         state.depth_times[max_depth] = time.perf_counter() - t0
         if status == "timeout":
-            backend.close()
+            state.close(backend)
             if incumbent.get(force=True) is not None and incumbent.depth <= max_depth:
                 return _result(state, incumbent.tree, FEASIBLE, "nodes", 2 * low + 1, method)
             return _result(state, None, UNKNOWN, "nodes", 2 * low + 1, method)
         if status == "unsat":
-            backend.close()
+            state.close(backend)
             return _result(state, None, INFEASIBLE, "nodes", None, method)
         best = encoding.to_tree(feature, leaf_class, problem.classes)
     try:
         return _size_search(state, encoding, backend, best, incumbent, low, method, size_search)
     finally:
-        backend.close()
+        backend.close()  # (its conflicts were counted by _size_search)
 
 
 SIZE_SEARCHES = ("descending", "ascending", "binary")
@@ -749,12 +947,14 @@ def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, bes
     bound (UNSAT-SAT, raises the bound step by step), ``binary`` the middle. UNSAT at S proves
     ``low = S + 1``; SAT gives a smaller tree."""
     best_splits = _binary_splits(state, best)
+    state.improve(incumbent=2 * best_splits + 1)
 
     def use_incumbent(force: bool) -> None:
         nonlocal best, best_splits
         if incumbent.get(force) is not None and incumbent.depth <= encoding.depth \
                 and incumbent.splits < best_splits:
             best, best_splits = incumbent.tree, incumbent.splits
+            state.improve(incumbent=2 * best_splits + 1)
 
     use_incumbent(False)
     t0 = time.perf_counter()
@@ -763,18 +963,23 @@ def _size_search(state: _State, encoding: SizeEncoding, backend: SatBackend, bes
     while best_splits > low:
         bound = {"descending": best_splits - 1, "ascending": low,
                  "binary": (low + best_splits - 1) // 2}[strategy]
+        state.trying = f"depth <= {encoding.depth}, at most {2 * bound + 1} nodes"
         t1 = time.perf_counter()
         status, feature, leaf_class = _fit_rows(state, encoding, backend, encoding.at_most(bound))
         state.size_steps.append((bound, status, round(time.perf_counter() - t1, 4)))
         if status == "timeout":
             use_incumbent(True)
+            state.closed_conflicts += backend.conflicts() if state.report.active else 0
             return _result(state, best, FEASIBLE, "nodes", 2 * low + 1, method)
         if status == "unsat":
             low = bound + 1
+            state.improve(bound=2 * low + 1)
             continue
         tree = encoding.to_tree(feature, leaf_class, state.problem.classes)
         splits = _binary_splits(state, tree)
         if splits > bound:
             raise TreeCheckError(f"{method}: decoded tree has {splits} splits above the bound {bound}")
         best, best_splits = tree, splits
+        state.improve(incumbent=2 * best_splits + 1)
+    state.closed_conflicts += backend.conflicts() if state.report.active else 0
     return _result(state, best, OPTIMAL, "nodes", 2 * low + 1, method)
