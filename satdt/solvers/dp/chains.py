@@ -56,9 +56,7 @@ def build_chains(problem: BinaryProblem) -> Chains:
             singles.append([j])
         else:
             groups.setdefault(t.feature, []).append((t.threshold, j))
-    first = np.full(m, -1, dtype=np.int64)
-    if m and problem.row_of.size:
-        first[problem.row_of[::-1]] = np.arange(problem.row_of.size)[::-1]
+    first = problem.first  # the first original row of each distinct row
     chains: list[list[int]] = []
     ranks: list[np.ndarray] = []
     for f in sorted(groups):
