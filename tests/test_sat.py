@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from satdt import ConflictError, load_dataset, prepare
+from satdt import heaptree
 from satdt.binarize import Binarizer
 from satdt.bruteforce import min_depth, min_nodes
 from satdt.encodings.sat_depth import DepthEncoding, prefix_bits
@@ -15,6 +16,7 @@ from satdt.encodings.sat_size import SizeEncoding
 from satdt.result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN
 from satdt.solvers import sat
 from satdt.solvers.sat import ROW_PICKS, SOLVERS, solve_min_depth, solve_min_size
+from satdt.tree import Node, Tree
 
 from conftest import random_problem
 
@@ -278,20 +280,38 @@ def test_repair_off_is_the_plain_loop():
     assert (r.status, r.objective) == (OPTIMAL, 6) and r.stats["repairs"] == 0 and not r.stats["repair"]
 
 
-def test_graft_and_node_paths():
+def test_graft_and_paths():
     """A depth-2 subtree grafted at node 2 (level 1) of a depth-3 perfect tree lands on its
     heap positions 2, 5, 6 and leaves 4-7; paths follow the columns."""
     X = np.array([[0, 0, 0], [1, 0, 1], [1, 1, 0], [1, 1, 1]], dtype=bool)
     enc = DepthEncoding(X, np.array([0, 1, 1, 0]), 2, 3)
     feature, leaf_class = np.zeros(7, dtype=np.int64), np.zeros(8, dtype=np.int64)
-    enc.graft(feature, leaf_class, 2, np.array([1, 2, 0]), np.array([1, 0, 1, 0]))
+    heaptree.graft(feature, leaf_class, 2, np.array([1, 2, 0]), np.array([1, 0, 1, 0]))
     assert feature.tolist() == [0, 0, 1, 0, 0, 2, 0] and leaf_class.tolist() == [0, 0, 0, 0, 1, 0, 1, 0]
-    paths = enc.node_paths(feature)
+    paths = heaptree.paths(X, feature, 3)
     assert paths[:, 0].tolist() == [0, 0, 0, 0] and paths[:, 1].tolist() == [1, 2, 2, 2]
     assert paths[:, 2].tolist() == [3, 5, 6, 6]
     assert (paths[:, 3] - enc.n_internal).tolist() == enc.leaf_of(feature).tolist()
     assert enc.wrong_rows(feature, leaf_class).tolist() == [1, 2]  # leaves 5 and 7 say class 0
-    assert sat._is_under(5, 2, 2, 1) and sat._is_under(13, 3, 2, 1) and not sat._is_under(4, 2, 2, 1)
+    assert heaptree.is_under(5, 2) and heaptree.is_under(13, 2) and not heaptree.is_under(4, 2)
+    assert heaptree.is_under(2, 2) and not heaptree.is_under(0, 2)
+
+
+def test_phase_literals_place_the_tree():
+    """The phases of a tree shallower than the encoding: its split columns at their nodes, the
+    leaf marker down a shallow leaf's left path only, the class code of the leaves reached."""
+    X = np.array([[0, 0], [1, 0], [1, 1]], dtype=bool)
+    enc = SizeEncoding(X, np.array([0, 1, 0]), 2, 2)
+    tree = Tree(Node.split(0, 0.5, Node.leaf(0), Node.split(1, 0.5, Node.leaf(1), Node.leaf(0))),
+                classes=np.array(["a", "b"]))
+    lits = set(enc.phase_literals(tree))
+    marker = enc.marker
+    assert {int(enc.a[0, 0]), int(enc.a[2, 1]), int(enc.a[1, marker])} <= lits
+    assert not any(abs(lit) in set(enc.a[[0, 2], marker].tolist()) for lit in lits)
+    assert {int(-enc.c[0, 0]), int(enc.c[2, 0]), int(-enc.c[3, 0])} <= lits
+    assert not any(abs(lit) == int(enc.c[1, 0]) for lit in lits)  # leaf 1: under the pass-through's right
+    feature, leaf_class = enc.decode(sorted(lits, key=abs))
+    assert enc.to_tree(feature, leaf_class, tree.classes).to_dict() == tree.to_dict()
 
 
 # ------------------------------------------------------------------ progress events
@@ -358,3 +378,14 @@ def test_repair_is_deterministic(monkeypatch):
     assert [c[:3] for c in runs[0]["call_log"]] == [c[:3] for c in runs[1]["call_log"]]  # (depth, rows, conflicts)
     for key in ("conflicts", "rows_used", "repairs", "repaired", "core_rows", "repair_outcomes"):
         assert runs[0][key] == runs[1][key], key
+
+
+def test_tuning_constants_set_on_the_package_reach_the_search(monkeypatch):
+    """``satdt.solvers.sat.X = v`` (benchmarks, tests) sets the constant the search reads, and
+    monkeypatch restores it there."""
+    before = sat.tuning.CART_AFTER_S
+    with monkeypatch.context() as m:
+        m.setattr(sat, "CART_AFTER_S", 123.0)
+        assert sat.tuning.CART_AFTER_S == sat.CART_AFTER_S == 123.0
+    assert sat.tuning.CART_AFTER_S == sat.CART_AFTER_S == before
+    assert all(hasattr(sat, name) for name in sat.tuning.__all__)

@@ -2,11 +2,12 @@
 
 Clauses go to PySAT [12] solvers; references are numbered as in ``satdt/REFERENCES.md``.
 
-The tree is a perfect binary tree of depth ``k``: ``2**k - 1`` internal nodes in heap order
-(node ``v`` has children ``2v+1`` (left) and ``2v+2`` (right); level ``l`` holds nodes
-``2**l - 1 .. 2**(l+1) - 2``) and ``2**k`` leaves, numbered left to right. A row's path is the
-bit string of its directions, most significant bit first: the node of level ``l`` on the path
-whose first ``l`` directions are ``p`` is number ``int(p, 2)`` of that level.
+The tree is a perfect binary tree of depth ``k`` in the heap positions of :mod:`satdt.heaptree`:
+``2**k - 1`` internal nodes (node ``v`` has children ``2v+1`` (left) and ``2v+2`` (right); level
+``l`` holds nodes ``2**l - 1 .. 2**(l+1) - 2``) and ``2**k`` leaves, numbered left to right. A
+row's path is the bit string of its directions, most significant bit first: the node of level
+``l`` on the path whose first ``l`` directions are ``p`` is number ``int(p, 2)`` of that level.
+Routing, embedding and decoding are :mod:`satdt.heaptree`'s.
 
 Variables (all from one explicit :class:`pysat.formula.IDPool`, allocated in contiguous blocks)
 ------------------------------------------------------------------------------------------------
@@ -50,7 +51,9 @@ import numpy as np
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 
-from ..tree import Node, Tree
+from .. import heaptree
+from ..heaptree import prefix_bits
+from ..tree import Tree
 
 __all__ = ["DepthEncoding", "ClauseBlock", "new_block", "prefix_bits", "AT_MOST_ONE"]
 
@@ -70,13 +73,6 @@ def new_block(pool: IDPool, shape: tuple[int, ...]) -> np.ndarray:
     start = pool.top + 1
     pool.top += size
     return np.arange(start, start + size, dtype=np.int64).reshape(shape)
-
-
-def prefix_bits(level: int) -> np.ndarray:
-    """(2**level, level) bool: the directions (True = right) leading to each node of a level."""
-    n = np.arange(2 ** level)[:, None]
-    shifts = np.arange(level - 1, -1, -1)[None, :]
-    return ((n >> shifts) & 1).astype(bool)
 
 
 def class_bits(n_classes: int) -> int:
@@ -155,10 +151,6 @@ class DepthEncoding:
         """Index of the leaf-marker column, or None."""
         return self.n_columns - 1 if self.leaf_marker else None
 
-    def level_nodes(self, level: int) -> np.ndarray:
-        """Heap indices of the internal nodes of a level."""
-        return np.arange(2 ** level - 1, 2 ** (level + 1) - 1)
-
     @property
     def n_rows_added(self) -> int:
         return int(self.added.sum())
@@ -209,10 +201,10 @@ class DepthEncoding:
         pairs = self._implied_pairs()
         blocks = []
         for lv in range(1, self.depth):
-            v = self.level_nodes(lv)
+            v = heaptree.level_positions(lv)
             for lu in range(lv):
-                u = ((v + 1) >> (lv - lu)) - 1
-                d = ((v + 1) >> (lv - lu - 1)) & 1
+                u = heaptree.ancestor(v, lv - lu)
+                d = heaptree.ancestor(v, lv - lu - 1) % 2 == 0  # v lies right of u (even = right child)
                 for direction in (0, 1):
                     i, j = pairs[direction]
                     sel = d == direction
@@ -250,7 +242,7 @@ class DepthEncoding:
         r, n_nodes, B = rows.size, prefix.shape[0], self.n_columns
         out = np.empty((r, n_nodes, B, level + 2), dtype=np.int64)
         out[..., :level] = self._not_path(z, prefix)[:, :, None, :]
-        out[..., level] = -self.a[self.level_nodes(level)][None, :, :]
+        out[..., level] = -self.a[heaptree.level_positions(level)][None, :, :]
         zl = z[:, level][:, None]
         out[..., level + 1] = np.where(self.X[rows], zl, -zl)[:, None, :]
         return out.reshape(-1, level + 2)
@@ -267,29 +259,21 @@ class DepthEncoding:
         return out.reshape(-1, k + 1)
 
     # ------------------------------------------------------------- decoding
-    def phase_literals(self, tree) -> list[int]:
+    def phase_literals(self, tree: Tree) -> list[int]:
         """Literals that place ``tree`` (over the binary columns, depth <= ``depth``) in the
-        perfect tree: its split columns at their nodes, a shallower leaf passed down the left
-        path (with the leaf marker where there is one), each leaf's class code. Given to a
-        solver as phases (``set_phases``), they steer it to that tree first (a warm start)."""
-        lits: list[int] = []
-
-        def rec(node, v: int) -> None:
-            if v >= self.n_internal:
-                code = self._code[node.label]
-                c = self.c[v - self.n_internal]
-                lits.extend(np.where(code, c, -c).tolist())
-                return
-            if node.is_leaf:
-                if self.leaf_marker:
-                    lits.append(int(self.a[v, self.marker]))
-                rec(node, 2 * v + 1)
-                return
-            lits.append(int(self.a[v, node.feature]))
-            rec(node.left, 2 * v + 1)
-            rec(node.right, 2 * v + 2)
-
-        rec(tree.root, 0)
+        perfect tree (:func:`satdt.heaptree.embed`): its split columns at their nodes, a
+        shallower leaf passed down the left path (with the leaf marker where there is one), each
+        reached leaf's class code. Given to a solver as phases (``set_phases``), they steer it to
+        that tree first (a warm start)."""
+        split_col, leaf_label, reached = heaptree.embed(tree, self.depth, pass_right=False)
+        splits = np.flatnonzero(split_col >= 0)
+        lits = self.a[splits, split_col[splits]].tolist()
+        if self.leaf_marker:  # pass-through nodes on a leaf's left path: their leftmost leaf is reached
+            lo = heaptree.leaf_ranges(self.depth)[0]
+            lits += self.a[np.flatnonzero((split_col < 0) & reached[lo]), self.marker].tolist()
+        leaves = np.flatnonzero(reached)
+        code = self._code[leaf_label[leaves]]
+        lits += np.where(code, self.c[leaves], -self.c[leaves]).ravel().tolist()
         return lits
 
     def decode(self, model: list[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -314,50 +298,21 @@ class DepthEncoding:
         return feature, leaf_class
 
     def leaf_of(self, feature: np.ndarray, X: np.ndarray | None = None) -> np.ndarray:
-        """Leaf reached by each row of ``X`` (default: every distinct row) in the perfect tree."""
-        X = self.X if X is None else X
-        rows = np.arange(X.shape[0])
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        for _ in range(self.depth):
-            node = 2 * node + 1 + X[rows, feature[node]]
-        return node - self.n_internal
-
-    def node_paths(self, feature: np.ndarray) -> np.ndarray:
-        """(m, k + 1): the heap index of the node each distinct row reaches at each level
-        (column 0 is the root, column k the leaf's heap index ``n_internal + leaf``)."""
-        rows = np.arange(self.X.shape[0])
-        out = np.zeros((self.X.shape[0], self.depth + 1), dtype=np.int64)
-        node = out[:, 0]
-        for level in range(self.depth):
-            node = 2 * node + 1 + self.X[rows, feature[node]]
-            out[:, level + 1] = node
-        return out
-
-    def graft(self, feature: np.ndarray, leaf_class: np.ndarray, v: int, sub_feature: np.ndarray,
-              sub_class: np.ndarray) -> None:
-        """Put a perfect subtree of depth ``d`` (its heap-ordered ``sub_feature``, its leaves'
-        ``sub_class``) at node ``v`` of level ``k - d``, in place."""
-        d = int(np.log2(sub_class.size))
-        level = self.depth - d
-        offset = v - (2 ** level - 1)
-        for l in range(d):
-            start = 2 ** (level + l) - 1 + offset * 2 ** l
-            feature[start:start + 2 ** l] = sub_feature[2 ** l - 1:2 ** (l + 1) - 1]
-        leaf_class[offset * 2 ** d:(offset + 1) * 2 ** d] = sub_class
+        """Leaf reached by each row of ``X`` (default: every distinct row) in the perfect tree
+        (:func:`satdt.heaptree.route`)."""
+        return heaptree.route(self.X if X is None else X, feature, self.depth)
 
     def wrong_rows(self, feature: np.ndarray, leaf_class: np.ndarray) -> np.ndarray:
         """Distinct rows the decoded tree misclassifies."""
         return np.flatnonzero(leaf_class[self.leaf_of(feature)] != self.labels)
 
     def to_tree(self, feature: np.ndarray, leaf_class: np.ndarray, classes: np.ndarray) -> Tree:
-        """The decoded tree over the binary columns (threshold 0.5); pass-through nodes of the
-        leaf marker are collapsed to their left child."""
+        """The decoded tree over the binary columns (threshold 0.5, :func:`satdt.heaptree.decode`);
+        pass-through nodes of the leaf marker are collapsed to their left child."""
+        marker = self.marker
 
-        def build(v: int) -> Node:
-            if v >= self.n_internal:
-                return Node.leaf(int(leaf_class[v - self.n_internal]))
-            if self.leaf_marker and feature[v] == self.marker:
-                return build(2 * v + 1)
-            return Node.split(int(feature[v]), 0.5, build(2 * v + 1), build(2 * v + 2))
+        def split_of(v: int) -> int | None:
+            return None if marker is not None and feature[v] == marker else int(feature[v])
 
-        return Tree(root=build(0), classes=classes)
+        return heaptree.decode(self.depth, split_of, lambda v: leaf_class[v - self.n_internal], classes,
+                               unused="left")
