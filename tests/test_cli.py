@@ -265,20 +265,20 @@ def test_time_limit_without_a_tree_from_the_estimator_path(capsys, monkeypatch):
 
 
 def test_no_import_is_started_without_the_time_for_it():
-    from satdt.cli import _Clock
+    from satdt.cli import Clock
     from satdt.deadline import Deadline
 
-    clock = _Clock(whole_process=False)
+    clock = Clock(whole_process=False)
     assert not clock.can_import("satdt_no_such_module_xyz", Deadline(1e-9))  # not even tried
     assert clock.can_import("json", Deadline(1e-9))                           # already loaded
     assert clock.can_import("satdt.tree", Deadline(None))
 
 
 def test_method_names_known_without_scikit_learn():
-    from satdt.cli import _METHOD_NAMES
+    from satdt.cli import METHOD_NAMES
     from satdt.estimators import METHODS
 
-    assert _METHOD_NAMES == set(METHODS)
+    assert METHOD_NAMES == set(METHODS)
 
 
 def test_time_limit_counts_the_process_start_up(tmp_path):

@@ -1,0 +1,7 @@
+"""``python -m satdt.cli``: the ``satdt`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

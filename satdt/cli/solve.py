@@ -1,0 +1,304 @@
+"""``satdt solve``: one method on one dataset, its result as text or JSON, the tree exported.
+
+The light path (:data:`_LIGHT_METHODS` on the loaded data, without scikit-learn), the
+estimators' path, and the command's watchdog (:class:`_Guard`) that answers with the best tree so
+far when a step does not stop within the time limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..data import Dataset, load_dataset
+from ..deadline import Deadline, DeadlineExpired, set_max_memory
+from ..progress import ProgressCallback
+from ..result import INFEASIBLE, NoTreeFoundError, explain_infeasible, timeout_result
+from .common import (EXIT_OK, EXIT_USAGE, estimators_module, exit_now, fail, data_frame, progress_callback,
+                     solve_summary)
+
+
+# Start fast: scikit-learn, pandas and OR-tools load only in the commands that use them.
+# satdt.estimators (scikit-learn) is imported by estimators_module(); `satdt solve` for the methods of
+# _LIGHT_METHODS on a plain CSV runs without it (tests/test_import_time.py).
+_LIGHT_METHODS = {"sat-depth": "depth", "sat-size": "size", "dp": "dp"}
+
+
+_METHOD_MODULES = {"cpsat": ["satdt.solvers.cpsat"], "binoct": ["satdt.solvers.mip"], "oct": ["satdt.solvers.mip"],
+                   "maxsat": ["satdt.solvers.maxsat"], "dpdt": ["satdt.solvers.dpdt"]}
+
+
+def _stuck_in(thread_id: int | None) -> str:
+    """Where a thread is now: its innermost frame, then the innermost satdt frames (for the
+    watchdog's note: the step that did not stop in time)."""
+    frame = sys._current_frames().get(thread_id) if thread_id is not None else None
+    if frame is None:
+        return "unknown"
+    mark = f"{os.sep}satdt{os.sep}"
+    chain = [] if mark in frame.f_code.co_filename else \
+        [f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno} {frame.f_code.co_name}"]
+    seen = set()
+    while frame is not None:
+        name, func = frame.f_code.co_filename, frame.f_code.co_name
+        if mark in name and f"{mark}cli{os.sep}" not in name and (name, func) not in seen:  # a recursion once
+            seen.add((name, func))
+            chain.append(f"{name.rsplit(mark, 1)[1]}:{frame.f_lineno} {func}")
+        frame = frame.f_back
+    if len(chain) > 6:  # the innermost frames, then the outermost (the solver the command called)
+        chain = chain[:3] + ["..."] + chain[-3:]
+    return " < ".join(chain)
+
+
+class _Guard:
+    """The ``satdt solve`` program's last resort for ``--time-limit``: a step that does not stop in
+    time (a native call, a build without deadline checks) is not waited for. At the limit plus
+    half the tolerance (max(1 s, 5 %)) a daemon thread prints the majority-class leaf (FEASIBLE;
+    UNKNOWN without a tree for sat-depth / sat-size), with ``stats["watchdog"]`` naming where the
+    main thread was, and ends the process. Only as the program (not a library call: a library
+    cannot end its caller's process), and only when the command has not started printing."""
+
+    def __init__(self, a: argparse.Namespace):
+        self.a = a
+        self.data: Dataset | None = None
+        self.lock = threading.Lock()
+        self.main_id = threading.get_ident()
+        limit = a.time_limit
+        if limit is None or not a.clock.whole_process:
+            return
+        fire_at = a.clock.start + limit + 0.5 * max(1.0, 0.05 * limit)
+        timer = threading.Timer(max(0.0, fire_at - time.perf_counter()), self.fire)
+        timer.daemon = True
+        timer.start()
+
+    def finish(self) -> None:
+        """The command's own answer is ready: the guard stands down (or, if it already fired, this
+        waits for the process to end)."""
+        self.lock.acquire()
+
+    def fire(self) -> None:
+        if not self.lock.acquire(blocking=False):
+            return  # the command is printing its own answer
+        a, where = self.a, _stuck_in(self.main_id)
+        try:
+            wall = a.clock.wall()
+            note = f"the command's watchdog at {wall:.2f} s: {where.split(' < ')[0]} had not returned"
+            if a.export in ("png", "svg", "sklearn"):
+                print(f"satdt: note: no --export {a.export} after the watchdog ({note})", file=sys.stderr)
+                a.export = None
+            if self.data is None:  # still reading the data: nothing to answer with but the status
+                out = {"method": a.method, "status": "UNKNOWN", "objective": None, "bound": None, "tree": None,
+                       "runtime_s": None, "wall_s": round(a.clock.wall(), 3), "stats": {"watchdog": where}}
+                print(json.dumps(out) if a.json else f"{a.method}: UNKNOWN (no data read within the time "
+                      f"limit of {a.time_limit:g} s; {note})")
+            else:
+                model = _degraded(a, self.data, "watchdog")
+                model.result_.runtime = wall
+                model.result_.stats.update(watchdog=where, note=note + ("; the majority leaf instead"
+                                           if model.tree_ is not None else "; no tree (a consistent tree is asked)"))
+                _print_solve(a, model, self.data, from_guard=True)
+        finally:
+            exit_now(EXIT_OK)
+
+
+def _export(tree: Any, fmt: str) -> str:
+    return {"text": tree.to_text, "json": lambda: tree.to_json(indent=2), "dot": tree.to_dot}[fmt]()
+
+
+def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
+                 progress: ProgressCallback | None = None) -> Any:
+    """``sat-depth`` / ``sat-size`` / ``dp`` without scikit-learn: what ``ConsistentTreeClassifier.fit``
+    / ``DPTreeClassifier.fit`` do (binarize, the engine, runtime of the whole call), on the loaded
+    :class:`Dataset`. None when the estimator must run (one class, bad parameters: the estimator
+    reports them)."""
+    from types import SimpleNamespace
+
+    from ..binarize import Binarizer
+
+    if len(data.classes) < 2 or a.n_thresholds < 1:
+        return None
+    if a.method == "dp" and (a.max_depth is None or isinstance(a.max_depth, list)):
+        return None
+    start = time.perf_counter()  # the estimator's runtime: from fit (data loaded) to its end
+    binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
+    extra = {} if progress is None else {"progress": progress}
+    try:
+        problem = binarizer.problem(data, deadline=deadline)
+    except DeadlineExpired:  # the time limit struck in the binarization: the majority leaf
+        name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _LIGHT_METHODS[a.method]
+        result = timeout_result(data, a.method, "nodes" if name == "size" else name,
+                                time.perf_counter() - start, lam=a.lam)
+        # sat-depth / sat-size: UNKNOWN without a tree (a leaf is not consistent), still a result
+        return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+    if a.method == "dp":
+        from ..solvers.dp import solve_dp
+
+        result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget(), **extra)
+        result.stats.setdefault("engine_s", round(result.runtime, 4))
+        result.runtime = max(result.runtime, time.perf_counter() - start)
+        return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+    from ..solvers.consistent import solve_consistent
+
+    engine = a.engine or ("sat" if a.solver else "auto")
+    options = {"solver": a.solver} if a.solver else {}
+    result = solve_consistent(problem, _LIGHT_METHODS[a.method], engine=engine, max_depth=a.max_depth,
+                              time_limit=deadline.budget(), sat_options=options, **extra)
+    result.stats.setdefault("engine_s", round(result.runtime, 4))
+    result.runtime = max(result.runtime, time.perf_counter() - start)
+    if result.status == INFEASIBLE:  # a proof, reported as a result (exit 0)
+        explain_infeasible(result, max_depth=a.max_depth)
+    # no tree (UNKNOWN: the time limit came first) is a result too: the status and the bound
+    return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+
+
+def _check_export(a: argparse.Namespace) -> int | None:
+    """``--export png|svg|sklearn`` needs ``--output`` (usage error), pictures need matplotlib
+    (bad setup): checked before any solve. None when fine."""
+    if a.export not in ("png", "svg", "sklearn"):
+        return None
+    if not a.output:
+        print(f"satdt: error: --export {a.export} needs --output FILE", file=sys.stderr)
+        return EXIT_USAGE
+    if a.export == "sklearn":
+        return None
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return fail(f"--export {a.export} needs matplotlib: pip install 'satdt[plot]'")
+    return None
+
+
+# the objective of each method's result (as its estimator's _objective_name), for a result made
+# by the CLI itself when the time ran out before the estimator could be imported
+_OBJECTIVE = {"sat-depth": "depth", "sat-size": "nodes", "maxsat": "errors", "binoct": "errors",
+              "oct": "errors", "cpsat": "regularized", "dpdt": "dpdt"}
+
+
+def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
+    """The result when the time left cannot cover ``step`` (an import that cannot be interrupted):
+    the majority-class leaf (FEASIBLE) for the methods any tree answers (DPDT included: its value
+    of a leaf is errors / n), UNKNOWN without a tree for the consistent-tree questions, as the
+    estimators return when binarization runs out."""
+    from types import SimpleNamespace
+
+    name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _OBJECTIVE.get(a.method, "errors")
+    if name == "dpdt":  # DPDT's value of a leaf: errors / n (no test), as DPDT's own first tree
+        result = timeout_result(data, a.method, "regularized", 0.0, lam=0.0, step=step)
+        result.objective_name = "dpdt"
+    else:
+        lam = (a.lam if a.lam is not None else 0.01) if name == "regularized" else None  # cpsat's default lam
+        result = timeout_result(data, a.method, name, 0.0, lam=lam, step=step)
+    return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+
+
+def cmd_solve(a: argparse.Namespace) -> int:
+    clock = a.clock
+    deadline = clock.deadline(a.time_limit)  # the whole command: start-up, reading, imports included
+    refused = _check_export(a)
+    if refused is not None:
+        return refused
+    if a.max_memory is not None:
+        set_max_memory(a.max_memory)
+    progress = progress_callback(a)
+    a.guard = _Guard(a)
+    data = a.guard.data = load_dataset(a.data)
+    light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
+             and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None)
+    model = _light_solve(a, data, deadline, progress) if light else None
+    if model is not None:
+        return _print_solve(a, model, data)
+    for module in ("satdt.estimators", "pandas", *_METHOD_MODULES.get(a.method, ())):
+        if not clock.can_import(module, deadline):  # too late to start: the best result so far
+            return _print_solve(a, _degraded(a, data, f"start-up (the import of {module} not started: "
+                                                       f"{deadline.remaining():.2f} s left)"), data)
+    est = estimators_module()
+    if a.method in _LIGHT_METHODS and a.engine is None and a.solver:
+        a.engine = "sat"  # --solver names a SAT backend: it implies the SAT engine
+    model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
+                               cart_depth=a.cart_depth, binarization=a.binarization,
+                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
+                               engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
+                               progress=progress)
+    frame = data_frame(data)
+    if a.time_limit is not None:  # the estimator's clock starts at fit: give it what is left now
+        model.set_params(time_limit=deadline.budget())
+    try:
+        model.fit(frame, data.labels)
+    except NoTreeFoundError:
+        # a proof (InfeasibleError) or the time limit before any tree: model.result_ holds the
+        # status and the bound, a result either way (exit 0)
+        if getattr(model, "result_", None) is None:
+            raise
+    return _print_solve(a, model, data)
+
+
+def _no_tree_lines(a: argparse.Namespace, summary: dict, data: Dataset) -> list[str]:
+    """The text of a result without a tree: a proof (INFEASIBLE) or a time limit (UNKNOWN)."""
+    if summary["depth_bound"] is not None:
+        bound = f"  (bound: depth >= {summary['depth_bound']})"
+    elif summary["bound"] is not None:
+        bound = f"  (bound {summary['bound']})"
+    else:
+        bound = "  (no bound)"
+    lines = [f"{a.method} on {data.name}: {summary['status']}{bound}"]
+    if summary["status"] == INFEASIBLE:
+        lines.append(f"proven: {summary['proof']}  ({summary['runtime_s']} s)")
+    else:
+        stats = summary["stats"] or {}
+        where = stats.get("timeout_in")
+        lines.append(f"no tree found within the time limit of {a.time_limit:g} s"
+                     if a.time_limit is not None else "no tree found")
+        lines[-1] += (f" (stopped during {where})" if where else "") + f"  ({summary['wall_s']} s)"
+    return lines
+
+
+def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: bool = False) -> int:
+    guard = getattr(a, "guard", None)
+    if guard is not None and not from_guard:
+        guard.finish()  # from here on the watchdog stands down
+    summary = solve_summary(a.method, model, data)
+    summary["wall_s"] = round(a.clock.wall(), 3)  # what the user waited for: from process start
+    summary["startup_s"] = round(a.clock.startup, 3)  # of which before main(): Python, first imports
+    if summary["tree"] is None:  # proven INFEASIBLE, or UNKNOWN (time limit): the status is the result
+        if a.json:
+            print(json.dumps(summary))
+        else:
+            print("\n".join(_no_tree_lines(a, summary, data)))
+        if a.export is not None:
+            print(f"satdt: note: no tree to export ({summary['status']})", file=sys.stderr)
+        return EXIT_OK
+    if a.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{a.method} on {data.name}: {summary['status']}  {summary['objective_name']} = "
+              f"{summary['objective']}  (bound {summary['bound']})")
+        print(f"depth {summary['depth']}, {summary['n_nodes']} nodes, {summary['n_leaves']} leaves, "
+              f"{summary['errors']} training errors (accuracy {summary['train_accuracy']:.4f}), "
+              f"{summary['runtime_s']} s (wall {summary['wall_s']} s)")
+        if a.export is None:
+            print(model.tree_.to_text())
+    if a.export in ("png", "svg"):
+        from ..plot import plot_tree
+
+        suffix = "." + a.export
+        path = Path(a.output)
+        plot_tree(model.tree_, path, title=f"{a.method} on {data.name}: {summary['status']}, "
+                  f"depth {summary['depth']}, {summary['n_leaves']} leaves, "
+                  f"training accuracy {summary['train_accuracy']:.4f}",
+                  fmt=a.export if path.suffix.lower() != suffix else None)
+    elif a.export == "sklearn":  # checked on the training rows: same predictions, float32 included
+        import joblib
+
+        joblib.dump(model.tree_.to_sklearn(data.X, data.labels), a.output)
+    elif a.export is not None:
+        text = _export(model.tree_, a.export)
+        if a.output:
+            Path(a.output).write_text(text + "\n")
+        elif not a.json:
+            print(text)
+    return EXIT_OK
