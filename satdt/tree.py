@@ -9,6 +9,12 @@ class that reach a node (set by :meth:`Tree.fit_counts`).
 Engines that work on a binarized matrix build trees over it with threshold 0.5 (a binary column
 is True when its row goes right); :meth:`satdt.binarize.BinaryProblem.to_original` maps such a
 tree back to the original features.
+
+Why one module of ~620 lines: it is the one value type every part of satdt reads and writes, and
+each of its jobs is a method of :class:`Tree` (evaluation, pruning, text / dot / JSON export, the
+scikit-learn conversions). The scikit-learn conversions (:meth:`Tree.from_sklearn`,
+:meth:`Tree.to_sklearn` and their helpers at the end, ~230 lines) are the one seam; moved to a
+module of their own they would still be methods here, so a reader would meet them in two places.
 """
 
 from __future__ import annotations
