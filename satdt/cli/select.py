@@ -97,34 +97,3 @@ def _print_cv_table(param: str, table: list[dict], chosen: int | None) -> None:
         print(f"{'*' if i == chosen else ' '} {r[param]:>10g}  {r['mean_accuracy']:7.4f}  "
               f"{r['std_accuracy']:7.4f}  {r['mean_train_accuracy']:7.4f}  {r['mean_leaves']:6.1f}  "
               f"{r['mean_depth']:5.1f}  {r['mean_avg_tests']:9.2f}  {'/'.join(statuses)}")
-
-
-def _print_select_without_tree(a: argparse.Namespace, selector: Any, data: Dataset, why: str) -> int:
-    """``satdt select`` when no tree came out (every setting INFEASIBLE or unscored, or the refit
-    out of time before any tree): status UNKNOWN with the table, exit 0 (a result, not an error)."""
-    param = selector.param_
-    chosen = selector.best_index_
-    out = {"method": a.method, "dataset": data.name, "param": param, "folds": a.folds,
-           "rule": "one-se" if a.one_se else "best", "status": "UNKNOWN",
-           "chosen": None if chosen is None else {param: selector.cv_results_[chosen][param]},
-           "table": selector.cv_results_, "refit": None, "tree": None, "note": why,
-           "runtime_s": round(getattr(selector, "runtime_", 0.0), 4), "wall_s": round(a.clock.wall(), 3),
-           "time_limit": a.time_limit, "heuristics": selector.heuristics_}
-    if a.json:
-        print(json.dumps(jsonable(out)))
-        return EXIT_OK
-    print(f"{a.method} on {data.name}: {a.folds}-fold cross-validation over {param} (held-out accuracy)")
-    _print_cv_table(param, selector.cv_results_, chosen)
-    limit = f" within the time limit of {a.time_limit:g} s" if a.time_limit is not None else ""
-    print(f"UNKNOWN: no tree{limit}: {why}  ({out['wall_s']} s)")
-    return EXIT_OK
-
-
-def _print_cv_table(param: str, table: list[dict], chosen: int | None) -> None:
-    print(f"  {param:>10s}  {'mean':>7s}  {'std':>7s}  {'train':>7s}  {'leaves':>6s}  {'depth':>5s}  "
-          f"{'tests/row':>9s}  status")
-    for i, r in enumerate(table):
-        statuses = sorted(set(r["statuses"]))
-        print(f"{'*' if i == chosen else ' '} {r[param]:>10g}  {r['mean_accuracy']:7.4f}  "
-              f"{r['std_accuracy']:7.4f}  {r['mean_train_accuracy']:7.4f}  {r['mean_leaves']:6.1f}  "
-              f"{r['mean_depth']:5.1f}  {r['mean_avg_tests']:9.2f}  {'/'.join(statuses)}")
