@@ -62,6 +62,34 @@ def test_no_upward_import():
     assert wrong == []
 
 
+#: inside a package split by job, lowest first: a module imports (at module level) only its own
+#: layer or below, so each part can be read without the ones above it
+PACKAGE_LAYERS = {
+    "solvers.sat": [{"tuning"}, {"backend"}, {"state"}, {"repair", "incumbent"}, {"rows"}, {"depth"}, {"size"},
+                    {"__init__"}],
+    "estimators": [{"base"}, {"consistent", "exact", "heuristic"}, {"__init__"}],
+    "cli": [{"common"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
+    "solvers.rl.adapttree": [{"attributes"}, {"learner"}, {"__init__"}],
+}
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGE_LAYERS))
+def test_packages_split_by_job_import_downward(package):
+    layers = PACKAGE_LAYERS[package]
+    modules = {m: deps for m, deps in _modules().items() if m.startswith(package + ".")}
+    names = {m[len(package) + 1:] for m in modules}
+    assert names == set().union(*layers), f"{package}: modules and layers differ"
+
+    def layer(module: str) -> int:
+        name = module[len(package) + 1:].split(".")[0]
+        name = name if name in names else "__init__"  # a name the package itself defines
+        return next(i for i, layer_names in enumerate(layers) if name in layer_names)
+
+    wrong = [(m, d) for m, deps in modules.items() for d in deps
+             if d.startswith(package + ".") and layer(d) > layer(m)]
+    assert wrong == []
+
+
 def test_no_import_cycle():
     graph = _modules()
     known = set(graph)
