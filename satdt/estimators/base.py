@@ -23,6 +23,7 @@ __all__ = ["TreeClassifier", "check_int", "check_real", "check_warm_start", "che
 
 
 def check_int(name: str, value: Any, low: int, allow_none: bool = False) -> None:
+    """ValueError naming ``name`` unless ``value`` is an integer >= ``low`` (or None if allowed)."""
     if value is None and allow_none:
         return
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral) or value < low:
@@ -30,7 +31,8 @@ def check_int(name: str, value: Any, low: int, allow_none: bool = False) -> None
 
 
 def check_real(name: str, value: Any, low: float, high: float | None = None,
-                allow_none: bool = False, strict: bool = False) -> None:
+               allow_none: bool = False, strict: bool = False) -> None:
+    """ValueError naming ``name`` unless ``value`` is a finite number in range (or None if allowed)."""
     if value is None and allow_none:
         return
     ok = isinstance(value, Real) and not isinstance(value, bool) and np.isfinite(value)
@@ -41,11 +43,13 @@ def check_real(name: str, value: Any, low: float, high: float | None = None,
 
 
 def check_warm_start(value: Any) -> None:
+    """ValueError unless ``value`` names a starting tree: a bool, ``"cart"`` or ``"dpdt"``."""
     if not (isinstance(value, (bool, np.bool_)) or value in ("cart", "dpdt")):
         raise ValueError(f"warm_start must be True, False, 'cart' or 'dpdt', got {value!r}")
 
 
 def check_random_state(value: Any) -> None:
+    """ValueError unless ``value`` is an integer seed or None."""
     if value is not None and (isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral)):
         raise ValueError(f"random_state must be an integer or None, got {value!r}")
 

@@ -127,16 +127,18 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         (spread over the leaves of the current tree), see :func:`~satdt.solvers.sat.rows.pick_rows`.
     repair : bool
         Subtree repair (:func:`~satdt.solvers.sat.repair.repair_subtrees`) of the models of slow
-        rounds: a consistent tree of the searched depth grafted from small SAT calls, which ends that depth's search early; when
-        it fails, the rows of the region it could not fix are added (see :func:`~satdt.solvers.sat.rows.fit_rows`). The
-        minimum is still proven by the UNSAT of the depth below.
+        rounds: a consistent tree of the searched depth grafted from small SAT calls, which ends
+        that depth's search early; when it fails, the rows of the region it could not fix are
+        added (see :func:`~satdt.solvers.sat.rows.fit_rows`). The minimum is still proven by the
+        UNSAT of the depth below.
     progress : callable, optional
         Receives :class:`~satdt.progress.ProgressEvent` objects (engine ``"sat"``, depth units):
         ``"start"``, ``"incumbent"`` (a consistent tree of that depth was found: the search's
         tree or the CART warm start), ``"bound"`` (the depth below was proven UNSAT), ``"tick"``
         (at most every 2 s, between SAT calls and between chunks of
-        :data:`~satdt.solvers.sat.tuning.TICK_CONFLICTS` conflicts of a long call; ``conflicts`` so far, the depth tried as ``message``) and
-        ``"done"`` (with the result's objective and bound).
+        :data:`~satdt.solvers.sat.tuning.TICK_CONFLICTS` conflicts of a long call; ``conflicts``
+        so far, the depth tried as ``message``) and ``"done"`` (with the result's objective and
+        bound).
 
     Returns
     -------

@@ -29,10 +29,11 @@ __all__ = ["try_repair", "repair_subtrees", "fit_subtree", "deepen"]
 
 
 def try_repair(state: SearchState, encoding: DepthEncoding, backend: SatBackend, feature: np.ndarray,
-                leaf_class: np.ndarray, wrong: np.ndarray, spent: int):
+               leaf_class: np.ndarray, wrong: np.ndarray, spent: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Subtree repair (:func:`repair_subtrees`) of a model within ``REPAIR_SHARE * spent``
-    conflicts (at least ``REPAIR_MIN_CONFLICTS``, :mod:`~satdt.solvers.sat.tuning`). Returns the repaired ``(feature, leaf_class)``, or None after
-    adding the core rows of an unrepairable region to ``backend``."""
+    conflicts (at least ``REPAIR_MIN_CONFLICTS``, :mod:`~satdt.solvers.sat.tuning`). Returns the
+    repaired ``(feature, leaf_class)``, or None after adding the core rows of an unrepairable
+    region to ``backend``."""
     t1 = time.perf_counter()
     budget = [max(tuning.REPAIR_MIN_CONFLICTS, int(tuning.REPAIR_SHARE * spent))]  # conflicts left
     fixed, stuck = repair_subtrees(state, encoding, feature, leaf_class, wrong, budget)
@@ -121,7 +122,7 @@ def fit_subtree(X: np.ndarray, labels: np.ndarray, n_classes: int, depth: int, s
 
 
 def repair_subtrees(state: SearchState, encoding: DepthEncoding, feature: np.ndarray, leaf_class: np.ndarray,
-            wrong: np.ndarray, budget: list[int]):
+                    wrong: np.ndarray, budget: list[int]):
     """Subtree repair of a decoded tree that misclassifies ``wrong`` (a large-neighbourhood step).
 
     Keeps the top of the tree and re-solves, with SAT on *all* the distinct rows that reach it,

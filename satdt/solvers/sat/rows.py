@@ -54,8 +54,8 @@ def fit_rows(state: SearchState, encoding: DepthEncoding, backend: SatBackend, a
 
     ``repair``: after a SAT call of at least :data:`~satdt.solvers.sat.tuning.REPAIR_AFTER_CONFLICTS`
     conflicts, try the subtree repair (:func:`~satdt.solvers.sat.repair.try_repair`) of its model
-    before adding rows; a repaired tree fits every row and ends the loop (SAT). Only for a question about the depth alone (a repaired
-    tree may have more splits than a size bound). Every model is offered to
+    before adding rows; a repaired tree fits every row and ends the loop (SAT). Only for a
+    question about the depth alone (a repaired tree may have more splits than a size bound). Every model is offered to
     :meth:`SearchState.keep_model` (the seeds of the next depth's repair).
 
     Returns ``(Answer.SAT, feature, leaf_class)``, ``(Answer.UNSAT, None, None)`` or

@@ -91,7 +91,8 @@ class SearchState:
     trying: str = ""  # what is being tried (the message of progress ticks)
 
     def keep_model(self, depth: int, n_wrong: int, feature: np.ndarray, leaf_class: np.ndarray) -> None:
-        """Keep the :data:`~satdt.solvers.sat.tuning.SEED_MODELS` models of ``depth`` that misclassify the fewest rows."""
+        """Keep the :data:`~satdt.solvers.sat.tuning.SEED_MODELS` models of ``depth`` that
+        misclassify the fewest rows."""
         models = [m for m in self.seed_models if m[0] == depth]
         if len(models) >= tuning.SEED_MODELS and n_wrong >= models[-1][1]:
             return
@@ -141,7 +142,8 @@ class SearchState:
                 "depth_times_s": {k: round(v, 4) for k, v in self.depth_times.items()},
                 "size_steps": list(self.size_steps), "repair": self.repair,
                 "repairs": len(self.repairs), "repaired": sum(ok for _, ok, _ in self.repairs),
-                "repair_time_s": round(sum(t for _, _, t in self.repairs), 4), "core_rows": self.core_rows, "repair_outcomes": dict(self.repair_outcomes),
+                "repair_time_s": round(sum(t for _, _, t in self.repairs), 4), "core_rows": self.core_rows,
+                "repair_outcomes": dict(self.repair_outcomes),
                 "conflicts": self.conflicts, "call_log": self.call_log,
                 **self.last}
 
