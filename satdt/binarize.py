@@ -32,6 +32,15 @@ second even for the rows x thresholds matrix of ``"all"`` on 15,000 rows), raisi
 :class:`~satdt.deadline.DeadlineExpired`; the layer above returns its best tree so far. Before
 the binary matrix is allocated its size is checked against :func:`~satdt.deadline.max_memory`
 (:class:`~satdt.deadline.MemoryLimitError` names it).
+
+Length (over the ~600 lines of issue 14): this module is the one place that knows how a test
+reads the original features, and both halves need that knowledge: making the tests and the
+distinct rows (:class:`Binarizer`), and answering questions about a tree over the tests without
+the rows x tests matrix (:meth:`BinaryProblem.route`, :meth:`~BinaryProblem.errors`,
+:meth:`~BinaryProblem.from_original`, :meth:`~BinaryProblem.column_ones`: on magic's 15k x 120k
+tests the matrix alone takes 2-5 s and 1.8 GB, which a time limit of a few seconds cannot
+afford). Splitting the second half into its own top-level module would put one class's methods
+in two layers of the package map (``tests/test_structure.py``); it stays here.
 """
 
 from __future__ import annotations
@@ -456,11 +465,16 @@ class BinaryProblem:
 
     @property
     def X(self) -> np.ndarray:
+        return self.matrix()
+
+    def matrix(self, deadline: Deadline | None = None) -> np.ndarray:
+        """:attr:`X`, built on first use: its memory checked first, ``deadline`` between slices
+        (:class:`~satdt.deadline.DeadlineExpired`; on magic's 15k x 120k it takes 2-5 s)."""
         if self._X is None:
             check_memory(matrix_bytes(self.n_distinct, self.n_binary) // 2,
                          f"the {self.n_distinct} x {self.n_binary} binary matrix of the '{self.strategy}' "
                          "binarization", "use binarization='quantile' or 'tree', or the dp method")
-            self._X = _columns(self.tests, np.asarray(self.data.X[self.first], dtype=float))
+            self._X = _columns(self.tests, self._values(), deadline)
         return self._X
 
     @property
@@ -529,9 +543,45 @@ class BinaryProblem:
 
     # ---------------------------------------------------------- trees
     def errors(self, tree: Tree) -> int:
-        """Weighted training errors of a tree over the binary columns."""
-        pred = tree.predict_index(self.X)
-        return int(self.weights.sum() - self.counts[np.arange(self.n_distinct), pred].sum())
+        """Weighted training errors of a tree over the binary columns (routed through the tested
+        columns only when :attr:`X` is not built: no rows x thresholds matrix for one tree)."""
+        right = sum(int(self.counts[rows, leaf.label].sum()) for leaf, rows in self.route(tree))
+        return int(self.weights.sum()) - right
+
+    def _values(self) -> np.ndarray:
+        """The original features of each distinct row's first row: what :attr:`X` tests."""
+        return np.asarray(self.data.X[self.first], dtype=float)
+
+    def column_ones(self) -> np.ndarray:
+        """Distinct rows on which each column is True, without :attr:`X` (from each feature's
+        values sorted once)."""
+        if self._X is not None:
+            return np.count_nonzero(self._X, axis=0)
+        values = self._values()
+        out = np.empty(self.n_binary, dtype=np.int64)
+        for feature, categorical, start, stop in feature_blocks(self.tests):
+            v = np.sort(values[:, feature])
+            t = np.array([test.threshold for test in self.tests[start:stop]])
+            le = np.searchsorted(v, t, side="right")
+            out[start:stop] = len(v) - (le - np.searchsorted(v, t, side="left") if categorical else le)
+        return out
+
+    def route(self, tree: Tree) -> list[tuple[Node, np.ndarray]]:
+        """:meth:`Tree.apply` of a tree over the binary columns to the distinct rows, each split
+        reading its one column from the original features when :attr:`X` is not built."""
+        if self._X is not None:
+            return tree.apply(self._X)
+        values = self._values()
+        out, stack = [], [(tree.root, np.arange(self.n_distinct))]
+        while stack:
+            node, rows = stack.pop()
+            if node.is_leaf:
+                out.append((node, rows))
+                continue
+            right = self.tests[node.feature].column(values[rows])
+            stack.append((node.right, rows[right]))
+            stack.append((node.left, rows[~right]))
+        return out
 
     def to_original(self, tree: Tree, relabel: bool = False) -> Tree:
         """Map a tree over the binary columns (threshold 0.5) to the original features.
@@ -558,7 +608,8 @@ class BinaryProblem:
         exists for a threshold or a one-value test; otherwise the column that agrees on the most
         rows); a split that sends every row one way is replaced by the child that gets
         them. Leaves keep their labels. Used to hand any tree (CART, DPDT, a previous result) to
-        the exact engines as a warm start.
+        the exact engines as a warm start. Reads the original features, never :attr:`X` (on
+        magic's 15k x 120k tests the matrix alone took 5 s).
 
         Returns
         -------
@@ -570,10 +621,12 @@ class BinaryProblem:
         """
         data = self.data
         rerouted = 0
-        by_feature: dict[int, np.ndarray] = {}
-        for j, test in enumerate(self.tests):
-            by_feature.setdefault(test.feature, []).append(j)
-        by_feature = {f: np.asarray(js) for f, js in by_feature.items()}
+        n = len(self.tests)
+        feature = np.fromiter((t.feature for t in self.tests), dtype=np.int64, count=n)
+        threshold = np.fromiter((t.threshold for t in self.tests), dtype=float, count=n)
+        categorical = np.fromiter((t.category is not None for t in self.tests), dtype=bool, count=n)
+        columns = (feature, threshold, categorical)
+        values = self._values()
 
         def rec(node: Node, rows: np.ndarray) -> Node:
             nonlocal rerouted
@@ -584,10 +637,11 @@ class BinaryProblem:
                 child = node.left if left.all() or not rows.size else node.right
                 return rec(child, rows)
             # the columns of the split's own feature first (cheap, exact under `all`), then all
-            column, mismatch, swapped = self._best_column(rows, left, by_feature.get(node.feature))
+            column, mismatch, swapped = self._best_column(rows, left, np.flatnonzero(feature == node.feature),
+                                                          values, columns)
             swap = bool(swapped < mismatch)
             rerouted += int(min(mismatch, swapped))
-            goes_right = self.X[self.row_of[rows], column]
+            goes_right = self.tests[column].column(values[self.row_of[rows]])
             # rows follow the binary column from here (that is where the mapped tree sends them)
             first, second = (node.right, node.left) if swap else (node.left, node.right)
             return Node.split(column, 0.5, rec(first, rows[~goes_right]), rec(second, rows[goes_right]))
@@ -595,40 +649,59 @@ class BinaryProblem:
         out = Tree(root=rec(tree.root, np.arange(data.n_rows)), classes=self.classes)
         return out, rerouted
 
-    def _best_column(self, rows: np.ndarray, left: np.ndarray, own: np.ndarray | None,
-                     chunk: int = 1024) -> tuple[int, int, int]:
+    def _best_column(self, rows: np.ndarray, left: np.ndarray, own: np.ndarray, values: np.ndarray,
+                     columns: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, int, int]:
         """The column that routes ``rows`` most like ``left`` (True = left), either way round:
-        ``(column, rows it sends the other way, rows it sends the other way when swapped)``.
+        ``(column, rows it sends the other way, rows it sends the other way when swapped)``;
+        the first such column of ``own`` (the split's feature) when one there is as good as any,
+        else the first of all.
 
-        Works on the distinct rows with their left / right weights, ``chunk`` columns at a time
-        (never a full float copy of the binary matrix); ``own`` (the columns of the split's
-        feature) is searched first and is enough when one routes every row as ``left``.
+        Counts by feature from the distinct rows' ``values`` sorted once, with cumulative left /
+        right weights: a numeric column (right when ``x > t``) misroutes the left rows above
+        ``t`` and the right rows at or below it; a categorical one (right when ``x != c``) the
+        left rows not equal to ``c`` and the right rows equal to it. No binary matrix.
         """
+        feature, threshold, categorical = columns
         distinct = self.row_of[rows]
         w_left = np.bincount(distinct[left], minlength=self.n_distinct)
         w_right = np.bincount(distinct[~left], minlength=self.n_distinct)
         present = np.flatnonzero(w_left + w_right)
-        w_left, w_right = w_left[present].astype(np.float64), w_right[present].astype(np.float64)
-        n = float(len(rows))
-        best = (0, np.inf, np.inf)
-        for candidates in ([own] if own is not None and len(own) else []) + [None]:
-            cols = np.arange(self.n_binary) if candidates is None else candidates
-            for start in range(0, len(cols), chunk):
-                block = cols[start:start + chunk]
-                bits = self.X[np.ix_(present, block)].astype(np.float64)  # True = goes right
-                mismatch = w_left @ bits + w_right @ (1.0 - bits)        # rows routed the other way
-                swapped = n - mismatch
-                k = int(np.argmin(np.minimum(mismatch, swapped)))
-                if min(mismatch[k], swapped[k]) < min(best[1], best[2]):
-                    best = (int(block[k]), int(round(mismatch[k])), int(round(swapped[k])))
-            if min(best[1], best[2]) == 0:
-                break
-        return best
+        w_left, w_right = w_left[present], w_right[present]
+        n = len(rows)
+
+        def mismatches(cols: np.ndarray) -> np.ndarray:
+            out = np.empty(len(cols), dtype=np.int64)
+            of = feature[cols]
+            for f in np.unique(of):
+                at = np.flatnonzero(of == f)
+                v = values[present, f]
+                order = np.argsort(v, kind="stable")
+                v = v[order]
+                cl = np.concatenate([[0], np.cumsum(w_left[order])])
+                cr = np.concatenate([[0], np.cumsum(w_right[order])])
+                t = threshold[cols[at]]
+                le = np.searchsorted(v, t, side="right")          # rows with x <= t
+                lt = np.searchsorted(v, t, side="left")           # rows with x < t
+                numeric = (cl[-1] - cl[le]) + cr[le]
+                equal = (cl[-1] - (cl[le] - cl[lt])) + (cr[le] - cr[lt])
+                out[at] = np.where(categorical[cols[at]], equal, numeric)
+            return out
+
+        def first_best(cols: np.ndarray) -> tuple[int, int, int]:
+            mismatch = mismatches(cols)
+            k = int(np.argmin(np.minimum(mismatch, n - mismatch)))
+            return int(cols[k]), int(mismatch[k]), int(n - mismatch[k])
+
+        best = first_best(own) if len(own) else None
+        if best is not None and min(best[1], best[2]) == 0:
+            return best
+        every = first_best(np.arange(self.n_binary))
+        return best if best is not None and min(best[1], best[2]) <= min(every[1], every[2]) else every
 
     def leaf_labels(self, tree: Tree) -> Tree:
         """Give each leaf of a binary-column tree the class counts of the distinct rows it gets
         and its majority class (leaves that get no row keep their label). In place."""
-        for leaf, rows in tree.apply(self.X):
+        for leaf, rows in self.route(tree):
             leaf.counts = self.counts[rows].sum(axis=0)
             if leaf.counts.sum() > 0:
                 leaf.label = int(np.argmax(leaf.counts))

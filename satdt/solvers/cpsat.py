@@ -32,7 +32,7 @@ from ..binarize import BinaryProblem
 from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding, ScaledObjective,
                                            add_osdt_bounds, build_model, exact_objective,
                                            scaled_objective, set_objective)
-from ..deadline import Deadline, check_memory
+from ..deadline import Deadline, DeadlineExpired, check_memory
 from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Node, Tree
@@ -152,8 +152,14 @@ def improve_tree(problem: BinaryProblem, tree: Tree, lam: float | Fraction) -> T
     """
     lam = Fraction(lam)
     n = problem.n_rows
-    X, counts = problem.X, problem.counts
+    counts = problem.counts
     tree = tree.copy()
+    columns: dict[int, np.ndarray] = {}  # the tree's columns only: no binary matrix for a hint
+
+    def column(j: int) -> np.ndarray:
+        if j not in columns:
+            columns[j] = problem.column(j)
+        return columns[j]
 
     def cost(node: Node, rows: np.ndarray) -> tuple[Fraction, Node, bool]:
         c = counts[rows].sum(axis=0)
@@ -161,7 +167,7 @@ def improve_tree(problem: BinaryProblem, tree: Tree, lam: float | Fraction) -> T
             label = int(np.argmax(c)) if c.sum() > 0 else node.label
             changed = label != node.label
             return Fraction(int(c.sum() - c[label]), n) + lam, Node.leaf(label), changed
-        right = X[rows, node.feature]
+        right = column(node.feature)[rows]
         lrows, rrows = rows[~right], rows[right]
         lc, ln, lch = cost(node.left, lrows)
         rc, rn, rch = cost(node.right, rrows)
@@ -355,8 +361,9 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
     start_tree = _start_tree(problem, warm_start, lam_f, max_depth, deadline=deadline) \
         if warm_start is not None else None
     try:
+        problem.matrix(deadline)  # the binary matrix the model reads, within the deadline
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
-    except BuildInterrupted:
+    except (BuildInterrupted, DeadlineExpired):
         result = _interrupted(problem, start_tree, scaled_objective(lam_f, problem.n_rows, max_depth), deadline)
         reporter.emit("done", incumbent=result.objective, bound=result.bound, message=result.status)
         return result
@@ -444,8 +451,9 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
     base_tree = _start_tree(problem, warm_start, order[0], max_depth, deadline=deadline) \
         if warm_start is not None else None
     try:
+        problem.matrix(deadline)  # the binary matrix the model reads, within the deadline
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
-    except BuildInterrupted:
+    except (BuildInterrupted, DeadlineExpired):
         res = {lam: _interrupted(problem, None if base_tree is None else improve_tree(
             problem, base_tree, lam), scaled_objective(lam, problem.n_rows, max_depth), deadline)
             for lam in order}
