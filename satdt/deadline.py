@@ -184,6 +184,11 @@ class Deadline:
         left = self.remaining()
         return None if left is None else max(1e-3, left)
 
+    def tolerance(self) -> float | None:
+        """The slack of the time-limit contract, max(1 s, 5 % of the limit) (None without one):
+        a call returns within its limit plus this."""
+        return None if self.time_limit is None else max(1.0, 0.05 * self.time_limit)
+
     def expired(self) -> bool:
         return self.time_limit is not None and self.elapsed() >= self.time_limit
 

@@ -43,22 +43,48 @@ def _present_classes(problem: BinaryProblem) -> int:
     return int((problem.counts.sum(axis=0) > 0).sum())
 
 
+#: share of the time-limit tolerance (max(1 s, 5 %)) the consistent fallback may run past the limit
+FALLBACK_GRACE = 0.5
+
+
+class _TimedGreedy(SearchBase):
+    """:meth:`SearchBase.greedy` that checks its deadline at every node (raises ``SearchTimeout``)."""
+
+    def greedy(self, S: np.ndarray, d: int) -> tuple[float, Node]:
+        self.check_time()
+        return super().greedy(S, d)
+
+
 def _consistent_fallback(problem: BinaryProblem, max_depth: int | None,
-                         chains: Chains | None = None) -> Tree | None:
+                         chains: Chains | None = None, deadline: Deadline | None = None) -> Tree | None:
     """A consistent CART tree (Gini-greedy, grown until pure; exists for consistent data) in the
     original features, or None when it is deeper than ``max_depth``. Built from the column counts
     (:meth:`~satdt.solvers.dp.search.SearchBase.greedy`): no scikit-learn import, whose cost alone
-    can exceed a short time limit."""
-    greedy = SearchBase(problem, Deadline(None), 0.0, chains=chains)
+    can exceed a short time limit.
+
+    It runs after the search ran out of time, so with a ``deadline`` that has a limit it gets
+    only :data:`FALLBACK_GRACE` of the limit's tolerance from its start (None when it is not
+    done by then: on magic it needs ~5 s). With ``max_depth``
+    the greedy stops at that depth: the greedy choice at a node depends only on its rows, so a
+    tree grown until pure within ``max_depth`` is the same, and one that is not is refused
+    either way. Its errors are counted through the chains (no binary matrix).
+    """
+    tolerance = None if deadline is None else deadline.tolerance()
+    timer = Deadline(None if tolerance is None else FALLBACK_GRACE * tolerance)
+    greedy = _TimedGreedy(problem, timer, 0.0, chains=chains)
     rows = np.arange(problem.n_distinct, dtype=np.int64)
     limit = max(1, problem.n_distinct)  # a consistent tree never needs more levels than rows
+    if max_depth is not None:
+        limit = min(limit, int(max_depth))
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 2 * limit + 100))
     try:
         root = greedy.greedy(rows, limit)[1]
+    except SearchTimeout:
+        return None
     finally:
         sys.setrecursionlimit(old_limit)
-    tree, errors = finalize_tree(problem, Tree(root=root, classes=problem.classes))
+    tree, errors = _finalize(problem, Tree(root=root, classes=problem.classes), greedy.binary_errors)
     if errors != 0 or (max_depth is not None and tree.depth() > max_depth):
         return None
     return tree
@@ -199,7 +225,7 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
             reporter.emit("bound", bound=k)
     except SearchTimeout:  # the box tables ran out of time: no consistent tree below depth k
         pass
-    fallback = _consistent_fallback(problem, max_depth, chains)
+    fallback = _consistent_fallback(problem, max_depth, chains, deadline)
     return result(fallback, FEASIBLE if fallback is not None else UNKNOWN, k)
 
 
@@ -312,7 +338,7 @@ def _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low
         candidates.append(_box_tree(problem, lattice, K, leaves))
         return result(OPTIMAL, None)
     except SearchTimeout:
-        fallback = _consistent_fallback(problem, max_depth, chains)
+        fallback = _consistent_fallback(problem, max_depth, chains, deadline)
         candidates.extend([fallback] if fallback is not None else [])
         return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
 
@@ -366,7 +392,7 @@ def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, sta
     if candidates and min(t.n_nodes for t in candidates) <= 2 * low_leaves - 1:
         return result(OPTIMAL, None)
     if not candidates:
-        fallback = _consistent_fallback(problem, K, chains)
+        fallback = _consistent_fallback(problem, K, chains, deadline)
         if fallback is not None:
             candidates.append(fallback)
     return result(FEASIBLE if candidates else UNKNOWN, 2 * low_leaves - 1)
