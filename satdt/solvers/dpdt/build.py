@@ -282,14 +282,16 @@ class _Builder:
                 parts.weight[s] = cw.sum()
                 parts.err[s] = cw.sum() - cw.max()
                 parts.label[s] = int(np.argmax(cw))
-                order = self._order(states.via[s], above) if uses_orders else None
-                if keep_orders:
-                    states.orders.append(order)
                 if parts.err[s] <= 0 or len(rows) < 2 or self.deadline.expired():
                     if parts.err[s] > 0:
                         self.truncated = True
+                    if keep_orders:
+                        states.orders.append(None)  # a leaf: no child reads its orders
                     parts.end_state(s, None)
                     continue
+                order = self._order(states.via[s], above) if uses_orders else None
+                if keep_orders:
+                    states.orders.append(order)
                 tests = self._tests(d, rows, order, states.ref[s])
                 if last:
                     parts.add_leaves(self._leaf_children(rows, cw, tests))
