@@ -55,6 +55,7 @@ class MipModel:
         """Add ``n`` constraints ``lb <= sum vals * x[cols] <= ub`` given as COO with rows in [0, n)."""
         if n == 0:
             return
+        self.__dict__.pop("_matrix", None)
         rows = np.asarray(rows, dtype=np.int64).ravel()
         self.rows.append(rows + self.n_cons)
         self.cols.append(np.asarray(cols, dtype=np.int64).ravel())
@@ -69,8 +70,24 @@ class MipModel:
         cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)  # noqa: E731
         return cat(self.var_lb, float), cat(self.var_ub, float), cat(self.var_int, bool), cat(self.obj, float)
 
-    def matrix(self):
-        """Constraint matrix (scipy CSR, canonical) and its row bounds."""
+    def matrix(self, keep: bool = False):
+        """Constraint matrix (scipy CSR, canonical) and its row bounds.
+
+        Made once for :meth:`stats` and the engine's load (seconds for 10^7 nonzeros): ``keep``
+        stores it for the next call, which takes it back (so the engine's copy is not doubled
+        by a cached one); adding constraints drops it.
+        """
+        cached = self.__dict__.pop("_matrix", None)
+        if cached is not None and cached[0].shape == (self.n_cons, self.n_vars):
+            if keep:
+                self.__dict__["_matrix"] = cached
+            return cached
+        out = self._build_matrix()
+        if keep:
+            self.__dict__["_matrix"] = out
+        return out
+
+    def _build_matrix(self):
         from scipy.sparse import csr_matrix
 
         cat = lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)  # noqa: E731
@@ -91,7 +108,7 @@ class MipModel:
                     and np.all(ax >= rlb - tol) and np.all(ax <= rub + tol))
 
     def stats(self) -> dict:
-        A, _, _ = self.matrix()
+        A, _, _ = self.matrix(keep=True)
         _, _, integer, _ = self.bounds()
         return {"variables": int(self.n_vars), "integer_variables": int(integer.sum()),
                 "constraints": int(self.n_cons), "nonzeros": int(A.nnz),

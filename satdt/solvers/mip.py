@@ -54,8 +54,8 @@ from typing import Callable
 import numpy as np
 
 from ..binarize import BinaryProblem
-from ..deadline import Deadline, DeadlineExpired, check_memory, format_bytes
-from ..encodings.mip_binoct import build_binoct, feature_groups
+from ..deadline import Deadline, DeadlineExpired
+from ..encodings.mip_binoct import build_binoct
 from ..encodings.mip_model import MipModel
 from ..encodings.mip_oct import baseline_errors, build_oct
 from ..progress import ProgressCallback, ProgressReporter
@@ -63,6 +63,9 @@ from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Tree
 from ..warmstart import best_start_tree, single_leaf, warm_start_trees
 from .common import finalize_tree, n_cores
+from .mip_size import (BYTES_PER_NONZERO, ENGINE_START_SECONDS_PER_NONZERO, SECONDS_PER_NONZERO,  # noqa: F401
+                       SECONDS_PER_ROW, _engine_limit, _fits, binoct_threshold_rows, estimate_binoct,
+                       estimate_oct)
 
 __all__ = ["solve_binoct", "solve_oct", "BACKENDS", "INTERFACES", "DEFAULT_BACKEND", "solve_mip_model",
            "estimate_binoct", "estimate_oct"]
@@ -74,12 +77,6 @@ DEFAULT_BACKEND = "cpsat"
 DEFAULT_INTERFACE = {"highs": "mathopt", "scip": "mathopt", "cbc": "pywraplp", "cpsat": "mathopt"}
 _PYWRAPLP_NAMES = {"highs": "HIGHS", "scip": "SCIP", "cbc": "CBC", "cpsat": "CP_SAT"}
 _EPS = 1e-6
-#: peak bytes per constraint-matrix nonzero from the arrays to the engine's copy (COO blocks,
-#: their concatenation, CSR, the proto, the engine's own matrix), measured order of magnitude
-BYTES_PER_NONZERO = 160
-#: seconds per nonzero to build the model and load it into an engine (numpy blocks, CSR, proto,
-#: the engine's conversion and first presolve); measured on the quantbnb sets, rounded up
-SECONDS_PER_NONZERO = 4e-7
 #: nonzeros handed to the proto between two deadline checks
 _CHUNK = 1 << 21
 
@@ -206,6 +203,7 @@ def _solve_mathopt(mip: MipModel, backend: str, deadline: Deadline,
     _extend(model.linear_constraint_matrix.row_ids, coo_rows, deadline)
     _extend(model.linear_constraint_matrix.column_ids, A.indices.astype(np.int64), deadline)
     _extend(model.linear_constraint_matrix.coefficients, A.data, deadline)
+    nonzeros = int(A.nnz)
     del A, coo_rows
 
     solver_type = {"highs": parameters_pb2.SOLVER_TYPE_HIGHS, "scip": parameters_pb2.SOLVER_TYPE_GSCIP,
@@ -213,7 +211,7 @@ def _solve_mathopt(mip: MipModel, backend: str, deadline: Deadline,
     params = parameters_pb2.SolveParametersProto()
     params.relative_gap_tolerance = 0.0
     params.absolute_gap_tolerance = 0.0
-    time_limit = deadline.budget()  # filling the proto (seconds for 10^7 nonzeros) counts
+    time_limit = _engine_limit(deadline, nonzeros)  # filling the proto (seconds for 10^7 nonzeros) counts
     if time_limit is not None:
         params.time_limit.FromNanoseconds(int(max(time_limit, 1e-3) * 1e9))
     if backend == "cpsat":
@@ -293,7 +291,7 @@ def _solve_pywraplp(mip: MipModel, backend: str, deadline: Deadline,
     variables = solver.variables()
     if hint is not None and backend != "highs":   # SetHint crashes pywraplp's HiGHS (ortools 9.15)
         solver.SetHint(variables, [float(v) for v in hint])
-    time_limit = deadline.budget()  # building the solver's model counts
+    time_limit = _engine_limit(deadline, int(A.nnz))  # building the solver's model counts
     if time_limit is not None:
         solver.SetTimeLimit(max(1, int(time_limit * 1000)))
     if backend == "cpsat":
@@ -342,40 +340,6 @@ def solve_mip_model(mip: MipModel, backend: str, interface: str | None = None,
     if interface == "mathopt":
         return _solve_mathopt(mip, backend, deadline, hint, threads, watch)
     return _solve_pywraplp(mip, backend, deadline, hint, threads, watch)
-
-
-# ------------------------------------------------------------------ size estimates
-def estimate_binoct(problem: BinaryProblem, depth: int) -> int:
-    """Nonzeros of BinOCT's constraint matrix (an upper estimate, from the shapes only): per
-    internal node and feature group, each level of the threshold search tree puts every row in
-    at most one range, a range of rows counts once per leaf on its side."""
-    m, C = problem.counts.shape
-    n_leaf = 2 ** depth
-    levels = sum(int(np.ceil(np.log2(max(len(g), 2)))) + 1 for g in feature_groups(problem))
-    threshold = levels * m * depth * n_leaf // 2 * 2     # left and right ranges, half the leaves each
-    return int(threshold + m * n_leaf * (1 + C) + 2 * n_leaf * C)
-
-
-def estimate_oct(problem: BinaryProblem, depth: int) -> int:
-    """Nonzeros of OCT's constraint matrix (from the shapes and the ones of the binary matrix)."""
-    m, C = problem.counts.shape
-    n_leaf = 2 ** depth
-    ones = int(np.count_nonzero(problem.X)) if problem.X.size <= 1 << 28 else problem.X.size // 2
-    return int(n_leaf * depth * (ones + 2 * m) + m * n_leaf * (4 + 2 * C) + problem.n_binary * (2 ** depth))
-
-
-def _fits(nonzeros: int, deadline: Deadline, name: str, extra_bytes: int = 0) -> str | None:
-    """Refuse a model over the memory limit (MemoryLimitError); None if it can be built in the
-    time left, else the reason it is not built."""
-    check_memory(nonzeros * BYTES_PER_NONZERO + extra_bytes,
-                 f"the {name} model (about {nonzeros:.3g} nonzeros)",
-                 "use a smaller max_depth or binarization='quantile'")
-    left = deadline.remaining()
-    need = nonzeros * SECONDS_PER_NONZERO
-    if left is not None and need > left:
-        return (f"NOT_RUN (the model, about {nonzeros:.3g} nonzeros / {format_bytes(nonzeros * BYTES_PER_NONZERO)},"
-                f" needs about {need:.0f} s to build and load; {left:.1f} s left)")
-    return None
 
 
 # ------------------------------------------------------------------ public API
@@ -436,7 +400,8 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
         return _done(reporter, _trivial(problem, deadline, "binoct"))
     stats = {"formulation": "BinOCT", "backend": backend, "distinct_rows": problem.n_distinct,
              "binary_columns": problem.n_binary, "estimated_nonzeros": estimate_binoct(problem, int(max_depth))}
-    refused = _fits(stats["estimated_nonzeros"], deadline, "BinOCT")
+    refused = _fits(stats["estimated_nonzeros"], deadline, "BinOCT",
+                    rows=binoct_threshold_rows(problem, int(max_depth)))
     start_tree = best_start_tree(problem, warm_start, int(max_depth), problem.errors, deadline)
     if start_tree is not None:
         reporter.emit("incumbent", incumbent=problem.errors(start_tree), message="warm start")
@@ -497,7 +462,7 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
     stats = {"formulation": "OCT", "backend": backend, "alpha": float(alpha), "min_leaf": int(min_leaf),
              "distinct_rows": problem.n_distinct, "binary_columns": problem.n_binary,
              "baseline_errors": baseline_errors(problem), "estimated_nonzeros": estimate_oct(problem, int(max_depth))}
-    refused = _fits(stats["estimated_nonzeros"], deadline, "OCT", extra_bytes=16 * problem.X.size // 2)
+    refused = _fits(stats["estimated_nonzeros"], deadline, "OCT", extra_bytes=16 * problem.n_distinct * problem.n_binary // 2)
     max_splits = 2 ** int(max_depth) - 1
 
     def to_errors(model_bound: float) -> float:
@@ -533,7 +498,7 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
 
 def _leaf_sizes_ok(problem: BinaryProblem, tree: Tree, min_leaf: int) -> bool:
     """Every nonempty leaf of a binary-column tree holds at least ``min_leaf`` rows (N_min)."""
-    sizes = [int(problem.weights[rows].sum()) for _, rows in tree.apply(problem.X)]
+    sizes = [int(problem.weights[rows].sum()) for _, rows in problem.route(tree)]
     return all(s == 0 or s >= min_leaf for s in sizes)
 
 
@@ -565,8 +530,8 @@ def _finish(problem, model, mip, start_tree, hint, backend, interface, deadline,
     elif remaining is None or remaining > 0.05:
         try:
             engine = solve_mip_model(mip, backend, interface, deadline, hint, watch)
-        except DeadlineExpired:
-            stats["engine_status"] = "NOT_RUN (time limit reached while loading the model)"
+        except DeadlineExpired as exc:
+            stats["engine_status"] = f"NOT_RUN (time limit reached while {str(exc).split(' during ')[-1]})"
         else:
             stats.update(engine.stats)
             stats["engine_s"] = round(engine.seconds, 4)
