@@ -11,10 +11,13 @@ Time limit: RC2's oracle (glucose and the rest of the MiniSat family) is interru
 deadline by :meth:`Deadline.watch <satdt.deadline.Deadline.watch>`
 (``RC2.compute(expect_interrupt=True)`` + ``RC2.interrupt()``); then the CART tree of depth d
 (warm start, an upper bound) is returned as FEASIBLE with RC2's cost so far as bound. The
-formula's size is estimated first (:func:`estimate_formula`): above
+formula's size is estimated first (:func:`estimate_formula`, :func:`estimate_formula_bytes`, within
+~20 % above the measured peaks): above
 :func:`~satdt.deadline.max_memory` it is refused (:class:`~satdt.deadline.MemoryLimitError`),
 and when it cannot be loaded in the time left it is not built (the warm start, FEASIBLE); clause
-blocks are loaded one by one, checking the deadline between them.
+blocks are loaded in slices, each block released once loaded, checking the deadline between
+slices (a whole block's Python list made the peak 3x the formula: fault at depth 3 was killed
+out of memory at 24 GB).
 
 Progress (``progress=``): start, the warm start as incumbent, each rise of RC2's cost as a
 bound (checked at each oracle call), ticks every ~2 s, done.
@@ -49,12 +52,21 @@ from ..warmstart import best_start_tree, single_leaf
 from .common import TreeCheckError, finalize_tree
 from .sat import INTERRUPTIBLE, _PYSAT_NAME, add_blocks, bulk_adder
 
-__all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS", "estimate_formula"]
+__all__ = ["solve_max_accuracy", "MAXSAT_SOLVERS", "estimate_formula", "estimate_formula_bytes"]
 
-#: peak bytes per literal of the hard clauses: the numpy blocks (int64) and the oracle's copy
-BYTES_PER_LITERAL = 16
-#: seconds per literal to build the blocks and load them into the oracle (measured order, rounded up)
-SECONDS_PER_LITERAL = 1e-7
+#: peak bytes of loading the formula (:func:`estimate_formula_bytes`), measured on fault (quantile
+#: 20 / 100 thresholds, depth 3: 1.5e7 / 6.8e7 literals, peaks 0.45 / 1.49 GB above the data):
+#: the numpy clause blocks (int64, a literal each) ...
+BYTES_PER_LITERAL = 8
+#: ... the oracle's copy (glucose: literals, clause header, two watches; 50-54 measured) ...
+BYTES_PER_CLAUSE = 56
+#: ... and the Python list of the slice being handed over (a pointer and an int object a literal)
+BYTES_PER_LISTED_LITERAL = 40
+#: literals handed to the oracle per slice of a clause block
+CHUNK_LITERALS = 1 << 22
+#: seconds per literal to build the blocks and load them into the oracle: 1.3-2.5e-7 measured
+#: (fault, magic; 1.5e7-1.7e8 literals in 2-44 s) at load 2, rounded up
+SECONDS_PER_LITERAL = 3e-7
 
 #: RC2 oracles (interruptible, so time limits hold)
 MAXSAT_SOLVERS = INTERRUPTIBLE
@@ -170,6 +182,43 @@ def estimate_formula(problem: BinaryProblem, max_depth: int) -> tuple[int, int]:
     return clauses + k, literals + k * (max_depth + 2)
 
 
+def estimate_formula_bytes(problem: BinaryProblem, max_depth: int) -> int:
+    """Peak bytes of building and loading :class:`MaxSatEncoding` (see the constants): every
+    clause block at once, the oracle's clauses, one slice's Python list (the largest block's,
+    when smaller than a slice)."""
+    clauses, literals = estimate_formula(problem, max_depth)
+    m, B = problem.n_distinct, problem.n_binary
+    n_bits = max(1, int(np.ceil(np.log2(max(problem.n_classes, 2)))))
+    pairs = int(np.count_nonzero(problem.counts))
+    largest = max([m * 2 ** level * B * (level + 2) for level in range(max_depth)]
+                  + [pairs * 2 ** max_depth * n_bits * (max_depth + 2)])
+    return int(literals * BYTES_PER_LITERAL + clauses * BYTES_PER_CLAUSE
+               + min(largest, CHUNK_LITERALS) * BYTES_PER_LISTED_LITERAL)
+
+
+def _load_hard(add, ptr, hard: list, deadline: Deadline) -> int:
+    """Add the hard clause blocks to the oracle in slices of at most :data:`CHUNK_LITERALS`
+    literals (a slice's Python list costs ~40 bytes a literal: a whole block's would be the
+    peak), each block released once added, checking the deadline between slices (stops adding
+    when it passes). Returns the clauses added."""
+    n_hard = 0
+    hard.reverse()
+    while hard:
+        block = hard.pop()
+        if isinstance(block, np.ndarray) and block.ndim == 2 and block.size:
+            step = max(1, CHUNK_LITERALS // block.shape[1])
+            for lo in range(0, block.shape[0], step):
+                if deadline.expired():
+                    return n_hard
+                n_hard += add_blocks(add, ptr, [block[lo:lo + step]])
+        else:
+            if deadline.expired():
+                return n_hard
+            n_hard += add_blocks(add, ptr, [block])
+        del block
+    return n_hard
+
+
 def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: Deadline,
              stats: dict, hint: list[int] | None = None,
              reporter: ProgressReporter | None = None) -> tuple[list[int] | None, int]:
@@ -187,11 +236,7 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
     if reporter is not None and reporter.active:
         rc2.reporter = reporter
     add, ptr = bulk_adder(rc2.oracle, solver)
-    n_hard = 0
-    for block in hard:
-        if deadline.expired():
-            break
-        n_hard += add_blocks(add, ptr, [block])
+    n_hard = _load_hard(add, ptr, hard, deadline)
     if hint:
         rc2.oracle.set_phases(hint)
     stats.update(variables=int(encoding.pool.top), clauses=n_hard, soft=int(lits.size),
@@ -288,7 +333,9 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
         return result(single_leaf(problem), OPTIMAL, None)
     clauses, literals = estimate_formula(problem, max_depth)
     stats.update(estimated_clauses=clauses, estimated_literals=literals)
-    check_memory(literals * BYTES_PER_LITERAL, f"the MaxSAT formula (about {clauses:.3g} clauses, "
+    nbytes = estimate_formula_bytes(problem, max_depth)
+    stats["estimated_bytes"] = nbytes
+    check_memory(nbytes, f"the MaxSAT formula (about {clauses:.3g} clauses, "
                  f"{literals:.3g} literals)", "use a smaller max_depth or binarization='quantile'")
     start_tree = best_start_tree(problem, warm_start, max_depth, problem.errors, deadline)
     if start_tree is not None:
@@ -298,7 +345,7 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
     left = deadline.remaining()
     if left is not None and literals * SECONDS_PER_LITERAL > left:
         stats["maxsat_status"] = (f"NOT_RUN (the formula, about {literals:.3g} literals / "
-                                  f"{format_bytes(literals * BYTES_PER_LITERAL)}, needs about "
+                                  f"{format_bytes(nbytes)}, needs about "
                                   f"{literals * SECONDS_PER_LITERAL:.0f} s to load; {left:.1f} s left)")
         return result(start_tree, FEASIBLE, floor) if start_tree is not None else result(None, UNKNOWN, floor)
     encoding = MaxSatEncoding(problem.X, problem.counts, max_depth, at_most_one=at_most_one)
