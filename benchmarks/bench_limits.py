@@ -14,6 +14,13 @@ model was not run. The load average (1 min) is read before and after each run. U
 
 Each limit's rows are also saved to ``benchmarks/out/limits-<limit>.json`` as they come, and
 ``--render`` writes the table from such files without running anything.
+
+``--library`` times the library instead of the program: each run is one Python process that
+loads the CSV and calls the method's estimator ``fit`` with ``time_limit`` (no CLI, so no
+last-resort watchdog answers for a step that overruns); ``runtime_s`` is then the estimator's
+own clock and the contract is checked on it (rows saved to ``limits-lib-<limit>.json``)::
+
+    python benchmarks/bench_limits.py --library --limits 5 30 --out /tmp/limits-lib.md
 """
 
 from __future__ import annotations
@@ -71,7 +78,90 @@ def run(data: Path, method: str, limit: float) -> dict:
     return row
 
 
+_LIBRARY_RUN = """
+import json, sys, time
+from satdt.data import load_csv
+from satdt.estimators import NoTreeFoundError, make_estimator
+data = load_csv(sys.argv[1])
+kwargs = json.loads(sys.argv[3])
+model = make_estimator(sys.argv[2], time_limit=float(sys.argv[4]), **kwargs)
+t0 = time.perf_counter()
+try:
+    model.fit(data.X, data.y)
+except NoTreeFoundError:
+    pass
+except (MemoryError, ValueError) as exc:
+    print(json.dumps({"error": str(exc)})); sys.exit(0)
+r = model.result_
+print(json.dumps({"status": str(r.status), "runtime_s": round(r.runtime, 4), "wall_s": round(time.perf_counter() - t0, 4),
+                  "stats": {k: str(v) for k, v in r.stats.items()}}))
+"""
+
+
+def _kwargs(method: str) -> dict:
+    """The CLI options of :data:`METHODS` as estimator keywords."""
+    opts = METHODS[method]
+    names = {"--max-depth": "max_depth", "--lam": "lam"}
+    return {names[k]: (int(v) if k == "--max-depth" else float(v)) for k, v in zip(opts[::2], opts[1::2])}
+
+
+def run_library(data: Path, method: str, limit: float) -> dict:
+    """One estimator ``fit`` in a fresh Python process; the contract on its ``runtime_s``."""
+    cmd = [sys.executable, "-c", _LIBRARY_RUN, str(data), method, json.dumps(_kwargs(method)), f"{limit:g}"]
+    load_before = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    row = {"dataset": data.name.replace(".train.csv", "").replace(".csv", ""), "method": method, "limit": limit,
+           "wall_s": round(wall, 2), "cpu_s": round((after.ru_utime - before.ru_utime)
+                                                    + (after.ru_stime - before.ru_stime), 2),
+           "exit": proc.returncode, "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+           "cmd_wall_s": None, "startup_s": None, "library": True}
+    try:
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        out = {"error": (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]}
+    if "error" in out:
+        row.update(status="error", runtime_s=None, note=out["error"][:120], overrun_s=None, ok=True)
+        return row
+    row.update(status=out["status"], runtime_s=out["runtime_s"], cmd_wall_s=out["wall_s"], note=_note(out)[:110])
+    row["overrun_s"] = round(out["runtime_s"] - limit, 2)
+    row["ok"] = out["runtime_s"] <= limit + max(1.0, 0.05 * limit)
+    return row
+
+
+def render_library(rows: list[dict], cmdline: str) -> str:
+    """The table of ``--library`` rows: the estimator's own runtime against the limit."""
+    loads = [r[k] for r in rows for k in ("load_before", "load_after")]
+    lines = ["## Time limits of the library (issue 16, item 6)", "", f"Command: `{cmdline}`", "",
+             "Each row is one Python process that loads the CSV and calls the method's estimator `fit` with "
+             "`time_limit` (no CLI, so no last-resort watchdog). `runtime_s` = `result_.runtime`, the estimator's "
+             "own clock from `fit` entered (binarization, warm start, model building, the engine, finishing); the "
+             "contract is runtime_s <= limit + max(1 s, 5 %). `fit wall s` = the same call timed around it; "
+             "`process wall s` / `CPU s` = the whole process (start-up and CSV reading included). "
+             "Depths: " + ", ".join(f"{m} {' '.join(o) or '(none)'}" for m, o in METHODS.items()) + ".", "",
+             f"Load average (1 min) read before and after each run: min {min(loads):.1f}, "
+             f"mean {sum(loads) / len(loads):.1f}, max {max(loads):.1f} on {os.cpu_count()} cores.", "",
+             "| dataset | method | limit s | runtime_s | overrun s | within | fit wall s | process wall s | CPU s | "
+             "status | load | not run / why |",
+             "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | --- |"]
+    for r in rows:
+        within = "yes" if r["ok"] else "**no**"
+        lines.append(f"| {r['dataset']} | {r['method']} | {r['limit']:g} | {r['runtime_s']} | {r['overrun_s']} | "
+                     f"{within} | {r['cmd_wall_s']} | {r['wall_s']} | {r['cpu_s']} | {r['status']} | "
+                     f"{(r['load_before'] + r['load_after']) / 2:.1f} | {r['note']} |")
+    for limit in sorted({r["limit"] for r in rows}):
+        sel = [r for r in rows if r["limit"] == limit]
+        lines.append("")
+        lines.append(f"Limit {limit:g} s: {sum(r['ok'] for r in sel)} of {len(sel)} runs within the bound.")
+    return "\n".join(lines) + "\n"
+
+
 def render(rows: list[dict], cmdline: str) -> str:
+    if rows and rows[0].get("library"):
+        return render_library(rows, cmdline)
     loads = [r[k] for r in rows for k in ("load_before", "load_after")]
     lines = ["## Time limits that hold (issue 16, item 6)", "", f"Command: `{cmdline}`", "",
              "Wall = the whole `satdt solve` process timed from outside (Python start-up, imports, CSV reading, "
@@ -103,6 +193,8 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", default=list(METHODS))
     ap.add_argument("--datasets", nargs="+", default=[str(d) for d in DATASETS])
     ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "limits.md")
+    ap.add_argument("--library", action="store_true",
+                    help="time each estimator's fit in its own process (no CLI, no watchdog)")
     ap.add_argument("--render", nargs="+", type=Path, default=None,
                     help="write the table from saved limits-*.json files, run nothing")
     a = ap.parse_args()
@@ -120,11 +212,11 @@ def main() -> None:
         these = []
         for data in map(Path, a.datasets):
             for method in a.methods:
-                row = run(data, method, limit)
+                row = (run_library if a.library else run)(data, method, limit)
                 rows.append(row)
                 these.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
-                (out_dir / f"limits-{limit:g}.json").write_text(json.dumps({"command": cmdline, "rows": these},
+                (out_dir / f"limits-{'lib-' if a.library else ''}{limit:g}.json").write_text(json.dumps({"command": cmdline, "rows": these},
                                                                            indent=1))
     a.out.write_text(render(rows, cmdline))
     print(f"wrote {a.out}")
