@@ -15,6 +15,9 @@ Examples::
     python benchmarks/bench_peers.py --suite quantbnb --runs 3          # 12 sets, depth 3, ConTree
     python benchmarks/bench_peers.py --suite binary --runs 3            # depth 4-5, STreeD
     python benchmarks/bench_peers.py --suite regularized --runs 3       # lam 0.01/0.005, depth 5
+    python benchmarks/bench_peers.py --suite quantile --runs 2 --warmup 0    # binarized real sets, STreeD
+    python benchmarks/bench_peers.py --suite dl85-regularized --runs 2     # DL8.5 sets, depth 5, lambda
+    python benchmarks/bench_peers.py --suite continuous --runs 2           # depth 2 and 4, ConTree
     python benchmarks/bench_peers.py --cell gosdt/compas.csv:4 --peer pystreed
 """
 
@@ -35,6 +38,12 @@ DATA = REPO.parent / "shared" / "datasets"
 BUNDLED = REPO / "satdt" / "datasets"
 QUANTBNB = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "raisin", "rice", "room",
             "segment", "wilt"]
+# the quantile suite: real continuous sets binarized into DL8.5-like binary sets (one 0/1 column per
+# quantile threshold, the shapes of the MurTree paper's sets: hundreds of columns, 700-15,000 rows),
+# written by ``quantile_file`` into benchmarks/out/quantile/ (NAME: (thresholds per feature, rows kept))
+QUANTILE = {"bank": (25, None), "raisin": (16, None), "segment": (13, None), "fault": (10, None),
+            "rice": (40, None), "wilt": (50, None), "bidding": (28, None), "fault351": (16, 351),
+            "magic": (22, None)}
 DL85 = ["anneal", "australian-credit", "breast-wisconsin", "diabetes", "lymph", "soybean", "zoo-1"]
 SUITES = {
     "quantbnb": [(f"quantbnb/{d}.train.csv", 3, None, "pycontree") for d in QUANTBNB],
@@ -45,12 +54,46 @@ SUITES = {
     # the DL8.5 / MurTree / STreeD binary benchmark sets (label first in the source files, last here),
     # fetched into benchmarks/data/dl85/ (see its README.md), depths 2-4 against STreeD
     "dl85": [(f"dl85/{d}.csv", depth, None, "pystreed") for d in DL85 for depth in (2, 3, 4)],
+    "quantile": [(f"quantile/{d}.csv", depth, None, "pystreed")
+                 for d, depth in (("bank", 4), ("raisin", 4), ("segment", 4), ("bidding", 4), ("rice", 3),
+                                  ("wilt", 3), ("fault351", 3), ("magic", 3), ("fault", 4), ("rice", 4))],
+    "dl85-regularized": [(f"dl85/{d}.csv", 5, lam, "pystreed") for d in ("anneal", "australian-credit",
+                                                                         "breast-wisconsin", "diabetes")
+                         for lam in (0.01, 0.005)],
+    "continuous": [(f"quantbnb/{d}.train.csv", 2, None, "pycontree") for d in QUANTBNB]
+    + [(f"quantbnb/{d}.train.csv", 4, None, "pycontree") for d in ("bank", "raisin")],
     "regularized": [(f, 5, lam, "pystreed") for f in ("gosdt/monk1.csv", "gosdt/monk2.csv", "gosdt/tic-tac-toe.csv",
                                                       "gosdt/compas.csv") for lam in (0.01, 0.005)],
 }
 
 
+def quantile_file(name: str) -> Path:
+    """The quantile suite's binary CSV of a Quant-BnB train set (written once, deterministic)."""
+    out = REPO / "benchmarks" / "out" / "quantile" / f"{name}.csv"
+    if out.exists():
+        return out
+    import numpy as np
+    import pandas as pd
+
+    k, rows = QUANTILE[name]
+    source = "".join(ch for ch in name if not ch.isdigit())
+    df = pd.read_csv(DATA / "quantbnb" / f"{source}.train.csv")
+    if rows:
+        df = df.sample(n=rows, random_state=0)
+    X, y = df.iloc[:, :-1].to_numpy(float), df.iloc[:, -1].to_numpy()
+    cols = [(X[:, j] <= t).astype(np.int8) for j in range(X.shape[1])
+            for t in np.unique(np.quantile(X[:, j], np.linspace(0, 1, k + 2)[1:-1]))]
+    B = np.unique(np.array([c for c in cols if 0 < c.sum() < len(c)]), axis=0)  # no constant or repeated column
+    table = pd.DataFrame(B.T, columns=[f"b{i}" for i in range(B.shape[0])])
+    table["label"] = y
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out, index=False)
+    return out
+
+
 def _path(name: str) -> Path:
+    if name.startswith("quantile/"):
+        return quantile_file(name.split("/", 1)[1][:-len(".csv")])
     if name.startswith("bundled/"):
         return BUNDLED / name.split("/", 1)[1]
     if name.startswith("dl85/"):
@@ -117,7 +160,7 @@ def bench_cell(cell: tuple, runs: int, time_limit: float, warmup: int = 1) -> di
            "satdt_status": ra.get("status"), "satdt_errors": ra.get("errors"), "peer_errors": rb.get("errors"),
            "satdt_s": statistics.median(a), "peer_s": statistics.median(b),
            "ratio": statistics.median(ratios), "satdt_solver_s": ra.get("runtime_s"),
-           "peer_solver_s": rb.get("solver_s"), "satdt_mb": max(mem_a), "peer_mb": max(mem_b)}
+           "peer_solver_s": rb.get("solver_s"), "peer_fit_s": rb.get("fit_s"), "satdt_mb": max(mem_a), "peer_mb": max(mem_b)}
     if lam is None:
         row["check"] = "ok" if ra.get("errors") == rb.get("errors") else "DIFF"
     else:  # the regularized optimum: the peers report no leaf count here, so errors are compared
@@ -128,7 +171,7 @@ def bench_cell(cell: tuple, runs: int, time_limit: float, warmup: int = 1) -> di
 
 def to_markdown(rows: list[dict]) -> str:
     cols = ["cell", "peer", "satdt_status", "satdt_errors", "peer_errors", "check", "satdt_s", "peer_s",
-            "ratio", "satdt_solver_s", "peer_solver_s", "satdt_mb", "peer_mb"]
+            "ratio", "satdt_solver_s", "peer_solver_s", "peer_fit_s", "satdt_mb", "peer_mb"]
 
     def fmt(v):
         if isinstance(v, float):
