@@ -408,6 +408,42 @@ def test_core_equals_reference(seed):
         assert res.objective == ref.objective and res.stats["engine_objective"] == ref.stats["engine_objective"]
 
 
+# the incumbent: the core's Gini-greedy tree equals the numpy statement's (SearchBase.greedy)
+# node for node, on multi-class, weighted and tied instances, with and without a leaf cost
+@pytest.mark.parametrize("seed", range(60))
+def test_core_greedy_equals_numpy_greedy(seed):
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.search import CoreSearch, SearchBase
+    from satdt.tree import Tree
+
+    problem = _weighted_problem(seed) if seed % 3 == 0 else random_problem(
+        7000 + seed, n_rows=15 + seed % 40, n_features=2 + seed % 4, n_classes=2 + seed % 4,
+        binary=seed % 3 == 1, max_value=3 + seed % 6)
+    rows = np.arange(problem.n_distinct)
+    for leaf_cost in (0, 1 + seed % 7):
+        search = CoreSearch(problem, Deadline(None), -1.0, 1, leaf_cost)
+        for depth in (1, 2, 3, 6):
+            cost, node = search.greedy(rows, depth)
+            ref_cost, ref_node = SearchBase.greedy(search, rows, depth)
+            tree, ref_tree = (Tree(root=n, classes=problem.classes) for n in (node, ref_node))
+            assert tree.to_dict() == ref_tree.to_dict(), (seed, leaf_cost, depth)
+            assert cost == ref_cost == search.binary_cost(tree)
+
+
+def test_core_greedy_on_a_subset_and_out_of_time():
+    """A row subset takes the numpy statement; an expired deadline raises SearchTimeout."""
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.search import CoreSearch, SearchBase, SearchTimeout
+
+    problem = Binarizer("all").problem(load_dataset("monk2"))
+    search = CoreSearch(problem, Deadline(None), -1.0)
+    subset = np.arange(0, problem.n_distinct, 2)
+    assert search.greedy(subset, 3)[0] == SearchBase.greedy(search, subset, 3)[0]
+    expired = CoreSearch(problem, Deadline(1e-9), -1.0)
+    with pytest.raises(SearchTimeout):
+        expired.greedy(np.arange(problem.n_distinct), 3)
+
+
 def test_core_time_limit_keeps_best_tree_and_valid_bound():
     """A search cut by its limit: the tree is re-evaluated, the bound is below the optimum."""
     data = load_dataset("tic-tac-toe")

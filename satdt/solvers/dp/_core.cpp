@@ -242,6 +242,39 @@ class Search {
         return out;
     }
 
+    // CART's Gini-greedy tree of depth <= depth over all rows: the search's incumbent, the same
+    // choices as SearchBase.greedy (satdt/solvers/dp/search.py): at each node the useful column
+    // of largest sum_c F_c^2 / |right| + sum_c (N_c - F_c)^2 / |left| (the first on ties), kept
+    // only when its subtrees cost less than the leaf. (cost, preorder arrays as solve's tree), or
+    // None when time_limit ran out. O(rows x chains + columns) per node, no copy of the data.
+    py::object greedy(int depth, double time_limit) {
+        start_ = std::chrono::steady_clock::now();
+        limit_ = time_limit;
+        ticks_ = 0;
+        next_poll_ = 0.05;
+        py_error_ = false;
+        const size_t arena0 = arena_.size();
+        int ref = NONE;
+        i64 cost = 0;
+        bool finished = true;
+        {
+            py::gil_scoped_release release;
+            try {
+                std::vector<int> all(m_);
+                for (int i = 0; i < m_; ++i) all[i] = i;
+                ref = greedy_node(all, depth, &cost);
+            } catch (const Timeout&) {
+                finished = false;
+            } catch (const Interrupted&) {
+                finished = false;
+            }
+        }
+        if (py_error_) throw py::error_already_set();
+        py::object out = finished ? py::object(py::make_tuple(cost, export_tree(ref))) : py::object(py::none());
+        arena_.resize(arena0);  // the greedy's nodes are not the search's
+        return out;
+    }
+
     py::dict stats() const {
         py::dict d;
         d["nodes"] = nodes_;
@@ -627,6 +660,53 @@ class Search {
         leaf.tree = leaf_ref(lab);
         if (tot != nullptr) *tot = n;
         return leaf;
+    }
+
+    // ------------------------------------------------------------------ greedy incumbent
+    int greedy_node(const std::vector<int>& pos, int d, i64* cost) {
+        check_time(true);
+        const View& V = root_;
+        const int T = V.T(), np = static_cast<int>(pos.size());
+        std::vector<i64> N(C_, 0);
+        for (int a = 0; a < np; ++a) {
+            const i64* wr = w(V.rows[pos[a]]);
+            for (int c = 0; c < C_; ++c) N[c] += wr[c];
+        }
+        i64 tot = 0;
+        const Sub leaf = leaf_of(N.data(), &tot);
+        *cost = leaf.val;
+        if (d == 0 || leaf.val == lc_) return leaf.tree;  // no errors: nothing to split
+        std::vector<i64> F;
+        std::vector<char> present;
+        count(V, pos.data(), np, F, &present, C_);
+        const std::vector<int> U = useful(F, present, N.data(), T);
+        if (U.empty()) return leaf.tree;
+        int g = -1;
+        double best = 0;
+        for (int j : U) {
+            i64 nR = 0, sr = 0, sl = 0;
+            for (int c = 0; c < C_; ++c) {
+                const i64 f = F[static_cast<size_t>(c) * T + j], l = N[c] - f;
+                nR += f;
+                sr += f * f;
+                sl += l * l;
+            }
+            const double score = static_cast<double>(sr) / static_cast<double>(nR) +
+                                 static_cast<double>(sl) / static_cast<double>(tot - nR);
+            if (g < 0 || score > best) { g = j; best = score; }
+        }
+        const int k = V.cchain[g], lv = V.clevel[g];
+        std::vector<int> left, right;
+        for (int a = 0; a < np; ++a)
+            (V.bucket[static_cast<size_t>(pos[a]) * V.p + k] >= lv ? right : left).push_back(pos[a]);
+        i64 cl = 0, cr = 0;
+        const int tl = greedy_node(left, d - 1, &cl);
+        const int tr = greedy_node(right, d - 1, &cr);
+        if (cl + cr < leaf.val) {
+            *cost = cl + cr;
+            return new_split(V.gcol[g], tl, tr);
+        }
+        return leaf.tree;
     }
 
     // ------------------------------------------------------------------ depth one
@@ -1521,5 +1601,6 @@ PYBIND11_MODULE(_core, mod) {
              py::arg("leaf_cost"), py::arg("pair_ops"))
         .def("solve", &Search::solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
              py::arg("progress") = py::none(), py::arg("interval") = 2.0)
+        .def("greedy", &Search::greedy, py::arg("depth"), py::arg("time_limit"))
         .def("stats", &Search::stats);
 }
