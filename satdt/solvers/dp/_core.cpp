@@ -838,10 +838,17 @@ class Search {
     // depth-one children evaluating a tenth of its roots (the similarity bound prunes most roots
     // of long chains: measured on the continuous sets, benchmarks/results/dp.md); 0: never; else
     // when its estimate is at most pair_ops
+    //
+    // Many columns in long chains (T >= 512 and T >= 8 p) whose cheaper pair method is the 2-D
+    // histograms: the depth-two scan, whose halving and monotonicity bounds evaluate a few dozen
+    // roots where the histograms pay T^2 pair updates (room, 7,175 x 2,878 columns in 16 chains,
+    // depth 3: 2.1 s with 53 pair solves, 0.6 s with the scan alone, same optimum; compas, T =
+    // 133, and binary data, T = p, keep the rule below: benchmarks/results/dp.md).
     bool use_pair_solver(const View& V) const {
-        const double pair = std::min(bitset_ops(V), hist_ops(V));
+        const double bits = bitset_ops(V), hist = hist_ops(V), pair = std::min(bits, hist);
         if (pair_ops_ >= 0) return pair <= pair_ops_;
         const double T = V.T();
+        if (hist < bits && T >= 512 && T >= 8.0 * V.p) return false;
         const double root = T * (static_cast<double>(V.n()) * V.p * C1_ + 4.0 * T * C_) * 0.1;
         return pair <= root;
     }
