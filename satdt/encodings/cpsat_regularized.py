@@ -212,14 +212,20 @@ class RegularizedEncoding:
         final_label = np.full(m, -1)
         for t in np.flatnonzero(label >= 0):
             final_label[reach[:, t]] = label[t]
+        # a prefix variable (chain[:k]) is 1 when the split's column is among the chain's first k:
+        # read from the column's place in its chain (summing each prefix was quadratic in the
+        # chain's length: 29 s for htru's 12,000-threshold chains at depth 4)
+        place = {int(col): (int(chain[0]), i) for chain in self.chains for i, col in enumerate(chain)}
         vals: dict = {}
         for t in range(I):
             chosen = np.zeros(B, dtype=np.int64)
+            first, index = -1, -1
             if split_col[t] >= 0:
                 chosen[split_col[t]] = 1
+                first, index = place[int(split_col[t])]
             vals.update(zip(self.a[t], chosen.tolist()))
             for var, cols in self.prefix[t]:
-                vals[var] = int(chosen[cols].sum())
+                vals[var] = int(int(cols[0]) == first and len(cols) > index)
             vals[self.s[t]] = int(split_col[t] >= 0)
         for t in range(P):
             vals[self.leaf[t]] = int(label[t] >= 0)
