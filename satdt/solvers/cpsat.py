@@ -122,11 +122,11 @@ def _too_slow(problem: BinaryProblem, max_depth: int, deadline: Deadline) -> str
     if left is None:
         return None
     units = estimate_build_units(problem, max_depth)
-    need = units * SECONDS_PER_BUILD_UNIT
+    need = units * (SECONDS_PER_BUILD_UNIT + START_SECONDS_PER_CONSTRAINT)  # built, then loaded by CP-SAT
     if need <= left:
         return None
     return (f"NOT_RUN (the model, about {units:.3g} variables and constraints, needs about {need:.0f} s "
-            f"to build; {left:.1f} s left)")
+            f"to build and load; {left:.1f} s left)")
 
 
 def _check_size(problem: BinaryProblem, max_depth: int) -> None:
@@ -293,18 +293,23 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, start_tree
     stats.update(solver="cp-sat", lam_engine=f"{scaled.p}/{scaled.q}", num_workers=num_workers,
                  seed=seed)
     trivial = _trivial_bound(problem, scaled.lam)
-    if start_tree is not None:
-        _add_hint(enc, start_tree)
-        stats["hint_objective"] = float(_tree_value(problem, start_tree, scaled.lam))
-        if reporter is not None:
-            reporter.emit("incumbent", incumbent=stats["hint_objective"], message="hint")
-    limit = deadline.remaining() if time_share is None else min(time_share, deadline.remaining())
+
+    def time_left() -> float | None:
+        return deadline.remaining() if time_share is None else min(time_share, deadline.remaining())
+
     start_up = int(enc.stats.get("constraints", 0)) * START_SECONDS_PER_CONSTRAINT
-    if limit is not None and (limit <= 0.01 or limit < start_up):
-        stats["cpsat_status"] = "NOT_RUN" if limit <= 0.01 else \
-            f"NOT_RUN (CP-SAT needs about {start_up:.1f} s to load the model; {limit:.1f} s left)"
-        status = FEASIBLE if start_tree is not None else UNKNOWN
-        return _result(problem, start_tree, status, scaled, trivial, deadline, stats), start_tree
+    for step in ("hint", "solve"):  # checked before the hint (seconds on millions of variables) too
+        limit = time_left()
+        if limit is not None and (limit <= 0.01 or limit < start_up):
+            stats["cpsat_status"] = "NOT_RUN" if limit <= 0.01 else \
+                f"NOT_RUN (CP-SAT needs about {start_up:.1f} s to load the model; {limit:.1f} s left)"
+            status = FEASIBLE if start_tree is not None else UNKNOWN
+            return _result(problem, start_tree, status, scaled, trivial, deadline, stats), start_tree
+        if step == "hint" and start_tree is not None:
+            _add_hint(enc, start_tree)
+            stats["hint_objective"] = float(_tree_value(problem, start_tree, scaled.lam))
+            if reporter is not None:
+                reporter.emit("incumbent", incumbent=stats["hint_objective"], message="hint")
     if limit is not None:
         limit = max(0.01, limit - start_up)  # CP-SAT ends its presolve past its own limit
 
