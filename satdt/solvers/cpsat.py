@@ -31,7 +31,7 @@ from ortools.sat.python import cp_model
 from ..binarize import BinaryProblem
 from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding, ScaledObjective,
                                            add_osdt_bounds, build_model, exact_objective,
-                                           scaled_objective, set_objective)
+                                           scaled_objective, set_objective, threshold_chains)
 from ..deadline import Deadline, DeadlineExpired, check_memory
 from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
@@ -92,6 +92,41 @@ def estimate_model_bytes(problem: BinaryProblem, max_depth: int) -> int:
     positions = 2 ** (max_depth + 1) - 1
     return int(problem.n_distinct * positions * _BYTES_PER_ROW_POSITION
                + problem.n_binary * (2 ** max_depth) * _BYTES_PER_COLUMN_POSITION)
+
+
+#: seconds per unit of :func:`estimate_build_units` (5.5-7.3 us measured on fault at depths 3-4
+#: and magic at depth 2, load 3-4, the binary matrix apart), rounded up
+SECONDS_PER_BUILD_UNIT = 8e-6
+#: seconds per constraint CP-SAT takes past its own time limit (loading and presolving the model
+#: before it looks at the limit): 1.3 s on fault's 920,784 constraints given 8 s, 0.7 s given 1 s
+#: (1.4e-6 a constraint, at load 3), rounded up; the limit it is given is the time left less this
+START_SECONDS_PER_CONSTRAINT = 2e-6
+
+
+def estimate_build_units(problem: BinaryProblem, max_depth: int) -> int:
+    """Variables and constraints :func:`~satdt.encodings.cpsat_regularized.build_model` makes one
+    by one in Python: split and prefix variables per column and internal position, path
+    variables per row and position, per row and internal position a direction clause per chain
+    and six path clauses, per unit and position an error clause."""
+    D = int(max_depth)
+    I, P = 2 ** D - 1, 2 ** (D + 1) - 1
+    m, B = problem.n_distinct, problem.n_binary
+    units = int(np.count_nonzero(problem.counts))
+    chains = len(threshold_chains(problem)) if I else 0
+    return 2 * I * B + m * (P + D) + units + I * m * (chains + 6) + P * units
+
+
+def _too_slow(problem: BinaryProblem, max_depth: int, deadline: Deadline) -> str | None:
+    """Why the model is not built (it could not be in the time left), or None."""
+    left = deadline.remaining()
+    if left is None:
+        return None
+    units = estimate_build_units(problem, max_depth)
+    need = units * (SECONDS_PER_BUILD_UNIT + START_SECONDS_PER_CONSTRAINT)  # built, then loaded by CP-SAT
+    if need <= left:
+        return None
+    return (f"NOT_RUN (the model, about {units:.3g} variables and constraints, needs about {need:.0f} s "
+            f"to build and load; {left:.1f} s left)")
 
 
 def _check_size(problem: BinaryProblem, max_depth: int) -> None:
@@ -258,16 +293,25 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, start_tree
     stats.update(solver="cp-sat", lam_engine=f"{scaled.p}/{scaled.q}", num_workers=num_workers,
                  seed=seed)
     trivial = _trivial_bound(problem, scaled.lam)
-    if start_tree is not None:
-        _add_hint(enc, start_tree)
-        stats["hint_objective"] = float(_tree_value(problem, start_tree, scaled.lam))
-        if reporter is not None:
-            reporter.emit("incumbent", incumbent=stats["hint_objective"], message="hint")
-    limit = deadline.remaining() if time_share is None else min(time_share, deadline.remaining())
-    if limit is not None and limit <= 0.01:
-        stats["cpsat_status"] = "NOT_RUN"
-        status = FEASIBLE if start_tree is not None else UNKNOWN
-        return _result(problem, start_tree, status, scaled, trivial, deadline, stats), start_tree
+
+    def time_left() -> float | None:
+        return deadline.remaining() if time_share is None else min(time_share, deadline.remaining())
+
+    start_up = int(enc.stats.get("constraints", 0)) * START_SECONDS_PER_CONSTRAINT
+    for step in ("hint", "solve"):  # checked before the hint (seconds on millions of variables) too
+        limit = time_left()
+        if limit is not None and (limit <= 0.01 or limit < start_up):
+            stats["cpsat_status"] = "NOT_RUN" if limit <= 0.01 else \
+                f"NOT_RUN (CP-SAT needs about {start_up:.1f} s to load the model; {limit:.1f} s left)"
+            status = FEASIBLE if start_tree is not None else UNKNOWN
+            return _result(problem, start_tree, status, scaled, trivial, deadline, stats), start_tree
+        if step == "hint" and start_tree is not None:
+            _add_hint(enc, start_tree)
+            stats["hint_objective"] = float(_tree_value(problem, start_tree, scaled.lam))
+            if reporter is not None:
+                reporter.emit("incumbent", incumbent=stats["hint_objective"], message="hint")
+    if limit is not None:
+        limit = max(0.01, limit - start_up)  # CP-SAT ends its presolve past its own limit
 
     solver = cp_model.CpSolver()
     prm = solver.parameters
@@ -361,10 +405,15 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
     start_tree = _start_tree(problem, warm_start, lam_f, max_depth, deadline=deadline) \
         if warm_start is not None else None
     try:
+        too_slow = _too_slow(problem, max_depth, deadline)
+        if too_slow:
+            raise BuildInterrupted(too_slow)
         problem.matrix(deadline)  # the binary matrix the model reads, within the deadline
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
-    except (BuildInterrupted, DeadlineExpired):
+    except (BuildInterrupted, DeadlineExpired) as exc:
         result = _interrupted(problem, start_tree, scaled_objective(lam_f, problem.n_rows, max_depth), deadline)
+        if str(exc).startswith("NOT_RUN"):
+            result.stats["cpsat_status"] = str(exc)
         reporter.emit("done", incumbent=result.objective, bound=result.bound, message=result.status)
         return result
     if osdt_bounds:
@@ -451,6 +500,9 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
     base_tree = _start_tree(problem, warm_start, order[0], max_depth, deadline=deadline) \
         if warm_start is not None else None
     try:
+        too_slow = _too_slow(problem, max_depth, deadline)
+        if too_slow:
+            raise BuildInterrupted(too_slow)
         problem.matrix(deadline)  # the binary matrix the model reads, within the deadline
         enc = build_model(problem, max_depth, should_stop=deadline.expired)
     except (BuildInterrupted, DeadlineExpired):
