@@ -335,12 +335,12 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
         if b - a < 2 or not keep[order[a]]:
             continue
         _check(deadline, "binarization")
-        group = order[a:b]                                     # ascending test index
-        cols = np.stack([tests[j].column(X) ^ first_right[j] for j in group])
-        _, first = np.unique(np.packbits(cols, axis=1), axis=0, return_index=True)
-        kept = set(group[first].tolist())                      # the earliest of each exact class
-        for j in group:
-            keep[j] = j in kept
+        kept: list[np.ndarray] = []   # one column of each exact class met so far, the earliest
+        for j in order[a:b]:                                   # ascending test index
+            col = tests[j].column(X) ^ first_right[j]
+            keep[j] = not any(np.array_equal(col, other) for other in kept)
+            if keep[j]:
+                kept.append(col)
     return [t for t, k in zip(tests, keep) if k]
 
 
