@@ -510,6 +510,16 @@ class BinaryProblem:
         return self.data.classes
 
     @property
+    def n_present_classes(self) -> int:
+        """Classes with at least one training row (the leaves a consistent tree needs at least)."""
+        return int((self.counts.sum(axis=0) > 0).sum())
+
+    @property
+    def column_features(self) -> np.ndarray:
+        """Original feature of each binary column, int64 (n_binary,)."""
+        return np.array([t.feature for t in self.tests], dtype=np.int64)
+
+    @property
     def weights(self) -> np.ndarray:
         """Original rows per distinct row."""
         return self.counts.sum(axis=1)

@@ -169,6 +169,7 @@ class BoxLattice:
                 n = r - L
                 tgt, b = N[o[L]:o[L] + n], buf[:n]
                 for k in range(1, L + 1):    # left [lo, lo + k - 1], right [lo + k, lo + L]
+                    self.check_time()            # one pass over a table of ~1e7 boxes: ~10-50 ms
                     right = o[L - k] + k
                     np.add(P[o[k - 1]:o[k - 1] + n], P[right:right + n], out=b)
                     np.minimum(tgt, b, out=tgt)

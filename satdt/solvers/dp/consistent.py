@@ -39,10 +39,6 @@ BOX_MAX_CELLS = 250_000_000
 ALGORITHMS = ("auto", "search", "boxes")
 
 
-def _present_classes(problem: BinaryProblem) -> int:
-    return int((problem.counts.sum(axis=0) > 0).sum())
-
-
 #: share of the time-limit tolerance (max(1 s, 5 %)) the consistent fallback may run past the limit
 FALLBACK_GRACE = 0.5
 
@@ -179,7 +175,7 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         reporter.emit("done", incumbent=objective, bound=final_bound, message=status)
         return SolveResult(tree, status, objective, final_bound, deadline.elapsed(), "dp-depth", "depth", stats)
 
-    k = max(0, math.ceil(math.log2(max(1, _present_classes(problem)))))
+    k = max(0, math.ceil(math.log2(max(1, problem.n_present_classes))))
     reporter.emit("start", bound=k)
     binary_out = [] if _binary_out is None else _binary_out
     chains, how = choose_algorithm(problem, algorithm)
@@ -282,7 +278,7 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         _validate(problem, max_depth, None, pair_ops)
     problem.check_consistent()
     deadline = Deadline(time_limit)
-    n_classes = _present_classes(problem)
+    n_classes = problem.n_present_classes
     stats: dict = {"distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary),
                    "engine": "dp"}
     low_leaves = max(1, n_classes)
@@ -317,7 +313,7 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
 
 def _min_size_boxes(problem, chains, max_depth, deadline, stats, candidates, low_leaves, result):
     """DT_size from the box tables (see :func:`solve_min_size_dp`)."""
-    k = max(0, math.ceil(math.log2(_present_classes(problem))))
+    k = max(0, math.ceil(math.log2(problem.n_present_classes)))
     t0 = time.perf_counter()
     try:
         lattice = _new_lattice(problem, chains, deadline)

@@ -321,4 +321,4 @@ def feature_costs(problem: BinaryProblem, costs: Any) -> np.ndarray:
         per_feature = np.asarray(costs, dtype=float).ravel()
         if per_feature.shape != (n_features,) or not np.all(np.isfinite(per_feature)) or np.any(per_feature <= 0):
             raise ValueError(f"costs must hold {n_features} positive finite numbers (one per feature), got {costs!r}")
-    return per_feature[[t.feature for t in problem.tests]] if problem.tests else np.ones(0)
+    return per_feature[problem.column_features]
