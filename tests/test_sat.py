@@ -204,10 +204,11 @@ def test_bundled_datasets_known_optima(name, depth, nodes):
 def test_time_limit_is_honoured(backend):
     problem = Binarizer("all").problem(load_dataset("wine"))
     limit = 1.5
-    t0 = time.perf_counter()
     s = solve_min_size(problem, max_depth=4, solver=backend, time_limit=limit)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < limit + 1.0
+    # the contract (within max(1 s, 5 %)) on the call's own clock (issue 14), not the test's
+    # wall-clock slack; loading ten rows of wine's 1,259 columns (0.25 s, ~1 s under load) is
+    # sliced and stops at the deadline (SatBackend.add)
+    assert s.runtime <= limit + max(1.0, 0.05 * limit)
     assert s.status in (FEASIBLE, UNKNOWN)
     if s.tree is not None:
         _check_tree(problem, s)
@@ -249,6 +250,96 @@ def test_encoding_shapes_and_decoding():
     assert enc.row_clauses(np.arange(m)) == []  # rows are added once
     size = SizeEncoding(problem.X, problem.majority, 3, 2)
     assert size.n_columns == B + 1 and len(size.split_literals()) == 3
+
+
+def _sat_with_all_rows(problem, depth: int, **options) -> bool:
+    enc = DepthEncoding(problem.X, problem.majority, problem.n_classes, depth, **options)
+    backend = sat.SatBackend("glucose4")
+    try:
+        backend.add(enc.structure_clauses())
+        backend.add(enc.row_clauses(np.arange(problem.n_distinct)))
+        return bool(backend.solver.solve())
+    finally:
+        backend.close()
+
+
+def test_canonical_split_clauses_match_bruteforce():
+    """The canonical-split clauses (DT_depth's default) keep every optimum: on 200 random
+    problems with ordered thresholds (up to 6 values a feature, so many implied column pairs),
+    all rows at once, a perfect tree exists at the brute-force minimum depth and one level deeper,
+    none one level shallower."""
+    pairs = 0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        problem = random_problem(seed, n_rows=int(rng.integers(8, 20)), n_features=int(rng.integers(2, 4)),
+                                 n_classes=int(rng.integers(2, 4)), consistent=True, binary=False,
+                                 max_value=int(rng.integers(3, 7)))
+        depth = min_depth(problem, limit=5)
+        if not depth:
+            continue
+        enc = DepthEncoding(problem.X, problem.majority, problem.n_classes, 2, canonical=True)
+        pairs += sum(i.size for i, _ in enc._implied_pairs(diagonal=False))
+        assert _sat_with_all_rows(problem, depth, canonical=True), seed
+        assert _sat_with_all_rows(problem, depth + 1, canonical=True), seed
+        if depth > 1:
+            assert not _sat_with_all_rows(problem, depth - 1, canonical=True), seed
+    assert pairs > 1000
+
+
+def test_canonical_splits_from_the_first_depth_match_bruteforce(monkeypatch):
+    """The search with the canonical-split clauses however many they are (by default only when
+    cheap): 100 random problems with ordered thresholds, optima equal brute force."""
+    monkeypatch.setattr(sat, "CANONICAL_PAIRS_PER_COLUMN", 1e9)
+    monkeypatch.setattr(sat, "CANONICAL_MIN_ROWS", 0)
+    for seed in range(100):
+        rng = np.random.default_rng(500 + seed)
+        problem = random_problem(500 + seed, n_rows=int(rng.integers(8, 20)), n_features=int(rng.integers(2, 4)),
+                                 n_classes=int(rng.integers(2, 4)), consistent=True, binary=False,
+                                 max_value=int(rng.integers(3, 7)))
+        depth = min_depth(problem, limit=5)
+        r = solve_min_depth(problem, seed=seed, rows_per_round=1 + seed % 3)
+        assert r.status == OPTIMAL and r.objective == depth == r.bound, seed
+        _check_tree(problem, r)
+
+
+def test_canonical_split_pairs_on_ordered_thresholds():
+    """One feature with values 0..3 (thresholds t0 < t1 < t2): left of t_i (x <= t_i) no higher
+    threshold, right of it no lower one, and the same column again is allowed (it is the
+    placeholder of a node that sends every row one way); no leaf marker."""
+    X = np.array([[0], [1], [2], [3]], dtype=float)
+    problem = Binarizer("all").problem(prepare(X, np.array([0, 1, 0, 1])))
+    enc = DepthEncoding(problem.X, problem.majority, 2, 3, canonical=True)
+    assert enc.n_columns == 3 and enc.marker is None
+    (i0, j0), (i1, j1) = enc._implied_pairs(diagonal=False)
+    assert sorted(zip(i0.tolist(), j0.tolist())) == [(0, 1), (0, 2), (1, 2)]
+    assert sorted(zip(i1.tolist(), j1.tolist())) == [(1, 0), (2, 0), (2, 1)]
+    assert len(enc.structure_clauses()) > 1
+    assert len(DepthEncoding(problem.X, problem.majority, 2, 3).structure_clauses()) == 1
+
+
+def test_canonical_splits_are_on_where_cheap():
+    """DT_depth uses them on car (1,727 rows, 12 implied pairs a side over 15 columns), not on
+    iris (1,843 pairs over 118 columns) nor on the small monks."""
+    from satdt.solvers.sat.depth import canonical_is_cheap
+    from satdt.solvers.sat.state import column_groups
+    decided = {}
+    for name in ("car", "iris", "monk2"):
+        problem = Binarizer("all").problem(load_dataset(name))
+        decided[name] = canonical_is_cheap(problem.X, column_groups(problem))
+    assert decided == {"car": True, "iris": False, "monk2": False}
+
+
+def test_loading_stops_at_the_deadline():
+    """SatBackend.add with a deadline loads in slices and stops once it has passed."""
+    from satdt.deadline import Deadline
+    backend = sat.SatBackend("glucose4")
+    try:
+        block = np.arange(1, 3 * 200_001, dtype=np.int64)[: 3 * 200_000].reshape(-1, 3)
+        assert not backend.add([block], Deadline(1e-9))
+        assert backend.n_clauses < block.shape[0]
+        assert backend.add([block], Deadline(60.0)) and backend.n_clauses >= block.shape[0]
+    finally:
+        backend.close()
 
 
 # ------------------------------------------------------------------ subtree repair

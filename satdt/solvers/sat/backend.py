@@ -105,11 +105,31 @@ class SatBackend:
         self.add_time = 0.0
         self._add, self._ptr = bulk_adder(self.solver, name)
 
-    def add(self, blocks: list[ClauseBlock]) -> None:
-        """Add clause blocks (2-D int arrays, one clause a row, or lists of clauses)."""
+    #: clauses loaded between two checks of the deadline (~0.05 s of loading)
+    ADD_SLICE = 50_000
+
+    def add(self, blocks: list[ClauseBlock], deadline: Deadline | None = None) -> bool:
+        """Add clause blocks (2-D int arrays, one clause a row, or lists of clauses).
+
+        With a ``deadline``, the blocks go in slices of :attr:`ADD_SLICE` clauses and loading
+        stops once it has passed (a large load, e.g. ten rows of a 1,259-column encoding, takes
+        0.25 s, a second on a loaded machine): returns False then, the solver holding only part of
+        the clauses (the caller gives up on it), else True.
+        """
         t0 = time.perf_counter()
-        self.n_clauses += add_blocks(self._add, self._ptr, blocks)
-        self.add_time += time.perf_counter() - t0
+        try:
+            if deadline is None or deadline.remaining() is None:
+                self.n_clauses += add_blocks(self._add, self._ptr, blocks)
+                return True
+            step = self.ADD_SLICE
+            for block in blocks:
+                for lo in range(0, max(len(block), 1), step):
+                    if deadline.expired():
+                        return False
+                    self.n_clauses += add_blocks(self._add, self._ptr, [block[lo:lo + step]])
+            return True
+        finally:
+            self.add_time += time.perf_counter() - t0
 
     def solve(self, assumptions: list[int], deadline: Deadline, tick: Callable[[], None] | None = None,
               budget: int | None = None) -> bool | None:

@@ -91,8 +91,10 @@ def fit_rows(state: SearchState, encoding: DepthEncoding, backend: SatBackend, a
             pick = pick_rows(state, encoding, feature, wrong)
             state.used[pick] = True
             state.rounds += 1
-            backend.add(encoding.row_clauses(pick))
+            loaded = backend.add(encoding.row_clauses(pick), state.deadline)
             state.build_time += time.perf_counter() - t1
+            if not loaded:
+                return Answer.TIMEOUT, None, None
     finally:
         state.last = {"variables": int(encoding.pool.top), "clauses": int(backend.n_clauses)}
 

@@ -126,7 +126,7 @@ def tighten_size(state: SearchState, encoding: SizeEncoding, backend: SatBackend
 
     use_incumbent(False)
     t0 = time.perf_counter()
-    backend.add(encoding.counter_clauses(best_splits))
+    backend.add(encoding.counter_clauses(best_splits), state.deadline)  # a partial load: the next solve is out of time
     state.build_time += time.perf_counter() - t0
     while best_splits > low:
         bound = {"descending": best_splits - 1, "ascending": low,

@@ -185,8 +185,9 @@ def open_backend(state: SearchState, encoding: DepthEncoding) -> SatBackend:
         state.used[state.initial_rows()] = True
     backend = SatBackend(state.solver)
     t0 = time.perf_counter()
-    backend.add(encoding.structure_clauses())
-    backend.add(encoding.row_clauses(np.flatnonzero(state.used)))
+    # past the deadline the load stops; the first solve then answers None (out of time)
+    if backend.add(encoding.structure_clauses(), state.deadline):
+        backend.add(encoding.row_clauses(np.flatnonzero(state.used)), state.deadline)
     state.build_time += time.perf_counter() - t0
     return backend
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 __all__ = ["TICK_CONFLICTS", "PROGRESS_INTERVAL", "REPAIR_AFTER_CONFLICTS", "REPAIR_SHARE",
            "REPAIR_MIN_CONFLICTS", "REPAIR_MIN_DEPTH", "CORE_ROWS_CAP", "REPAIR_KEEP_LEVELS", "SEED_MODELS",
-           "CART_AFTER_S", "GREEDY_MAX_CELLS"]
+           "CART_AFTER_S", "GREEDY_MAX_CELLS", "CANONICAL_SPLITS",
+           "CANONICAL_PAIRS_PER_COLUMN", "CANONICAL_MIN_ROWS"]
 
 #: conflicts per chunk of a SAT call that reports progress (one tick between two chunks)
 TICK_CONFLICTS = 20_000
@@ -33,6 +34,15 @@ CORE_ROWS_CAP = 0
 REPAIR_KEEP_LEVELS = 3
 #: models of depth k - 1 kept (fewest misclassified rows) whose repair at depth k is tried first
 SEED_MODELS = 1
+
+#: DT_depth's encodings carry the canonical-split clauses
+#: (:class:`~satdt.encodings.sat_depth.DepthEncoding` ``canonical``) when they are cheap: at most
+#: CANONICAL_PAIRS_PER_COLUMN implied column pairs (per side) per binary column, on problems of
+#: at least CANONICAL_MIN_ROWS distinct rows (:func:`satdt.solvers.sat.depth.canonical_is_cheap`;
+#: car: about half the work; iris and zoo: 2-3x slower with them, the monks +-30 %)
+CANONICAL_SPLITS = True
+CANONICAL_PAIRS_PER_COLUMN = 1.0
+CANONICAL_MIN_ROWS = 500
 
 #: the CART warm start is built only once a call has run this long (or when it times out): on
 #: the small datasets it costs 10-40 ms, as much as the whole SAT search, and never closed a
