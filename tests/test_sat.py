@@ -321,11 +321,10 @@ def test_canonical_splits_are_on_where_cheap():
     """DT_depth uses them on car (1,727 rows, 12 implied pairs a side over 15 columns), not on
     iris (1,843 pairs over 118 columns) nor on the small monks."""
     from satdt.solvers.sat.depth import canonical_is_cheap
-    from satdt.solvers.sat.state import column_groups
     decided = {}
     for name in ("car", "iris", "monk2"):
         problem = Binarizer("all").problem(load_dataset(name))
-        decided[name] = canonical_is_cheap(problem.X, column_groups(problem))
+        decided[name] = canonical_is_cheap(problem.X, problem.column_features)
     assert decided == {"car": True, "iris": False, "monk2": False}
 
 

@@ -24,8 +24,8 @@ from .incumbent import Incumbent
 from .repair import deepen, try_repair
 from .rows import fit_rows, phase_hints
 from .state import (DEFAULT_AT_MOST_ONE, DEFAULT_REPAIR, DEFAULT_ROW_PICK, DEFAULT_ROWS_PER_ROUND, DEFAULT_USELESS,
-                    Answer, SearchState, column_groups, leaf_tree, make_result, new_state, open_backend,
-                    present_classes, validate)
+                    Answer, SearchState, leaf_tree, make_result, new_state, open_backend,
+                    validate)
 
 __all__ = ["solve_min_depth", "depth_search", "canonical_is_cheap"]
 
@@ -41,9 +41,9 @@ def depth_search(state: SearchState, make: Callable[[int], DepthEncoding], max_d
     The CART ``incumbent`` closes the search without a SAT call when its depth reaches the
     lower bound (unless ``keep_solver`` asks for the encoding at that depth).
     """
-    k = max(1, int(ceil(log2(present_classes(state.problem)))))
+    k = max(1, int(ceil(log2(state.problem.n_present_classes))))
     if state.objective == "depth":
-        state.improve(bound=k, message=f"{present_classes(state.problem)} classes")
+        state.improve(bound=k, message=f"{state.problem.n_present_classes} classes")
     while True:
         if max_depth is not None and k > max_depth:
             return INFEASIBLE, k, None, None, None
@@ -166,12 +166,12 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
                       row_pick, progress, "depth")
     state.repair = bool(repair)
     method = "sat-depth"
-    if present_classes(problem) <= 1:
+    if problem.n_present_classes <= 1:
         state.used[:] = True
         return make_result(state, leaf_tree(state), OPTIMAL, "depth", 0, method)
     incumbent = Incumbent(state, warm_start, max_depth)
 
-    groups = column_groups(problem)
+    groups = problem.column_features
     canonical = tuning.CANONICAL_SPLITS and not useless and canonical_is_cheap(problem.X, groups)
 
     def make(k: int) -> DepthEncoding:

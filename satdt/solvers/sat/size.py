@@ -22,8 +22,8 @@ from .depth import depth_search
 from .incumbent import Incumbent
 from .rows import binary_splits, fit_rows
 from .state import (DEFAULT_AT_MOST_ONE, DEFAULT_REPAIR, DEFAULT_ROW_PICK, DEFAULT_ROWS_PER_ROUND, DEFAULT_USELESS,
-                    Answer, SearchState, column_groups, leaf_tree, make_result, new_state, open_backend,
-                    present_classes, validate)
+                    Answer, SearchState, leaf_tree, make_result, new_state, open_backend,
+                    validate)
 
 __all__ = ["solve_min_size", "tighten_size", "SIZE_SEARCHES", "DEFAULT_SIZE_SEARCH"]
 
@@ -65,7 +65,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
                       row_pick, progress, "nodes")
     state.repair = bool(repair)
     method = "sat-size"
-    n_classes = present_classes(problem)
+    n_classes = problem.n_present_classes
     if n_classes <= 1:
         state.used[:] = True
         return make_result(state, leaf_tree(state), OPTIMAL, "nodes", 1, method)
@@ -75,7 +75,7 @@ def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solv
 
     def make(k: int) -> SizeEncoding:
         return SizeEncoding(problem.X, state.labels, problem.n_classes, k, at_most_one=at_most_one,
-                            useless=useless, groups=column_groups(problem))
+                            useless=useless, groups=problem.column_features)
 
     if max_depth is None:
         status, k, tree, encoding, backend = depth_search(state, make, None, incumbent, keep_solver=True)

@@ -26,7 +26,7 @@ from . import tuning
 from .backend import SatBackend, check_solver_name
 
 __all__ = ["Answer", "SearchState", "validate", "new_state", "open_backend", "make_result", "leaf_tree",
-           "column_groups", "present_classes", "DEFAULT_ROWS_PER_ROUND", "DEFAULT_AT_MOST_ONE",
+           "DEFAULT_ROWS_PER_ROUND", "DEFAULT_AT_MOST_ONE",
            "DEFAULT_USELESS", "ROW_PICKS", "DEFAULT_ROW_PICK", "DEFAULT_REPAIR"]
 
 DEFAULT_ROWS_PER_ROUND = 10
@@ -190,16 +190,6 @@ def open_backend(state: SearchState, encoding: DepthEncoding) -> SatBackend:
         backend.add(encoding.row_clauses(np.flatnonzero(state.used)), state.deadline)
     state.build_time += time.perf_counter() - t0
     return backend
-
-
-def column_groups(problem: BinaryProblem) -> np.ndarray:
-    """Original feature of each binary column."""
-    return np.array([t.feature for t in problem.tests], dtype=np.int64)
-
-
-def present_classes(problem: BinaryProblem) -> int:
-    """Classes with at least one training row."""
-    return int((problem.counts.sum(axis=0) > 0).sum())
 
 
 def make_result(state: SearchState, binary_tree: Tree | None, status: Status, objective_name: str,
