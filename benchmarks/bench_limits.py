@@ -132,9 +132,23 @@ def run_library(data: Path, method: str, limit: float) -> dict:
     return row
 
 
+def _load_line(rows: list[dict]) -> str:
+    loads = [r[k] for r in rows for k in ("load_before", "load_after")]
+    return (f"Load average (1 min) read before and after each run: min {min(loads):.1f}, "
+            f"mean {sum(loads) / len(loads):.1f}, max {max(loads):.1f} on {os.cpu_count()} cores.")
+
+
+def _within_counts(rows: list[dict]) -> list[str]:
+    """One line per limit: how many runs held it."""
+    lines = []
+    for limit in sorted({r["limit"] for r in rows}):
+        sel = [r for r in rows if r["limit"] == limit]
+        lines += ["", f"Limit {limit:g} s: {sum(r['ok'] for r in sel)} of {len(sel)} runs within the bound."]
+    return lines
+
+
 def render_library(rows: list[dict], cmdline: str) -> str:
     """The table of ``--library`` rows: the estimator's own runtime against the limit."""
-    loads = [r[k] for r in rows for k in ("load_before", "load_after")]
     lines = ["## Time limits of the library (issue 16, item 6)", "", f"Command: `{cmdline}`", "",
              "Each row is one Python process that loads the CSV and calls the method's estimator `fit` with "
              "`time_limit` (no CLI, so no last-resort watchdog). `runtime_s` = `result_.runtime`, the estimator's "
@@ -142,8 +156,7 @@ def render_library(rows: list[dict], cmdline: str) -> str:
              "contract is runtime_s <= limit + max(1 s, 5 %). `fit wall s` = the same call timed around it; "
              "`process wall s` / `CPU s` = the whole process (start-up and CSV reading included). "
              "Depths: " + ", ".join(f"{m} {' '.join(o) or '(none)'}" for m, o in METHODS.items()) + ".", "",
-             f"Load average (1 min) read before and after each run: min {min(loads):.1f}, "
-             f"mean {sum(loads) / len(loads):.1f}, max {max(loads):.1f} on {os.cpu_count()} cores.", "",
+             _load_line(rows), "",
              "| dataset | method | limit s | runtime_s | overrun s | within | fit wall s | process wall s | CPU s | "
              "status | load | not run / why |",
              "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | --- |"]
@@ -152,17 +165,12 @@ def render_library(rows: list[dict], cmdline: str) -> str:
         lines.append(f"| {r['dataset']} | {r['method']} | {r['limit']:g} | {r['runtime_s']} | {r['overrun_s']} | "
                      f"{within} | {r['cmd_wall_s']} | {r['wall_s']} | {r['cpu_s']} | {r['status']} | "
                      f"{(r['load_before'] + r['load_after']) / 2:.1f} | {r['note']} |")
-    for limit in sorted({r["limit"] for r in rows}):
-        sel = [r for r in rows if r["limit"] == limit]
-        lines.append("")
-        lines.append(f"Limit {limit:g} s: {sum(r['ok'] for r in sel)} of {len(sel)} runs within the bound.")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _within_counts(rows)) + "\n"
 
 
 def render(rows: list[dict], cmdline: str) -> str:
     if rows and rows[0].get("library"):
         return render_library(rows, cmdline)
-    loads = [r[k] for r in rows for k in ("load_before", "load_after")]
     lines = ["## Time limits that hold (issue 16, item 6)", "", f"Command: `{cmdline}`", "",
              "Wall = the whole `satdt solve` process timed from outside (Python start-up, imports, CSV reading, "
              "binarization, model building, the engine, output, interpreter exit); CPU = user + system seconds "
@@ -170,8 +178,7 @@ def render(rows: list[dict], cmdline: str) -> str:
              "counts), `startup_s` = its part before `main()` (the interpreter and the first imports); `runtime_s` = "
              "the estimator's call (from the data loaded). The contract is wall <= limit + max(1 s, 5 %). "
              "Depths: " + ", ".join(f"{m} {' '.join(o) or '(none)'}" for m, o in METHODS.items()) + ".", "",
-             f"Load average (1 min) read before and after each run: min {min(loads):.1f}, "
-             f"mean {sum(loads) / len(loads):.1f}, max {max(loads):.1f} on {os.cpu_count()} cores.", "",
+             _load_line(rows), "",
              "| dataset | method | limit s | wall s | CPU s | cmd wall_s | startup_s | runtime_s | overrun s | within | status | "
              "load | where the time ran out / not run |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | --- |"]
@@ -180,11 +187,7 @@ def render(rows: list[dict], cmdline: str) -> str:
         lines.append(f"| {r['dataset']} | {r['method']} | {r['limit']:g} | {r['wall_s']} | {r['cpu_s']} | "
                      f"{r['cmd_wall_s']} | {r.get('startup_s')} | {r['runtime_s']} | {r['overrun_s']} | {within} | "
                      f"{r['status']} | {(r['load_before'] + r['load_after']) / 2:.1f} | {r['note']} |")
-    for limit in sorted({r["limit"] for r in rows}):
-        sel = [r for r in rows if r["limit"] == limit]
-        lines.append("")
-        lines.append(f"Limit {limit:g} s: {sum(r['ok'] for r in sel)} of {len(sel)} runs within the bound.")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _within_counts(rows)) + "\n"
 
 
 def main() -> None:
