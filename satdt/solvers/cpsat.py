@@ -116,6 +116,16 @@ def estimate_build_units(problem: BinaryProblem, max_depth: int) -> int:
     return 2 * I * B + m * (P + D) + units + I * m * (chains + 6) + P * units
 
 
+def _build_within(problem: BinaryProblem, max_depth: int, deadline: Deadline):
+    """The CP-SAT model, built only when its estimated build and load fit in the time left
+    (else ``BuildInterrupted``), the binary matrix it reads made within the deadline."""
+    too_slow = _too_slow(problem, max_depth, deadline)
+    if too_slow:
+        raise BuildInterrupted(too_slow)
+    problem.matrix(deadline)
+    return build_model(problem, max_depth, should_stop=deadline.expired)
+
+
 def _too_slow(problem: BinaryProblem, max_depth: int, deadline: Deadline) -> str | None:
     """Why the model is not built (it could not be in the time left), or None."""
     left = deadline.remaining()
@@ -405,11 +415,7 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
     start_tree = _start_tree(problem, warm_start, lam_f, max_depth, deadline=deadline) \
         if warm_start is not None else None
     try:
-        too_slow = _too_slow(problem, max_depth, deadline)
-        if too_slow:
-            raise BuildInterrupted(too_slow)
-        problem.matrix(deadline)  # the binary matrix the model reads, within the deadline
-        enc = build_model(problem, max_depth, should_stop=deadline.expired)
+        enc = _build_within(problem, max_depth, deadline)
     except (BuildInterrupted, DeadlineExpired) as exc:
         result = _interrupted(problem, start_tree, scaled_objective(lam_f, problem.n_rows, max_depth), deadline)
         if str(exc).startswith("NOT_RUN"):
@@ -500,11 +506,7 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
     base_tree = _start_tree(problem, warm_start, order[0], max_depth, deadline=deadline) \
         if warm_start is not None else None
     try:
-        too_slow = _too_slow(problem, max_depth, deadline)
-        if too_slow:
-            raise BuildInterrupted(too_slow)
-        problem.matrix(deadline)  # the binary matrix the model reads, within the deadline
-        enc = build_model(problem, max_depth, should_stop=deadline.expired)
+        enc = _build_within(problem, max_depth, deadline)
     except (BuildInterrupted, DeadlineExpired):
         res = {lam: _interrupted(problem, None if base_tree is None else improve_tree(
             problem, base_tree, lam), scaled_objective(lam, problem.n_rows, max_depth), deadline)
