@@ -62,6 +62,10 @@ BYTES_PER_LITERAL = 8
 BYTES_PER_CLAUSE = 56
 #: ... and the Python list of the slice being handed over (a pointer and an int object a literal)
 BYTES_PER_LISTED_LITERAL = 40
+#: the resident size of the same build varies between runs (page sizes, the allocator, the
+#: oracle's vector growth): 600 MB and 742 MB measured for one formula (4,000 rows, 60 quantile
+#: thresholds, depth 3) in two fresh processes; the estimate is the sum above times this
+MEMORY_MARGIN = 1.25
 #: literals handed to the oracle per slice of a clause block
 CHUNK_LITERALS = 1 << 22
 #: seconds per literal to build the blocks and load them into the oracle: 1.3-2.5e-7 measured
@@ -185,15 +189,15 @@ def estimate_formula(problem: BinaryProblem, max_depth: int) -> tuple[int, int]:
 def estimate_formula_bytes(problem: BinaryProblem, max_depth: int) -> int:
     """Peak bytes of building and loading :class:`MaxSatEncoding` (see the constants): every
     clause block at once, the oracle's clauses, one slice's Python list (the largest block's,
-    when smaller than a slice)."""
+    when smaller than a slice), with :data:`MEMORY_MARGIN` for the run-to-run spread."""
     clauses, literals = estimate_formula(problem, max_depth)
     m, B = problem.n_distinct, problem.n_binary
     n_bits = max(1, int(np.ceil(np.log2(max(problem.n_classes, 2)))))
     pairs = int(np.count_nonzero(problem.counts))
     largest = max([m * 2 ** level * B * (level + 2) for level in range(max_depth)]
                   + [pairs * 2 ** max_depth * n_bits * (max_depth + 2)])
-    return int(literals * BYTES_PER_LITERAL + clauses * BYTES_PER_CLAUSE
-               + min(largest, CHUNK_LITERALS) * BYTES_PER_LISTED_LITERAL)
+    return int(MEMORY_MARGIN * (literals * BYTES_PER_LITERAL + clauses * BYTES_PER_CLAUSE
+                                + min(largest, CHUNK_LITERALS) * BYTES_PER_LISTED_LITERAL))
 
 
 def _load_hard(add, ptr, hard: list, deadline: Deadline) -> int:
