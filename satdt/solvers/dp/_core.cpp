@@ -75,7 +75,6 @@ inline i64 popcount_and(const u64* a, const u64* b, const u64* c, int W) {
     return kVpopcnt ? and3_avx512(a, b, c, W) : and3_portable(a, b, c, W);
 }
 #else
-const bool kVpopcnt = false;
 inline i64 popcount_and(const u64* a, const u64* b, int W) { return and2_portable(a, b, W); }
 inline i64 popcount_and(const u64* a, const u64* b, const u64* c, int W) { return and3_portable(a, b, c, W); }
 #endif
@@ -237,15 +236,11 @@ class Search {
     // progress(elapsed, best cost or None, nodes) is called every `interval` seconds and soon
     // after each new top-level incumbent; Python signals (Ctrl-C) are polled every 50 ms.
     py::dict solve(int depth, i64 ub, double time_limit, py::object progress, double interval) {
-        start_ = std::chrono::steady_clock::now();
-        limit_ = time_limit;
-        ticks_ = 0;
+        start_clock(time_limit);
         progress_ = progress;
         interval_ = interval;
-        next_poll_ = 0.05;
         next_report_ = interval;
         reported_best_ = INF;
-        py_error_ = false;
         top_active_ = false;
         top_best_ = INF;
         top_tree_ = NONE;
@@ -286,11 +281,7 @@ class Search {
     // only when its subtrees cost less than the leaf. (cost, preorder arrays as solve's tree), or
     // None when time_limit ran out. O(rows x chains + columns) per node, no copy of the data.
     py::object greedy(int depth, double time_limit) {
-        start_ = std::chrono::steady_clock::now();
-        limit_ = time_limit;
-        ticks_ = 0;
-        next_poll_ = 0.05;
-        py_error_ = false;
+        start_clock(time_limit);
         const size_t arena0 = arena_.size();
         int ref = NONE;
         i64 cost = 0;
@@ -368,6 +359,15 @@ class Search {
     std::vector<i64> scan_wpre_, scan_w1pre_;
 
     // ------------------------------------------------------------------ helpers
+    // a call's clock (solve, greedy): check_time counts from now
+    void start_clock(double time_limit) {
+        start_ = std::chrono::steady_clock::now();
+        limit_ = time_limit;
+        ticks_ = 0;
+        next_poll_ = 0.05;
+        py_error_ = false;
+    }
+
     void check_time(bool force = false) {
         if (!force && (++ticks_ & 63) != 0) return;
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();

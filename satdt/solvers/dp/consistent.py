@@ -25,7 +25,7 @@ from ..common import TreeCheckError, finalize_tree
 from .accuracy import _finalize, _validate, new_search, solve_max_accuracy_dp, solve_regularized_dp
 from .boxes import BoxLattice, box_count, box_work
 from .chains import Chains, build_chains, chain_errors
-from .search import SearchBase, SearchTimeout
+from .search import CoreSearch, SearchTimeout
 
 __all__ = ["solve_min_depth_dp", "solve_min_size_dp", "choose_algorithm", "ALGORITHMS",
            "BOX_AUTO_CELLS", "BOX_AUTO_WORK", "BOX_MAX_CELLS"]
@@ -43,31 +43,23 @@ ALGORITHMS = ("auto", "search", "boxes")
 FALLBACK_GRACE = 0.5
 
 
-class _TimedGreedy(SearchBase):
-    """:meth:`SearchBase.greedy` that checks its deadline at every node (raises ``SearchTimeout``)."""
-
-    def greedy(self, S: np.ndarray, d: int) -> tuple[float, Node]:
-        self.check_time()
-        return super().greedy(S, d)
-
-
 def _consistent_fallback(problem: BinaryProblem, max_depth: int | None,
                          chains: Chains | None = None, deadline: Deadline | None = None) -> Tree | None:
     """A consistent CART tree (Gini-greedy, grown until pure; exists for consistent data) in the
     original features, or None when it is deeper than ``max_depth``. Built from the column counts
-    (:meth:`~satdt.solvers.dp.search.SearchBase.greedy`): no scikit-learn import, whose cost alone
-    can exceed a short time limit.
+    by the compiled core (:meth:`~satdt.solvers.dp.search.CoreSearch.greedy`, which checks its
+    deadline at every node): no scikit-learn import, whose cost alone can exceed a short time limit.
 
     It runs after the search ran out of time, so with a ``deadline`` that has a limit it gets
     only :data:`FALLBACK_GRACE` of the limit's tolerance from its start (None when it is not
-    done by then: on magic it needs ~5 s). With ``max_depth``
+    done by then: on magic it needs ~2 s). With ``max_depth``
     the greedy stops at that depth: the greedy choice at a node depends only on its rows, so a
     tree grown until pure within ``max_depth`` is the same, and one that is not is refused
     either way. Its errors are counted through the chains (no binary matrix).
     """
     tolerance = None if deadline is None else deadline.tolerance()
     timer = Deadline(None if tolerance is None else FALLBACK_GRACE * tolerance)
-    greedy = _TimedGreedy(problem, timer, 0.0, chains=chains)
+    greedy = CoreSearch(problem, timer, 0.0, chains=chains)
     rows = np.arange(problem.n_distinct, dtype=np.int64)
     limit = max(1, problem.n_distinct)  # a consistent tree never needs more levels than rows
     if max_depth is not None:
