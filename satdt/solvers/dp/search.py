@@ -2,7 +2,7 @@
 
 :class:`SearchBase` holds what both need (chains, integer costs ``q * errors + leaf_cost *
 leaves``, leaves and splits over the binary columns, the Gini-greedy incumbent, tree costs);
-:class:`CoreSearch` runs the compiled search of ``_core.cpp`` (the engine); the numpy
+:class:`CoreSearch` runs the compiled search of ``core/`` (``_core``, the engine); the numpy
 :class:`~satdt.solvers.dp.reference.ReferenceSearch` runs the same algorithm for tests. Both
 answer :meth:`SearchBase.run` with one :class:`SearchOutcome`.
 """
