@@ -17,6 +17,7 @@ Examples::
     python benchmarks/bench_anytime.py --sets magic htru --depths 4 5 --limits 60
     python benchmarks/bench_anytime.py --suite quantbnb --depths 4 5 6 --limits 60 --tools satdt,lds,cart
     python benchmarks/bench_anytime.py --sets magic --depths 5 --limits 300 --curve --tools satdt
+    python benchmarks/bench_anytime.py --table benchmarks/out/anytime.csv    # the Markdown table
 """
 
 from __future__ import annotations
@@ -134,6 +135,34 @@ def curve(name: str, depth: int, limit: float, figures: Path) -> list[tuple[floa
     return points
 
 
+def table(path: Path) -> str:
+    """The Markdown table of a CSV written by this script: one row per (set, depth, limit), the
+    training errors of each tool (the best in bold), satdt's bound and status, test accuracies."""
+    rows = list(csv.DictReader(path.open()))
+    cells: dict[tuple, dict[str, dict]] = {}
+    order: list[str] = []
+    for r in rows:
+        key = (r["set"], int(r["depth"]), float(r["limit"]))
+        cells.setdefault(key, {})[r["tool"]] = r
+        if r["tool"] not in order:
+            order.append(r["tool"])
+    head = ["set", "depth", "limit (s)"] + [f"{t} errors" for t in order] + ["satdt bound", "satdt status"] + \
+        [f"{t} test acc." for t in order]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (name, depth, limit), by in cells.items():
+        errs = {t: int(by[t]["errors"]) for t in order if t in by and by[t].get("errors") not in ("", None)}
+        best = min(errs.values()) if errs else None
+        line = [name, str(depth), f"{limit:g}"]
+        for t in order:
+            e = errs.get(t)
+            line.append("—" if e is None else (f"**{e}**" if e == best else str(e)))
+        s = by.get("satdt", {})
+        line += [s.get("bound", "") or "", s.get("status", "") or ""]
+        line += [by[t].get("test_accuracy", "") or "—" if t in by else "—" for t in order]
+        out.append("| " + " | ".join(line) + " |")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", nargs="*", default=None)
@@ -143,7 +172,11 @@ def main() -> None:
     ap.add_argument("--tools", default="satdt,lds,contree,cart")
     ap.add_argument("--curve", action="store_true", help="also satdt's incumbent/bound curve (longest limit)")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "out" / "anytime.csv"))
+    ap.add_argument("--table", metavar="CSV", help="print the Markdown table of a CSV of this script and stop")
     a = ap.parse_args()
+    if a.table:
+        print(table(Path(a.table)))
+        return
     sets = a.sets or {"quantbnb": QUANTBNB, "binary": BINARY, "all": QUANTBNB + BINARY, None: ["magic"]}[a.suite]
     tools = a.tools.split(",")
     out = Path(a.out)
