@@ -383,7 +383,8 @@ class BinaryProblem:
         (:attr:`codes`), so the rows x thresholds matrix of a large continuous set is never
         allocated for it.
     counts : ndarray of int64, shape (m, C)
-        Number of original rows of each class equal to each distinct row.
+        Number of original rows of each class equal to each distinct row (weighted by
+        ``data.weight`` when the data carry integer weights).
     tests : list of BinaryTest
         Column ``j`` of ``X`` is ``tests[j]`` applied to the original features.
     row_of : ndarray of int, shape (n,)
@@ -460,7 +461,7 @@ class BinaryProblem:
         position[first] = np.arange(len(first))
         row_of = position[rep]
         counts = np.zeros((len(first), len(data.classes)), dtype=np.int64)
-        np.add.at(counts, (row_of, data.y), 1)
+        np.add.at(counts, (row_of, data.y), 1 if data.weight is None else data.weight)
         return first, row_of, counts
 
     @property
@@ -499,7 +500,9 @@ class BinaryProblem:
 
     @property
     def n_rows(self) -> int:
-        return self.data.n_rows
+        """The weighted number of original rows (the row count without weights): the ``n`` of
+        ``errors / n``."""
+        return self.data.total_weight
 
     @property
     def n_classes(self) -> int:
@@ -608,7 +611,7 @@ class BinaryProblem:
                               category=test.category)
 
         out = Tree(root=rec(tree.root), classes=self.classes, feature_names=list(self.data.feature_names))
-        return out.fit_counts(self.data.X, self.data.y, relabel=relabel)
+        return out.fit_counts(self.data.X, self.data.y, sample_weight=self.data.weight, relabel=relabel)
 
     def from_original(self, tree: Tree) -> tuple[Tree, int]:
         """Map a tree over the original features to one over the binary columns, by routing.
