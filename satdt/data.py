@@ -150,8 +150,8 @@ def _check_finite(values: np.ndarray, name: str, allow_nan: bool = False) -> Non
         kind = "missing (NaN)" if np.isnan(values[rows[0]]) else "infinite"
         raise DataError(
             f"feature '{name}' has {len(rows)} {kind} or non-finite value(s), first at row {rows[0]}; "
-            "impute or drop them first, or fit with missing='learn'" if np.isnan(values[rows[0]]) else
-            "impute or drop them first"
+            + ("impute or drop them first, or fit with missing='learn'" if np.isnan(values[rows[0]]) else
+               "impute or drop them first")
         )
 
 

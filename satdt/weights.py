@@ -23,8 +23,10 @@ Integers: the per-row factors are read as exact fractions (a float weight is the
 smallest denominator <= 10**6 that rounds to the same float, so 0.1 is 1/10; otherwise the float's
 exact value); with ``D`` the least common multiple of their denominators and ``G`` the greatest
 common divisor of the products, the integer weight of a row is ``factor * D / G`` (``scale = D /
-G``), exactly, when the total stays below :data:`EXACT_LIMIT` (2**40). Otherwise the factors are
-scaled by ``s = ROUND_TOTAL / total`` (2**32 / total) and rounded to the nearest integer: every
+G``), exactly, when the total stays below :data:`EXACT_LIMIT` (2**40; 2**20 for the MIP and
+CP-SAT engines, whose objectives lose exactness with large coefficients). Otherwise the factors
+are scaled by ``s = ROUND_TOTAL / total`` (2**32 / total; 2**20 / total for MIP and CP-SAT) and
+rounded to the nearest integer: every
 tree's weighted objective then moves by at most ``m / (2 s)`` in the user's units (``m`` pseudo
 rows), so the tree returned as optimal for the rounded weights is within ``m / s`` of the true
 optimum (``stats["weight_rounding_bound"]``; 0 when exact). The integers stay below 2**53 in the
@@ -187,9 +189,12 @@ class WeightPlan:
 
 
 def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_weight: Any = None,
-                 objective: str = "accuracy", costs: Any = None) -> WeightPlan:
+                 objective: str = "accuracy", costs: Any = None, limit: int = EXACT_LIMIT) -> WeightPlan:
     """The weighted data of the options (see the module doc). With every option at its default the
-    data is returned unchanged (``weight`` None, scale 1)."""
+    data is returned unchanged (``weight`` None, scale 1). ``limit``: the largest total integer
+    weight (the exact integers above it are rounded to a total of ``min(limit, ROUND_TOTAL)``;
+    the MIP and CP-SAT estimators pass 2**20, as their objectives lose exactness with large
+    coefficients)."""
     y, k = data.y, len(data.classes)
     cost = load_costs(costs, k)
     if cost is not None and (class_weight is not None or objective != "accuracy"):
@@ -257,13 +262,13 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
         ints_u = [v // g for v in ints_u]
         per_code = np.bincount(inv, minlength=len(uniq)).tolist()
         total = sum(v * m for v, m in zip(ints_u, per_code))
-        if total <= EXACT_LIMIT:
+        if total <= limit:
             ints = np.asarray(ints_u, dtype=np.int64)[inv]
             scale = Fraction(den, g)
     if ints is None:
         f = sw[src] * np.array([float(x) for x in fac])[fac_index]
         total_f = float(f.sum())
-        s = ROUND_TOTAL / total_f
+        s = min(ROUND_TOTAL, limit) / total_f
         ints = np.rint(f * s).astype(np.int64)
         scale = Fraction(s)
         exact = False

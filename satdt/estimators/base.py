@@ -96,8 +96,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params_()
         self._validate_weight_params()
         self._deadline = Deadline(self.time_limit)
-        missing = getattr(self, "missing", "error")
-        data = prepare(X, y, require_two_classes=False, missing=missing == "learn")
+        data = prepare(X, y, require_two_classes=False, missing=self._missing_mode == "learn")
         self.schema_ = data.schema
         self.n_features_in_ = data.X.shape[1]
         columns = getattr(X, "columns", None)
@@ -174,13 +173,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         costs = getattr(self, "costs", None) if self._accepts_costs else None
         if sw is None and class_weight is None and objective == "accuracy" and costs is None:
             return data, None
-        if self._weight_mode == "consistent":
+        if self._weight_mode == "consistent":   # weights only break ties among consistent trees
             if sw is None:
                 return data, None
-            keep = np.flatnonzero(sw > 0)
-            return Dataset(X=data.X[keep], y=data.y[keep], classes=data.classes, schema=data.schema,
-                           name=data.name), None
-        plan = plan_weights(data, sw, class_weight, objective, costs)
+            return plan_weights(data, sw, limit=self._weight_limit).data, None
+        plan = plan_weights(data, sw, class_weight, objective, costs, limit=self._weight_limit)
         if plan.pseudo and not self._general_costs:
             raise ValueError(f"{type(self).__name__}: a cost matrix that does not depend on the true class alone "
                              "applies to the accuracy objective only: DPTreeClassifier (lam=None), "
@@ -190,6 +187,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         return plan.data, plan
 
     _accepts_costs = False
+    #: largest total integer weight handed to the engine (:func:`satdt.weights.plan_weights`)
+    _weight_limit = 2 ** 40
 
     @property
     def _general_costs(self) -> bool:
@@ -215,8 +214,12 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         idx = np.repeat(np.arange(data.n_rows), w)
         return Dataset(X=data.X[idx], y=data.y[idx], classes=data.classes, schema=data.schema, name=data.name)
 
+    @property
+    def _missing_mode(self) -> str:
+        return getattr(self, "missing", "error")
+
     def _augment(self, data: Dataset) -> tuple[Dataset, Any]:
-        if getattr(self, "missing", "error") != "learn":
+        if self._missing_mode != "learn":
             return data, None
         from ..missing import augment
 
@@ -311,7 +314,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         if len(n_features) == 2 and n_features[1] != self.n_features_in_:
             raise ValueError(f"X has {n_features[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input")
-        Xe, _ = encode_features(X, schema=self.schema_, missing=getattr(self, "missing", "error") == "learn")
+        Xe, _ = encode_features(X, schema=self.schema_, missing=self._missing_mode == "learn")
         return Xe
 
     def predict(self, X: Any) -> np.ndarray:
@@ -346,5 +349,6 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = False
+        tags.input_tags.allow_nan = self._missing_mode == "learn"
         tags.non_deterministic = not self._deterministic
         return tags

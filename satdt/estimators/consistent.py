@@ -62,8 +62,9 @@ class ConsistentTreeClassifier(TreeClassifier):
     Notes
     -----
     ``fit(X, y, sample_weight)``: the question (smallest tree with no training error) does not
-    depend on positive weights, so they are ignored by definition; rows of weight zero are
-    dropped (scikit-learn semantics), so they need not be classified correctly.
+    depend on positive weights, so they do not change the optimum, by definition (they reach the
+    engine as row counts, as repeated rows would, and only break ties among optimal trees); rows
+    of weight zero are dropped (scikit-learn semantics), so they need not be classified correctly.
     """
 
     _weight_mode = "consistent"

@@ -183,6 +183,7 @@ class BinOCTClassifier(TreeClassifier):
     _deterministic = False
     _method = "binoct"
     _accepts_costs = True
+    _weight_limit = 2 ** 20     # MIP objectives lose exactness with large coefficients
 
     def __init__(self, max_depth: int = 2, backend: str | None = None, warm_start: bool = True,
                  binarization: str = "all", n_thresholds: int = 10, time_limit: float | None = None,
@@ -285,6 +286,7 @@ class CPSATTreeClassifier(TreeClassifier):
     _objective_name = "regularized"
 
     _accepts_costs = True
+    _weight_limit = 2 ** 20     # CP-SAT's objective loses exactness with large coefficients
 
     def __init__(self, lam: float = 0.01, max_depth: int = 5, num_workers: int | None = None, seed: int = 0,
                  warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,

@@ -226,7 +226,8 @@ class RDTClassifier(TreeClassifier):
         As in scikit-learn; with ``sample_weight``, the product must be a whole number per row.
     missing : {"learn", "error"}
         As :class:`~satdt.estimators.DPTreeClassifier`: NaN in numeric features is searched with
-        both directions at every test (``"error"``: NaN is an error).
+        both directions at every test (``"error"``: NaN is an error). With
+        ``axis_aligned=False`` missing values are always an error (linear nodes read every feature).
 
     Notes
     -----
@@ -281,6 +282,10 @@ class RDTClassifier(TreeClassifier):
         if self.random_leaves not in (False, True, "balanced"):
             raise ValueError(f"random_leaves must be False, True or 'balanced', got {self.random_leaves!r}")
         check_random_state(self.random_state)
+
+    @property
+    def _missing_mode(self) -> str:   # the linear nodes read every feature: no missing values
+        return self.missing if self.axis_aligned else "error"
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "RDTClassifier":
         self.model_ = None
