@@ -278,3 +278,41 @@ def test_heuristics_take_whole_weights_as_repeated_rows_and_refuse_others(cls):
     assert a.tree_.to_dict() == b.tree_.to_dict()
     with pytest.raises(ValueError, match="whole-number weights"):
         cls(**kwargs).fit(X, y, sample_weight=np.full(len(y), 0.5))
+
+
+# ------------------------------------------------------------------------------ the CLI
+
+
+def test_cli_class_weight_objective_and_costs(capsys, tmp_path):
+    import json
+
+    from satdt.cli import main
+    from satdt.data import load_dataset
+
+    def run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    data = load_dataset("iris")
+    code, out, _ = run("solve", "iris", "--method", "dp", "--max-depth", "2", "--objective", "balanced-accuracy",
+                       "--json")
+    got = json.loads(out)
+    model = DPTreeClassifier(max_depth=2, objective="balanced_accuracy").fit(data.X, data.labels)
+    assert code == 0 and got["objective_name"] == "balanced_errors"
+    assert got["objective"] == pytest.approx(model.result_.objective)
+    costs = tmp_path / "costs.csv"
+    costs.write_text("0,1,1\n5,0,1\n5,1,0\n")
+    code, out, _ = run("solve", "iris", "--method", "dp", "--max-depth", "2", "--costs", str(costs), "--json")
+    got = json.loads(out)
+    C = np.array([[0, 1, 1], [5, 0, 1], [5, 1, 0]])
+    best, _ = bruteforce.min_cost(Binarizer("all").problem(data), C, 2)
+    assert code == 0 and got["objective_name"] == "cost" and got["objective"] == pytest.approx(best)
+    code, out, _ = run("solve", "iris", "--method", "binoct", "--max-depth", "1", "--class-weight", "balanced",
+                       "--json")
+    assert code == 0 and json.loads(out)["objective_name"] == "weighted_errors"
+    code, _, err = run("solve", "iris", "--method", "sat-depth", "--class-weight", "balanced")
+    assert code == 1 and "class weight applies to maxsat, dp, binoct, oct and cpsat only" in err
+    costs.write_text("0,1\n1,0\n")
+    code, _, err = run("solve", "iris", "--method", "dp", "--costs", str(costs))
+    assert code == 1 and "costs has shape (2, 2), expected (3, 3)" in err and err.count("\n") == 1

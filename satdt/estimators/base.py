@@ -269,6 +269,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         res.objective = value
         if res.status == OPTIMAL and plan.exact:
             res.bound = value
+        res.objective_name = ("cost" if costs is not None else "balanced_errors"
+                              if self.accuracy_objective == "balanced_accuracy" else "weighted_errors")
         # leaves: class counts of the user's weights (sample_weight x class_weight)
         cw = np.array([float(v) for v in class_factors(original.y, original.classes,
                                                         getattr(self, "class_weight", None), "accuracy", sw)])
