@@ -76,8 +76,9 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         pass
 
     #: how ``sample_weight`` / ``class_weight`` reach the engine: "counts" (integer weights in the
-    #: class counts, :mod:`satdt.weights`), "consistent" (positive weights change nothing, zero
-    #: weights drop rows), "repeat" (integer weights only, as repeated rows: the heuristics)
+    #: class counts, :mod:`satdt.weights`), "consistent" (sample weights as counts, which cannot
+    #: change a consistent optimum, only its ties; class weights ignored), "repeat" (whole weights
+    #: only, as repeated rows: the heuristics)
     _weight_mode = "counts"
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "TreeClassifier":
