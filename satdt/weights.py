@@ -21,7 +21,7 @@ user's options into those integers, once, before binarization; the engines need 
 
 Integers: the per-row factors are read as exact fractions (a float weight is the fraction of
 smallest denominator <= 10**6 that rounds to the same float, so 0.1 is 1/10; otherwise the float's
-exact value); with ``D`` the least common multiple of their denominators and ``G`` the greatest
+exact value; with more than 4096 distinct non-whole weights they are rounded directly); with ``D`` the least common multiple of their denominators and ``G`` the greatest
 common divisor of the products, the integer weight of a row is ``factor * D / G`` (``scale = D /
 G``), exactly, when the total stays below :data:`EXACT_LIMIT` (2**40; 2**20 for the MIP and
 CP-SAT engines, whose objectives lose exactness with large coefficients). Otherwise the factors
@@ -54,6 +54,8 @@ EXACT_LIMIT = 2 ** 40
 #: total integer weight after rounding, when the exact integers would exceed EXACT_LIMIT
 ROUND_TOTAL = 2 ** 32
 _MAX_DENOMINATOR = 10 ** 6
+#: more distinct real (non-whole) weights than this are rounded without looking for a common denominator
+_MANY_VALUES = 4096
 
 
 def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
@@ -241,18 +243,21 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
     integral_sw = bool(np.all(sw == np.round(sw))) and sw.max() < 2 ** 53
     values, sw_code = np.unique(sw[src], return_inverse=True)
     sw_code = sw_code.ravel()
-    value_frac = [Fraction(int(v)) if integral_sw else _fraction(v) for v in values]
-    codes = sw_code.astype(np.int64) * len(fac) + fac_index.astype(np.int64)
-    uniq, inv = np.unique(codes, return_inverse=True)
-    inv = inv.ravel()
-    prod = [value_frac[u // len(fac)] * fac[u % len(fac)] for u in uniq.tolist()]
-    den = 1
-    for p in prod:
-        den = den * p.denominator // math.gcd(den, p.denominator)
-        if den > 2 ** 80:       # no small common denominator: round instead
-            break
+    many = not integral_sw and len(values) > _MANY_VALUES   # no common denominator to look for
+    value_frac = [] if many else [Fraction(int(v)) if integral_sw else _fraction(v) for v in values]
     ints = None
     exact = True
+    den = 2 ** 81
+    if not many:
+        codes = sw_code.astype(np.int64) * len(fac) + fac_index.astype(np.int64)
+        uniq, inv = np.unique(codes, return_inverse=True)
+        inv = inv.ravel()
+        prod = [value_frac[u // len(fac)] * fac[u % len(fac)] for u in uniq.tolist()]
+        den = 1
+        for p in prod:
+            den = den * p.denominator // math.gcd(den, p.denominator)
+            if den > 2 ** 80:       # no small common denominator: round instead
+                break
     if den <= 2 ** 80:
         ints_u = [int(p * den) for p in prod]
         g = 0
