@@ -150,8 +150,8 @@ def _check_finite(values: np.ndarray, name: str, allow_nan: bool = False) -> Non
         kind = "missing (NaN)" if np.isnan(values[rows[0]]) else "infinite"
         raise DataError(
             f"feature '{name}' has {len(rows)} {kind} or non-finite value(s), first at row {rows[0]}; "
-            + ("impute or drop them first, or fit with missing='learn'" if np.isnan(values[rows[0]]) else
-               "impute or drop them first")
+            + ("impute or drop them first, or fit with missing='learn' (satdt solve --missing learn)"
+               if np.isnan(values[rows[0]]) else "impute or drop them first")
         )
 
 
@@ -314,8 +314,9 @@ def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
 
 
 def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = None,
-             require_two_classes: bool = True) -> Dataset:
-    """Read a CSV file: a header row, the last column is the label; UTF-8 with or without BOM."""
+             require_two_classes: bool = True, missing: bool = False) -> Dataset:
+    """Read a CSV file: a header row, the last column is the label; UTF-8 with or without BOM.
+    ``missing``: accept empty / NaN feature values (see :func:`encode_features`)."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {path}")
@@ -336,7 +337,7 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
     if len(frame) == 0:
         raise DataError(f"{path} has a header but no data row")
     return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
-                   require_two_classes=require_two_classes, name=path.stem)
+                   require_two_classes=require_two_classes, name=path.stem, missing=missing)
 
 
 # _read_simple_csv: files read without pandas (larger ones, where pandas' import is a small part of

@@ -163,3 +163,22 @@ def test_heuristics_with_missing_values():
     assert len(r.predict(X)) == len(y)
     with pytest.raises(DataError, match="missing"):
         RDTClassifier(axis_aligned=False, depth=2, epochs=3).fit(X, y)
+
+
+def test_cli_missing_learn(capsys, tmp_path):
+    import json
+
+    from satdt.cli import main
+
+    path = tmp_path / "m.csv"
+    path.write_text("a,b,label\n1,,0\n2,3,1\n3,,1\n4,1,0\n,2,1\n5,3,0\n")
+    code = main(["solve", str(path), "--method", "dp", "--max-depth", "2", "--missing", "learn", "--json"])
+    out, _ = capsys.readouterr()
+    got = json.loads(out)
+    X = np.array([[1, np.nan], [2, 3], [3, np.nan], [4, 1], [np.nan, 2], [5, 3]])
+    y = np.array([0, 1, 1, 0, 1, 0])
+    assert code == 0 and got["objective"] == brute_force(X, y, np.ones(6), 2) == 0
+    assert any("missing" in str(v) for v in json.dumps(got["tree"]).split(","))
+    code = main(["solve", str(path), "--method", "dp", "--max-depth", "2"])
+    _, err = capsys.readouterr()
+    assert code == 1 and "--missing learn" in err and err.count("\n") == 1

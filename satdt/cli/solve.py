@@ -197,8 +197,11 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
 
 
 def _weight_options(a: argparse.Namespace) -> dict:
-    """``--class-weight``, ``--objective``, ``--costs FILE`` as estimator parameters (only those given)."""
+    """``--class-weight``, ``--objective``, ``--costs FILE``, ``--missing learn`` as estimator
+    parameters (only those given)."""
     out: dict[str, Any] = {}
+    if getattr(a, "missing", "error") == "learn":
+        out["missing"] = "learn"
     if getattr(a, "class_weight", None):
         out["class_weight"] = a.class_weight
     if getattr(a, "objective", None):
@@ -228,11 +231,12 @@ def cmd_solve(a: argparse.Namespace) -> int:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
     a.guard = _Guard(a)
-    data = a.guard.data = load_dataset(a.data)
+    learn_missing = getattr(a, "missing", "error") == "learn"
+    data = a.guard.data = load_dataset(a.data, missing=True) if learn_missing else load_dataset(a.data)
     light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
              and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None
              and getattr(a, "class_weight", None) is None and getattr(a, "objective", None) is None
-             and getattr(a, "costs", None) is None)
+             and getattr(a, "costs", None) is None and not learn_missing)
     model = _light_solve(a, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)

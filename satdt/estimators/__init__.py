@@ -50,7 +50,7 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
                    time_limit: float | None = None, engine: str | None = None,
                    warm_start: str | None = None, min_leaf: int | None = None,
                    progress: Any = None, class_weight: Any = None, objective: str | None = None,
-                   costs: Any = None) -> TreeClassifier:
+                   costs: Any = None, missing: str | None = None) -> TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
@@ -59,7 +59,8 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
     "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min;
     ``progress`` is the progress callback of the methods whose engines report it;
     ``class_weight``, ``objective`` ("accuracy" or "balanced_accuracy") and ``costs`` (a k x k
-    matrix) apply to the exact accuracy methods (maxsat, dp, binoct, oct, cpsat).
+    matrix) apply to the exact accuracy methods (maxsat, dp, binoct, oct, cpsat); ``missing``
+    ("learn" or "error") to every method.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
@@ -102,6 +103,8 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
             raise ValueError(f"{name.replace('_', ' ')} applies to maxsat, dp, binoct, oct and cpsat only, "
                              f"not to '{method}'")
         kwargs[name] = value
+    if missing is not None:
+        kwargs["missing"] = missing
     if progress is not None and "progress" in cls().get_params():
         kwargs["progress"] = progress
     if cls is RDTClassifier:  # its depth parameter is `depth` (width x depth, as in the paper)
