@@ -316,3 +316,34 @@ def test_cli_class_weight_objective_and_costs(capsys, tmp_path):
     costs.write_text("0,1\n1,0\n")
     code, _, err = run("solve", "iris", "--method", "dp", "--costs", str(costs))
     assert code == 1 and "costs has shape (2, 2), expected (3, 3)" in err and err.count("\n") == 1
+
+
+# --------------------------------------------------------------- against STreeD (a peer)
+
+
+def test_costs_and_balanced_accuracy_equal_streeds_optima():
+    pytest.importorskip("pystreed")
+    from pystreed import STreeDClassifier
+    from pystreed.cost_sensitive_classification import STreeDCostSensitiveClassifier
+    from pystreed.data import CostSpecifier, FeatureCostSpecifier
+
+    rng = np.random.default_rng(24)
+    for seed in range(30):
+        k = 2 + seed % 2
+        X = rng.integers(0, 2, size=(30 + seed, 5))
+        y = rng.integers(0, k, size=len(X))
+        y[:k] = np.arange(k)
+        depth = 1 + seed % 3
+        C = rng.integers(0, 6, size=(k, k)).astype(float)
+        np.fill_diagonal(C, 0)
+        spec = CostSpecifier(C.tolist(), [FeatureCostSpecifier(0.0, 0.0, "", 0, 0) for _ in range(X.shape[1])])
+        peer = STreeDCostSensitiveClassifier(max_depth=depth).fit(X, y, spec)
+        peer_cost = float(C[y, np.asarray(peer.predict(X)).astype(int)].sum())
+        ours = DPTreeClassifier(max_depth=depth, costs=C).fit(X.astype(float), y).result_
+        assert ours.status == "OPTIMAL" and ours.objective == pytest.approx(peer_cost), seed
+        if k == 2:          # STreeD's balanced-accuracy task is for two classes
+            peer = STreeDClassifier(optimization_task="balanced-accuracy", max_depth=depth).fit(X, y)
+            pred = np.asarray(peer.predict(X)).astype(int)
+            peer_bacc = np.mean([(pred[y == c] == c).mean() for c in range(k)])
+            ours = DPTreeClassifier(max_depth=depth, objective="balanced_accuracy").fit(X.astype(float), y).result_
+            assert ours.stats["balanced_accuracy"] == pytest.approx(peer_bacc), seed
