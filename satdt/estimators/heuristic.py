@@ -50,7 +50,9 @@ class DPDTClassifier(TreeClassifier):
     -----
     ``fit(X, y, sample_weight)``: a heuristic over unweighted rows, so whole-number weights
     (``sample_weight`` x ``class_weight``) are read as repeated rows (a weight of 2 is the row
-    twice; zero drops the row), and other weights are refused with a one-line ValueError.
+    twice; zero drops the row), and other weights are refused with a one-line ValueError. With
+    missing values, ``tree_`` tests the original features (with ``missing_left``); the trees of
+    the front (``trees_``) stay over the two internal copies of each such feature.
     """
 
     _uses_binarizer = False
