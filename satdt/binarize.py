@@ -112,6 +112,19 @@ def _midpoints(values: np.ndarray) -> np.ndarray:
     return np.where(mid < v[1:], mid, v[:-1])
 
 
+def _repeated_quantile(values: np.ndarray, weight: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``np.quantile`` (linear) of ``values`` with each repeated ``weight`` times (integers),
+    without building the repeated array: the quantiles of weighted rows are those of the rows
+    they stand for."""
+    order = np.argsort(values, kind="stable")
+    v, cum = values[order], np.cumsum(weight[order])
+    h = probs * (cum[-1] - 1)
+    lo, hi = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
+    v_lo = v[np.searchsorted(cum, lo, side="right")]
+    v_hi = v[np.searchsorted(cum, hi, side="right")]
+    return v_lo + (h - lo) * (v_hi - v_lo)
+
+
 @dataclass
 class Binarizer:
     """Map original features to Boolean tests.
@@ -153,7 +166,9 @@ class Binarizer:
                 continue
             mids = _midpoints(X[:, j])
             if self.strategy == "quantile" and len(mids) > self.n_thresholds:
-                qs = np.quantile(X[:, j], np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1))
+                probs = np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1)
+                qs = (np.quantile(X[:, j], probs) if data.weight is None
+                      else _repeated_quantile(X[:, j], data.weight, probs))
                 idx = np.clip(np.searchsorted(mids, qs), 0, len(mids) - 1)
                 mids = mids[np.unique(idx)]
             elif guessed is not None:
@@ -172,7 +187,7 @@ class Binarizer:
 
         model = GradientBoostingClassifier(n_estimators=self.n_thresholds, max_depth=self.max_depth,
                                            random_state=self.random_state)
-        model.fit(data.X, data.y)
+        model.fit(data.X, data.y, sample_weight=data.weight)
         found: dict[int, list[float]] = {}
         for est in model.estimators_.ravel():
             t = est.tree_
@@ -383,7 +398,8 @@ class BinaryProblem:
         (:attr:`codes`), so the rows x thresholds matrix of a large continuous set is never
         allocated for it.
     counts : ndarray of int64, shape (m, C)
-        Number of original rows of each class equal to each distinct row.
+        Number of original rows of each class equal to each distinct row (weighted by
+        ``data.weight`` when the data carry integer weights).
     tests : list of BinaryTest
         Column ``j`` of ``X`` is ``tests[j]`` applied to the original features.
     row_of : ndarray of int, shape (n,)
@@ -460,7 +476,7 @@ class BinaryProblem:
         position[first] = np.arange(len(first))
         row_of = position[rep]
         counts = np.zeros((len(first), len(data.classes)), dtype=np.int64)
-        np.add.at(counts, (row_of, data.y), 1)
+        np.add.at(counts, (row_of, data.y), 1 if data.weight is None else data.weight)
         return first, row_of, counts
 
     @property
@@ -499,7 +515,9 @@ class BinaryProblem:
 
     @property
     def n_rows(self) -> int:
-        return self.data.n_rows
+        """The weighted number of original rows (the row count without weights): the ``n`` of
+        ``errors / n``."""
+        return self.data.total_weight
 
     @property
     def n_classes(self) -> int:
@@ -608,7 +626,7 @@ class BinaryProblem:
                               category=test.category)
 
         out = Tree(root=rec(tree.root), classes=self.classes, feature_names=list(self.data.feature_names))
-        return out.fit_counts(self.data.X, self.data.y, relabel=relabel)
+        return out.fit_counts(self.data.X, self.data.y, sample_weight=self.data.weight, relabel=relabel)
 
     def from_original(self, tree: Tree) -> tuple[Tree, int]:
         """Map a tree over the original features to one over the binary columns, by routing.

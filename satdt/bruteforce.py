@@ -7,7 +7,9 @@ since such a split never improves any of the objectives below. Exponential: use 
 of binary columns and a few dozen distinct rows.
 
 Costs are additive over leaves and splits:
-``errors`` (leaf: rows outside its majority class), ``nodes`` (consistent trees only: leaf 1 if
+``errors`` (leaf: rows outside its majority class), ``cost`` (leaf: ``min_j sum_i N_i
+costs[i][j]``, its least-cost class), ``balanced`` (leaf errors of class ``c`` weigh ``1 / N_c``),
+``nodes`` (consistent trees only: leaf 1 if
 pure, else infinite; split 1), ``regularized`` (leaf: errors / n + lambda), ``dpdt`` (leaf:
 errors / n; split: alpha * rows / n).
 """
@@ -22,7 +24,8 @@ import numpy as np
 from .binarize import BinaryProblem
 from .tree import Node, Tree
 
-__all__ = ["best_tree", "min_errors", "min_depth", "min_nodes", "min_regularized", "min_dpdt"]
+__all__ = ["best_tree", "min_errors", "min_depth", "min_nodes", "min_regularized", "min_dpdt", "min_cost",
+           "min_balanced"]
 
 INF = float("inf")
 
@@ -99,3 +102,23 @@ def min_dpdt(problem: BinaryProblem, alpha: float, max_depth: int) -> tuple[floa
     n = problem.n_rows
     return best_tree(problem, max_depth, lambda c: _leaf_errors(c) / n,
                      lambda c: alpha * float(c.sum()) / n)
+
+
+def min_cost(problem: BinaryProblem, costs: np.ndarray, max_depth: int) -> tuple[float, Tree]:
+    """Least total misclassification cost over trees of depth <= ``max_depth``: a leaf with class
+    counts ``N`` costs ``min_j sum_i N_i costs[i][j]`` and predicts that ``j`` (smallest on ties).
+    The counts are those of the problem (weighted rows count their weight)."""
+    C = np.asarray(costs, dtype=float)
+    cost, tree = best_tree(problem, max_depth, lambda c: float((c @ C).min()))
+    if tree is not None:
+        for leaf, rows in problem.route(tree):
+            leaf.label = int(np.argmin(problem.counts[rows].sum(axis=0) @ C))
+    return cost, tree
+
+
+def min_balanced(problem: BinaryProblem, max_depth: int) -> tuple[float, Tree]:
+    """Largest balanced accuracy over trees of depth <= ``max_depth``, returned as the minimum of
+    ``sum_c errors_c / N_c`` (= classes x (1 - balanced accuracy)) with its tree."""
+    total = problem.counts.sum(axis=0).astype(float)
+    C = np.where(np.eye(len(total)) > 0, 0.0, 1.0) / np.where(total > 0, total, 1.0)[:, None]
+    return min_cost(problem, C, max_depth)

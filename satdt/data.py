@@ -74,17 +74,24 @@ class FeatureSchema:
 
 @dataclass
 class Dataset:
-    """Validated data: ``X`` float (n, p), ``y`` int (n,) indexing ``classes``."""
+    """Validated data: ``X`` float (n, p), ``y`` int (n,) indexing ``classes``; ``weight``
+    (int64 (n,) or None for all ones): each row counts ``weight`` times (see :mod:`satdt.weights`)."""
 
     X: np.ndarray
     y: np.ndarray
     classes: np.ndarray
     schema: FeatureSchema
     name: str = ""
+    weight: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
         return self.X.shape[0]
+
+    @property
+    def total_weight(self) -> int:
+        """The weighted number of rows (``n_rows`` without weights)."""
+        return self.n_rows if self.weight is None else int(self.weight.sum())
 
     @property
     def feature_names(self) -> list[str]:
@@ -130,19 +137,27 @@ def _numeric_column(col: pd.Series) -> np.ndarray | None:
     return converted.to_numpy(dtype=float)
 
 
-def _check_finite(values: np.ndarray, name: str) -> None:
+#: the category of a missing value in a text (categorical) column, with ``missing=True``
+MISSING_CATEGORY = "<missing>"
+
+
+def _check_finite(values: np.ndarray, name: str, allow_nan: bool = False) -> None:
     bad = ~np.isfinite(values)
+    if allow_nan:
+        bad &= ~np.isnan(values)
     if bad.any():
         rows = np.flatnonzero(bad)
         kind = "missing (NaN)" if np.isnan(values[rows[0]]) else "infinite"
         raise DataError(
             f"feature '{name}' has {len(rows)} {kind} or non-finite value(s), first at row {rows[0]}; "
-            "impute or drop them first"
+            + ("impute or drop them first, or fit with missing='learn' (satdt solve --missing learn)"
+               if np.isnan(values[rows[0]]) else "impute or drop them first")
         )
 
 
 def encode_features(X: Any, schema: FeatureSchema | None = None,
-                    categorical: Sequence[int | str] | None = None) -> tuple[np.ndarray, FeatureSchema]:
+                    categorical: Sequence[int | str] | None = None,
+                    missing: bool = False) -> tuple[np.ndarray, FeatureSchema]:
     """Turn raw features into the float matrix of the engines.
 
     Parameters
@@ -152,6 +167,9 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
         The schema learnt at fit time; when given, ``X`` is coded with it (predict time).
     categorical : sequence of int or str, optional
         Columns to treat as categories even if numeric. Text columns are always categorical.
+    missing : bool
+        Accept missing values: NaN stays NaN in numeric columns (inf is still an error) and is
+        the category :data:`MISSING_CATEGORY` in text columns. False: a missing value is an error.
 
     Returns
     -------
@@ -176,6 +194,8 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
         col = frame.iloc[:, j]
         if schema is not None and j in categories:
             codes = {v: i for i, v in enumerate(categories[j])}
+            if missing and MISSING_CATEGORY in codes:
+                col = col.where(~col.isna(), MISSING_CATEGORY)
             mapped = col.map(lambda v: codes.get(v, np.nan)).to_numpy(dtype=float)
             if np.isnan(mapped).any():
                 bad = col[np.isnan(mapped)].iloc[0]
@@ -187,7 +207,9 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
             if schema is not None:
                 raise DataError(f"feature '{names[j]}' holds text but was numeric at fit time")
             if col.isna().any():
-                raise DataError(f"feature '{names[j]}' has {int(col.isna().sum())} missing value(s)")
+                if not missing:
+                    raise DataError(f"feature '{names[j]}' has {int(col.isna().sum())} missing value(s)")
+                col = col.astype(object).where(~col.isna(), MISSING_CATEGORY)
             try:
                 cats = sorted(col.unique().tolist(), key=str)
             except TypeError:
@@ -197,7 +219,7 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
             categories[j] = cats
             out[:, j] = col.map(codes).to_numpy(dtype=float)
         else:
-            _check_finite(values, names[j])
+            _check_finite(values, names[j], allow_nan=missing)
             out[:, j] = values
     return out, FeatureSchema(names=names, categories=categories)
 
@@ -270,7 +292,7 @@ def encode_labels(y: Any, n_rows: int | None = None,
 
 
 def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
-            require_two_classes: bool = True, name: str = "") -> Dataset:
+            require_two_classes: bool = True, name: str = "", missing: bool = False) -> Dataset:
     """Validate ``X`` and ``y`` and return a :class:`Dataset`.
 
     Raises
@@ -282,7 +304,7 @@ def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
     frame = _as_frame(X)
     if len(frame) == 0:
         raise DataError("the data has no row")
-    Xf, schema = encode_features(frame, categorical=categorical)
+    Xf, schema = encode_features(frame, categorical=categorical, missing=missing)
     yc, classes = encode_labels(y, n_rows=Xf.shape[0])
     if Xf.shape[0] < 2:
         raise DataError("the data has a single row (1 sample); a tree needs at least two")
@@ -292,8 +314,9 @@ def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
 
 
 def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = None,
-             require_two_classes: bool = True) -> Dataset:
-    """Read a CSV file: a header row, the last column is the label; UTF-8 with or without BOM."""
+             require_two_classes: bool = True, missing: bool = False) -> Dataset:
+    """Read a CSV file: a header row, the last column is the label; UTF-8 with or without BOM.
+    ``missing``: accept empty / NaN feature values (see :func:`encode_features`)."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"no such file: {path}")
@@ -314,7 +337,7 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
     if len(frame) == 0:
         raise DataError(f"{path} has a header but no data row")
     return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
-                   require_two_classes=require_two_classes, name=path.stem)
+                   require_two_classes=require_two_classes, name=path.stem, missing=missing)
 
 
 # _read_simple_csv: files read without pandas (larger ones, where pandas' import is a small part of

@@ -139,14 +139,14 @@ def timeout_result(data: Any, method: str, objective_name: str, runtime: float,
     from .tree import Node
 
     stats = {"timeout_in": step, "note": f"time limit reached during {step}; no engine ran"}
-    counts = np.bincount(data.y, minlength=len(data.classes))
+    counts = np.bincount(data.y, weights=getattr(data, "weight", None), minlength=len(data.classes)).astype(np.int64)
     if objective_name not in ("errors", "regularized"):
         return SolveResult(None, UNKNOWN, None, None, runtime, method, objective_name, stats)
     tree = Tree(Node.leaf(int(np.argmax(counts))), classes=data.classes,
                 feature_names=list(data.feature_names))
-    tree.fit_counts(data.X, data.y)
+    tree.fit_counts(data.X, data.y, getattr(data, "weight", None))
     errors = int(counts.sum() - counts.max())
-    value = float(errors) if objective_name == "errors" else errors / data.n_rows + float(lam or 0.0)
+    value = float(errors) if objective_name == "errors" else errors / int(counts.sum()) + float(lam or 0.0)
     bound = 0.0 if objective_name == "errors" else float(lam or 0.0)  # >= 1 leaf, >= 0 errors
     stats["errors"] = errors
     return SolveResult(tree, FEASIBLE if value > bound else OPTIMAL, value, bound, runtime, method,

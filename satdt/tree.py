@@ -1,7 +1,8 @@
 """The decision tree value type shared by every method.
 
 An internal node tests one feature: for a numeric feature a row goes left when
-``x[feature] <= threshold``; for a categorical feature (``category`` set) a row goes left when
+``x[feature] <= threshold`` (a missing value, NaN, goes left when ``missing_left`` is True and
+right otherwise: the direction learned with ``missing="learn"``); for a categorical feature (``category`` set) a row goes left when
 ``x[feature] == threshold`` (the category's code) and right otherwise. A leaf predicts
 ``label``, an index into ``Tree.classes``. ``counts`` holds the number of training rows of each
 class that reach a node (set by :meth:`Tree.fit_counts`).
@@ -39,6 +40,7 @@ class Node:
     label: int = 0
     counts: np.ndarray | None = None
     category: Any = None
+    missing_left: bool | None = None
 
     @classmethod
     def leaf(cls, label: int, counts: np.ndarray | None = None) -> "Node":
@@ -46,9 +48,9 @@ class Node:
 
     @classmethod
     def split(cls, feature: int, threshold: float, left: "Node", right: "Node",
-              category: Any = None) -> "Node":
+              category: Any = None, missing_left: bool | None = None) -> "Node":
         return cls(feature=int(feature), threshold=float(threshold), left=left, right=right,
-                   category=category)
+                   category=category, missing_left=None if missing_left is None else bool(missing_left))
 
     @property
     def is_leaf(self) -> bool:
@@ -62,7 +64,9 @@ class Node:
         column = X[:, self.feature] if rows is None else X[rows, self.feature]
         if self.category is not None:
             return column == self.threshold
-        return column <= self.threshold
+        if self.missing_left:       # a learned direction: missing values (NaN) go left
+            return (column <= self.threshold) | np.isnan(column)
+        return column <= self.threshold   # NaN <= t is False: missing values go right
 
     def walk(self) -> Iterator["Node"]:
         """Pre-order traversal."""
@@ -266,7 +270,10 @@ class Tree:
         name = self._feature_name(node.feature)
         if node.category is not None:
             return f"{name} {'!=' if negate else '=='} {node.category}"
-        return f"{name} {'>' if negate else '<='} {node.threshold:.6g}"
+        text = f"{name} {'>' if negate else '<='} {node.threshold:.6g}"
+        if node.missing_left is not None and bool(node.missing_left) != negate:
+            text += " or missing"
+        return text
 
     def _feature_name(self, j: int) -> str:
         if self.feature_names is not None and 0 <= j < len(self.feature_names):
@@ -329,6 +336,8 @@ class Tree:
                      threshold=float(node.threshold), left=rec(node.left), right=rec(node.right))
             if node.category is not None:
                 d["category"] = _jsonable(node.category)
+            if node.missing_left is not None:
+                d["missing"] = "left" if node.missing_left else "right"
             return d
 
         return {"classes": [_jsonable(c) for c in self.classes],
@@ -351,8 +360,12 @@ class Tree:
                     if d["class"] not in index:
                         raise ValueError(f"leaf class {d['class']!r} is not in classes {classes}")
                     return Node.leaf(index[d["class"]], counts)
+                missing = d.get("missing")
+                if missing not in (None, "left", "right"):
+                    raise ValueError(f"missing must be 'left' or 'right', got {missing!r}")
                 node = Node.split(int(d["feature"]), float(d["threshold"]), rec(d["left"]),
-                                  rec(d["right"]), category=d.get("category"))
+                                  rec(d["right"]), category=d.get("category"),
+                                  missing_left=None if missing is None else missing == "left")
                 node.counts = counts
                 return node
 
@@ -511,7 +524,8 @@ class Tree:
             rows = rows_at.pop(id(node), None)
             rec["threshold"] = _float32_threshold(node.threshold, None if rows is None else
                                                   Xa[rows, node.feature], self._feature_name(node.feature))
-            # "missing_go_to_left" stays 0: NaN goes right, as NaN <= t is False here
+            # NaN goes right (NaN <= t is False) unless the node learned missing values go left
+            rec["missing_go_to_left"] = 1 if node.missing_left else 0
             if rows is not None:
                 left = node.goes_left(Xa, rows)
                 rows_at[id(node.left)], rows_at[id(node.right)] = rows[left], rows[~left]

@@ -102,7 +102,7 @@ def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: s
     if budget is not None and not on_original \
             and cart_seconds(problem.n_distinct, problem.n_binary, max_depth) > budget:
         on_original = True  # degrade: the original features are far fewer cells
-    if budget is not None and on_original and cart_seconds(problem.n_rows, n_original, max_depth) > budget:
+    if budget is not None and on_original and cart_seconds(problem.data.n_rows, n_original, max_depth) > budget:
         return None
 
     def fit():
@@ -110,7 +110,7 @@ def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: s
 
         model = DecisionTreeClassifier(max_depth=max_depth, criterion=criterion, random_state=random_state)
         if on_original:
-            return model.fit(problem.data.X, problem.data.y)
+            return model.fit(problem.data.X, problem.data.y, sample_weight=problem.data.weight)
         rows, classes = np.nonzero(problem.counts)
         return model.fit(problem.X[rows].astype(np.float32), classes,
                          sample_weight=problem.counts[rows, classes].astype(np.float64))

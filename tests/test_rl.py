@@ -317,9 +317,19 @@ def test_rdt_deterministic_and_options():
 # ------------------------------------------------------------------ estimators and CLI
 
 
+def _rl_expected_failures(estimator):
+    out = {"check_class_weight_classifiers": "class weight 0.0001 is not a whole number: refused by the "
+                                             "heuristics, which read weights as repeated rows (documented)"}
+    if isinstance(estimator, RDTClassifier):   # whole weights = repeated rows in the same order: tests/test_weights.py
+        out["check_sample_weight_equivalence_on_dense_data"] = (
+            "the check shuffles the weighted rows; RDT's stochastic gradient steps depend on the order of the rows")
+    return out
+
+
 @parametrize_with_checks([AdaptTreeClassifier(n_episodes=5, max_depth=3, binarization="quantile", n_thresholds=3),
                           RDTClassifier(depth=2, epochs=5, binarization="quantile", n_thresholds=3),
-                          RDTClassifier(axis_aligned=False, depth=2, epochs=5)])
+                          RDTClassifier(axis_aligned=False, depth=2, epochs=5)],
+                         expected_failed_checks=_rl_expected_failures)
 def test_rl_estimators_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -17,7 +17,7 @@ PACKAGE = Path(satdt.__file__).parent
 #: layers, lowest first: a module imports (at module level) only from its own layer or below
 LAYERS = [
     {"deadline", "objectives", "progress", "data", "tree"},
-    {"binarize", "result", "heaptree"},
+    {"binarize", "result", "heaptree", "weights", "missing"},
     {"warmstart", "bruteforce"},
     {"encodings"},
     {"solvers"},

@@ -97,6 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--min-leaf", type=_positive_int, default=None, help="oct: minimum rows per nonempty leaf (N_min)")
     solve.add_argument("--warm-start", choices=("cart", "dpdt", "none"), default=None,
                        help="binoct, oct, cpsat: starting tree (default cart)")
+    solve.add_argument("--class-weight", choices=("balanced",), default=None,
+                       help="maxsat, dp, binoct, oct, cpsat: weigh each class n / (k * n_c)")
+    solve.add_argument("--objective", choices=("accuracy", "balanced-accuracy"), default=None,
+                       help="maxsat, dp, binoct, oct, cpsat: the accuracy to maximize")
+    solve.add_argument("--costs", default=None, metavar="FILE",
+                       help="maxsat, dp, binoct (oct, cpsat: true-class costs only): a k x k matrix "
+                            "(CSV or whitespace), row = true class, column = predicted, classes sorted")
+    solve.add_argument("--missing", choices=("learn", "error"), default="error",
+                       help="learn: empty/NaN feature values are searched with both directions at every test "
+                            "(default error: a missing value is an error)")
     solve.add_argument("--time-limit", type=_positive_float, default=None,
                        help="wall-clock seconds for the whole command (reading and binarization included); "
                             "the best tree so far is returned")

@@ -196,6 +196,31 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
     return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
 
 
+def _weight_options(a: argparse.Namespace) -> dict:
+    """``--class-weight``, ``--objective``, ``--costs FILE``, ``--missing learn`` as estimator
+    parameters (only those given)."""
+    out: dict[str, Any] = {}
+    if getattr(a, "missing", "error") == "learn":
+        out["missing"] = "learn"
+    if getattr(a, "class_weight", None):
+        out["class_weight"] = a.class_weight
+    if getattr(a, "objective", None):
+        out["objective"] = a.objective.replace("-", "_")
+    if getattr(a, "costs", None):
+        import numpy as np
+
+        path = Path(a.costs)
+        if not path.is_file():
+            raise ValueError(f"--costs: no such file: {path}")
+        text = path.read_text()
+        try:
+            out["costs"] = np.loadtxt(text.replace(",", " ").splitlines(), ndmin=2)
+        except ValueError:
+            raise ValueError(f"--costs {path}: not a matrix of numbers (k rows of k numbers, "
+                             "comma- or space-separated)") from None
+    return out
+
+
 def cmd_solve(a: argparse.Namespace) -> int:
     clock = a.clock
     deadline = clock.deadline(a.time_limit)  # the whole command: start-up, reading, imports included
@@ -206,9 +231,12 @@ def cmd_solve(a: argparse.Namespace) -> int:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
     a.guard = _Guard(a)
-    data = a.guard.data = load_dataset(a.data)
+    learn_missing = getattr(a, "missing", "error") == "learn"
+    data = a.guard.data = load_dataset(a.data, missing=True) if learn_missing else load_dataset(a.data)
     light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
-             and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None)
+             and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None
+             and getattr(a, "class_weight", None) is None and getattr(a, "objective", None) is None
+             and getattr(a, "costs", None) is None and not learn_missing)
     model = _light_solve(a, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)
@@ -223,7 +251,7 @@ def cmd_solve(a: argparse.Namespace) -> int:
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
-                               progress=progress)
+                               progress=progress, **_weight_options(a))
     frame = data_frame(data)
     if a.time_limit is not None:  # the estimator's clock starts at fit: give it what is left now
         model.set_params(time_limit=deadline.budget())

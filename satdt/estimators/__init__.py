@@ -49,14 +49,18 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
                    binarization: str = "all", n_thresholds: int = 10, solver: str | None = None,
                    time_limit: float | None = None, engine: str | None = None,
                    warm_start: str | None = None, min_leaf: int | None = None,
-                   progress: Any = None) -> TreeClassifier:
+                   progress: Any = None, class_weight: Any = None, objective: str | None = None,
+                   costs: Any = None, missing: str | None = None) -> TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
     ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("auto", "sat" or
     "dp") answers ``sat-*`` by the measured choice, by SAT or by the dynamic program; ``warm_start`` ("cart", "dpdt" or
     "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min;
-    ``progress`` is the progress callback of the methods whose engines report it.
+    ``progress`` is the progress callback of the methods whose engines report it;
+    ``class_weight``, ``objective`` ("accuracy" or "balanced_accuracy") and ``costs`` (a k x k
+    matrix) apply to the exact accuracy methods (maxsat, dp, binoct, oct, cpsat); ``missing``
+    ("learn" or "error") to every method.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
@@ -91,6 +95,16 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
         kwargs["alpha"] = alpha
     if cls is DPDTClassifier and cart_depth is not None:
         kwargs["cart_depth"] = cart_depth
+    weighted = {"class_weight": class_weight, "objective": objective, "costs": costs}
+    for name, value in weighted.items():
+        if value is None:
+            continue
+        if cls not in (MaxSATTreeClassifier, DPTreeClassifier, BinOCTClassifier, OCTClassifier, CPSATTreeClassifier):
+            raise ValueError(f"{name.replace('_', ' ')} applies to maxsat, dp, binoct, oct and cpsat only, "
+                             f"not to '{method}'")
+        kwargs[name] = value
+    if missing is not None:
+        kwargs["missing"] = missing
     if progress is not None and "progress" in cls().get_params():
         kwargs["progress"] = progress
     if cls is RDTClassifier:  # its depth parameter is `depth` (width x depth, as in the paper)

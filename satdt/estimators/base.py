@@ -75,18 +75,29 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
     def _validate_params_(self) -> None:  # overridden
         pass
 
-    def fit(self, X: Any, y: Any) -> "TreeClassifier":
+    #: how ``sample_weight`` / ``class_weight`` reach the engine: "counts" (integer weights in the
+    #: class counts, :mod:`satdt.weights`), "consistent" (sample weights as counts, which cannot
+    #: change a consistent optimum, only its ties; class weights ignored), "repeat" (whole weights
+    #: only, as repeated rows: the heuristics)
+    _weight_mode = "counts"
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "TreeClassifier":
         """Find the tree for ``(X, y)``; ``X`` may be a DataFrame with text (categorical) columns.
 
         ``time_limit`` covers the whole call: validation and binarization use part of it, the
         engine gets the rest, and ``result_.runtime`` is the wall time of the whole call
         (``result_.stats["engine_s"]`` the engine's part).
+
+        ``sample_weight`` (non-negative numbers, one per row; scikit-learn semantics: a weight of
+        2 is the row twice, zero-weight rows are dropped): see the class docstring for what each
+        estimator does with it (:mod:`satdt.weights` for the integer scheme).
         """
         start = time.perf_counter()
         self._validate_common()
         self._validate_params_()
+        self._validate_weight_params()
         self._deadline = Deadline(self.time_limit)
-        data = prepare(X, y, require_two_classes=False)
+        data = prepare(X, y, require_two_classes=False, missing=self._missing_mode == "learn")
         self.schema_ = data.schema
         self.n_features_in_ = data.X.shape[1]
         columns = getattr(X, "columns", None)
@@ -95,8 +106,15 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         self.classes_ = data.classes
-        if len(data.classes) == 1:
-            self.result_ = self._single_class_result(data)
+        from ..weights import check_sample_weight
+
+        sw = check_sample_weight(sample_weight, data.n_rows)
+        original = data
+        data, plan = self._weighted(data, sw)
+        data, self.missing_map_ = self._augment(data)
+        present = np.unique(data.y)
+        if len(present) == 1:
+            self.result_ = self._single_class_result(data, int(present[0]))
         else:
             try:
                 self.result_ = self._solve(data)
@@ -114,8 +132,150 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
                                       f"{self.result_.stats['proof']}", self.result_)
             raise NoTreeFoundError(f"{type(self).__name__}: no tree found ({self.result_.status}); "
                                    "give a longer time_limit")
+        if self.missing_map_ is not None:
+            from ..missing import to_original
+
+            engine_data = data
+            data = self._unaugmented(data)
+            self.result_.tree = to_original(self.result_.tree, self.missing_map_, data, engine_data)
+            self.result_.stats["missing_features"] = self.missing_map_.n_missing_features
+        if plan is not None:
+            self._report_weights(plan, original, sw)
         self.tree_ = self.result_.tree
         return self
+
+    # ------------------------------------------------------------ weights and missing values
+    def _validate_weight_params(self) -> None:
+        from ..missing import MISSING_MODES
+        from ..weights import OBJECTIVES
+
+        missing = getattr(self, "missing", "error")
+        if missing not in MISSING_MODES:
+            raise ValueError(f"missing must be one of {', '.join(map(repr, MISSING_MODES))}, got {missing!r}")
+        if getattr(self, "accuracy_objective", "accuracy") not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(map(repr, OBJECTIVES))}, "
+                             f"got {self.accuracy_objective!r}")
+        cw = getattr(self, "class_weight", None)
+        if not (cw is None or cw == "balanced" or isinstance(cw, dict)):
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}, got {cw!r}")
+
+    @property
+    def accuracy_objective(self) -> str:
+        """The accuracy objective: ``"accuracy"`` or ``"balanced_accuracy"``."""
+        return getattr(self, "objective", "accuracy")
+
+    def _weighted(self, data: Dataset, sw: np.ndarray | None) -> tuple[Dataset, Any]:
+        """The data with its integer weights (or rows dropped / repeated) and the weight plan
+        (None when every option is at its default)."""
+        from ..weights import plan_weights
+
+        class_weight = getattr(self, "class_weight", None)
+        objective = self.accuracy_objective
+        costs = getattr(self, "costs", None) if self._accepts_costs else None
+        if sw is None and class_weight is None and objective == "accuracy" and costs is None:
+            return data, None
+        if self._weight_mode == "consistent":   # weights only break ties among consistent trees
+            if sw is None:
+                return data, None
+            return plan_weights(data, sw, limit=self._weight_limit).data, None
+        plan = plan_weights(data, sw, class_weight, objective, costs, limit=self._weight_limit)
+        if plan.pseudo and not self._general_costs:
+            raise ValueError(f"{type(self).__name__}: a cost matrix that does not depend on the true class alone "
+                             "applies to the accuracy objective only: DPTreeClassifier (lam=None), "
+                             "MaxSATTreeClassifier, BinOCTClassifier")
+        if self._weight_mode == "repeat":
+            return self._repeated(data, plan, sw), None
+        return plan.data, plan
+
+    _accepts_costs = False
+    #: largest total integer weight handed to the engine (:func:`satdt.weights.plan_weights`)
+    _weight_limit = 2 ** 40
+
+    @property
+    def _general_costs(self) -> bool:
+        """Whether any cost matrix applies (the objective is plain weighted errors)."""
+        return self._accepts_costs and self._objective_name == "errors"
+
+    def _repeated(self, data: Dataset, plan: Any, sw: np.ndarray | None) -> Dataset:
+        """The rows repeated by their weight (sample_weight x class_weight), which must be whole."""
+        from ..weights import class_factors
+
+        factors = np.array([float(f) for f in class_factors(data.y, data.classes, getattr(self, "class_weight", None),
+                                                            "accuracy", sw)])
+        w = (np.ones(data.n_rows) if sw is None else sw) * factors[data.y]
+        if not np.all(w == np.round(w)):
+            raise ValueError(f"{type(self).__name__} takes whole-number weights only (sample_weight x class_weight, "
+                             "read as repeated rows); for real-valued weights use an exact estimator "
+                             "(DPTreeClassifier, MaxSATTreeClassifier, BinOCTClassifier, OCTClassifier, "
+                             "CPSATTreeClassifier)")
+        w = w.astype(np.int64)
+        if w.sum() > max(10 * data.n_rows, 1_000_000):
+            raise ValueError(f"{type(self).__name__}: the weights repeat the rows {int(w.sum())} times in all; "
+                             "use smaller whole-number weights or an exact estimator")
+        idx = np.repeat(np.arange(data.n_rows), w)
+        return Dataset(X=data.X[idx], y=data.y[idx], classes=data.classes, schema=data.schema, name=data.name)
+
+    @property
+    def _missing_mode(self) -> str:
+        return getattr(self, "missing", "error")
+
+    def _augment(self, data: Dataset) -> tuple[Dataset, Any]:
+        if self._missing_mode != "learn":
+            return data, None
+        from ..missing import augment
+
+        self._engine_unaugmented = data
+        return augment(data)
+
+    def _unaugmented(self, data: Dataset) -> Dataset:
+        return self._engine_unaugmented
+
+    def _report_weights(self, plan: Any, original: Dataset, sw: np.ndarray | None) -> None:
+        """Objective and bound in the user's units, the stats of the weights, the leaves' counts
+        from the user's weights, and the check of the objective on the original rows."""
+        from ..solvers.common import TreeCheckError
+        from ..weights import class_factors
+
+        res = self.result_
+        res.stats.update(plan.stats())
+        if res.objective_name != "errors":
+            return
+        engine_value, engine_bound = res.objective, res.bound
+        res.stats["engine_objective_weighted"] = engine_value
+        res.objective = plan.user_value(engine_value)
+        if engine_bound is not None:
+            res.bound = plan.user_value(engine_bound)
+        # the user's objective of the tree, from the original rows (no integers involved)
+        tree = res.tree
+        costs = getattr(self, "costs", None) if self._accepts_costs else None
+        keep = np.ones(original.n_rows, dtype=bool) if sw is None else sw > 0
+        X, y = original.X[keep], original.y[keep]
+        w = np.ones(len(y)) if sw is None else sw[keep]
+        pred = tree.predict_index(X)
+        if costs is not None:
+            value = float((w * np.asarray(costs, dtype=float)[y, pred]).sum())
+            res.stats["objective_is"] = "total cost"
+        else:
+            f = np.array([float(v) for v in class_factors(original.y, original.classes,
+                                                           getattr(self, "class_weight", None),
+                                                           self.accuracy_objective, sw)])
+            value = float((w * f[y] * (pred != y)).sum())
+            res.stats["objective_is"] = ("classes x (1 - balanced accuracy)" if self.accuracy_objective ==
+                                         "balanced_accuracy" else "weighted errors")
+            if self.accuracy_objective == "balanced_accuracy":
+                res.stats["balanced_accuracy"] = 1.0 - value / len(f)
+        tol = plan.rounding_bound + 1e-9 * max(1.0, abs(value))
+        if abs(value - res.objective) > tol:
+            raise TreeCheckError(f"weighted objective {value!r} on the original rows, engine said {res.objective!r}")
+        res.objective = value
+        if res.status == OPTIMAL and plan.exact:
+            res.bound = value
+        res.objective_name = ("cost" if costs is not None else "balanced_errors"
+                              if self.accuracy_objective == "balanced_accuracy" else "weighted_errors")
+        # leaves: class counts of the user's weights (sample_weight x class_weight)
+        cw = np.array([float(v) for v in class_factors(original.y, original.classes,
+                                                        getattr(self, "class_weight", None), "accuracy", sw)])
+        tree.fit_counts(X, y, sample_weight=w * cw[y])
 
     def _time_left(self) -> float | None:
         """``time_limit`` minus the time this ``fit`` has used so far (never below 1 ms)."""
@@ -136,11 +296,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         return timeout_result(data, self._method or type(self).__name__, self._objective_name, runtime,
                               lam=getattr(self, "lam", None))
 
-    def _single_class_result(self, data: Dataset) -> SolveResult:
+    def _single_class_result(self, data: Dataset, label: int = 0) -> SolveResult:
         from ..tree import Node
 
-        tree = Tree(Node.leaf(0), classes=data.classes, feature_names=data.feature_names)
-        tree.fit_counts(data.X, data.y)
+        tree = Tree(Node.leaf(label), classes=data.classes, feature_names=data.feature_names)
+        tree.fit_counts(data.X, data.y, data.weight)
         return SolveResult(tree, OPTIMAL, 0.0, 0.0, 0.0, method="single-class",
                            objective_name="errors", stats={"note": "one class: a single leaf"})
 
@@ -157,7 +317,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         if len(n_features) == 2 and n_features[1] != self.n_features_in_:
             raise ValueError(f"X has {n_features[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input")
-        Xe, _ = encode_features(X, schema=self.schema_)
+        Xe, _ = encode_features(X, schema=self.schema_, missing=self._missing_mode == "learn")
         return Xe
 
     def predict(self, X: Any) -> np.ndarray:
@@ -192,5 +352,6 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.string = False
+        tags.input_tags.allow_nan = self._missing_mode == "learn"
         tags.non_deterministic = not self._deterministic
         return tags

@@ -52,12 +52,29 @@ class ConsistentTreeClassifier(TreeClassifier):
         :mod:`satdt.solvers.boxdp`), measured faster on most datasets and the only one to solve
         DT_size on car, balance-scale and BMI within 300 s (``benchmarks/RESULTS.md``);
         ``solver``, ``incremental`` and ``rows_per_round`` do not apply to it.
+    class_weight : None, "balanced" or dict
+        Accepted for scikit-learn compatibility and ignored: a consistent tree makes no error,
+        whatever the weights.
+    missing : {"learn", "error"}
+        As :class:`~satdt.estimators.DPTreeClassifier`: NaN in numeric features is searched with
+        both directions at every test (``"error"``: NaN is an error).
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)``: the question (smallest tree with no training error) does not
+    depend on positive weights, so they do not change the optimum, by definition (they reach the
+    engine as row counts, as repeated rows would, and only break ties among optimal trees); rows
+    of weight zero are dropped (scikit-learn semantics), so they need not be classified correctly.
     """
+
+    _weight_mode = "consistent"
 
     def __init__(self, objective: str = "depth", max_depth: int | None = None, binarization: str = "all",
                  n_thresholds: int = 10, solver: str = "glucose4", time_limit: float | None = None,
                  incremental: bool = True, rows_per_round: int | None = None, engine: str = "auto",
-                 progress: Any = None):
+                 progress: Any = None, class_weight: Any = None, missing: str = "learn"):
+        self.class_weight = class_weight
+        self.missing = missing
         self.engine = engine
         self.progress = progress
         self.objective = objective
@@ -90,6 +107,10 @@ class ConsistentTreeClassifier(TreeClassifier):
         return "depth" if self.objective == "depth" else "nodes"
 
     @property
+    def accuracy_objective(self) -> str:
+        return "accuracy"      # ``objective`` here is "depth" or "size"
+
+    @property
     def _method(self) -> str:
         return f"sat-{self.objective}"
 
@@ -106,9 +127,9 @@ class SATTreeClassifier(ConsistentTreeClassifier):
     ``fit`` warns (``FutureWarning``). To be removed in the release after 0.1.
     """
 
-    def fit(self, X: Any, y: Any) -> "SATTreeClassifier":
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "SATTreeClassifier":
         import warnings
 
         warnings.warn("SATTreeClassifier is deprecated and will be removed in the next release; use "
                       "ConsistentTreeClassifier (same parameters)", FutureWarning, stacklevel=2)
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight)

@@ -15,13 +15,20 @@ __all__ = ["MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTC
 class DepthBoundedClassifier(TreeClassifier):
     """Most accurate tree of depth <= ``max_depth``; subclasses name the engine."""
 
+    _accepts_costs = True
+
     def __init__(self, max_depth: int = 3, binarization: str = "all", n_thresholds: int = 10,
-                 time_limit: float | None = None, progress: Any = None):
+                 time_limit: float | None = None, progress: Any = None, class_weight: Any = None,
+                 objective: str = "accuracy", costs: Any = None, missing: str = "learn"):
         self.max_depth = max_depth
         self.binarization = binarization
         self.n_thresholds = n_thresholds
         self.time_limit = time_limit
         self.progress = progress
+        self.class_weight = class_weight
+        self.objective = objective
+        self.costs = costs
+        self.missing = missing
 
     def _validate_params_(self) -> None:
         check_int("max_depth", self.max_depth, 1)
@@ -34,6 +41,30 @@ class MaxSATTreeClassifier(DepthBoundedClassifier):
     ----------
     max_depth : int
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
+    class_weight : None, "balanced" or dict
+        Weight of each class's rows (scikit-learn semantics: ``"balanced"`` is ``n / (k * n_c)``);
+        multiplies ``sample_weight``. The leaves' class counts (``predict_proba``) are weighted.
+    objective : {"accuracy", "balanced_accuracy"}
+        ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
+        objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
+    costs : array of shape (k, k) or None
+        ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
+        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
+        each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
+        Any matrix is reduced to weighted rows (:mod:`satdt.weights`).
+    missing : {"learn", "error"}
+        ``"learn"`` (default): a numeric feature with missing values (NaN) is searched with both
+        directions of its missing rows at every test (:mod:`satdt.missing`); each test of the tree
+        stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
+        Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
+    go into the class counts the engine optimizes, exactly; real-valued ones are read as exact
+    fractions and scaled to integers, or rounded with the bound stated in
+    ``result_.stats["weight_rounding_bound"]`` (:mod:`satdt.weights`). ``result_.objective`` is
+    then in the user's units (weighted errors, or the total cost).
     """
 
     _method = "maxsat"
@@ -58,14 +89,41 @@ class DPTreeClassifier(DepthBoundedClassifier):
     lam : float or None
         Penalty per leaf; None for plain accuracy.
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
+    class_weight : None, "balanced" or dict
+        Weight of each class's rows (scikit-learn semantics: ``"balanced"`` is ``n / (k * n_c)``);
+        multiplies ``sample_weight``. The leaves' class counts (``predict_proba``) are weighted.
+    objective : {"accuracy", "balanced_accuracy"}
+        ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
+        objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
+    costs : array of shape (k, k) or None
+        ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
+        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
+        each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
+        With ``lam``: only costs that depend on the true class alone (class weights); any matrix with ``lam=None``.
+    missing : {"learn", "error"}
+        ``"learn"`` (default): a numeric feature with missing values (NaN) is searched with both
+        directions of its missing rows at every test (:mod:`satdt.missing`); each test of the tree
+        stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
+        Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
+    go into the class counts the engine optimizes, exactly; real-valued ones are read as exact
+    fractions and scaled to integers, or rounded with the bound stated in
+    ``result_.stats["weight_rounding_bound"]`` (:mod:`satdt.weights`). ``result_.objective`` is
+    then in the user's units (weighted errors, or the total cost).
     """
 
     _method = "dp"
 
     def __init__(self, max_depth: int = 3, lam: float | None = None, binarization: str = "all",
-                 n_thresholds: int = 10, time_limit: float | None = None, progress: Any = None):
+                 n_thresholds: int = 10, time_limit: float | None = None, progress: Any = None,
+                 class_weight: Any = None, objective: str = "accuracy", costs: Any = None,
+                 missing: str = "learn"):
         super().__init__(max_depth=max_depth, binarization=binarization, n_thresholds=n_thresholds,
-                         time_limit=time_limit, progress=progress)
+                         time_limit=time_limit, progress=progress, class_weight=class_weight,
+                         objective=objective, costs=costs, missing=missing)
         self.lam = lam
 
     @property
@@ -95,15 +153,46 @@ class BinOCTClassifier(TreeClassifier):
         Start from a tree of the same depth: CART (True, ``"cart"``) or the most accurate tree of
         DPDT's front (``"dpdt"``).
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
+    class_weight : None, "balanced" or dict
+        Weight of each class's rows (scikit-learn semantics: ``"balanced"`` is ``n / (k * n_c)``);
+        multiplies ``sample_weight``. The leaves' class counts (``predict_proba``) are weighted.
+    objective : {"accuracy", "balanced_accuracy"}
+        ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
+        objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
+    costs : array of shape (k, k) or None
+        ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
+        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
+        each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
+        Any matrix is reduced to weighted rows (:mod:`satdt.weights`).
+    missing : {"learn", "error"}
+        ``"learn"`` (default): a numeric feature with missing values (NaN) is searched with both
+        directions of its missing rows at every test (:mod:`satdt.missing`); each test of the tree
+        stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
+        Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
+    go into the class counts the engine optimizes, exactly; real-valued ones are read as exact
+    fractions and scaled to integers, or rounded with the bound stated in
+    ``result_.stats["weight_rounding_bound"]`` (:mod:`satdt.weights`). ``result_.objective`` is
+    then in the user's units (weighted errors, or the total cost).
     """
 
     # CP-SAT (the default backend) with several workers may return any of several optimal trees
     _deterministic = False
     _method = "binoct"
+    _accepts_costs = True
+    _weight_limit = 2 ** 20     # MIP objectives lose exactness with large coefficients
 
     def __init__(self, max_depth: int = 2, backend: str | None = None, warm_start: bool = True,
                  binarization: str = "all", n_thresholds: int = 10, time_limit: float | None = None,
-                 progress: Any = None):
+                 progress: Any = None, class_weight: Any = None, objective: str = "accuracy",
+                 costs: Any = None, missing: str = "learn"):
+        self.class_weight = class_weight
+        self.objective = objective
+        self.costs = costs
+        self.missing = missing
         self.max_depth = max_depth
         self.backend = backend
         self.warm_start = warm_start
@@ -138,18 +227,24 @@ class OCTClassifier(BinOCTClassifier):
     alpha : float
         Complexity penalty per split (0: most accurate tree).
     min_leaf : int
-        N_min, fewest training rows in a leaf.
+        N_min, fewest training rows in a leaf (weighted rows with weights: the integer weights of
+        :mod:`satdt.weights`).
     backend, warm_start, binarization, n_thresholds, time_limit, progress : see :class:`BinOCTClassifier`
+    class_weight, objective, costs, missing : see :class:`BinOCTClassifier`; ``costs`` only when
+        they depend on the true class alone (class weights).
     """
 
     _method = "oct"
+    _general_costs = False      # misclassification / baseline: a cost matrix shifts both
 
     def __init__(self, max_depth: int = 2, alpha: float = 0.0, min_leaf: int = 1, backend: str | None = None,
                  warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,
-                 time_limit: float | None = None, progress: Any = None):
+                 time_limit: float | None = None, progress: Any = None, class_weight: Any = None,
+                 objective: str = "accuracy", costs: Any = None, missing: str = "learn"):
         super().__init__(max_depth=max_depth, backend=backend, warm_start=warm_start,
                          binarization=binarization, n_thresholds=n_thresholds, time_limit=time_limit,
-                         progress=progress)
+                         progress=progress, class_weight=class_weight, objective=objective, costs=costs,
+                         missing=missing)
         self.alpha = alpha
         self.min_leaf = min_leaf
 
@@ -181,15 +276,26 @@ class CPSATTreeClassifier(TreeClassifier):
         Hint CP-SAT with the CART tree of that depth (True, ``"cart"``) or the best tree of
         DPDT's front for this lambda (``"dpdt"``).
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
+    class_weight, objective, costs, missing : see :class:`BinOCTClassifier`; the regularized
+        objective is then weighted errors / total weight + ``lam`` * leaves; ``costs`` only when
+        they depend on the true class alone (class weights).
     """
 
     _deterministic = False  # several CP-SAT workers: any of several optimal trees
     _method = "cpsat"
     _objective_name = "regularized"
 
+    _accepts_costs = True
+    _weight_limit = 2 ** 20     # CP-SAT's objective loses exactness with large coefficients
+
     def __init__(self, lam: float = 0.01, max_depth: int = 5, num_workers: int | None = None, seed: int = 0,
                  warm_start: bool = True, binarization: str = "all", n_thresholds: int = 10,
-                 time_limit: float | None = None, progress: Any = None):
+                 time_limit: float | None = None, progress: Any = None, class_weight: Any = None,
+                 objective: str = "accuracy", costs: Any = None, missing: str = "learn"):
+        self.class_weight = class_weight
+        self.objective = objective
+        self.costs = costs
+        self.missing = missing
         self.progress = progress
         self.lam = lam
         self.max_depth = max_depth

@@ -40,15 +40,32 @@ class DPDTClassifier(TreeClassifier):
     time_limit : float or None
     progress : callable or None
         See :class:`ConsistentTreeClassifier`.
+    class_weight : None, "balanced" or dict
+        As in scikit-learn; with ``sample_weight``, the product must be a whole number per row.
+    missing : {"learn", "error"}
+        As :class:`~satdt.estimators.DPTreeClassifier`: NaN in numeric features is searched with
+        both directions at every test (``"error"``: NaN is an error).
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)``: a heuristic over unweighted rows, so whole-number weights
+    (``sample_weight`` x ``class_weight``) are read as repeated rows (a weight of 2 is the row
+    twice; zero drops the row), and other weights are refused with a one-line ValueError. With
+    missing values, ``tree_`` tests the original features (with ``missing_left``); the trees of
+    the front (``trees_``) stay over the two internal copies of each such feature.
     """
 
     _uses_binarizer = False
+    _weight_mode = "repeat"
     _method = "dpdt"
     _objective_name = "dpdt"
 
     def __init__(self, max_depth: int = 3, cart_depth: int | list = 5, alphas: Any = None, alpha: float = 0.0,
                  generator: str = "hybrid", exact_last: bool = True, max_states: int = 1_000_000,
-                 random_state: int = 0, time_limit: float | None = None, progress: Any = None):
+                 random_state: int = 0, time_limit: float | None = None, progress: Any = None,
+                 class_weight: Any = None, missing: str = "learn"):
+        self.class_weight = class_weight
+        self.missing = missing
         self.progress = progress
         self.max_depth = max_depth
         self.cart_depth = cart_depth
@@ -110,19 +127,35 @@ class AdaptTreeClassifier(TreeClassifier):
     max_arity : int
     binarization, n_thresholds, time_limit : see :class:`ConsistentTreeClassifier`
     random_state : int or None
+    class_weight : None, "balanced" or dict
+        As in scikit-learn; with ``sample_weight``, the product must be a whole number per row.
+    missing : {"learn", "error"}
+        As :class:`~satdt.estimators.DPTreeClassifier`: NaN in numeric features is searched with
+        both directions at every test (``"error"``: NaN is an error).
 
     Attributes
     ----------
     learning_curve_ : list of int
         Tests of the tree of each episode.
     adapttree_result_ : satdt.solvers.rl.adapttree.AdaptTreeResult
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)``: a heuristic over unweighted rows, so whole-number weights
+    (``sample_weight`` x ``class_weight``) are read as repeated rows (a weight of 2 is the row
+    twice; zero drops the row), and other weights are refused with a one-line ValueError.
     """
+
+    _weight_mode = "repeat"
 
     def __init__(self, n_episodes: int = 100, max_depth: int | None = None, costs: Any = None,
                  gamma: float = 0.9, n_layers: int = 32, memory: int = 512, resolution: int = 2,
                  error_cost: float = 1.0, multiway: str = "categorical", max_arity: int = 10,
                  binarization: str = "all", n_thresholds: int = 10,
-                 random_state: int | None = 0, time_limit: float | None = None):
+                 random_state: int | None = 0, time_limit: float | None = None,
+                 class_weight: Any = None, missing: str = "learn"):
+        self.class_weight = class_weight
+        self.missing = missing
         self.n_episodes = n_episodes
         self.max_depth = max_depth
         self.costs = costs
@@ -191,13 +224,30 @@ class RDTClassifier(TreeClassifier):
         The Random Trees baseline (softmax-linear variant).
     binarization, n_thresholds, time_limit : see :class:`ConsistentTreeClassifier`
     random_state : int or None
+    class_weight : None, "balanced" or dict
+        As in scikit-learn; with ``sample_weight``, the product must be a whole number per row.
+    missing : {"learn", "error"}
+        As :class:`~satdt.estimators.DPTreeClassifier`: NaN in numeric features is searched with
+        both directions at every test (``"error"``: NaN is an error). With
+        ``axis_aligned=False`` missing values are always an error (linear nodes read every feature).
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)``: a heuristic over unweighted rows, so whole-number weights
+    (``sample_weight`` x ``class_weight``) are read as repeated rows (a weight of 2 is the row
+    twice; zero drops the row), and other weights are refused with a one-line ValueError.
     """
+
+    _weight_mode = "repeat"
 
     def __init__(self, width: int = 2, depth: int = 3, axis_aligned: bool = True, n_samples: int = 10,
                  epochs: int | None = None, lr_policy: float | None = None, lr_leaf: float | None = None,
                  batch_size: int | None = None, loss: str = "squared", prediction: str = "path",
                  baseline: bool | None = None, random_leaves: bool = False, binarization: str = "all",
-                 n_thresholds: int = 10, random_state: int | None = 0, time_limit: float | None = None):
+                 n_thresholds: int = 10, random_state: int | None = 0, time_limit: float | None = None,
+                 class_weight: Any = None, missing: str = "learn"):
+        self.class_weight = class_weight
+        self.missing = missing
         self.width = width
         self.depth = depth
         self.axis_aligned = axis_aligned
@@ -235,10 +285,14 @@ class RDTClassifier(TreeClassifier):
             raise ValueError(f"random_leaves must be False, True or 'balanced', got {self.random_leaves!r}")
         check_random_state(self.random_state)
 
-    def fit(self, X: Any, y: Any) -> "RDTClassifier":
+    @property
+    def _missing_mode(self) -> str:   # the linear nodes read every feature: no missing values
+        return self.missing if self.axis_aligned else "error"
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "RDTClassifier":
         self.model_ = None
         try:
-            return super().fit(X, y)
+            return super().fit(X, y, sample_weight)
         except NoTreeFoundError:
             if self.model_ is None:        # the softmax-linear model has no satdt tree: expected
                 raise

@@ -43,14 +43,15 @@ def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True,
     tree : Tree
         In the original features, with class counts at every node.
     errors : int
-        Its training errors, counted with :meth:`Tree.errors` on the original rows.
+        Its training errors (weighted by ``data.weight``), counted with :meth:`Tree.errors` on
+        the original rows.
     """
     bin_errors = problem.errors(binary_tree) if binary_errors is None else binary_errors(binary_tree)
     tree = problem.to_original(binary_tree, relabel=True)
     if prune:
         tree.prune()
     data = problem.data
-    errors = int(tree.errors(data.X, data.y))
+    errors = int(tree.errors(data.X, data.y, data.weight))
     if errors > bin_errors:
         raise TreeCheckError(f"tree maps to {errors} errors on the original rows but had "
                              f"{bin_errors} on the binarized rows")

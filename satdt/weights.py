@@ -1,0 +1,308 @@
+"""Row weights, class weights, balanced accuracy and misclassification costs as integer counts.
+
+Every exact engine minimizes weighted errors over the class counts of a
+:class:`~satdt.binarize.BinaryProblem` (distinct rows x classes, integers). This module turns the
+user's options into those integers, once, before binarization; the engines need no change.
+
+* ``sample_weight`` (scikit-learn semantics: a weight of 2 is the row twice, zero-weight rows are
+  dropped) and ``class_weight`` (``None``, ``"balanced"``: ``n / (k * n_c)`` from the unweighted
+  class sizes as in scikit-learn, or a dict ``{label: weight}``) multiply into one weight per row.
+* ``objective="balanced_accuracy"``: class ``c`` weighs ``1 / W_c`` (``W_c`` its total sample
+  weight), so the weighted errors are ``k * (1 - balanced accuracy)``.
+* ``costs`` (k x k, ``costs[i][j]`` = cost of predicting ``j`` for a row of true class ``i``): a
+  row of class ``i`` and weight ``w`` becomes *pseudo rows* with the same features, one per class
+  ``c``, of label ``c`` and weight ``w * (max_j costs[i][j] - costs[i][c])`` (the zero ones
+  dropped). A leaf's weighted majority over the pseudo rows is its least-cost class, and every
+  tree's weighted errors on the pseudo rows equal its total cost plus a constant ``K``
+  (``sum_rows w * ((k - 1) * max_j costs[i][j] - sum_c costs[i][c])``), so the most accurate
+  tree on them is the least-cost tree, for every engine that minimizes weighted errors. Costs
+  that depend only on the true class (``costs[i][j] = c_i`` for ``j != i``, 0 on the diagonal)
+  are class weights, and give no extra rows.
+
+Integers: the per-row factors are read as exact fractions (a float weight is the fraction of
+smallest denominator <= 10**6 that rounds to the same float, so 0.1 is 1/10; otherwise the float's
+exact value; with more than 4096 distinct non-whole weights they are rounded directly); with ``D`` the least common multiple of their denominators and ``G`` the greatest
+common divisor of the products, the integer weight of a row is ``factor * D / G`` (``scale = D /
+G``), exactly, when the total stays below :data:`EXACT_LIMIT` (2**40; 2**20 for the MIP and
+CP-SAT engines, whose objectives lose exactness with large coefficients). Otherwise the factors
+are scaled by ``s = ROUND_TOTAL / total`` (2**32 / total; 2**20 / total for MIP and CP-SAT) and
+rounded to the nearest integer: every
+tree's weighted objective then moves by at most ``m / (2 s)`` in the user's units (``m`` pseudo
+rows), so the tree returned as optimal for the rounded weights is within ``m / s`` of the true
+optimum (``stats["weight_rounding_bound"]``; 0 when exact). The integers stay below 2**53 in the
+engines' sums (the DP's costs are exact integers in doubles).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .data import DataError, Dataset
+
+__all__ = ["WeightPlan", "plan_weights", "check_sample_weight", "class_factors", "OBJECTIVES",
+           "EXACT_LIMIT", "ROUND_TOTAL", "load_costs"]
+
+#: accuracy objectives the depth-bounded exact estimators take
+OBJECTIVES = ("accuracy", "balanced_accuracy")
+#: largest total integer weight kept exact
+EXACT_LIMIT = 2 ** 40
+#: total integer weight after rounding, when the exact integers would exceed EXACT_LIMIT
+ROUND_TOTAL = 2 ** 32
+_MAX_DENOMINATOR = 10 ** 6
+#: more distinct real (non-whole) weights than this are rounded without looking for a common denominator
+_MANY_VALUES = 4096
+
+
+def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
+    """``sample_weight`` as a float array of length ``n`` (None stays None); DataError when it is
+    not one finite, non-negative number per row."""
+    if sample_weight is None:
+        return None
+    if np.isscalar(sample_weight):
+        w = np.full(n, sample_weight, dtype=float) if isinstance(sample_weight, (int, float, np.number)) else None
+    else:
+        try:
+            w = np.asarray(sample_weight, dtype=float)
+        except (TypeError, ValueError):
+            w = None
+    if w is None:
+        raise DataError(f"sample_weight must be numbers, got {type(sample_weight).__name__}")
+    if w.ndim != 1 or w.shape[0] != n:
+        raise DataError(f"sample_weight.shape == {w.shape}, expected ({n},): one weight per row")
+    if not np.isfinite(w).all():
+        raise DataError("sample_weight has NaN or infinite value(s)")
+    if (w < 0).any():
+        raise DataError("Negative values in data passed to sample_weight: weights must be >= 0")
+    if not (w > 0).any():
+        raise DataError("sample_weight: every weight is zero; at least one row needs a positive weight")
+    return w
+
+
+def _fraction(x: float) -> Fraction:
+    f = Fraction(float(x))
+    g = f.limit_denominator(_MAX_DENOMINATOR)
+    return g if float(g) == float(x) else f
+
+
+def class_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objective: str,
+                  sample_weight: np.ndarray | None) -> list[Fraction]:
+    """The weight of each class (exact fractions) from ``class_weight`` and ``objective``."""
+    k = len(classes)
+    size = np.bincount(y, minlength=k)
+    factors = [Fraction(1)] * k
+    if class_weight is None:
+        pass
+    elif isinstance(class_weight, str) and class_weight == "balanced":
+        n = int(size.sum())
+        factors = [Fraction(n, k * int(s)) if s else Fraction(1) for s in size]
+    elif isinstance(class_weight, dict):
+        lookup = {str(c): i for i, c in enumerate(np.asarray(classes).tolist())}
+        for key, value in class_weight.items():
+            i = next((j for j, c in enumerate(np.asarray(classes).tolist()) if c == key), lookup.get(str(key)))
+            if i is None:
+                raise DataError(f"class_weight names class {key!r}, which is not a class of y "
+                                f"({np.asarray(classes).tolist()})")
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                    or not math.isfinite(value) or value < 0:
+                raise DataError(f"class_weight[{key!r}] must be a finite number >= 0, got {value!r}")
+            factors[i] = _fraction(value)
+    else:
+        raise DataError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}, got {class_weight!r}")
+    if objective == "balanced_accuracy":
+        if class_weight is not None:
+            raise DataError("objective='balanced_accuracy' already weighs the classes; leave class_weight=None")
+        total = [Fraction(0)] * k
+        for c in range(k):
+            if sample_weight is None:
+                total[c] = Fraction(int(size[c]))
+            else:
+                vals, cnt = np.unique(sample_weight[y == c], return_counts=True)
+                total[c] = sum((_fraction(v) * int(m) for v, m in zip(vals, cnt)), Fraction(0))
+        factors = [Fraction(1) / t if t else Fraction(1) for t in total]
+    elif objective not in OBJECTIVES:
+        raise DataError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    return factors
+
+
+def load_costs(costs: Any, n_classes: int) -> list[list[Fraction]] | None:
+    """``costs`` as a k x k matrix of exact fractions; DataError unless it is finite, k x k."""
+    if costs is None:
+        return None
+    try:
+        c = np.asarray(costs, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError("costs must be a k x k matrix of numbers") from None
+    if c.shape != (n_classes, n_classes):
+        raise DataError(f"costs has shape {c.shape}, expected ({n_classes}, {n_classes}) for {n_classes} classes "
+                        "(row: true class, column: predicted class, in the order of classes_)")
+    if not np.isfinite(c).all():
+        raise DataError("costs has NaN or infinite entries")
+    return [[_fraction(v) for v in row] for row in c]
+
+
+def _class_weight_costs(costs: list[list[Fraction]]) -> list[Fraction] | None:
+    """The class weights ``c_i`` when ``costs[i][j] = m_i + c_i * (j != i)`` with ``c_i >= 0``
+    (costs that depend only on the true class, up to a constant per class), else None."""
+    out = []
+    for i, row in enumerate(costs):
+        others = {v for j, v in enumerate(row) if j != i}
+        if len(others) > 1 or (others and min(others) < row[i]):
+            return None
+        out.append((min(others) - row[i]) if others else Fraction(0))
+    return out
+
+
+@dataclass
+class WeightPlan:
+    """The data the engines see, and how to read their objective back in the user's units.
+
+    ``data`` holds integer weights (``data.weight``); its rows are the original rows with a
+    positive weight (``rows``: their index in the input), or with ``costs`` the pseudo rows.
+    User objective = (engine weighted errors - ``offset``) / ``scale`` (+ ``cost_base`` for costs).
+    """
+
+    data: Dataset
+    rows: np.ndarray
+    scale: Fraction
+    offset: Fraction = Fraction(0)
+    cost_base: Fraction = Fraction(0)
+    rounding_bound: float = 0.0
+    exact: bool = True
+    pseudo: bool = False
+    weighted: bool = False
+
+    def user_value(self, engine_errors: float) -> float:
+        """An engine's weighted errors in the user's units (weighted errors, or total cost)."""
+        return float(Fraction(engine_errors) / self.scale - self.offset + self.cost_base)
+
+    def stats(self) -> dict:
+        out = {"weighted": True, "weight_scale": str(self.scale), "weight_exact": self.exact,
+               "weight_rounding_bound": self.rounding_bound}
+        if self.pseudo:
+            out.update(cost_offset=float(self.offset))
+        if self.cost_base:
+            out.update(cost_base=float(self.cost_base))
+        return out
+
+
+def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_weight: Any = None,
+                 objective: str = "accuracy", costs: Any = None, limit: int = EXACT_LIMIT) -> WeightPlan:
+    """The weighted data of the options (see the module doc). With every option at its default the
+    data is returned unchanged (``weight`` None, scale 1). ``limit``: the largest total integer
+    weight (the exact integers above it are rounded to a total of ``min(limit, ROUND_TOTAL)``;
+    the MIP and CP-SAT estimators pass 2**20, as their objectives lose exactness with large
+    coefficients)."""
+    y, k = data.y, len(data.classes)
+    cost = load_costs(costs, k)
+    if cost is not None and (class_weight is not None or objective != "accuracy"):
+        raise DataError("costs already weigh the classes; leave class_weight=None and objective='accuracy'")
+    factors = class_factors(y, data.classes, class_weight, objective, sample_weight)
+    pseudo_labels = None
+    base_per_class = [Fraction(0)] * k      # the cost every row of class i pays whatever is predicted
+    offset_per_class = [Fraction(0)] * k    # pseudo-row errors above the cost, per unit weight
+    if cost is not None:
+        simple = _class_weight_costs(cost)
+        if simple is not None:
+            factors = simple
+            base_per_class = [cost[i][i] for i in range(k)]
+        else:
+            top = [max(row) for row in cost]
+            pseudo_labels = [[(c, top[i] - cost[i][c]) for c in range(k) if top[i] - cost[i][c] > 0]
+                             for i in range(k)]
+            offset_per_class = [(k - 1) * top[i] - sum(cost[i]) for i in range(k)]
+    plain = sample_weight is None and all(f == 1 for f in factors) and pseudo_labels is None \
+        and all(b == 0 for b in base_per_class)
+    if plain:
+        return WeightPlan(data=data, rows=np.arange(data.n_rows), scale=Fraction(1))
+
+    # pseudo rows: (original row, label, class factor); one per row unless a general cost matrix
+    n = data.n_rows
+    if pseudo_labels is None:
+        src, lab, fac_index = np.arange(n), y, y
+        fac = factors
+    else:
+        pairs = [(i, c, f) for i in range(k) for c, f in pseudo_labels[i]]
+        fac = [f for _, _, f in pairs]
+        src_l, lab_l, idx_l = [], [], []
+        for p, (i, c, _) in enumerate(pairs):
+            rows = np.flatnonzero(y == i)
+            src_l.append(rows)
+            lab_l.append(np.full(len(rows), c, dtype=np.int64))
+            idx_l.append(np.full(len(rows), p, dtype=np.int64))
+        src = np.concatenate(src_l) if src_l else np.empty(0, dtype=np.int64)
+        lab = np.concatenate(lab_l) if lab_l else np.empty(0, dtype=np.int64)
+        fac_index = np.concatenate(idx_l) if idx_l else np.empty(0, dtype=np.int64)
+        order = np.lexsort((fac_index, src))          # the pseudo rows of one row together
+        src, lab, fac_index = src[order], lab[order], fac_index[order]
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    integral_sw = bool(np.all(sw == np.round(sw))) and sw.max() < 2 ** 53
+    values, sw_code = np.unique(sw[src], return_inverse=True)
+    sw_code = sw_code.ravel()
+    many = not integral_sw and len(values) > _MANY_VALUES   # no common denominator to look for
+    value_frac = [] if many else [Fraction(int(v)) if integral_sw else _fraction(v) for v in values]
+    ints = None
+    exact = True
+    den = 2 ** 81
+    if not many:
+        codes = sw_code.astype(np.int64) * len(fac) + fac_index.astype(np.int64)
+        uniq, inv = np.unique(codes, return_inverse=True)
+        inv = inv.ravel()
+        prod = [value_frac[u // len(fac)] * fac[u % len(fac)] for u in uniq.tolist()]
+        den = 1
+        for p in prod:
+            den = den * p.denominator // math.gcd(den, p.denominator)
+            if den > 2 ** 80:       # no small common denominator: round instead
+                break
+    if den <= 2 ** 80:
+        ints_u = [int(p * den) for p in prod]
+        g = 0
+        for v in ints_u:
+            g = math.gcd(g, v)
+        g = max(g, 1)
+        ints_u = [v // g for v in ints_u]
+        per_code = np.bincount(inv, minlength=len(uniq)).tolist()
+        total = sum(v * m for v, m in zip(ints_u, per_code))
+        if total <= limit:
+            ints = np.asarray(ints_u, dtype=np.int64)[inv]
+            scale = Fraction(den, g)
+    if ints is None:
+        f = sw[src] * np.array([float(x) for x in fac])[fac_index]
+        total_f = float(f.sum())
+        s = min(ROUND_TOTAL, limit) / total_f
+        ints = np.rint(f * s).astype(np.int64)
+        scale = Fraction(s)
+        exact = False
+    keep = ints > 0
+    if not keep.any():
+        if cost is None:
+            raise DataError("every row has weight zero after the class weights; nothing to fit")
+        # every row costs the same whatever is predicted: every tree has the same cost, a leaf
+        total = sum((_fraction(sw[r]) * cost[int(y[r])][0] for r in range(n)), Fraction(0))
+        one = Dataset(X=data.X, y=np.zeros(n, dtype=np.int64), classes=data.classes, schema=data.schema,
+                      name=data.name, weight=np.ones(n, dtype=np.int64))
+        return WeightPlan(data=one, rows=np.arange(n), scale=Fraction(1), cost_base=total, weighted=True)
+    rows = src[keep]
+    weighted = Dataset(X=data.X[rows], y=np.asarray(lab[keep], dtype=np.int64), classes=data.classes,
+                       schema=data.schema, name=data.name, weight=ints[keep])
+    m = int(len(src))
+    bound = 0.0 if exact else float(m / float(scale))
+    # constants of the pseudo rows, in the user's units and in the engine's integers
+    offset = Fraction(0)
+    base = Fraction(0)
+    if pseudo_labels is not None or any(b != 0 for b in base_per_class):
+        y_rows = y
+        for i in range(k):
+            rows_i = np.flatnonzero(y_rows == i)
+            if not len(rows_i):
+                continue
+            w_i = sum((_fraction(v) * int(c) for v, c in zip(*np.unique(sw[rows_i], return_counts=True))),
+                      Fraction(0)) if not integral_sw else Fraction(int(sw[rows_i].sum()))
+            offset += w_i * offset_per_class[i]
+            base += w_i * base_per_class[i]
+    return WeightPlan(data=weighted, rows=rows, scale=scale, offset=offset, cost_base=base, rounding_bound=bound,
+                      exact=exact, pseudo=pseudo_labels is not None, weighted=True)

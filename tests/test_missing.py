@@ -1,0 +1,184 @@
+"""Missing values inside the exact search (satdt.missing): optima against brute force over every
+tree with every threshold and every direction of the missing rows; routing, export, refusals."""
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from satdt.data import DataError
+from satdt.estimators import (BinOCTClassifier, ConsistentTreeClassifier, CPSATTreeClassifier, DPDTClassifier,
+                              DPTreeClassifier, MaxSATTreeClassifier, RDTClassifier)
+from satdt.tree import Tree
+
+
+def _instance(seed, n=12, p=2, k=2, values=4, rate=0.25):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(n, p)).astype(float)
+    X[rng.random((n, p)) < rate] = np.nan
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    return X, y, rng
+
+
+def _splits(X):
+    """Every (feature, threshold, missing_left) test: midpoints of the present values and the
+    threshold below them all ("missing or not"), each with both directions of the NaN rows."""
+    out = []
+    for j in range(X.shape[1]):
+        v = np.unique(X[~np.isnan(X[:, j]), j])
+        thresholds = [-np.inf] + list((v[:-1] + v[1:]) / 2)
+        for t in thresholds:
+            for left in (True, False):
+                out.append((j, t, left))
+    return out
+
+
+def brute_force(X, y, w, depth, leaf_cost=None):
+    """Least weighted errors (or ``leaf_cost`` of the class weights) over all trees of depth <=
+    ``depth`` whose tests each choose a threshold and a side for the missing rows."""
+    k = int(y.max()) + 1
+    tests = _splits(X)
+    masks = []
+    for j, t, left in tests:
+        col = X[:, j]
+        masks.append(np.where(np.isnan(col), left, col <= t))
+    leaf_cost = leaf_cost or (lambda c: float(c.sum() - c.max()))
+
+    @lru_cache(maxsize=None)
+    def solve(rows, d):
+        idx = np.asarray(rows, dtype=np.int64)
+        best = leaf_cost(np.bincount(y[idx], weights=w[idx], minlength=k))
+        if d == 0:
+            return best
+        for m in masks:
+            go = m[idx]
+            if go.all() or not go.any():
+                continue
+            best = min(best, solve(tuple(idx[go]), d - 1) + solve(tuple(idx[~go]), d - 1))
+        return best
+
+    return solve(tuple(range(len(y))), depth)
+
+
+def _errors(model, X, y, w=None):
+    w = np.ones(len(y)) if w is None else w
+    return float(w[model.predict(X) != y].sum())
+
+
+def test_dp_missing_optimum_matches_brute_force_many_instances():
+    for seed in range(80):
+        k = 2 + seed % 2
+        X, y, rng = _instance(seed, n=9 + seed % 6, p=1 + seed % 2, k=k, rate=(0.1, 0.3, 0.5)[seed % 3])
+        depth = 1 + seed % 3
+        best = brute_force(X, y, np.ones(len(y)), depth)
+        model = DPTreeClassifier(max_depth=depth).fit(X, y)
+        assert model.result_.status == "OPTIMAL" and model.result_.objective == best, seed
+        assert _errors(model, X, y) == best                       # predict routes NaN as learned
+        assert model.result_.stats.get("missing_features", 0) == int(np.isnan(X).any(axis=0).sum())
+
+
+@pytest.mark.parametrize("engine", ["maxsat", "binoct", "cpsat", "weighted", "balanced"])
+def test_other_engines_and_objectives_with_missing_values(engine):
+    for seed in range(4 if engine in ("binoct", "cpsat") else 15):
+        X, y, rng = _instance(100 + seed, n=10)
+        w = np.ones(len(y))
+        if engine == "maxsat":
+            model, best = MaxSATTreeClassifier(max_depth=2), brute_force(X, y, w, 2)
+        elif engine == "binoct":
+            model, best = BinOCTClassifier(max_depth=2, time_limit=60), brute_force(X, y, w, 2)
+        elif engine == "weighted":
+            w = rng.integers(1, 4, size=len(y)).astype(float)
+            model, best = DPTreeClassifier(max_depth=2), brute_force(X, y, w, 2)
+        elif engine == "balanced":
+            size = np.bincount(y).astype(float)
+            model = DPTreeClassifier(max_depth=2, objective="balanced_accuracy")
+            best = brute_force(X, y, w, 2, leaf_cost=lambda c: float((c / size).sum() - (c / size).max()))
+        else:
+            lam = 0.05
+            n = len(y)
+            model = CPSATTreeClassifier(lam=lam, max_depth=2, num_workers=1, time_limit=60)
+            best = brute_force(X, y, w, 2, leaf_cost=lambda c: float(c.sum() - c.max()) / n + lam)
+            # a split adds a leaf: the brute force above charges lam per leaf
+        model.fit(X, y, sample_weight=w if engine == "weighted" else None)
+        assert model.result_.status == "OPTIMAL" and model.result_.objective == pytest.approx(best, abs=1e-9), seed
+
+
+def test_consistent_tree_with_missing_values_has_brute_force_depth():
+    for seed in range(20):
+        X, y, _ = _instance(200 + seed, n=8, p=2, values=5)
+        X = X + np.arange(len(y))[:, None] * 0.01 * (~np.isnan(X))     # fewer identical rows
+        depths = [d for d in range(5) if brute_force(X, y, np.ones(len(y)), d) == 0]
+        model = ConsistentTreeClassifier(time_limit=60)
+        if not depths:
+            continue
+        model.fit(X, y)
+        assert model.tree_.depth() == depths[0] and (model.predict(X) == y).all(), seed
+
+
+def test_learned_directions_route_predict_export_and_sklearn():
+    X = np.array([[1.0], [2.0], [3.0], [4.0], [np.nan], [np.nan]])
+    y = np.array([0, 0, 1, 1, 0, 0])
+    model = DPTreeClassifier(max_depth=1).fit(X, y)
+    assert model.result_.objective == 0
+    root = model.tree_.root
+    assert root.missing_left is True and root.threshold == 2.5
+    assert "or missing" in model.tree_.to_text()
+    again = Tree.from_dict(model.tree_.to_dict())
+    assert again.root.missing_left is True and (again.predict(X) == model.predict(X)).all()
+    sk = model.to_sklearn(X, y)
+    assert sk.tree_.missing_go_to_left[0] == 1
+    assert (sk.predict(X) == model.predict(X)).all()
+    # the "is missing" test: missing rows only on one side
+    X2 = np.array([[1.0], [2.0], [np.nan], [np.nan], [3.0]])
+    y2 = np.array([0, 0, 1, 1, 0])
+    m2 = DPTreeClassifier(max_depth=1).fit(X2, y2)
+    assert m2.result_.objective == 0 and (m2.predict(X2) == y2).all()
+    assert (m2.to_sklearn(X2, y2).predict(X2) == y2).all()
+
+
+def test_missing_error_mode_imputation_free_data_and_categorical_missing():
+    X, y, _ = _instance(300)
+    with pytest.raises(DataError, match="missing"):
+        DPTreeClassifier(max_depth=2, missing="error").fit(X, y)
+    with pytest.raises(ValueError, match="missing must be"):
+        DPTreeClassifier(max_depth=2, missing="impute").fit(X, y)
+    clean = np.nan_to_num(X, nan=9.0)
+    a = DPTreeClassifier(max_depth=2).fit(clean, y)
+    assert "missing_features" not in a.result_.stats and all(
+        n.missing_left is None for n in a.tree_.root.walk())
+    frame = pd.DataFrame({"colour": ["red", None, "blue", None, "red", "blue"], "size": [1, 2, 3, 4, 5, 6]})
+    yc = [0, 1, 0, 1, 0, 0]
+    model = DPTreeClassifier(max_depth=1).fit(frame, yc)
+    assert model.result_.objective == 0 and "<missing>" in model.tree_.to_text()
+    assert list(model.predict(frame)) == yc
+
+
+def test_heuristics_with_missing_values():
+    X, y, _ = _instance(400, n=30, p=3)
+    d = DPDTClassifier(max_depth=2, cart_depth=2).fit(X, y)
+    assert d.tree_.depth() <= 2 and len(d.predict(X)) == len(y)
+    r = RDTClassifier(depth=2, epochs=3).fit(X, y)
+    assert len(r.predict(X)) == len(y)
+    with pytest.raises(DataError, match="missing"):
+        RDTClassifier(axis_aligned=False, depth=2, epochs=3).fit(X, y)
+
+
+def test_cli_missing_learn(capsys, tmp_path):
+    import json
+
+    from satdt.cli import main
+
+    path = tmp_path / "m.csv"
+    path.write_text("a,b,label\n1,,0\n2,3,1\n3,,1\n4,1,0\n,2,1\n5,3,0\n")
+    code = main(["solve", str(path), "--method", "dp", "--max-depth", "2", "--missing", "learn", "--json"])
+    out, _ = capsys.readouterr()
+    got = json.loads(out)
+    X = np.array([[1, np.nan], [2, 3], [3, np.nan], [4, 1], [np.nan, 2], [5, 3]])
+    y = np.array([0, 1, 1, 0, 1, 0])
+    assert code == 0 and got["objective"] == brute_force(X, y, np.ones(6), 2) == 0
+    assert any("missing" in str(v) for v in json.dumps(got["tree"]).split(","))
+    code = main(["solve", str(path), "--method", "dp", "--max-depth", "2"])
+    _, err = capsys.readouterr()
+    assert code == 1 and "--missing learn" in err and err.count("\n") == 1

@@ -1,0 +1,349 @@
+"""sample_weight, class_weight, balanced accuracy and cost matrices (satdt.weights) in every engine:
+weighted optima against the optima on rows duplicated by the weights, against brute force, and
+the refusals."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from satdt import bruteforce
+from satdt.binarize import Binarizer
+from satdt.data import DataError, Dataset, FeatureSchema, prepare
+from satdt.estimators import (AdaptTreeClassifier, BinOCTClassifier, ConsistentTreeClassifier, CPSATTreeClassifier,
+                              DPDTClassifier, DPTreeClassifier, MaxSATTreeClassifier, OCTClassifier,
+                              RDTClassifier)
+from satdt.solvers.dp import solve_max_accuracy_dp
+from satdt.weights import plan_weights
+
+
+def _instance(seed, n=14, p=3, k=3, values=4):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(n, p)).astype(float)
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)                   # every class present
+    return X, y, rng
+
+
+def _problem(X, y, weight=None):
+    data = Dataset(X=X, y=np.asarray(y, dtype=np.int64), classes=np.unique(y),
+                   schema=FeatureSchema([f"x{j}" for j in range(X.shape[1])]), weight=weight)
+    return Binarizer("all").problem(data)
+
+
+# ------------------------------------------------------------ the integer scheme
+
+
+def test_plan_integer_and_fraction_weights_are_exact():
+    X, y, _ = _instance(0)
+    data = prepare(X, y)
+    plan = plan_weights(data, np.full(len(y), 0.1))
+    assert plan.exact and plan.scale == Fraction(10) and (plan.data.weight == 1).all()
+    w = np.array([0.5, 0.25, 1.5, 2.0] * 3 + [0.0, 3.0])
+    plan = plan_weights(data, w)
+    assert plan.exact and plan.scale == Fraction(4)
+    assert list(plan.data.weight) == [int(v * 4) for v in w if v > 0]
+    assert len(plan.rows) == len(y) - 1                     # the zero-weight row dropped
+    bal = plan_weights(data, None, class_weight="balanced")
+    sizes = np.bincount(y)
+    # integer weights proportional to 1 / n_c, the smallest such
+    per_class = {c: bal.data.weight[bal.data.y == c][0] for c in range(3)}
+    ratios = {c: Fraction(int(per_class[c]) * int(sizes[c])) for c in range(3)}
+    assert len(set(ratios.values())) == 1
+
+
+def test_plan_rounds_with_a_stated_bound_when_no_small_denominator():
+    X, y, rng = _instance(1)
+    w = rng.random(len(y)) * np.pi
+    plan = plan_weights(prepare(X, y), w)
+    assert not plan.exact and 0 < plan.rounding_bound < 1e-6
+    scaled = plan.data.weight / float(plan.scale)
+    assert np.abs(scaled - w).max() <= 0.5 / float(plan.scale) + 1e-12
+
+
+def test_bad_weights_and_options_are_refused():
+    X, y, _ = _instance(2)
+    with pytest.raises(DataError, match="Negative"):
+        DPTreeClassifier(max_depth=1).fit(X, y, sample_weight=-np.ones(len(y)))
+    with pytest.raises(DataError, match="shape"):
+        DPTreeClassifier(max_depth=1).fit(X, y, sample_weight=np.ones(3))
+    with pytest.raises(DataError, match="every weight is zero"):
+        DPTreeClassifier(max_depth=1).fit(X, y, sample_weight=np.zeros(len(y)))
+    with pytest.raises(DataError, match="NaN"):
+        DPTreeClassifier(max_depth=1).fit(X, y, sample_weight=np.full(len(y), np.nan))
+    with pytest.raises(DataError, match="already weighs"):
+        DPTreeClassifier(max_depth=1, class_weight="balanced", objective="balanced_accuracy").fit(X, y)
+    with pytest.raises(DataError, match="shape"):
+        DPTreeClassifier(max_depth=1, costs=np.ones((2, 2))).fit(X, y)
+    with pytest.raises(DataError, match="not a class"):
+        DPTreeClassifier(max_depth=1, class_weight={7: 2.0}).fit(X, y)
+    with pytest.raises(ValueError, match="objective must be"):
+        DPTreeClassifier(max_depth=1, objective="f1").fit(X, y)
+    with pytest.raises(ValueError, match="class_weight must be"):
+        DPTreeClassifier(max_depth=1, class_weight="auto").fit(X, y)
+    general = np.array([[0, 1, 5], [2, 0, 1], [1, 3, 0]])
+    for model in (OCTClassifier(max_depth=1), CPSATTreeClassifier(max_depth=1, time_limit=5),
+                  DPTreeClassifier(max_depth=1, lam=0.01)):
+        with pytest.raises(ValueError, match="accuracy objective only: DPTreeClassifier"):
+            model.set_params(costs=general).fit(X, y)
+
+
+# ------------------------------------------------ weighted optima = optima on duplicated rows
+
+ENGINES = {
+    "dp": lambda: DPTreeClassifier(max_depth=2),
+    "dp-lam": lambda: DPTreeClassifier(max_depth=2, lam=0.02),
+    "maxsat": lambda: MaxSATTreeClassifier(max_depth=2),
+    "binoct": lambda: BinOCTClassifier(max_depth=2, time_limit=60),
+    "oct": lambda: OCTClassifier(max_depth=2, alpha=0.01, time_limit=60),
+    "cpsat": lambda: CPSATTreeClassifier(lam=0.02, max_depth=2, num_workers=1, time_limit=60),
+}
+SEEDS = {"dp": 40, "dp-lam": 30, "maxsat": 15, "binoct": 6, "oct": 6, "cpsat": 8}
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_integer_weights_equal_duplicated_rows(engine):
+    for seed in range(SEEDS[engine]):
+        X, y, rng = _instance(100 + seed, n=12)
+        w = rng.integers(0, 4, size=len(y))
+        w[:3] = 1 + rng.integers(0, 3, size=3)                  # every class keeps a row
+        weighted = ENGINES[engine]().fit(X, y, sample_weight=w)
+        repeated = ENGINES[engine]().fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+        assert weighted.result_.status == repeated.result_.status == "OPTIMAL", (engine, seed)
+        assert weighted.result_.objective == pytest.approx(repeated.result_.objective, abs=1e-9), (engine, seed)
+        if engine in ("dp", "maxsat", "binoct"):
+            wrong = weighted.predict(X) != y
+            assert weighted.result_.objective == pytest.approx(float(w[wrong].sum()))
+
+
+def test_dp_weighted_optimum_matches_brute_force_both_searches():
+    for seed in range(60):
+        X, y, rng = _instance(300 + seed, n=16, k=2 + seed % 3)
+        w = rng.integers(0, 6, size=len(y))
+        w[: len(np.unique(y))] += 1
+        problem = _problem(X[w > 0], y[w > 0], weight=w[w > 0].astype(np.int64))
+        for depth in (1, 2, 3):
+            best, _ = bruteforce.min_errors(problem, depth)
+            for search in ("core", "reference"):
+                res = solve_max_accuracy_dp(problem, max_depth=depth, engine=search)
+                assert res.status == "OPTIMAL" and res.objective == best, (seed, depth, search)
+
+
+def test_real_valued_weights_exact_fractions_and_rounded():
+    for seed in range(25):
+        X, y, rng = _instance(500 + seed, n=14)
+        frac = rng.choice([0.1, 0.25, 0.5, 1.5, 2.0], size=len(y))
+        model = DPTreeClassifier(max_depth=2).fit(X, y, sample_weight=frac)
+        assert model.result_.stats["weight_exact"] and model.result_.status == "OPTIMAL"
+        problem = _problem(X, y)
+        problem.counts = np.zeros(problem.counts.shape)
+        np.add.at(problem.counts, (problem.row_of, problem.data.y), frac)
+        best, _ = bruteforce.best_tree(problem, 2, lambda c: float(c.sum() - c.max()))
+        assert model.result_.objective == pytest.approx(best, abs=1e-9)
+        real = rng.random(len(y)) * 3 + 0.01
+        model = DPTreeClassifier(max_depth=2).fit(X, y, sample_weight=real)
+        bound = model.result_.stats["weight_rounding_bound"]
+        assert not model.result_.stats["weight_exact"] and bound < 1e-6
+        problem.counts = np.zeros(problem.counts.shape)
+        np.add.at(problem.counts, (problem.row_of, problem.data.y), real)
+        best, _ = bruteforce.best_tree(problem, 2, lambda c: float(c.sum() - c.max()))
+        assert best - 1e-9 <= model.result_.objective <= best + bound + 1e-9
+
+
+def test_class_weight_dict_and_balanced_equal_their_sample_weights():
+    for seed in range(15):
+        X, y, rng = _instance(700 + seed, n=15)
+        cw = {0: 1.0, 1: 3.0, 2: 0.5}
+        a = DPTreeClassifier(max_depth=2, class_weight=cw).fit(X, y)
+        b = DPTreeClassifier(max_depth=2).fit(X, y, sample_weight=np.array([cw[c] for c in y]))
+        assert a.result_.objective == pytest.approx(b.result_.objective)
+        sizes = np.bincount(y)
+        bal = DPTreeClassifier(max_depth=2, class_weight="balanced").fit(X, y)
+        sw = len(y) / (3 * sizes[y])
+        c = DPTreeClassifier(max_depth=2).fit(X, y, sample_weight=sw)
+        assert bal.result_.objective == pytest.approx(c.result_.objective)
+
+
+# ------------------------------------------------------ balanced accuracy and cost matrices
+
+
+def _balanced_accuracy(y, pred, w=None):
+    w = np.ones(len(y)) if w is None else w
+    return np.mean([w[(y == c) & (pred == c)].sum() / w[y == c].sum() for c in np.unique(y)])
+
+
+def test_balanced_accuracy_matches_brute_force_many_instances():
+    for seed in range(150):
+        k = 2 + seed % 3
+        X, y, rng = _instance(900 + seed, n=10 + seed % 9, k=k, values=3 + seed % 3)
+        if seed % 4 == 0:                                           # imbalanced, with ties
+            y = np.where(rng.random(len(y)) < 0.8, 0, y)
+            y[:k] = np.arange(k)
+        depth = 1 + seed % 3
+        best, _ = bruteforce.min_balanced(_problem(X, y), depth)
+        model = DPTreeClassifier(max_depth=depth, objective="balanced_accuracy").fit(X, y)
+        res = model.result_
+        assert res.status == "OPTIMAL" and res.objective == pytest.approx(best, abs=1e-9), seed
+        bacc = _balanced_accuracy(y, model.predict(X))
+        assert res.stats["balanced_accuracy"] == pytest.approx(bacc) == pytest.approx(1 - best / k)
+
+
+@pytest.mark.parametrize("engine", ["maxsat", "binoct", "dp-reference"])
+def test_balanced_accuracy_other_engines(engine):
+    for seed in range(6 if engine == "binoct" else 20):
+        X, y, rng = _instance(1200 + seed, n=12, k=2 + seed % 2)
+        best, _ = bruteforce.min_balanced(_problem(X, y), 2)
+        if engine == "dp-reference":
+            plan = plan_weights(prepare(X, y), objective="balanced_accuracy")
+            res = solve_max_accuracy_dp(Binarizer("all").problem(plan.data), max_depth=2, engine="reference")
+            value = plan.user_value(res.objective)
+        else:
+            cls = MaxSATTreeClassifier if engine == "maxsat" else BinOCTClassifier
+            value = cls(max_depth=2, objective="balanced_accuracy").fit(X, y).result_.objective
+        assert value == pytest.approx(best, abs=1e-9), (engine, seed)
+
+
+def _costs(rng, k, kind):
+    if kind == "int":
+        return rng.integers(0, 6, size=(k, k)).astype(float)
+    if kind == "real":
+        return np.round(rng.random((k, k)) * 4, 2)
+    c = rng.integers(1, 5, size=k).astype(float)                   # class weights in disguise
+    return np.where(np.eye(k) > 0, 0.0, c[:, None])
+
+
+def test_costs_match_brute_force_many_instances():
+    for seed in range(200):
+        k = 2 + seed % 3
+        X, y, rng = _instance(1500 + seed, n=10 + seed % 7, k=k)
+        C = _costs(rng, k, ("int", "real", "classweight")[seed % 3])
+        sw = None if seed % 2 else rng.integers(1, 4, size=len(y))
+        problem = _problem(X, y, weight=None if sw is None else sw.astype(np.int64))
+        depth = 1 + seed % 3
+        best, _ = bruteforce.min_cost(problem, C, depth)
+        model = DPTreeClassifier(max_depth=depth, costs=C).fit(X, y, sample_weight=sw)
+        res = model.result_
+        assert res.status == "OPTIMAL" and res.objective == pytest.approx(best, abs=1e-9), seed
+        w = np.ones(len(y)) if sw is None else sw
+        assert res.objective == pytest.approx(float((w * C[y, model.tree_.predict_index(X)]).sum()))
+        # each leaf predicts a least-cost class of its rows
+        for leaf, rows in model.tree_.apply(X):
+            per_class = np.bincount(y[rows], weights=w[rows], minlength=k) @ C
+            assert per_class[leaf.label] == pytest.approx(per_class.min())
+
+
+@pytest.mark.parametrize("engine", ["maxsat", "binoct", "dp-lam-classweight", "cpsat-classweight"])
+def test_costs_other_engines(engine):
+    for seed in range(5 if engine.startswith(("binoct", "cpsat")) else 20):
+        k = 2 + seed % 2
+        X, y, rng = _instance(1800 + seed, n=11, k=k)
+        C = _costs(rng, k, "classweight" if "classweight" in engine else ("int", "real")[seed % 2])
+        if engine in ("maxsat", "binoct"):
+            best, _ = bruteforce.min_cost(_problem(X, y), C, 2)
+            cls = MaxSATTreeClassifier if engine == "maxsat" else BinOCTClassifier
+            assert cls(max_depth=2, costs=C).fit(X, y).result_.objective == pytest.approx(best, abs=1e-9)
+        else:   # regularized: costs of the true class only are class weights
+            cw = {c: float(C[c].max()) for c in range(k)}
+            model = (DPTreeClassifier(max_depth=2, lam=0.05) if engine.startswith("dp")
+                     else CPSATTreeClassifier(lam=0.05, max_depth=2, num_workers=1, time_limit=60))
+            a = model.set_params(costs=C).fit(X, y).result_.objective
+            b = model.set_params(costs=None, class_weight=cw).fit(X, y).result_.objective
+            assert a == pytest.approx(b, abs=1e-9)
+
+
+# --------------------------------------------------- consistent trees and the heuristics
+
+
+def test_consistent_ignores_positive_weights_and_drops_zero_weight_rows():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 1.0]])   # (one feature alone on two
+    y = np.array([0, 1, 0, 1])                                         # rows hits a box-DP bug on main)
+    full = ConsistentTreeClassifier().fit(X, y)
+    heavy = ConsistentTreeClassifier().fit(X, y, sample_weight=[5, 1, 2.5, 1])
+    assert full.tree_.depth() == heavy.tree_.depth() == 2
+    dropped = ConsistentTreeClassifier(engine="sat").fit(X, y, sample_weight=[1, 1, 0, 0])
+    assert dropped.tree_.depth() == 1
+    assert ConsistentTreeClassifier(class_weight="balanced").fit(X, y).tree_.depth() == 2
+
+
+@pytest.mark.parametrize("cls", [DPDTClassifier, AdaptTreeClassifier, RDTClassifier])
+def test_heuristics_take_whole_weights_as_repeated_rows_and_refuse_others(cls):
+    X, y, rng = _instance(2000, n=20, k=2)
+    w = rng.integers(0, 3, size=len(y))
+    w[:2] = 1
+    kwargs = {"max_depth": 2} if cls is not RDTClassifier else {"depth": 2, "epochs": 3}
+    if cls is AdaptTreeClassifier:
+        kwargs["n_episodes"] = 5
+    a = cls(**kwargs).fit(X, y, sample_weight=w)
+    b = cls(**kwargs).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert a.tree_.to_dict() == b.tree_.to_dict()
+    with pytest.raises(ValueError, match="whole-number weights"):
+        cls(**kwargs).fit(X, y, sample_weight=np.full(len(y), 0.5))
+
+
+# ------------------------------------------------------------------------------ the CLI
+
+
+def test_cli_class_weight_objective_and_costs(capsys, tmp_path):
+    import json
+
+    from satdt.cli import main
+    from satdt.data import load_dataset
+
+    def run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    data = load_dataset("iris")
+    code, out, _ = run("solve", "iris", "--method", "dp", "--max-depth", "2", "--objective", "balanced-accuracy",
+                       "--json")
+    got = json.loads(out)
+    model = DPTreeClassifier(max_depth=2, objective="balanced_accuracy").fit(data.X, data.labels)
+    assert code == 0 and got["objective_name"] == "balanced_errors"
+    assert got["objective"] == pytest.approx(model.result_.objective)
+    costs = tmp_path / "costs.csv"
+    costs.write_text("0,1,1\n5,0,1\n5,1,0\n")
+    code, out, _ = run("solve", "iris", "--method", "dp", "--max-depth", "2", "--costs", str(costs), "--json")
+    got = json.loads(out)
+    C = np.array([[0, 1, 1], [5, 0, 1], [5, 1, 0]])
+    best, _ = bruteforce.min_cost(Binarizer("all").problem(data), C, 2)
+    assert code == 0 and got["objective_name"] == "cost" and got["objective"] == pytest.approx(best)
+    code, out, _ = run("solve", "iris", "--method", "binoct", "--max-depth", "1", "--class-weight", "balanced",
+                       "--json")
+    assert code == 0 and json.loads(out)["objective_name"] == "weighted_errors"
+    code, _, err = run("solve", "iris", "--method", "sat-depth", "--class-weight", "balanced")
+    assert code == 1 and "class weight applies to maxsat, dp, binoct, oct and cpsat only" in err
+    costs.write_text("0,1\n1,0\n")
+    code, _, err = run("solve", "iris", "--method", "dp", "--costs", str(costs))
+    assert code == 1 and "costs has shape (2, 2), expected (3, 3)" in err and err.count("\n") == 1
+
+
+# --------------------------------------------------------------- against STreeD (a peer)
+
+
+def test_costs_and_balanced_accuracy_equal_streeds_optima():
+    pytest.importorskip("pystreed")
+    from pystreed import STreeDClassifier
+    from pystreed.cost_sensitive_classification import STreeDCostSensitiveClassifier
+    from pystreed.data import CostSpecifier, FeatureCostSpecifier
+
+    rng = np.random.default_rng(24)
+    for seed in range(30):
+        k = 2 + seed % 2
+        X = rng.integers(0, 2, size=(30 + seed, 5))
+        y = rng.integers(0, k, size=len(X))
+        y[:k] = np.arange(k)
+        depth = 1 + seed % 3
+        C = rng.integers(0, 6, size=(k, k)).astype(float)
+        np.fill_diagonal(C, 0)
+        spec = CostSpecifier(C.tolist(), [FeatureCostSpecifier(0.0, 0.0, "", 0, 0) for _ in range(X.shape[1])])
+        peer = STreeDCostSensitiveClassifier(max_depth=depth).fit(X, y, spec)
+        peer_cost = float(C[y, np.asarray(peer.predict(X)).astype(int)].sum())
+        ours = DPTreeClassifier(max_depth=depth, costs=C).fit(X.astype(float), y).result_
+        assert ours.status == "OPTIMAL" and ours.objective == pytest.approx(peer_cost), seed
+        if k == 2:          # STreeD's balanced-accuracy task is for two classes
+            peer = STreeDClassifier(optimization_task="balanced-accuracy", max_depth=depth).fit(X, y)
+            pred = np.asarray(peer.predict(X)).astype(int)
+            peer_bacc = np.mean([(pred[y == c] == c).mean() for c in range(k)])
+            ours = DPTreeClassifier(max_depth=depth, objective="balanced_accuracy").fit(X.astype(float), y).result_
+            assert ours.stats["balanced_accuracy"] == pytest.approx(peer_bacc), seed
