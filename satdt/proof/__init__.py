@@ -212,10 +212,41 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
     objective = _OBJECTIVES.get(result.objective_name)
     if objective is None:
         raise ValueError(f"no certificate for the objective {result.objective_name!r}")
-    lam = result.stats.get("lam_engine") if objective == "regularized" else None
+    lam = None
+    if objective == "regularized":
+        lam = result.stats.get("lam_engine") or (Fraction(str(result.stats["lam"])) if "lam" in result.stats else None)
     info = write_certificate(directory, result.tree, data, objective, max_depth=max_depth, lam=lam,
                              thresholds=thresholds, time_limit=time_limit)
     result.stats["proof"] = {k: v for k, v in info.items() if k != "witness_rows"}
     if "witness_rows" in info:
         result.stats["witness_rows"] = info["witness_rows"]
     return info
+
+
+_CLI_METHODS = ("dp", "sat-depth", "sat-size", "maxsat", "binoct", "oct", "cpsat")
+
+
+def check_proof_options(method: str, binarization: str, directory: str) -> None:
+    """``satdt solve --proof``: the options a certificate needs, checked before the solve."""
+    if method not in _CLI_METHODS:
+        raise ValueError(f"--proof applies to the exact methods {', '.join(_CLI_METHODS)}, not {method}")
+    if binarization != "all":
+        raise ValueError("--proof needs --binarization all (a certificate covers every axis-aligned tree)")
+    prepare_directory(directory)
+
+
+def proof_for_cli(a: Any, model: Any, data: Any) -> None:
+    """``satdt solve --proof DIR``: the certificate of an OPTIMAL result (a note otherwise); its
+    figures go to ``stats["proof"]`` (and ``stats["witness_rows"]``) of the printed result."""
+    import sys
+
+    result = getattr(model, "result_", None)
+    if result is None or str(result.status) != "OPTIMAL":
+        status = None if result is None else result.status
+        print(f"satdt: note: no certificate written: the result is {status}, not OPTIMAL", file=sys.stderr)
+        return
+    info = certify_result(result, data, a.proof, max_depth=a.max_depth)
+    if not a.json:
+        what = f"{info['claims']} claims" if "claims" in info else f"{len(info['witness_rows'])} witness rows"
+        print(f"certificate: {a.proof} ({what}, {info['size_mb']} MB, {info['produce_s']} s); "
+              f"check it with `satdt check {a.proof}`", file=sys.stderr)
