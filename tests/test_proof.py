@@ -282,7 +282,13 @@ def test_mutated_consistent_certificates_are_rejected(tmp_path):
         with gzip.open(bad / "data.csv.gz", "wt") as fh:
             fh.write("\n".join(lines) + "\n")
 
-    for edit in (truncate, drop_row, lower_question, wrong_label):
+    def foreign_clause(bad: Path) -> None:  # a clause the reference encoding does not have
+        with gzip.open(bad / "witness.cnf.gz", "rt") as fh:
+            text = fh.read()
+        with gzip.open(bad / "witness.cnf.gz", "wt") as fh:
+            fh.write(text + "-1 0\n")
+
+    for edit in (truncate, drop_row, lower_question, wrong_label, foreign_clause):
         with pytest.raises(Invalid):
             check(variant(edit))
 
