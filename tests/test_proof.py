@@ -308,3 +308,19 @@ def test_find_witness_raises_when_satisfiable():
     data = _consistent(2, n=10)
     with pytest.raises(ValueError):
         find_witness(data.X, data.y, 2, 6)
+
+
+def test_estimators_write_certificates(tmp_path):
+    from satdt.estimators import ConsistentTreeClassifier, DPTreeClassifier
+
+    data = load_dataset("iris")
+    DPTreeClassifier(max_depth=2, proof=str(tmp_path / "dp")).fit(data.X, data.labels)
+    assert "optimal" in check(tmp_path / "dp")
+    small = _consistent(4, n=12)
+    est = ConsistentTreeClassifier(objective="depth", proof=str(tmp_path / "c")).fit(small.X, small.y)
+    assert est.result_.stats["witness_rows"]
+    assert "witness rows" in check(tmp_path / "c")
+    with pytest.raises(ValueError, match="refusing"):
+        DPTreeClassifier(max_depth=2, proof=str(tmp_path / "dp")).fit(data.X, data.labels)
+    with pytest.raises(ValueError, match="binarization"):
+        DPTreeClassifier(max_depth=2, binarization="quantile", proof=str(tmp_path / "q")).fit(data.X, data.labels)

@@ -87,6 +87,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params_()
         self._deadline = Deadline(self.time_limit)
         data = prepare(X, y, require_two_classes=False)
+        proof = getattr(self, "proof", None)
+        if proof is not None:  # refused before the solve: a used directory, a space it cannot cover
+            from ..proof import check_proof_data
+
+            check_proof_data(proof, getattr(self, "binarization", "all"), data)
         self.schema_ = data.schema
         self.n_features_in_ = data.X.shape[1]
         columns = getattr(X, "columns", None)
@@ -115,6 +120,16 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             raise NoTreeFoundError(f"{type(self).__name__}: no tree found ({self.result_.status}); "
                                    "give a longer time_limit")
         self.tree_ = self.result_.tree
+        if proof is not None:
+            from ..proof import certify_result
+
+            if str(self.result_.status) == "OPTIMAL":
+                certify_result(self.result_, data, proof, max_depth=getattr(self, "max_depth", None))
+            else:
+                import warnings
+
+                warnings.warn(f"{type(self).__name__}: no certificate written to {proof}: the result is "
+                              f"{self.result_.status}, not OPTIMAL", RuntimeWarning, stacklevel=2)
         return self
 
     def _time_left(self) -> float | None:

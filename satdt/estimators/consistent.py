@@ -52,12 +52,17 @@ class ConsistentTreeClassifier(TreeClassifier):
         :mod:`satdt.solvers.boxdp`), measured faster on most datasets and the only one to solve
         DT_size on car, balance-scale and BMI within 300 s (``benchmarks/RESULTS.md``);
         ``solver``, ``incremental`` and ``rows_per_round`` do not apply to it.
+    proof : str or None
+        An absent or empty directory: an OPTIMAL fit writes there a certificate (minimal witness
+        rows, in ``result_.stats["witness_rows"]``, and a DRUP proof) that ``satdt check``
+        verifies (:mod:`satdt.proof`; ``binarization="all"``, numeric features).
     """
 
     def __init__(self, objective: str = "depth", max_depth: int | None = None, binarization: str = "all",
                  n_thresholds: int = 10, solver: str = "glucose4", time_limit: float | None = None,
                  incremental: bool = True, rows_per_round: int | None = None, engine: str = "auto",
-                 progress: Any = None):
+                 progress: Any = None, proof: str | None = None):
+        self.proof = proof
         self.engine = engine
         self.progress = progress
         self.objective = objective

@@ -58,15 +58,20 @@ class DPTreeClassifier(DepthBoundedClassifier):
     lam : float or None
         Penalty per leaf; None for plain accuracy.
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
+    proof : str or None
+        An absent or empty directory: an OPTIMAL fit writes there a certificate that
+        ``satdt check`` verifies (:mod:`satdt.proof`; ``binarization="all"``, numeric features).
     """
 
     _method = "dp"
 
     def __init__(self, max_depth: int = 3, lam: float | None = None, binarization: str = "all",
-                 n_thresholds: int = 10, time_limit: float | None = None, progress: Any = None):
+                 n_thresholds: int = 10, time_limit: float | None = None, progress: Any = None,
+                 proof: str | None = None):
         super().__init__(max_depth=max_depth, binarization=binarization, n_thresholds=n_thresholds,
                          time_limit=time_limit, progress=progress)
         self.lam = lam
+        self.proof = proof
 
     @property
     def _objective_name(self) -> str:

@@ -34,7 +34,8 @@ import numpy as np
 
 from .check import FORMAT, VERSION, Invalid, check
 
-__all__ = ["check", "Invalid", "write_certificate", "certify_result", "prepare_directory", "FORMAT", "VERSION"]
+__all__ = ["check", "Invalid", "write_certificate", "certify_result", "prepare_directory", "check_proof_data",
+           "check_proof_options", "proof_for_cli", "FORMAT", "VERSION"]
 
 _OBJECTIVES = {"errors": "accuracy", "accuracy": "accuracy", "regularized": "regularized", "depth": "depth",
                "nodes": "size", "size": "size"}
@@ -232,6 +233,15 @@ def check_proof_options(method: str, binarization: str, directory: str) -> None:
         raise ValueError(f"--proof applies to the exact methods {', '.join(_CLI_METHODS)}, not {method}")
     if binarization != "all":
         raise ValueError("--proof needs --binarization all (a certificate covers every axis-aligned tree)")
+    prepare_directory(directory)
+
+
+def check_proof_data(directory: str, binarization: str, data: Any) -> None:
+    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, numeric features."""
+    if binarization != "all":
+        raise ValueError("proof= needs binarization='all' (a certificate covers every axis-aligned tree)")
+    if getattr(data.schema, "categories", None):
+        raise ValueError("certificates support numeric features only (this data has categorical columns)")
     prepare_directory(directory)
 
 
