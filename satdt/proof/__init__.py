@@ -109,13 +109,12 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     directory = prepare_directory(directory)
     if not isinstance(tree, Tree):
         raise ValueError("write_certificate needs a satdt Tree")
-    if getattr(data.schema, "categories", None):
-        raise ValueError("certificates support numeric features only (this data has categorical columns)")
+    _check_categories(data)
     X = np.asarray(data.X, dtype=float)
     classes = [str(c) for c in data.classes]
     y = np.asarray(data.y, dtype=np.int64)
     n, C = X.shape[0], len(classes)
-    tree_dict = tree.to_dict()
+    tree_dict = _numeric_tests(tree.to_dict())
     man: dict[str, Any] = {"format": FORMAT, "version": VERSION, "objective": objective, "classes": classes,
                            "n_rows": n, "n_features": X.shape[1], "lam": None, "thresholds": "all",
                            "files": {"data": "data.csv.gz", "tree": "tree.json"}}
@@ -236,12 +235,36 @@ def check_proof_options(method: str, binarization: str, directory: str) -> None:
     prepare_directory(directory)
 
 
+def _check_categories(data: Any) -> None:
+    """A categorical column with two categories is a 0/1 column (its test ``x == v`` routes the
+    rows as ``x <= 0.5`` does, sides swapped for ``v = 1``); more categories are not supported."""
+    wide = [data.feature_names[j] for j, cats in getattr(data.schema, "categories", {}).items() if len(cats) > 2]
+    if wide:
+        raise ValueError(f"certificates support numeric features and two-category columns only; "
+                         f"{', '.join(wide[:3])} {'has' if len(wide) == 1 else 'have'} more categories")
+
+
+def _numeric_tests(node: dict) -> dict:
+    """The tree dict with each two-category test ``x == v`` written as ``x <= 0.5`` (same routing)."""
+    if "root" in node:
+        return {**node, "root": _numeric_tests(node["root"])}
+    if "feature" not in node:
+        return node
+    out = {**node, "left": _numeric_tests(node["left"]), "right": _numeric_tests(node["right"])}
+    if out.pop("category", None) is not None:
+        if float(out["threshold"]) not in (0.0, 1.0):
+            raise ValueError(f"a categorical test on code {out['threshold']} of a two-category column")
+        if float(out["threshold"]) == 1.0:
+            out["left"], out["right"] = out["right"], out["left"]
+        out["threshold"] = 0.5
+    return out
+
+
 def check_proof_data(directory: str, binarization: str, data: Any) -> None:
     """The estimators' ``proof=``: a usable directory, the ``all`` binarization, numeric features."""
     if binarization != "all":
         raise ValueError("proof= needs binarization='all' (a certificate covers every axis-aligned tree)")
-    if getattr(data.schema, "categories", None):
-        raise ValueError("certificates support numeric features only (this data has categorical columns)")
+    _check_categories(data)
     prepare_directory(directory)
 
 
