@@ -127,15 +127,24 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int) -> int:
         nL = cumf.sum(1)
         childL = q * (nL - cumf.max(1)) + lc
         childR = q * ((S.size - nL) - (tot - cumf).max(1)) + lc
+        # every child feature at once, in groups of about 4M counts: columns = (g, g-rank) blocks
+        groups, cur, width = [], [], 0
         for rg, ug in ranks:
-            if ug < 2:
-                continue
-            M = np.bincount((rf * ug + rg) * C + cst.y[S], minlength=uf * ug * C).reshape(uf, ug, C)
-            M = np.cumsum(np.cumsum(M, 0), 1)  # M[a, b]: rows with f-rank <= a and g-rank <= b
-            LL = M[:-1, :-1]                    # left of root gap a, left of child gap b
+            if ug >= 2:
+                if cur and uf * (width + ug) * C > 4_000_000:
+                    groups, cur, width = groups + [cur], [], 0
+                cur, width = cur + [(rg, ug)], width + ug
+        for grp in groups + ([cur] if cur else []):
+            offs = np.cumsum([0] + [ug for _, ug in grp])
+            cols = np.concatenate([rg + o for (rg, _), o in zip(grp, offs[:-1])])
+            rows_f = np.tile(rf, len(grp))
+            M = np.bincount((rows_f * offs[-1] + cols) * C + np.tile(cst.y[S], len(grp)),
+                            minlength=uf * offs[-1] * C).reshape(uf, offs[-1], C)
+            M = np.cumsum(np.cumsum(M, 0), 1)
+            M[:, offs[1]:] -= np.repeat(M[:, offs[1:-1] - 1], np.diff(offs)[1:], axis=1)  # per-block sums
+            LL = M[:-1]                         # left of root gap a, g-rank <= b (b = last: no split)
             LR = cumf[:, None, :] - LL
-            colL = M[-1, :-1]                   # all rows left of child gap b
-            RL = colL[None, :, :] - LL
+            RL = M[-1][None, :, :] - LL
             RR = (tot - cumf)[:, None, :] - RL
             eL = (nL[:, None] - LL.max(2) - LR.max(2)).min(1)
             eR = ((S.size - nL)[:, None] - RL.max(2) - RR.max(2)).min(1)
