@@ -343,3 +343,20 @@ def test_two_category_columns_are_certified_and_wider_ones_refused(tmp_path):
     res = solve_max_accuracy_dp(Binarizer("all").problem(wide), max_depth=1)
     with pytest.raises(ValueError, match="two-category"):
         certify_result(res, wide, tmp_path / "w", max_depth=1)
+
+
+def test_listed_thresholds_define_the_search_space(tmp_path):
+    data = load_dataset("iris")
+    problem = Binarizer("quantile", n_thresholds=3).problem(data)
+    res = solve_max_accuracy_dp(problem, max_depth=3)
+    listed: dict[int, list[float]] = {}
+    for t in problem.tests:
+        listed.setdefault(t.feature, []).append(t.threshold)
+    write_certificate(tmp_path / "q", res.tree, data, "accuracy", max_depth=3, thresholds=listed)
+    assert "optimal" in check(tmp_path / "q")
+    man = json.loads((tmp_path / "q" / "manifest.json").read_text())
+    f = next(iter(man["thresholds"]))
+    man["thresholds"][f] = man["thresholds"][f][:-1]  # a smaller space than the one searched
+    (tmp_path / "q" / "manifest.json").write_text(json.dumps(man))
+    with pytest.raises(Invalid):
+        check(tmp_path / "q")

@@ -95,9 +95,10 @@ class _Costs:
         return order, vs[ends - 1], ends
 
 
-def opt_small(cst: _Costs, S: np.ndarray, k: int) -> int:
+def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int:
     """The optimum over trees of depth <= k (0, 1, 2) on the rows S, over every axis-aligned test
-    (every gap of S), by enumeration with class-count cumulative sums."""
+    (every gap of S) or the ``allowed`` thresholds, by enumeration with class-count cumulative sums
+    (a test that does not split S is a real tree too: counting it changes no minimum)."""
     if k == 0 or S.size == 0:
         return cst.leaf(S) if S.size else cst.lc
     q, lc, C = cst.q, cst.lc, cst.C
@@ -105,6 +106,10 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int) -> int:
     Y = np.eye(C, dtype=np.int64)[cst.y[S]]
     ranks = []
     for f in range(cst.X.shape[1]):
+        if allowed is not None:  # block of each row: how many listed thresholds lie below it
+            ts = allowed.get(f, np.empty(0))
+            ranks.append((np.searchsorted(ts, cst.X[S, f], side="left"), ts.size + 1))
+            continue
         order, vals, ends = cst.gaps(S, f)
         r = np.empty(S.size, dtype=np.int64)
         r[order] = np.repeat(np.arange(ends.size), np.diff(np.r_[0, ends]))
@@ -154,7 +159,7 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int) -> int:
     return best
 
 
-def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst: _Costs):
+def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst: _Costs, allowed=None):
     """(cost, errors, leaves, splits, depth) of the tree on every row."""
     tree = tree.get("root", tree)
     stack, errors, leaves, splits, depth = [(tree, np.arange(X.shape[0]), 0)], 0, 0, 0, 0
@@ -163,8 +168,9 @@ def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst
         depth = max(depth, d)
         if "feature" in node:
             f, t = int(node["feature"]), float(node["threshold"])
-            if not 0 <= f < X.shape[1] or node.get("category") is not None:
-                raise Invalid(f"tree: bad test on feature {f}")
+            if not 0 <= f < X.shape[1] or node.get("category") is not None or \
+                    (allowed is not None and t not in allowed.get(f, ())):
+                raise Invalid(f"tree: test x{f} <= {t!r} is not in the search space")
             go = X[S, f] <= t
             splits += 1
             stack += [(node["left"], S[go], d + 1), (node["right"], S[~go], d + 1)]
@@ -176,10 +182,14 @@ def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst
     return cst.q * errors + cst.lc * leaves, errors, leaves, splits, depth
 
 
+def _allowed(man: dict):
+    listed = man.get("thresholds", "all")
+    return None if listed == "all" else {int(f): np.unique(np.asarray(ts, float)) for f, ts in listed.items()}
+
+
 def _check_claims(path: str, man: dict, cst: _Costs) -> int:
     """Check every claim of the DAG in order; return the root claim's bound."""
-    listed = man["thresholds"]
-    allowed = None if listed == "all" else {int(f): np.unique(np.asarray(ts, float)) for f, ts in listed.items()}
+    allowed = _allowed(man)
     X, p = cst.X, cst.X.shape[1]
     sets, keys, bounds, depths = [], [], [], []
     with _open(path) as fh:
@@ -206,7 +216,7 @@ def _check_claims(path: str, man: dict, cst: _Costs) -> int:
             if rule == "leaf":
                 ok = b <= cst.leaf_rule(S, k)
             elif rule == "depth2":
-                ok = k <= 2 and b <= opt_small(cst, S, k)
+                ok = k <= 2 and b <= opt_small(cst, S, k, allowed)
             elif rule == "similar":
                 a = ref(c["from"])
                 outside = np.setdiff1d(sets[a], S, assume_unique=True).size
@@ -331,7 +341,7 @@ def check(d: str) -> str:
         q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * n)
         cst = _Costs(X, y, len(classes), q, lc)
         with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
-            info = _tree_cost(json.load(fh), X, y, classes, cst)
+            info = _tree_cost(json.load(fh), X, y, classes, cst, _allowed(man))
         if man["kind"] == "consistent":
             return _check_consistent(d, man, X, y, classes, info)
         if man["kind"] != "dp" or man["objective"] not in ("accuracy", "regularized"):

@@ -86,7 +86,7 @@ class Prover:
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
         elif k <= 2:
-            b = opt_small(cst, S, k)
+            b = opt_small(cst, S, k, self.allowed)
             cid, exact = self.emit(path, k, b, "depth2"), True
         else:
             cid, b, exact = self._split(S, path, k, need, leaf)
