@@ -332,7 +332,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         best = as_tree(tree, data) if cert.status == OPTIMAL else cert.better_tree
         lam_cert = None
         if cert.objective == "regularized":
-            lam_cert = cert.engine.stats.get("lam_engine") or Fraction(str(lam))
+            lam_cert = Fraction(str(lam))  # as written: 0.01 = 1/100
         cert.params["certificate"] = write_certificate(proof, best, data, cert.objective, max_depth=cert.max_depth,
                                                        lam=lam_cert)
     return cert

@@ -214,7 +214,9 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
         raise ValueError(f"no certificate for the objective {result.objective_name!r}")
     lam = None
     if objective == "regularized":
-        lam = result.stats.get("lam_engine") or (Fraction(str(result.stats["lam"])) if "lam" in result.stats else None)
+        # the user's lam, as written (0.01 = 1/100), else the engine's exact fraction
+        lam = Fraction(str(result.stats["lam"])) if result.stats.get("lam") is not None else \
+            result.stats.get("lam_engine")
     info = write_certificate(directory, result.tree, data, objective, max_depth=max_depth, lam=lam,
                              thresholds=thresholds, time_limit=time_limit)
     result.stats["proof"] = {k: v for k, v in info.items() if k != "witness_rows"}
