@@ -114,7 +114,7 @@ def test_consistent_certificates_carry_a_minimal_witness(tmp_path):
     data = _consistent(3, n=12)
     problem = Binarizer("all").problem(data)
     res = solve_min_depth_dp(problem)
-    info = certify_result(res, data, tmp_path / "depth")
+    info = certify_result(res, data, tmp_path / "depth", route="drup")
     rows = info["witness_rows"]
     assert res.stats["witness_rows"] == rows
     assert "witness rows admit no tree of depth" in check(tmp_path / "depth")
@@ -127,8 +127,22 @@ def test_consistent_certificates_carry_a_minimal_witness(tmp_path):
         with Solver(name="g4", bootstrap_with=clauses) as s:
             assert s.solve()
     res = solve_min_size_dp(problem, max_depth=res.objective)
-    certify_result(res, data, tmp_path / "size", max_depth=res.tree.depth())
+    certify_result(res, data, tmp_path / "size", max_depth=res.tree.depth(), route="drup")
     assert "splits" in check(tmp_path / "size")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_consistent_certificates_by_the_dag_route(seed, tmp_path):
+    data = _consistent(seed, n=16, p=2 + seed % 2, classes=2 + seed % 2)
+    problem = Binarizer("all").problem(data)
+    rng = np.random.default_rng(seed)
+    for name, res in (("depth", solve_min_depth_dp(problem)), ("size", solve_min_size_dp(problem))):
+        d = tmp_path / name
+        info = certify_result(res, data, d, route="dag")
+        assert info["witness_rows"] and info["claims"] >= 1
+        assert "lower-bound DAG" in check(d)
+        for kind, claims in _mutants(d, data.X, rng):
+            _assert_rejected(d, tmp_path, kind, claims)
 
 
 def test_cli_solve_check_and_refusal(tmp_path, capsys):
@@ -243,7 +257,7 @@ def test_mutated_consistent_certificates_are_rejected(tmp_path):
     data = _consistent(5, n=12)
     res = solve_min_depth_dp(Binarizer("all").problem(data))
     d = tmp_path / "c"
-    certify_result(res, data, d)
+    certify_result(res, data, d, route="drup")
     check(d)
     man = json.loads((d / "manifest.json").read_text())
 
@@ -319,7 +333,7 @@ def test_estimators_write_certificates(tmp_path):
     small = _consistent(4, n=12)
     est = ConsistentTreeClassifier(objective="depth", proof=str(tmp_path / "c")).fit(small.X, small.y)
     assert est.result_.stats["witness_rows"]
-    assert "witness rows" in check(tmp_path / "c")
+    assert "no tree of depth" in check(tmp_path / "c")
     with pytest.raises(ValueError, match="refusing"):
         DPTreeClassifier(max_depth=2, proof=str(tmp_path / "dp")).fit(data.X, data.labels)
     with pytest.raises(ValueError, match="binarization"):

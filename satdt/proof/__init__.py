@@ -72,7 +72,8 @@ def _data_csv(X: np.ndarray, labels: list[str], names: list[str]) -> str:
 def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, objective: str, *,
                       max_depth: int | None = None, lam: str | Fraction | None = None,
                       thresholds: str | dict[int, list[float]] = "all", seed: int = 0,
-                      time_limit: float | None = None) -> dict[str, Any]:
+                      time_limit: float | None = None, route: str = "auto",
+                      dag_time: float = 10.0) -> dict[str, Any]:
     """Write the certificate that ``tree`` is optimal for ``objective`` on ``data``.
 
     Parameters
@@ -93,6 +94,12 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         The search space: every axis-aligned test, or ``{feature: thresholds}``.
     time_limit : float, optional
         Seconds for the lower-bound search (TimeoutError past it).
+    route : {"auto", "dag", "drup"}
+        ``depth`` and ``size``: the proof that nothing smaller classifies every row, besides the
+        minimal witness rows (always found): ``"drup"`` a DRUP proof over the reference encoding of
+        the witness rows (checked by the verified checker, slow on large witnesses), ``"dag"`` the
+        lower-bound DAG of the DP over every row (cost ``(m + 2) errors + leaves`` for ``<= m``
+        splits), ``"auto"`` the DAG when it is found within ``dag_time`` seconds, else DRUP.
 
     Returns
     -------
@@ -164,11 +171,32 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             man["max_depth"] = K
         man.update(kind="consistent", value=int(value), question=question, witness_rows=[])
         if question["max_depth"] >= 0 and (question["max_splits"] is None or question["max_splits"] >= 0):
-            rows = find_witness(X, y, C, question["max_depth"], question["max_splits"], seed=seed)
-            cnf, proof = drup_proof(X[rows], y[rows], C, question["max_depth"], question["max_splits"])
+            D, m = question["max_depth"], question["max_splits"]
+            rows = find_witness(X, y, C, D, m, seed=seed)
             man["witness_rows"] = rows
-            man["files"].update(cnf="witness.cnf.gz", proof="witness.drup.gz")
-            files["witness.cnf.gz"], files["witness.drup.gz"] = cnf, proof
+            claims = None
+            if route in ("dag", "auto"):
+                from .lower import Prover
+
+                q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
+                budget = dag_time if route == "auto" else time_limit
+                end = None if budget is None else time.perf_counter() + budget
+                prover = Prover(X, y, C, q, lc, None, None if end is None else (lambda: time.perf_counter() > end))
+                try:
+                    if prover.prove(np.arange(n), [], D, need)[1] < need:
+                        raise RuntimeError("certificate: a smaller consistent tree exists: the tree is not optimal")
+                    claims = prover.claims
+                except TimeoutError:
+                    if route == "dag":
+                        raise
+            if claims is not None:
+                man["files"]["claims"] = "claims.jsonl.gz"
+                files["claims.jsonl.gz"] = "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in claims)
+                out["claims"] = len(claims)
+            else:
+                cnf, proof = drup_proof(X[rows], y[rows], C, D, m)
+                man["files"].update(cnf="witness.cnf.gz", proof="witness.drup.gz")
+                files["witness.cnf.gz"], files["witness.drup.gz"] = cnf, proof
         out["witness_rows"] = man["witness_rows"]
     man["producer"] = {"satdt": _version(), "produce_s": round(time.perf_counter() - t0, 4)}
     tmp = os.path.join(os.path.dirname(os.path.abspath(directory)),
@@ -204,7 +232,8 @@ def _version() -> str:
 
 
 def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_depth: int | None = None,
-                   thresholds: str | dict = "all", time_limit: float | None = None) -> dict[str, Any]:
+                   thresholds: str | dict = "all", time_limit: float | None = None,
+                   route: str = "auto") -> dict[str, Any]:
     """:func:`write_certificate` for an OPTIMAL :class:`~satdt.result.SolveResult`; its figures
     (and ``witness_rows`` for DT_depth / DT_size) are added to ``result.stats["proof"]``."""
     if str(result.status) != "OPTIMAL" or result.tree is None:
@@ -218,7 +247,7 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
         lam = Fraction(str(result.stats["lam"])) if result.stats.get("lam") is not None else \
             result.stats.get("lam_engine")
     info = write_certificate(directory, result.tree, data, objective, max_depth=max_depth, lam=lam,
-                             thresholds=thresholds, time_limit=time_limit)
+                             thresholds=thresholds, time_limit=time_limit, route=route)
     result.stats["proof"] = {k: v for k, v in info.items() if k != "witness_rows"}
     if "witness_rows" in info:
         result.stats["witness_rows"] = info["witness_rows"]

@@ -187,7 +187,7 @@ def _allowed(man: dict):
     return None if listed == "all" else {int(f): np.unique(np.asarray(ts, float)) for f, ts in listed.items()}
 
 
-def _check_claims(path: str, man: dict, cst: _Costs) -> int:
+def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
     """Check every claim of the DAG in order; return the root claim's bound."""
     allowed = _allowed(man)
     X, p = cst.X, cst.X.shape[1]
@@ -261,8 +261,8 @@ def _check_claims(path: str, man: dict, cst: _Costs) -> int:
             depths.append(k)
     if not sets:
         raise Invalid("claims: empty")
-    if sets[-1].size != cst.n or depths[-1] != int(man["max_depth"]):
-        raise Invalid(f"claim {len(sets) - 1}: the last claim must be on every row at depth {man['max_depth']}")
+    if sets[-1].size != cst.n or depths[-1] != root_depth:
+        raise Invalid(f"claim {len(sets) - 1}: the last claim must be on every row at depth {root_depth}")
     return bounds[-1]
 
 
@@ -280,8 +280,6 @@ def _parse_dimacs(text: str) -> list[list[int]]:
 
 
 def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: list[str], tree_info) -> str:
-    import drup
-
     _, errors, leaves, splits, depth = tree_info
     if errors:
         raise Invalid(f"tree: misclassifies {errors} rows")
@@ -297,6 +295,17 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
         raise Invalid(f"manifest: unknown objective {man['objective']!r}")
     if question["max_depth"] < 0 or (question["max_splits"] is not None and question["max_splits"] < 0):
         return f"{man['objective']} {value}: nothing smaller exists"
+    said = (f"no tree of depth <= {question['max_depth']}" + ("" if question["max_splits"] is None else
+                                                           f" with <= {question['max_splits']} splits"))
+    if "claims" in man["files"]:  # the DP route: every tree of the question's depth costs >= m + 2 with
+        m = question["max_splits"]  # cost = (m + 2) errors + leaves, so an error-free one has > m splits
+        q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
+        cst = _Costs(X, y, len(classes), q, lc)
+        if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"]) < need:
+            raise Invalid(f"claim root: does not prove {need} for the question {question}")
+        return f"{man['objective']} {value}: {said} classifies every row (lower-bound DAG)"
+    import drup
+
     rows = [int(i) for i in man["witness_rows"]]
     if not rows or min(rows) < 0 or max(rows) >= X.shape[0] or len(set(rows)) != len(rows):
         raise Invalid("witness_rows: not distinct row indices of the data")
@@ -316,9 +325,7 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
     result = drup.check_proof(clauses, lemmas)
     if result.outcome != drup.Outcome.VALID:
         raise Invalid(f"proof: the DRUP checker says {result.outcome.name} for the witness rows")
-    return (f"{man['objective']} {value}: the {len(rows)} witness rows admit no tree of depth <= "
-            f"{question['max_depth']}" + ("" if question["max_splits"] is None else
-                                          f" with <= {question['max_splits']} splits"))
+    return f"{man['objective']} {value}: the {len(rows)} witness rows admit {said} (DRUP)"
 
 
 def check(d: str) -> str:
@@ -353,7 +360,7 @@ def check(d: str) -> str:
             raise Invalid(f"tree: depth {depth} above {man['max_depth']}")
         if int(man["value"]) != cost:
             raise Invalid(f"tree: costs {cost}, the manifest says {man['value']}")
-        bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, cst)
+        bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, int(man["max_depth"]))
     except (KeyError, TypeError, ValueError, OSError, EOFError) as exc:
         raise Invalid(f"malformed certificate: {type(exc).__name__}: {exc}") from None
     if bound < cost:
