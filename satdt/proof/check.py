@@ -20,6 +20,8 @@ Costs are integers ``q * errors + lc * leaves`` (accuracy: ``q = 1, lc = 0``; re
 * ``similar``: from an earlier claim ``(A, k', b')`` with ``k <= k'``: ``b <= b' - q |A \\ S|``.
 
 Set equality is tested by two random 64-bit sums of per-row keys drawn at each run (and the count).
+DT_depth / DT_size certificates prove "no tree of depth <= D (<= m splits) classifies every row"
+by such a DAG (costs ``errors`` or ``(m + 2) errors + leaves``) or by DRUP over the witness rows.
 """
 
 from __future__ import annotations
