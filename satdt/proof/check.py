@@ -145,16 +145,18 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -
             offs = np.cumsum([0] + [ug for _, ug in grp])
             cols = np.concatenate([rg + o for (rg, _), o in zip(grp, offs[:-1])])
             rows_f = np.tile(rf, len(grp))
-            M = np.bincount((rows_f * offs[-1] + cols) * C + np.tile(cst.y[S], len(grp)),
-                            minlength=uf * offs[-1] * C).reshape(uf, offs[-1], C)
-            M = np.cumsum(np.cumsum(M, 0), 1)
-            M[:, offs[1]:] -= np.repeat(M[:, offs[1:-1] - 1], np.diff(offs)[1:], axis=1)  # per-block sums
-            LL = M[:-1]                         # left of root gap a, g-rank <= b (b = last: no split)
-            LR = cumf[:, None, :] - LL
-            RL = M[-1][None, :, :] - LL
-            RR = (tot - cumf)[:, None, :] - RL
-            eL = (nL[:, None] - LL.max(2) - LR.max(2)).min(1)
-            eR = ((S.size - nL)[:, None] - RL.max(2) - RR.max(2)).min(1)
+            W = int(offs[-1])                   # counts (class, f-rank, column), int32, classes first
+            M = np.bincount((np.tile(cst.y[S], len(grp)) * uf + rows_f) * W + cols,
+                            minlength=C * uf * W).astype(np.int32).reshape(C, uf, W)
+            np.cumsum(M, 1, out=M)              # M[c, a, col]: f-rank <= a
+            M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per block
+            np.cumsum(M, 2, out=M)              # ... and g-rank <= b within the block of g
+            LL = M[:, :-1]                      # left of root gap a, g-rank <= b (b = last: no split)
+            LR = cumf.T[:, :, None] - LL
+            RL = M[:, -1:] - LL
+            RR = (tot - cumf).T[:, :, None] - RL
+            eL = (nL[:, None] - LL.max(0) - LR.max(0)).min(1)
+            eR = ((S.size - nL)[:, None] - RL.max(0) - RR.max(0)).min(1)
             childL = np.minimum(childL, q * eL + 2 * lc)
             childR = np.minimum(childR, q * eR + 2 * lc)
         best = min(best, int((childL + childR).min()))
