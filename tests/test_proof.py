@@ -74,7 +74,7 @@ def test_checker_imports_only_numpy_stdlib_drup_and_the_reference_encoding():
 # ---------------------------------------------------------------- the checker's own computations
 @pytest.mark.parametrize("seed", range(12))
 def test_opt_small_matches_the_brute_force(seed):
-    data = _random(seed, n=25, p=2, values=4, classes=2 + seed % 2)
+    data = _random(seed, n=25, p=2 + seed % 2, values=4, classes=2 + seed % 3)
     problem = Binarizer("all").problem(data)
     cst = _Costs(data.X, data.y, len(data.classes), 1, 0)
     S = np.arange(data.n_rows)

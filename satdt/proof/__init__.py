@@ -309,7 +309,12 @@ def proof_for_cli(a: Any, model: Any, data: Any) -> None:
         status = None if result is None else result.status
         print(f"satdt: note: no certificate written: the result is {status}, not OPTIMAL", file=sys.stderr)
         return
-    info = certify_result(result, data, a.proof, max_depth=a.max_depth)
+    try:  # the certificate gets --time-limit again (its own budget, after the solve)
+        info = certify_result(result, data, a.proof, max_depth=a.max_depth, time_limit=a.time_limit)
+    except TimeoutError:
+        print(f"satdt: note: no certificate written: producing it took longer than --time-limit "
+              f"{a.time_limit:g} s", file=sys.stderr)
+        return
     if not a.json:
         what = f"{info['claims']} claims" if "claims" in info else f"{len(info['witness_rows'])} witness rows"
         print(f"certificate: {a.proof} ({what}, {info['size_mb']} MB, {info['produce_s']} s); "
