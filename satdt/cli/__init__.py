@@ -35,8 +35,19 @@ def cmd_datasets(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_check(a: argparse.Namespace) -> int:
+    """``satdt check PROOF_DIR``: exit 0 valid, 1 invalid (the first failing claim in one line)."""
+    from ..proof.check import Invalid, check
+
+    try:
+        print("valid: " + check(a.proof_dir))
+    except Invalid as exc:
+        return fail(f"invalid certificate: {exc}")
+    return EXIT_OK
+
+
 COMMANDS = {"solve": cmd_solve, "verify": cmd_verify, "bench": cmd_bench, "select": cmd_select,
-            "datasets": cmd_datasets}
+            "datasets": cmd_datasets, "check": cmd_check}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="tree format to write (png, svg: a picture, needs --output and matplotlib; "
                             "sklearn: a fitted DecisionTreeClassifier saved with joblib, needs --output)")
     solve.add_argument("--output", default=None, help="file for --export (default: standard output)")
+    solve.add_argument("--proof", metavar="DIR", default=None,
+                       help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
 
     verify = sub.add_parser("verify", help="certify whether a given tree is optimal")
     verify.add_argument("data", help="a CSV file or a bundled dataset name (the tree's training data)")
@@ -134,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "reading and loading the tree, and its best bound so far is reported (UNKNOWN)")
     _add_limits(verify)
     verify.add_argument("--json", action="store_true")
+    verify.add_argument("--proof", metavar="DIR", default=None,
+                        help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
+
+    check = sub.add_parser("check", help="check a certificate written by --proof (exit 0 valid, 1 invalid)")
+    check.add_argument("proof_dir", metavar="PROOF_DIR")
 
     bench = sub.add_parser("bench", help="run methods x datasets x depths and tabulate the results")
     bench.add_argument("--methods", default="sat-depth,cpsat,cart-gini", help="comma-separated method names")

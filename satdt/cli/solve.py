@@ -227,6 +227,10 @@ def cmd_solve(a: argparse.Namespace) -> int:
     refused = _check_export(a)
     if refused is not None:
         return refused
+    if getattr(a, "proof", None) is not None:
+        from ..proof import check_proof_options
+
+        check_proof_options(a.method, a.binarization, a.proof)
     if a.max_memory is not None:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
@@ -289,6 +293,10 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
     guard = getattr(a, "guard", None)
     if guard is not None and not from_guard:
         guard.finish()  # from here on the watchdog stands down
+    if getattr(a, "proof", None) is not None and not from_guard:
+        from ..proof import proof_for_cli
+
+        proof_for_cli(a, model, data)
     summary = solve_summary(a.method, model, data)
     summary["wall_s"] = round(a.clock.wall(), 3)  # what the user waited for: from process start
     summary["startup_s"] = round(a.clock.startup, 3)  # of which before main(): Python, first imports
