@@ -20,8 +20,8 @@ from ..data import Dataset, load_dataset
 from ..deadline import Deadline, DeadlineExpired, set_max_memory
 from ..progress import ProgressCallback
 from ..result import INFEASIBLE, NoTreeFoundError, explain_infeasible, timeout_result
-from .common import (EXIT_OK, EXIT_USAGE, estimators_module, exit_now, fail, data_frame, progress_callback,
-                     solve_summary)
+from .common import (EXIT_OK, EXIT_USAGE, atomic_path, check_output, estimators_module, exit_now, fail,
+                     data_frame, progress_callback, solve_summary, write_atomic)
 
 
 # Start fast: scikit-learn, pandas and OR-tools load only in the commands that use them.
@@ -202,6 +202,7 @@ def cmd_solve(a: argparse.Namespace) -> int:
     refused = _check_export(a)
     if refused is not None:
         return refused
+    check_output(a.output, a.data)
     if a.max_memory is not None:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
@@ -271,6 +272,8 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
             print("\n".join(_no_tree_lines(a, summary, data)))
         if a.export is not None:
             print(f"satdt: note: no tree to export ({summary['status']})", file=sys.stderr)
+        elif a.output:  # --output without --export: the JSON result, a status without a tree too
+            write_atomic(Path(a.output), json.dumps(summary) + "\n")
         return EXIT_OK
     if a.json:
         print(json.dumps(summary))
@@ -287,18 +290,22 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
 
         suffix = "." + a.export
         path = Path(a.output)
-        plot_tree(model.tree_, path, title=f"{a.method} on {data.name}: {summary['status']}, "
-                  f"depth {summary['depth']}, {summary['n_leaves']} leaves, "
-                  f"training accuracy {summary['train_accuracy']:.4f}",
-                  fmt=a.export if path.suffix.lower() != suffix else None)
+        with atomic_path(path) as tmp:
+            plot_tree(model.tree_, tmp, title=f"{a.method} on {data.name}: {summary['status']}, "
+                      f"depth {summary['depth']}, {summary['n_leaves']} leaves, "
+                      f"training accuracy {summary['train_accuracy']:.4f}",
+                      fmt=a.export)
     elif a.export == "sklearn":  # checked on the training rows: same predictions, float32 included
         import joblib
 
-        joblib.dump(model.tree_.to_sklearn(data.X, data.labels), a.output)
+        with atomic_path(Path(a.output)) as tmp:
+            joblib.dump(model.tree_.to_sklearn(data.X, data.labels), tmp)
     elif a.export is not None:
         text = _export(model.tree_, a.export)
         if a.output:
-            Path(a.output).write_text(text + "\n")
+            write_atomic(Path(a.output), text + "\n")
         elif not a.json:
             print(text)
+    elif a.output:  # --output without --export: the JSON result
+        write_atomic(Path(a.output), json.dumps(summary) + "\n")
     return EXIT_OK

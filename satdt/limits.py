@@ -1,0 +1,123 @@
+"""What each engine can represent, and what it would cost, decided from the shape before a run.
+
+* :func:`useful_depth`: the largest depth an optimal tree can need on a problem. Capping a depth
+  bound there changes no optimum (a test repeated on a path, or a split with an empty side, can
+  be removed without losing anything), so large ``max_depth`` values become the same question at
+  a depth the engines can build.
+* :func:`dp_lam_fits`: whether the DP's exact integer objective (``q * errors + p * n *
+  leaves``, see :func:`satdt.objectives.scaled_objective`) stays below ``2**53`` at a depth.
+* :func:`dp_estimate`: memory and time of the DP core from the shape (thresholds x rows x
+  depth), checked before the core allocates anything; :func:`dp_threshold_budget` is the number
+  of binary columns that fits a time and memory budget (the degradation: fewer thresholds by
+  quantiles, with a note).
+* :func:`sat_size_bytes`: the memory of the DT_size SAT encoding at a depth (a perfect tree of
+  ``2**K`` nodes, every row routed through it), checked before it is built.
+
+Estimates are deliberately simple (a constant per unit of the dominant table, measured on this
+project's machine; see ``benchmarks/results/limits.md``) and err on the large side.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["useful_depth", "dp_lam_fits", "dp_max_depth_for_lam", "dp_estimate", "dp_threshold_budget",
+           "sat_size_bytes", "DP_BYTES_PER_CELL", "DP_SECONDS_PER_CELL"]
+
+
+def useful_depth(problem: Any, max_depth: int, lam: float | Fraction | None = None,
+                 leaves_bound: int | None = None) -> int:
+    """``max_depth`` capped at the depth an optimal tree can need on ``problem``.
+
+    A tree whose every split sends rows both ways has at most ``n_distinct`` leaves, hence depth
+    ``<= n_distinct - 1``, and never tests one binary column twice on a path (depth ``<=
+    n_binary``); every tree can be pruned to one such without more errors or leaves. With a leaf
+    penalty ``lam > 0`` an optimal tree has at most ``1 + e / (n * lam)`` leaves (``e``: the
+    majority leaf's errors), and ``leaves_bound`` (the leaves of a known tree that is as good as
+    any deeper one, e.g. a consistent tree for DT_size) bounds them too: depth <= leaves - 1.
+    """
+    cap = max(0, min(int(max_depth), int(problem.n_distinct) - 1, int(problem.n_binary)))
+    if lam is not None and Fraction(lam) > 0:
+        n = int(problem.n_rows)
+        # the majority leaf's errors: rows outside the most frequent class (weighted counts)
+        counts = problem.counts.sum(axis=0)
+        majority_errors = int(counts.sum() - counts.max())
+        leaves = 1 + int(Fraction(majority_errors, n) / Fraction(lam))
+        cap = min(cap, max(0, leaves - 1))
+    if leaves_bound is not None:
+        cap = min(cap, max(0, int(leaves_bound) - 1))
+    return cap
+
+
+def dp_lam_fits(lam: float | Fraction, n: int, depth: int) -> bool:
+    """Whether the DP's integer objective for ``lam`` on ``n`` rows at ``depth`` stays exact
+    (below ``2**53``, the float64 integers of the core)."""
+    from .objectives import scaled_objective
+
+    if depth > 1000:
+        return False
+    scaled = scaled_objective(Fraction(lam), n, depth)
+    return scaled.q * n + scaled.p * n * 2 ** depth < 2 ** 53
+
+
+def dp_max_depth_for_lam(lam: float | Fraction, n: int, limit: int = 64) -> int:
+    """The largest depth at which :func:`dp_lam_fits` (0 when none)."""
+    best = 0
+    for d in range(limit + 1):
+        if dp_lam_fits(lam, n, d):
+            best = d
+        else:
+            break
+    return best
+
+
+#: bytes per cell of the DP core's per-threshold tables (rows bitsets, counts, memo entries):
+#: calibrated on wide random data, see benchmarks/results/limits.md
+DP_BYTES_PER_CELL = 8.0
+#: seconds per (threshold pair x row) of a depth-2 subproblem of the core, on this machine at load ~2
+DP_SECONDS_PER_CELL = 4e-10
+
+
+def dp_estimate(n_rows: int, n_binary: int, depth: int) -> dict:
+    """Memory (bytes) and time (seconds) of the DP search from the shape.
+
+    The core holds, per binary column, a row bitset and class counts (``n_binary * n_rows``
+    bits and words), and at depth >= 2 it evaluates pairs of columns on the rows of each node
+    (``n_binary**2 * n_rows`` at the lowest level). Both grow with the thresholds, which is why
+    wide data is degraded by quantile thresholds rather than waited for.
+    """
+    rows = max(1, int(n_rows))
+    cols = max(1, int(n_binary))
+    memory = DP_BYTES_PER_CELL * cols * rows + 64.0 * cols * max(1, depth)
+    if depth <= 1:
+        work = float(cols) * rows
+    else:
+        work = float(cols) ** 2 * rows * (depth - 1)
+    return {"bytes": memory, "seconds": work * DP_SECONDS_PER_CELL, "cells": float(cols) * rows}
+
+
+def dp_threshold_budget(n_rows: int, depth: int, seconds: float | None, nbytes: float) -> int:
+    """The largest number of binary columns whose :func:`dp_estimate` fits ``seconds`` (None: no
+    limit) and ``nbytes``."""
+    lo, hi = 1, 1 << 40
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        est = dp_estimate(n_rows, mid, depth)
+        if est["bytes"] <= nbytes and (seconds is None or est["seconds"] <= seconds):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+#: bytes per (node x (rows x depth + columns)) of the DT_size SAT encoding, clauses in the
+#: solver included: 1.0 GB measured for iris at depth 10 (147 rows, 118 columns), 0.29 GB at 8
+SAT_SIZE_BYTES_PER_UNIT = 700.0
+
+
+def sat_size_bytes(n_distinct: int, n_binary: int, depth: int) -> float:
+    """Memory of the DT_size SAT encoding of a perfect tree of depth ``depth``."""
+    if depth > 200:
+        return float("inf")
+    return SAT_SIZE_BYTES_PER_UNIT * 2.0 ** depth * (n_distinct * max(1, depth) + n_binary)
