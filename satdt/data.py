@@ -259,7 +259,12 @@ def encode_labels(y: Any, n_rows: int | None = None,
         if arr.dtype.kind == "f" and _continuous(arr):
             raise DataError("Unknown label type: continuous target values; satdt builds classifiers, "
                             "so y must hold class labels")
-        classes, codes = np.unique(arr, return_inverse=True)
+        try:
+            classes, codes = np.unique(arr, return_inverse=True)
+        except TypeError:  # object labels that do not compare: e.g. 1 and "a"
+            kinds = sorted({type(v).__name__ for v in arr.tolist()})
+            raise DataError(f"y mixes label types ({', '.join(kinds)}) that cannot be ordered; "
+                            "convert the labels to one type (e.g. all str)") from None
     else:
         lookup = {v: i for i, v in enumerate(classes.tolist())}
         try:
@@ -295,8 +300,11 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
              require_two_classes: bool = True) -> Dataset:
     """Read a CSV file: a header row, the last column is the label; UTF-8 with or without BOM."""
     path = Path(path)
+    if path.is_dir():
+        raise DataError(f"{path} is a directory, not a CSV file")
     if not path.is_file():
         raise DataError(f"no such file: {path}")
+    _check_header(path)
     if categorical is None:
         simple = _read_simple_csv(path, require_two_classes)
         if simple is not None:
@@ -313,8 +321,32 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
         raise DataError(f"{path} needs at least one feature column and a label column")
     if len(frame) == 0:
         raise DataError(f"{path} has a header but no data row")
-    return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
-                   require_two_classes=require_two_classes, name=path.stem)
+    try:
+        return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
+                       require_two_classes=require_two_classes, name=path.stem)
+    except DataError as exc:  # a row index of the data: say which line of the file it is
+        message = re.sub(r"first at row (\d+)",
+                         lambda m: f"first at row {m.group(1)} (line {int(m.group(1)) + 2} of {path.name})",
+                         str(exc))
+        raise DataError(message) from None
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a header that names two columns alike (the printed tree would be ambiguous;
+    pandas would rename the second one silently)."""
+    import csv
+
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            header = next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return  # the reader reports it
+    seen: dict[str, int] = {}
+    for j, name in enumerate(n.strip() for n in header):
+        if name in seen and name:
+            raise DataError(f"{path.name}: the header names two columns '{name}' (columns {seen[name] + 1} and "
+                            f"{j + 1}); give every column its own name")
+        seen.setdefault(name, j)
 
 
 # _read_simple_csv: files read without pandas (larger ones, where pandas' import is a small part of

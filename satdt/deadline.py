@@ -78,7 +78,11 @@ def set_max_memory(gigabytes: float | None) -> None:
 
 def format_bytes(n: float) -> str:
     """``n`` bytes in the largest unit that keeps a number >= 1 (``"14.6 GB"``)."""
-    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+    if n != n or n == float("inf"):
+        return "an unbounded amount"
+    if n >= 1e18:  # far beyond any machine: the order of magnitude is what matters
+        return f"about 10^{len(str(int(n))) - 1} bytes"
+    for unit, size in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{int(n)} B"

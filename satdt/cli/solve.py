@@ -225,6 +225,13 @@ def cmd_solve(a: argparse.Namespace) -> int:
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
                                progress=progress)
+    multiway_note = None
+    if a.method == "adapttree" and a.max_depth is not None and data.schema.categories:
+        # a multiway split is stored as a chain of binary tests, one level each: with a depth
+        # bound the tree would come out deeper than asked, so binary tests only (said in stats)
+        model.set_params(multiway="none")
+        multiway_note = (f"--max-depth {a.max_depth} with categorical columns: binary tests only "
+                         "(multiway='none'); a multiway split would be a chain deeper than the bound")
     frame = data_frame(data)
     if a.time_limit is not None:  # the estimator's clock starts at fit: give it what is left now
         model.set_params(time_limit=deadline.budget())
@@ -235,6 +242,8 @@ def cmd_solve(a: argparse.Namespace) -> int:
         # status and the bound, a result either way (exit 0)
         if getattr(model, "result_", None) is None:
             raise
+    if multiway_note is not None:
+        model.result_.stats["note"] = multiway_note
     return _print_solve(a, model, data)
 
 
