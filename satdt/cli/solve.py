@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..data import Dataset, load_dataset
-from ..deadline import Deadline, DeadlineExpired, set_max_memory
+from ..deadline import Deadline, DeadlineExpired, interrupted, set_max_memory
 from ..progress import ProgressCallback
 from ..result import INFEASIBLE, NoTreeFoundError, explain_infeasible, timeout_result
+from .signals import ESCALATE_AFTER, SignalPolicy
 from .common import (EXIT_OK, EXIT_USAGE, atomic_path, check_output, estimators_module, exit_now, fail,
                      data_frame, progress_callback, solve_summary, write_atomic)
 
@@ -128,7 +129,7 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
     binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
     extra = {} if progress is None else {"progress": progress}
     try:
-        problem = binarizer.problem(data, deadline=deadline)
+        problem = a.problem = binarizer.problem(data, deadline=deadline)
     except DeadlineExpired:  # the time limit struck in the binarization: the majority leaf
         name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _LIGHT_METHODS[a.method]
         result = timeout_result(data, a.method, "nodes" if name == "size" else name,
@@ -197,6 +198,89 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
 
 
 def cmd_solve(a: argparse.Namespace) -> int:
+    """``satdt solve`` under the signal policy (:mod:`.signals`): SIGINT / SIGTERM stop the engine
+    and the best tree so far is written, then the exit code is 130 / 143."""
+    a.problem = a.data_read = None
+    a.guard = None
+    policy = a.signals = SignalPolicy(answer=_last_resort(a) if a.clock.whole_process else None).install()
+    try:
+        try:
+            return _solve(a)
+        except KeyboardInterrupt:
+            if interrupted() is None:  # not ours (no policy in this thread): as before
+                raise
+            return _answer_interrupted(a)
+        except Exception:  # noqa: BLE001 - the escalation's KeyboardInterrupt, turned by a native
+            if not policy.escalated:  # solver into its own error type
+                raise
+            return _answer_interrupted(a)
+    finally:
+        policy.restore()
+
+
+def _last_resort(a: argparse.Namespace) -> Any:
+    """The listener's answer when the main thread does not return to Python after a signal: the
+    majority leaf (as the time-limit watchdog), then the process ends with 128 + the signal."""
+    def answer(signum: int) -> None:
+        guard = a.guard
+        if guard is None or not guard.lock.acquire(blocking=False):
+            if guard is None:
+                exit_now(128 + signum)
+            return  # the command is printing its answer
+        try:
+            if a.data_read is None:
+                print(json.dumps({"method": a.method, "status": "UNKNOWN", "tree": None,
+                                  "stats": {"interrupted": True}}) if a.json
+                      else f"{a.method}: UNKNOWN (interrupted by signal {signum} before the data was read)")
+            else:
+                model = _degraded(a, a.data_read, f"signal {signum}")
+                model.result_.stats.update(interrupted=True, watchdog=_stuck_in(guard.main_id),
+                                           note=f"signal {signum}: the engine did not stop; the majority leaf")
+                _print_solve(a, model, a.data_read, from_guard=True)
+        finally:
+            exit_now(128 + signum)
+    return answer
+
+
+def _answer_interrupted(a: argparse.Namespace) -> int:
+    """After the KeyboardInterrupt of the policy's escalation: the greedy tree on the binarized
+    problem when there is one (the light path), else the majority leaf."""
+    from types import SimpleNamespace
+
+    signum = interrupted()
+    a.signals.answering.set()
+    data = a.data_read
+    if data is None:
+        if a.guard is not None:
+            a.guard.finish()
+        a.signals.finish()
+        print(json.dumps({"method": a.method, "status": "UNKNOWN", "tree": None, "stats": {"interrupted": True}})
+              if a.json else f"{a.method}: UNKNOWN (interrupted by signal {signum} before the data was read)")
+        return 128 + signum
+    if a.problem is not None and a.method in _LIGHT_METHODS:
+        from ..deadline import clear_interrupt, interrupt
+        from ..fallback import greedy_result
+
+        name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else \
+            {"sat-depth": "depth", "sat-size": "nodes"}[a.method]
+        clear_interrupt()  # the greedy's own short clock must run (the escalation is spent)
+        try:
+            result = greedy_result(a.problem, data, a.method, name, a.max_depth, lam=a.lam,
+                                   step=f"signal {signum}", seconds=0.4)
+        finally:
+            interrupt(signum)
+        model = SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+    else:
+        model = _degraded(a, data, f"signal {signum}")
+        if model.result_ is not None:
+            model.result_.stats["note"] = (f"signal {signum}: the engine did not return within "
+                                           f"{ESCALATE_AFTER:g} s; " + ("the majority leaf" if model.tree_ is not None
+                                                                        else "no tree"))
+    model.result_.stats["timeout_in"] = f"signal {signum}"
+    return _print_solve(a, model, data)
+
+
+def _solve(a: argparse.Namespace) -> int:
     clock = a.clock
     deadline = clock.deadline(a.time_limit)  # the whole command: start-up, reading, imports included
     refused = _check_export(a)
@@ -207,7 +291,7 @@ def cmd_solve(a: argparse.Namespace) -> int:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
     a.guard = _Guard(a)
-    data = a.guard.data = load_dataset(a.data)
+    data = a.guard.data = a.data_read = load_dataset(a.data)
     light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
              and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None)
     model = _light_solve(a, data, deadline, progress) if light else None
@@ -271,6 +355,13 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
     guard = getattr(a, "guard", None)
     if guard is not None and not from_guard:
         guard.finish()  # from here on the watchdog stands down
+    signals = getattr(a, "signals", None)
+    if signals is not None:
+        signals.finish()  # and the signal policy's escalation
+    signum = interrupted()
+    if signum is not None and model.result_ is not None:
+        model.result_.stats["interrupted"] = True
+        model.result_.stats.setdefault("signal", signum)
     summary = solve_summary(a.method, model, data)
     summary["wall_s"] = round(a.clock.wall(), 3)  # what the user waited for: from process start
     summary["startup_s"] = round(a.clock.startup, 3)  # of which before main(): Python, first imports
@@ -283,7 +374,7 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
             print(f"satdt: note: no tree to export ({summary['status']})", file=sys.stderr)
         elif a.output:  # --output without --export: the JSON result, a status without a tree too
             write_atomic(Path(a.output), json.dumps(summary) + "\n")
-        return EXIT_OK
+        return EXIT_OK if signum is None else 128 + signum
     if a.json:
         print(json.dumps(summary))
     else:
@@ -317,4 +408,4 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
             print(text)
     elif a.output:  # --output without --export: the JSON result
         write_atomic(Path(a.output), json.dumps(summary) + "\n")
-    return EXIT_OK
+    return EXIT_OK if signum is None else 128 + signum
