@@ -373,3 +373,114 @@ def test_cpsat_model_too_slow_to_build_is_not_built(monkeypatch):
     monkeypatch.setattr(cpsat, "_too_slow", lambda *args: None)           # (the model is built all the same)
     res = cpsat.solve_regularized(problem, lam=0.01, max_depth=2, time_limit=2.0)
     assert res.status == "FEASIBLE" and res.stats["cpsat_status"].startswith("NOT_RUN (CP-SAT needs about")
+
+
+# --- issue 22: one signal policy -----------------------------------------------------------------
+
+def _wide_csv(path, rows: int = 200, cols: int = 500, seed: int = 0):
+    """Random floats (every value distinct), labels from two columns plus noise: a wide shape the
+    benchmark sets do not have."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((rows, cols))
+    y = (X[:, 0] + X[:, 1] + rng.normal(0, 0.3, rows) > 1).astype(int)
+    header = ",".join([f"f{j}" for j in range(cols)] + ["label"])
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header=header, comments="",
+               fmt=["%.6f"] * cols + ["%d"])
+    return path
+
+
+def _signal_run(argv, signum, after: float = 2.5):
+    """``satdt solve ARGV --json`` as a program, ``signum`` sent ``after`` seconds in: (exit code,
+    seconds from the signal to the exit, the JSON answer, stderr)."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "satdt.cli", "solve", *argv, "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    assert proc.poll() is None, "the run ended before the signal: pick a longer one"
+    sent = time.perf_counter()
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    stopped = time.perf_counter() - sent
+    return proc.returncode, stopped, json.loads(out.strip().splitlines()[-1]), err
+
+
+def _rescored_errors(answer, data_path_or_name):
+    from satdt.data import load_dataset
+    from satdt.tree import Tree
+
+    data = load_dataset(data_path_or_name)
+    tree = Tree.from_dict(answer["tree"])
+    return int((tree.predict_index(data.X) != data.y).sum())
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(("wide", ["--method", "dp", "--max-depth", "3"], "SIGINT"), id="dp-SIGINT"),
+    pytest.param(("tic-tac-toe", ["--method", "maxsat", "--max-depth", "4"], "SIGTERM"), id="maxsat-SIGTERM"),
+    pytest.param(("tic-tac-toe", ["--method", "binoct", "--max-depth", "4"], "SIGINT"), id="binoct-SIGINT",
+                 marks=pytest.mark.slow),
+    pytest.param(("tic-tac-toe", ["--method", "oct", "--max-depth", "3"], "SIGTERM"), id="oct-SIGTERM",
+                 marks=pytest.mark.slow),
+    pytest.param(("tic-tac-toe", ["--method", "cpsat", "--max-depth", "5"], "SIGTERM"), id="cpsat-SIGTERM",
+                 marks=pytest.mark.slow),
+    pytest.param(("wide", ["--method", "sat-depth"], "SIGTERM"), id="sat-depth-SIGTERM", marks=pytest.mark.slow),
+    pytest.param(("tic-tac-toe", ["--method", "maxsat", "--max-depth", "4"], "SIGINT"), id="maxsat-SIGINT",
+                 marks=pytest.mark.slow),
+])
+def test_a_signal_stops_any_engine_with_its_best_tree(tmp_path, case):
+    """Item 2: SIGINT / SIGTERM stop the engine within about a second; the best tree so far is
+    printed (FEASIBLE, stats.interrupted) and the exit code is 128 + the signal. Before: binoct /
+    oct ignored SIGINT, dp and maxsat printed "error: interrupted" and dropped their incumbent,
+    SIGTERM killed at once with no output."""
+    import signal
+
+    data, argv, name = case
+    after = 2.5
+    if data == "wide":
+        data = str(_wide_csv(tmp_path / "wide.csv"))
+    else:  # past the imports and CART's warm start (the incumbent the engines start from)
+        after = 5.0
+    signum = getattr(signal, name)
+    code, stopped, answer, err = _signal_run([data, *argv], signum, after)
+    assert code == 128 + signum, err
+    assert "Traceback" not in err
+    assert stopped <= 1.5, stopped  # ~1 s, with room for a loaded machine
+    assert answer["stats"]["interrupted"] is True
+    if answer["objective_name"] == "depth" and answer["tree"] is None:
+        assert answer["status"] == "UNKNOWN"  # stopped before any consistent tree: no tree, said so
+        return
+    assert answer["status"] in ("FEASIBLE", "OPTIMAL") and answer["tree"] is not None
+    errors = _rescored_errors(answer, data)
+    assert errors == answer["errors"]
+    if answer["objective_name"] == "errors":
+        # the incumbent (CART's warm start, the greedy tree), not the majority leaf
+        counts = np.bincount(np.asarray([int(v) for v in _labels(data)]))
+        assert answer["objective"] == errors < counts.sum() - counts.max()
+    elif answer["objective_name"] == "depth":
+        assert errors == 0 and answer["objective"] == answer["depth"]
+
+
+def _labels(data):
+    from satdt.data import load_dataset
+
+    return load_dataset(data).y
+
+
+def test_interrupt_expires_every_deadline_and_fires_armed_callbacks():
+    from satdt.deadline import clear_interrupt, interrupt, interrupted
+
+    fired = []
+    d = Deadline(None)
+    try:
+        with d.watch(lambda: fired.append("watch")):
+            assert not d.expired() and d.remaining() is None
+            interrupt(15)
+            assert fired == ["watch"] and interrupted() == 15
+            assert d.expired() and d.remaining() == 0.0 and Deadline(100).expired()
+            with pytest.raises(DeadlineExpired, match="interrupted"):
+                d.check("x")
+    finally:
+        clear_interrupt()
+    assert not Deadline(None).expired()
