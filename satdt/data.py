@@ -130,6 +130,13 @@ def _numeric_column(col: pd.Series) -> np.ndarray | None:
     return converted.to_numpy(dtype=float)
 
 
+def _all_numeric(frame: Any) -> bool:
+    """Every column of ``frame`` a numeric (or boolean) dtype."""
+    import pandas as pd
+
+    return all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t) for t in frame.dtypes)
+
+
 def _check_finite(values: np.ndarray, name: str) -> None:
     bad = ~np.isfinite(values)
     if bad.any():
@@ -172,6 +179,14 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
         forced.add(names.index(c) if isinstance(c, str) else int(c))
     out = np.empty((n, p), dtype=float)
     categories: dict[int, list[Any]] = {} if schema is None else schema.categories
+    if not forced and not categories and _all_numeric(frame):
+        # wide numeric data (thousands of columns): one conversion, not a column at a time
+        out[:] = frame.to_numpy(dtype=float)
+        bad = ~np.isfinite(out)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            _check_finite(out[:, j], names[j])
+        return out, FeatureSchema(names=names, categories=categories)
     for j in range(p):
         col = frame.iloc[:, j]
         if schema is not None and j in categories:

@@ -121,3 +121,72 @@ def sat_size_bytes(n_distinct: int, n_binary: int, depth: int) -> float:
     if depth > 200:
         return float("inf")
     return SAT_SIZE_BYTES_PER_UNIT * 2.0 ** depth * (n_distinct * max(1, depth) + n_binary)
+
+
+def count_all_tests(data: Any) -> int:
+    """Binary tests of the ``all`` binarization of ``data`` before any is built: for each numeric
+    column its distinct values minus one, for each categorical column its values (one sort of X)."""
+    import numpy as np
+
+    X = data.X
+    cats = getattr(data.schema, "categories", {}) or {}
+    total = 0
+    numeric = [j for j in range(X.shape[1]) if j not in cats]
+    if numeric:
+        S = np.sort(X[:, numeric], axis=0)
+        total += int((S[1:] != S[:-1]).sum())
+    total += sum(len(v) for v in cats.values())
+    return total
+
+
+#: the DP's cells (binary columns x rows) below which the ``all`` binarization is never degraded
+#: (every bundled and shared benchmark set is below: magic 19,020 rows x ~180k columns is not)
+DP_SMALL_CELLS = 2e7
+#: binary columns the DP core takes at depth >= 3 on wide data while still honouring its time
+#: limit within the tolerance (measured on random 200-row floats: 5,000-20,000 columns honoured at
+#: 3 s; 12,500 columns as 2,500 features x 5 quantiles ran 16-25 s at 2.5 GB, a case the compiled
+#: core does not bound yet: see benchmarks/results/limits.md)
+DP_WIDE_COLUMNS = 20_000
+#: quantile thresholds per feature when degraded (5 per feature hit the case above)
+DP_WIDE_MAX_PER_FEATURE = 4
+#: bytes per (binary column x row) of the DP on wide data: 5.3 GB peak measured for 200 rows x
+#: ~500k columns (2,500 features) at depth 2, i.e. ~53; rounded up
+DP_BYTES_PER_WIDE_CELL = 60.0
+#: seconds per (columns^2 x rows) of the DP at depth 2: 2.4 s for 98,661 columns x 200 rows
+#: (OPTIMAL), ~29 s for ~500k columns; 6e-13 fits both within a factor 2
+DP_SECONDS_PER_PAIR_ROW = 6e-13
+
+
+def plan_dp_binarization(data: Any, depth: int, seconds: float | None, nbytes: float) -> dict:
+    """Whether the DP can take the ``all`` binarization of ``data`` at ``depth`` within
+    ``seconds`` and ``nbytes``, and if not the quantile thresholds per feature that fit.
+
+    Returns ``{"strategy": "all"}`` or ``{"strategy": "quantile", "n_thresholds": k, "note": ...,
+    "tests_all": T, "estimate_bytes": B, "estimate_s": S}``.
+    """
+    rows = int(data.X.shape[0])
+    if float(rows) * rows * data.X.shape[1] < DP_SMALL_CELLS:  # tests x rows <= rows^2 x features: small
+        return {"strategy": "all"}
+    tests = count_all_tests(data)
+    cells = float(tests) * rows
+    est_bytes = DP_BYTES_PER_WIDE_CELL * cells
+    est_s = DP_SECONDS_PER_PAIR_ROW * float(tests) ** 2 * rows if depth >= 2 else 1e-9 * cells
+    fits = cells < DP_SMALL_CELLS or (est_bytes <= 0.5 * nbytes and (seconds is None or est_s <= 0.5 * seconds)
+                                      and (depth < 3 or tests <= DP_WIDE_COLUMNS))
+    if fits:
+        return {"strategy": "all", "tests_all": tests}
+    cols = tests
+    cols = min(cols, int(0.5 * nbytes / (DP_BYTES_PER_WIDE_CELL * rows)))
+    if seconds is not None and depth >= 2:
+        cols = min(cols, int((0.5 * seconds / (DP_SECONDS_PER_PAIR_ROW * rows)) ** 0.5))
+    if depth >= 3:
+        cols = min(cols, DP_WIDE_COLUMNS)
+    features = max(1, data.X.shape[1])
+    k = max(1, min(DP_WIDE_MAX_PER_FEATURE, cols // features))
+    from .deadline import format_bytes
+
+    note = (f"the 'all' binarization ({tests} tests x {rows} rows) would need about {format_bytes(est_bytes)} and "
+            f"{est_s:.3g} s in the DP; {k} quantile threshold(s) per feature instead (a tree at least as good "
+            f"as CART's on all thresholds is kept)")
+    return {"strategy": "quantile", "n_thresholds": k, "note": note, "tests_all": tests,
+            "estimate_bytes": est_bytes, "estimate_s": est_s}

@@ -19,7 +19,8 @@ from typing import Any
 from ..data import Dataset, load_dataset
 from ..deadline import Deadline, DeadlineExpired, interrupted, set_max_memory
 from ..progress import ProgressCallback
-from ..result import INFEASIBLE, NoTreeFoundError, explain_infeasible, timeout_result
+from ..result import (FEASIBLE, INFEASIBLE, UNKNOWN, NoTreeFoundError, SolveResult, explain_infeasible,
+                      timeout_result)
 from .signals import ESCALATE_AFTER, SignalPolicy
 from .common import (EXIT_OK, EXIT_USAGE, atomic_path, check_output, estimators_module, exit_now, fail,
                      data_frame, progress_callback, solve_summary, write_atomic)
@@ -97,6 +98,11 @@ class _Guard:
                        "runtime_s": None, "wall_s": round(a.clock.wall(), 3), "stats": {"watchdog": where}}
                 print(json.dumps(out) if a.json else f"{a.method}: UNKNOWN (no data read within the time "
                       f"limit of {a.time_limit:g} s; {note})")
+            elif getattr(a, "floor", None) is not None:  # CART's tree, computed before the engine
+                model = a.floor
+                model.result_.runtime = wall
+                model.result_.stats.update(watchdog=where, note=note + "; CART's tree instead")
+                _print_solve(a, model, self.data, from_guard=True)
             else:
                 model = _degraded(a, self.data, "watchdog")
                 model.result_.runtime = wall
@@ -123,11 +129,20 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
 
     if len(data.classes) < 2 or a.n_thresholds < 1:
         return None
-    if a.method == "dp" and (a.max_depth is None or isinstance(a.max_depth, list)):
+    if a.method == "dp" and isinstance(a.max_depth, list):
         return None
+    if a.method == "dp" and a.max_depth is None:  # the registry's default (the estimator's)
+        from ..methods import METHODS
+
+        a.max_depth = METHODS["dp"].default_depth
     start = time.perf_counter()  # the estimator's runtime: from fit (data loaded) to its end
     binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
     extra = {} if progress is None else {"progress": progress}
+    plan = _plan_wide(a, data, deadline)
+    if plan is not None and a.method != "dp":  # consistent trees: no engine fits; CART grown until pure
+        return a.floor
+    if plan is not None:
+        binarizer = Binarizer("quantile", n_thresholds=plan["n_thresholds"])
     try:
         problem = a.problem = binarizer.problem(data, deadline=deadline)
     except DeadlineExpired:  # the time limit struck in the binarization: the majority leaf
@@ -142,6 +157,8 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
         result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget(), **extra)
         result.stats.setdefault("engine_s", round(result.runtime, 4))
         result.runtime = max(result.runtime, time.perf_counter() - start)
+        if plan is not None:
+            result = _degraded_dp_result(a, result, plan)
         return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
     from ..solvers.consistent import solve_consistent
 
@@ -155,6 +172,75 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
         explain_infeasible(result, max_depth=a.max_depth)
     # no tree (UNKNOWN: the time limit came first) is a result too: the status and the bound
     return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+
+
+def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict | None:
+    """The resource model (:func:`satdt.limits.plan_dp_binarization`) before anything large is
+    built: None when the ``all`` binarization fits the DP's time and memory; else the plan, with
+    CART's tree on all thresholds (:func:`satdt.fallback.cart_tree`) computed first and kept in
+    ``a.floor``, the answer of every later limit (the watchdog, a signal) and the least the
+    degraded run returns. A note goes to stderr and into ``stats``."""
+    from types import SimpleNamespace
+
+    from ..deadline import max_memory
+    from ..fallback import cart_tree
+    from ..limits import plan_dp_binarization
+
+    if a.binarization != "all" or a.method not in _LIGHT_METHODS:
+        return None
+    depth = a.max_depth if a.method == "dp" else 3
+    left = deadline.remaining()
+    plan = plan_dp_binarization(data, int(depth), left, max_memory())
+    if plan["strategy"] == "all":
+        return None
+    start = time.perf_counter()
+    consistent = a.method != "dp"
+    tree = cart_tree(data, None if consistent else a.max_depth, deadline=Deadline(None if left is None else 0.3 * left))
+    if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
+        a.floor = _degraded(a, data, "CART's tree (resource plan)")
+        a.floor.result_.stats["note"] = plan["note"].split(";")[0] + "; CART's tree did not finish either"
+        return plan
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    name = {"sat-depth": "depth", "sat-size": "nodes"}.get(a.method, "errors" if a.lam is None else "regularized")
+    value = {"depth": tree.depth(), "nodes": tree.n_nodes, "errors": errors}.get(
+        name, errors / data.n_rows + float(a.lam or 0.0) * tree.n_leaves)
+    if consistent:
+        note = plan["note"].split(";")[0] + "; no exact engine started: " + (
+            "CART's tree grown until pure (consistent)" if errors == 0
+            else "CART's tree is not consistent (conflicting rows): no tree")
+        status = FEASIBLE if errors == 0 else UNKNOWN
+        if errors:
+            tree, value = None, None
+    else:
+        note = plan["note"]
+        status = FEASIBLE
+    stats = {"note": note, "resource_plan": {k: v for k, v in plan.items() if k != "note"},
+             "tree_source": "cart", "errors": errors}
+    result = SolveResult(tree, status, None if value is None else float(value), 0.0 if name == "errors" else None,
+                         time.perf_counter() - start, a.method, name, stats)
+    a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
+    print(f"satdt: note: {note}", file=sys.stderr)
+    return plan
+
+
+def _degraded_dp_result(a: argparse.Namespace, result: Any, plan: dict) -> Any:
+    """The DP's answer on the quantile thresholds, made honest for the question asked (all
+    thresholds): never OPTIMAL (only over the quantile thresholds), no bound from the restricted
+    search, and CART's tree on all thresholds when that is better."""
+    floor = a.floor.result_
+    if floor.tree is None or floor.objective is None:
+        result.status = FEASIBLE if result.tree is not None else UNKNOWN
+        result.bound = None
+        result.stats["note"] = plan["note"]
+        return result
+    stats = dict(result.stats)
+    stats.update(note=plan["note"], resource_plan=floor.stats["resource_plan"],
+                 quantile_status=result.status, quantile_objective=result.objective)
+    better = result.tree is not None and result.objective is not None and result.objective <= floor.objective
+    tree, value = (result.tree, result.objective) if better else (floor.tree, floor.objective)
+    stats["tree_source"] = "dp (quantile thresholds)" if better else "cart (all thresholds)"
+    return SolveResult(tree, FEASIBLE, value, floor.bound, result.runtime, result.method, result.objective_name,
+                       stats)
 
 
 def _check_export(a: argparse.Namespace) -> int | None:
@@ -200,7 +286,7 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
 def cmd_solve(a: argparse.Namespace) -> int:
     """``satdt solve`` under the signal policy (:mod:`.signals`): SIGINT / SIGTERM stop the engine
     and the best tree so far is written, then the exit code is 130 / 143."""
-    a.problem = a.data_read = None
+    a.problem = a.data_read = a.floor = None
     a.guard = None
     policy = a.signals = SignalPolicy(answer=_last_resort(a) if a.clock.whole_process else None).install()
     try:
@@ -215,7 +301,10 @@ def cmd_solve(a: argparse.Namespace) -> int:
                 raise
             return _answer_interrupted(a)
     finally:
-        policy.restore()
+        if a.clock.whole_process:  # the program: it ends right after; a late signal is ignored
+            policy.finish()
+        else:  # a call in a caller's process: its own handlers back
+            policy.restore()
 
 
 def _last_resort(a: argparse.Namespace) -> Any:
@@ -232,6 +321,11 @@ def _last_resort(a: argparse.Namespace) -> Any:
                 print(json.dumps({"method": a.method, "status": "UNKNOWN", "tree": None,
                                   "stats": {"interrupted": True}}) if a.json
                       else f"{a.method}: UNKNOWN (interrupted by signal {signum} before the data was read)")
+            elif getattr(a, "floor", None) is not None:
+                model = a.floor
+                model.result_.stats.update(interrupted=True, watchdog=_stuck_in(guard.main_id),
+                                           note=f"signal {signum}: the engine did not stop; CART's tree")
+                _print_solve(a, model, a.data_read, from_guard=True)
             else:
                 model = _degraded(a, a.data_read, f"signal {signum}")
                 model.result_.stats.update(interrupted=True, watchdog=_stuck_in(guard.main_id),
@@ -257,7 +351,9 @@ def _answer_interrupted(a: argparse.Namespace) -> int:
         print(json.dumps({"method": a.method, "status": "UNKNOWN", "tree": None, "stats": {"interrupted": True}})
               if a.json else f"{a.method}: UNKNOWN (interrupted by signal {signum} before the data was read)")
         return 128 + signum
-    if a.problem is not None and a.method in _LIGHT_METHODS:
+    if getattr(a, "floor", None) is not None:
+        model = a.floor
+    elif a.problem is not None and a.method in _LIGHT_METHODS:
         from ..deadline import clear_interrupt, interrupt
         from ..fallback import greedy_result
 
@@ -309,6 +405,8 @@ def _solve(a: argparse.Namespace) -> int:
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
                                progress=progress)
+    if a.method in ("maxsat", "binoct") and a.binarization == "all":
+        _engine_floor(a, data, deadline)
     multiway_note = None
     if a.method == "adapttree" and a.max_depth is not None and data.schema.categories:
         # a multiway split is stored as a chain of binary tests, one level each: with a depth
@@ -328,7 +426,54 @@ def _solve(a: argparse.Namespace) -> int:
             raise
     if multiway_note is not None:
         model.result_.stats["note"] = multiway_note
+    if a.floor is not None:
+        model = _at_least_the_floor(a, model)
     return _print_solve(a, model, data)
+
+
+def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> None:
+    """maxsat / binoct on data whose ``all`` binarization is large (the resource model's test):
+    CART's tree on all thresholds first (a few tenths of a second to ~1 s, cut at a fifth of the
+    time left), the least the command answers (:func:`_at_least_the_floor`, the watchdog)."""
+    from types import SimpleNamespace
+
+    from ..deadline import max_memory
+    from ..fallback import cart_tree
+    from ..limits import plan_dp_binarization
+
+    depth = a.max_depth if a.max_depth is not None else estimators_module().METHODS[a.method][1]
+    plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
+    if plan["strategy"] == "all":
+        return
+    left = deadline.remaining()
+    start = time.perf_counter()
+    tree = cart_tree(data, depth, deadline=Deadline(None if left is None else 0.2 * left))
+    if tree is None:
+        return
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    stats = {"tree_source": "cart", "errors": errors,
+             "note": f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was "
+                     "worse or missing)"}
+    result = SolveResult(tree, FEASIBLE, float(errors), 0.0, time.perf_counter() - start, a.method, "errors",
+                         stats)
+    a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
+
+
+def _at_least_the_floor(a: argparse.Namespace, model: Any) -> Any:
+    """The engine's answer, or CART's tree (``a.floor``) when that is better; the engine's bound
+    is kept (the same question: all thresholds)."""
+    result, floor = model.result_, a.floor.result_
+    if result is not None and result.tree is not None and result.objective is not None \
+            and result.objective <= floor.objective:
+        return model
+    if result is not None and result.objective_name != floor.objective_name:
+        return model
+    if result is not None:
+        floor.bound = result.bound if result.bound is not None else floor.bound
+        floor.stats["engine_status"] = result.status
+        floor.stats["engine_stats"] = {k: v for k, v in result.stats.items() if k != "note"}
+        floor.runtime = result.runtime
+    return a.floor
 
 
 def _no_tree_lines(a: argparse.Namespace, summary: dict, data: Dataset) -> list[str]:
