@@ -560,3 +560,19 @@ def test_wide_data_returns_at_least_carts_tree_within_the_limit(tmp_path, method
         assert errors <= _cart_errors(path, depth), (errors, answer["stats"].get("note"))
     if method in ("dp", "sat-depth"):
         assert "resource_plan" in answer["stats"] and "note: the 'all' binarization" in proc.stderr
+
+
+def test_box_count_of_wide_data_is_inf_without_a_warning():
+    """Item 1: `sat-depth` on wide data printed numpy's overflow warning from box_count first."""
+    import warnings
+
+    from satdt.binarize import Binarizer
+    from satdt.solvers.dp.boxes import box_count, box_work
+    from satdt.solvers.dp.chains import build_chains
+
+    rng = np.random.default_rng(0)
+    problem = Binarizer("all").problem(prepare(rng.random((50, 400)), rng.integers(0, 2, 50)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chains = build_chains(problem)
+        assert box_count(chains) == float("inf") and box_work(chains) == float("inf")
