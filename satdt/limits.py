@@ -6,10 +6,10 @@
   a depth the engines can build.
 * :func:`dp_lam_fits`: whether the DP's exact integer objective (``q * errors + p * n *
   leaves``, see :func:`satdt.objectives.scaled_objective`) stays below ``2**53`` at a depth.
-* :func:`dp_estimate`: memory and time of the DP core from the shape (thresholds x rows x
-  depth), checked before the core allocates anything; :func:`dp_threshold_budget` is the number
-  of binary columns that fits a time and memory budget (the degradation: fewer thresholds by
-  quantiles, with a note).
+* :func:`dp_budget` / :func:`plan_dp_binarization`: memory and time of the DP from the shape
+  (thresholds x rows x depth), decided before anything large is built, and the quantile
+  thresholds per feature that fit when the ``all`` binarization does not (the degradation, with
+  a note).
 * :func:`sat_size_bytes`: the memory of the DT_size SAT encoding at a depth (a perfect tree of
   ``2**K`` nodes, every row routed through it), checked before it is built.
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["useful_depth", "dp_lam_fits", "dp_max_depth_for_lam", "dp_estimate", "dp_threshold_budget",
-           "sat_size_bytes", "DP_BYTES_PER_CELL", "DP_SECONDS_PER_CELL"]
+__all__ = ["useful_depth", "dp_lam_fits", "dp_max_depth_for_lam", "dp_budget", "plan_dp_binarization",
+           "count_all_tests", "sat_size_bytes"]
 
 
 def useful_depth(problem: Any, max_depth: int, lam: float | Fraction | None = None,
@@ -72,45 +72,6 @@ def dp_max_depth_for_lam(lam: float | Fraction, n: int, limit: int = 64) -> int:
     return best
 
 
-#: bytes per cell of the DP core's per-threshold tables (rows bitsets, counts, memo entries):
-#: calibrated on wide random data, see benchmarks/results/limits.md
-DP_BYTES_PER_CELL = 8.0
-#: seconds per (threshold pair x row) of a depth-2 subproblem of the core, on this machine at load ~2
-DP_SECONDS_PER_CELL = 4e-10
-
-
-def dp_estimate(n_rows: int, n_binary: int, depth: int) -> dict:
-    """Memory (bytes) and time (seconds) of the DP search from the shape.
-
-    The core holds, per binary column, a row bitset and class counts (``n_binary * n_rows``
-    bits and words), and at depth >= 2 it evaluates pairs of columns on the rows of each node
-    (``n_binary**2 * n_rows`` at the lowest level). Both grow with the thresholds, which is why
-    wide data is degraded by quantile thresholds rather than waited for.
-    """
-    rows = max(1, int(n_rows))
-    cols = max(1, int(n_binary))
-    memory = DP_BYTES_PER_CELL * cols * rows + 64.0 * cols * max(1, depth)
-    if depth <= 1:
-        work = float(cols) * rows
-    else:
-        work = float(cols) ** 2 * rows * (depth - 1)
-    return {"bytes": memory, "seconds": work * DP_SECONDS_PER_CELL, "cells": float(cols) * rows}
-
-
-def dp_threshold_budget(n_rows: int, depth: int, seconds: float | None, nbytes: float) -> int:
-    """The largest number of binary columns whose :func:`dp_estimate` fits ``seconds`` (None: no
-    limit) and ``nbytes``."""
-    lo, hi = 1, 1 << 40
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        est = dp_estimate(n_rows, mid, depth)
-        if est["bytes"] <= nbytes and (seconds is None or est["seconds"] <= seconds):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 #: bytes per (node x (rows x depth + columns)) of the DT_size SAT encoding, clauses in the
 #: solver included: 1.0 GB measured for iris at depth 10 (147 rows, 118 columns), 0.29 GB at 8
 SAT_SIZE_BYTES_PER_UNIT = 700.0
@@ -157,6 +118,22 @@ DP_BYTES_PER_WIDE_CELL = 60.0
 DP_SECONDS_PER_PAIR_ROW = 6e-13
 
 
+def dp_budget(rows: int, tests: int, depth: int, seconds: float | None, nbytes: float) -> dict:
+    """Whether ``tests`` binary columns on ``rows`` rows fit the DP at ``depth`` within half of
+    ``seconds`` and of ``nbytes`` (``"fits"``), the estimates, and the columns that would fit."""
+    cells = float(tests) * rows
+    est_bytes = DP_BYTES_PER_WIDE_CELL * cells
+    est_s = DP_SECONDS_PER_PAIR_ROW * float(tests) ** 2 * rows if depth >= 2 else 1e-9 * cells
+    fits = cells < DP_SMALL_CELLS or (est_bytes <= 0.5 * nbytes and (seconds is None or est_s <= 0.5 * seconds)
+                                      and (depth < 3 or tests <= DP_WIDE_COLUMNS))
+    cols = min(int(tests), int(0.5 * nbytes / (DP_BYTES_PER_WIDE_CELL * max(1, rows))))
+    if seconds is not None and depth >= 2:
+        cols = min(cols, int((0.5 * seconds / (DP_SECONDS_PER_PAIR_ROW * max(1, rows))) ** 0.5))
+    if depth >= 3:
+        cols = min(cols, DP_WIDE_COLUMNS)
+    return {"fits": fits, "bytes": est_bytes, "seconds": est_s, "columns": max(1, cols)}
+
+
 def plan_dp_binarization(data: Any, depth: int, seconds: float | None, nbytes: float) -> dict:
     """Whether the DP can take the ``all`` binarization of ``data`` at ``depth`` within
     ``seconds`` and ``nbytes``, and if not the quantile thresholds per feature that fit.
@@ -168,19 +145,10 @@ def plan_dp_binarization(data: Any, depth: int, seconds: float | None, nbytes: f
     if float(rows) * rows * data.X.shape[1] < DP_SMALL_CELLS:  # tests x rows <= rows^2 x features: small
         return {"strategy": "all"}
     tests = count_all_tests(data)
-    cells = float(tests) * rows
-    est_bytes = DP_BYTES_PER_WIDE_CELL * cells
-    est_s = DP_SECONDS_PER_PAIR_ROW * float(tests) ** 2 * rows if depth >= 2 else 1e-9 * cells
-    fits = cells < DP_SMALL_CELLS or (est_bytes <= 0.5 * nbytes and (seconds is None or est_s <= 0.5 * seconds)
-                                      and (depth < 3 or tests <= DP_WIDE_COLUMNS))
-    if fits:
+    fit = dp_budget(rows, tests, depth, seconds, nbytes)
+    if fit["fits"]:
         return {"strategy": "all", "tests_all": tests}
-    cols = tests
-    cols = min(cols, int(0.5 * nbytes / (DP_BYTES_PER_WIDE_CELL * rows)))
-    if seconds is not None and depth >= 2:
-        cols = min(cols, int((0.5 * seconds / (DP_SECONDS_PER_PAIR_ROW * rows)) ** 0.5))
-    if depth >= 3:
-        cols = min(cols, DP_WIDE_COLUMNS)
+    est_bytes, est_s, cols = fit["bytes"], fit["seconds"], fit["columns"]
     features = max(1, data.X.shape[1])
     k = max(1, min(DP_WIDE_MAX_PER_FEATURE, cols // features))
     from .deadline import format_bytes

@@ -576,3 +576,23 @@ def test_box_count_of_wide_data_is_inf_without_a_warning():
         warnings.simplefilter("error")
         chains = build_chains(problem)
         assert box_count(chains) == float("inf") and box_work(chains) == float("inf")
+
+
+def test_dp_estimator_on_wide_data_keeps_its_limit(tmp_path):
+    """Item 1: DPTreeClassifier(max_depth=2, time_limit=5).fit on 200 x 2,500 floats returned
+    after 29 s at 5.3 GB. Now the DP's entry applies the resource model: quantile thresholds,
+    CART's tree on all thresholds kept when better, a warning and the plan in stats."""
+    from satdt.data import load_dataset
+    from satdt.estimators import DPTreeClassifier
+
+    path = _wide_csv(tmp_path / "wide.csv", cols=3000)
+    data = load_dataset(path)
+    start = time.perf_counter()
+    with pytest.warns(UserWarning, match="quantile threshold"):
+        model = DPTreeClassifier(max_depth=2, time_limit=4).fit(data.X, data.y)
+    assert time.perf_counter() - start <= 4 + TOLERANCE
+    result = model.result_
+    assert result.status == "FEASIBLE" and result.bound == 0.0
+    assert result.stats["resource_plan"]["strategy"] == "quantile"
+    errors = int((model.predict(data.X) != data.labels).sum())
+    assert errors == result.objective <= _cart_errors(path, 2)
