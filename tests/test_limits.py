@@ -596,3 +596,27 @@ def test_dp_estimator_on_wide_data_keeps_its_limit(tmp_path):
     assert result.stats["resource_plan"]["strategy"] == "quantile"
     errors = int((model.predict(data.X) != data.labels).sum())
     assert errors == result.objective <= _cart_errors(path, 2)
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_during_the_start_up_still_gets_an_answer(name):
+    """A signal while the command is still importing (numpy, satdt) is remembered by the first
+    handlers (satdt/_early_signals.py) and answered once the policy is installed: no traceback,
+    no silent kill, exit 128 + the signal with the JSON answer."""
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    signum = getattr(signal, name)
+    proc = subprocess.Popen([sys.executable, "-m", "satdt.cli", "solve", "iris", "--method", "dp", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.6)  # past the interpreter's own start-up, inside satdt's imports or the solve
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:
+        pytest.skip("the run ended before the signal")
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    answer = json.loads(out.strip().splitlines()[-1])
+    assert answer["stats"]["interrupted"] is True

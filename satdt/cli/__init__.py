@@ -69,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: usage error (2) or --help (0)
         return int(exc.code or 0)
     args.clock = clock
+    if args.command != "solve":  # no signal policy: Python's own handling (an early signal acts now)
+        from .._early_signals import restore_defaults
+
+        restore_defaults()
     try:
         code = COMMANDS[args.command](args)
     except BrokenPipeError:  # output piped into `head` and closed: not an error

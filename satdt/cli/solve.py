@@ -289,6 +289,12 @@ def cmd_solve(a: argparse.Namespace) -> int:
     a.problem = a.data_read = a.floor = None
     a.guard = None
     policy = a.signals = SignalPolicy(answer=_last_resort(a) if a.clock.whole_process else None).install()
+    from .. import _early_signals
+
+    if _early_signals.INSTALLED and policy.installed:
+        _early_signals.INSTALLED = False
+        if _early_signals.SEEN:  # a signal during the start-up: handled as if it came now
+            policy._on_signal(_early_signals.SEEN[0])
     try:
         try:
             return _solve(a)
