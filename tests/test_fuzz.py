@@ -177,6 +177,8 @@ def run_case(case: Case, folder: Path) -> dict:
                 violations.append("interrupted without stats.interrupted")
             if answer.get("tree") is not None:
                 violations += rescore(answer, path)
+                if case.depth is not None and answer["depth"] > case.depth:
+                    violations.append(f"depth {answer['depth']} > --max-depth {case.depth}")
     return {"seed": case.seed, "method": case.method, "code": code, "wall": wall, "limit": case.limit,
             "rss": rss, "status": status_name, "violations": violations,
             "shape": (case.rows, case.cols), "signal": case.signum}

@@ -205,11 +205,13 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
     value = {"depth": tree.depth(), "nodes": tree.n_nodes, "errors": errors}.get(
         name, errors / data.n_rows + float(a.lam or 0.0) * tree.n_leaves)
     if consistent:
+        too_deep = a.max_depth is not None and tree.depth() > a.max_depth
         note = plan["note"].split(";")[0] + "; no exact engine started: " + (
-            "CART's tree grown until pure (consistent)" if errors == 0
-            else "CART's tree is not consistent (conflicting rows): no tree")
-        status = FEASIBLE if errors == 0 else UNKNOWN
-        if errors:
+            "CART's tree is not consistent (conflicting rows): no tree" if errors
+            else f"CART's tree grown until pure has depth {tree.depth()} > {a.max_depth}: no tree" if too_deep
+            else "CART's tree grown until pure (consistent)")
+        status = FEASIBLE if errors == 0 and not too_deep else UNKNOWN
+        if status == UNKNOWN:
             tree, value = None, None
     else:
         note = plan["note"]
