@@ -235,8 +235,36 @@ class Search {
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds.
     // progress(elapsed, best cost or None, nodes) is called every `interval` seconds and soon
     // after each new top-level incumbent; Python signals (Ctrl-C) are polled every 50 ms.
-    py::dict solve(int depth, i64 ub, double time_limit, py::object progress, double interval) {
+    //
+    // width > 0: the restricted (anytime) search: a node of depth >= 3 tries only the first `width`
+    // tests (breadth first) of CART's tree grown on its rows (DPDT's candidate tests [9]); nodes of
+    // depth <= 2 are solved exactly. Its answers are trees (upper bounds), never bounds: they are kept in
+    // a memo of their own, and the exact memo is only read. rows: solve on these distinct rows
+    // only (a subtree of an incumbent; None: all rows).
+    py::dict solve(int depth, i64 ub, double time_limit, py::object progress, double interval, int width,
+                   py::object rows) {
         start_clock(time_limit);
+        if (width < 0) throw std::invalid_argument("width must be >= 0");
+        if (width > 0 && width != rmemo_width_) {  // restricted answers hold for one width only
+            rentries_.clear();
+            rmemo_.clear();
+            rmemo_width_ = width;
+        }
+        width_ = width;
+        std::vector<int> all;
+        if (rows.is_none()) {
+            all.resize(m_);
+            for (int i = 0; i < m_; ++i) all[i] = i;
+        } else {
+            auto r = rows.cast<py::array_t<int64_t, py::array::c_style | py::array::forcecast>>();
+            auto v = r.unchecked<1>();
+            all.resize(v.shape(0));
+            for (py::ssize_t i = 0; i < v.shape(0); ++i) {
+                if (v(i) < 0 || v(i) >= m_ || (i > 0 && v(i) <= v(i - 1)))
+                    throw std::invalid_argument("rows must be ascending distinct-row indices");
+                all[i] = static_cast<int>(v(i));
+            }
+        }
         progress_ = progress;
         interval_ = interval;
         next_report_ = interval;
@@ -251,8 +279,6 @@ class Search {
         {
             py::gil_scoped_release release;
             try {
-                std::vector<int> all(m_);
-                for (int i = 0; i < m_; ++i) all[i] = i;
                 res = solve_node(root_, all, depth, ub, nullptr, nullptr, true);
             } catch (const Timeout&) {
                 finished = false;
@@ -312,6 +338,7 @@ class Search {
         d["depth2_scans"] = scans_;
         d["memo_hits"] = hits_;
         d["memo_entries"] = static_cast<i64>(entries_.size());
+        d["restricted_entries"] = static_cast<i64>(rentries_.size());
         d["tree_nodes"] = static_cast<i64>(arena_.size());
         return d;
     }
@@ -327,6 +354,10 @@ class Search {
     std::vector<TNode> arena_;
     std::vector<Entry> entries_;
     std::unordered_map<u64, std::vector<int>> memo_;
+    int width_ = 0;                                     // > 0: the restricted search (see solve)
+    int rmemo_width_ = 0;                               // the width of rmemo_'s answers
+    std::vector<Entry> rentries_;                       // its memo: restricted optima / bounds
+    std::unordered_map<u64, std::vector<int>> rmemo_;
     std::chrono::steady_clock::time_point start_;
     double limit_ = 1e300;
     i64 ticks_ = 0;
@@ -339,7 +370,7 @@ class Search {
     struct TopBounds {
         Search* s;
         TopBounds(Search* search, bool top, const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 leaf)
-            : s(top ? search : nullptr) {
+            : s(top && search->width_ == 0 ? search : nullptr) {
             if (s) { s->top_lbL_ = &lbL; s->top_lbR_ = &lbR; s->top_leaf_ = leaf; }
         }
         ~TopBounds() { if (s) { s->top_lbL_ = nullptr; s->top_lbR_ = nullptr; } }
@@ -462,22 +493,27 @@ class Search {
         return h ^ rows.size();
     }
 
-    Entry* find(const std::vector<int>& rows, int depth, u64 h) {
-        auto it = memo_.find(h);
-        if (it == memo_.end()) return nullptr;
+    // restricted = true: the restricted search's own memo (see solve)
+    Entry* find(const std::vector<int>& rows, int depth, u64 h, bool restricted = false) {
+        auto& memo = restricted ? rmemo_ : memo_;
+        auto& entries = restricted ? rentries_ : entries_;
+        auto it = memo.find(h);
+        if (it == memo.end()) return nullptr;
         for (int idx : it->second) {
-            Entry& e = entries_[idx];
+            Entry& e = entries[idx];
             if (e.depth == depth && e.rows == rows) return &e;
         }
         return nullptr;
     }
 
-    void store(const std::vector<int>& rows, int depth, u64 h, i64 lb, const Sub* opt) {
-        Entry* e = find(rows, depth, h);
+    void store(const std::vector<int>& rows, int depth, u64 h, i64 lb, const Sub* opt, bool restricted = false) {
+        auto& memo = restricted ? rmemo_ : memo_;
+        auto& entries = restricted ? rentries_ : entries_;
+        Entry* e = find(rows, depth, h, restricted);
         if (e == nullptr) {
-            entries_.push_back({rows, depth, lb, INF, NONE});
-            memo_[h].push_back(static_cast<int>(entries_.size()) - 1);
-            e = &entries_.back();
+            entries.push_back({rows, depth, lb, INF, NONE});
+            memo[h].push_back(static_cast<int>(entries.size()) - 1);
+            e = &entries.back();
         } else {
             e->lb = std::max(e->lb, lb);
         }
@@ -710,6 +746,74 @@ class Search {
         leaf.tree = leaf_ref(lab);
         if (tot != nullptr) *tot = n;
         return leaf;
+    }
+
+    // ------------------------------------------------------------------ candidate tests
+    // The first `k` tests, breadth first, of CART's Gini-greedy tree grown on the rows of view V
+    // (counts F of V's columns, class weights N): the candidate roots of the restricted search, as
+    // DPDT generates its MDP's actions [9] (k = 2^c - 1: all tests of CART's tree of depth c).
+    // Columns of V, each once.
+    void cart_tests(const View& V, const std::vector<i64>& F, const i64* N, int k, std::vector<int>& out) {
+        std::vector<char> taken(V.T(), 0);
+        std::vector<std::vector<int>> queue(1);
+        queue[0].resize(V.n());
+        for (int a = 0; a < V.n(); ++a) queue[0][a] = a;
+        for (size_t head = 0; head < queue.size() && static_cast<int>(out.size()) < k; ++head) {
+            const std::vector<int> pos = std::move(queue[head]);
+            const int g = gini_best(V, pos, head == 0 ? &F : nullptr, head == 0 ? N : nullptr);
+            if (g < 0) continue;
+            if (!taken[g]) {
+                taken[g] = 1;
+                out.push_back(g);
+            }
+            const int ch = V.cchain[g], lv = V.clevel[g];
+            std::vector<int> left, right;
+            for (int a : pos) (V.bucket[static_cast<size_t>(a) * V.p + ch] >= lv ? right : left).push_back(a);
+            queue.push_back(std::move(left));
+            queue.push_back(std::move(right));
+        }
+    }
+
+    // the column of V of best Gini score splitting the rows pos of V into two non-empty sides, or
+    // -1 (pure or unsplittable rows); F, N: their counts when the caller has them
+    int gini_best(const View& V, const std::vector<int>& pos, const std::vector<i64>* Fin, const i64* Nin) {
+        const int T = V.T(), np = static_cast<int>(pos.size());
+        if (T == 0 || np < 2) return -1;
+        check_time();
+        std::vector<i64> N(C_, 0);
+        if (Nin != nullptr) {
+            for (int c = 0; c < C_; ++c) N[c] = Nin[c];
+        } else {
+            for (int a = 0; a < np; ++a) {
+                const i64* wr = w(V.rows[pos[a]]);
+                for (int c = 0; c < C_; ++c) N[c] += wr[c];
+            }
+        }
+        i64 tot = 0, mx = 0;
+        for (int c = 0; c < C_; ++c) { tot += N[c]; mx = std::max(mx, N[c]); }
+        if (mx == tot) return -1;  // pure: nothing to split
+        std::vector<i64> Fown;
+        const std::vector<i64>* F = Fin;
+        if (F == nullptr) {
+            count(V, pos.data(), np, Fown, nullptr, C_);
+            F = &Fown;
+        }
+        int g = -1;
+        double best = 0;
+        for (int j = 0; j < T; ++j) {
+            i64 nR = 0, sr = 0, sl = 0;
+            for (int c = 0; c < C_; ++c) {
+                const i64 f = (*F)[static_cast<size_t>(c) * T + j], l = N[c] - f;
+                nR += f;
+                sr += f * f;
+                sl += l * l;
+            }
+            if (nR <= 0 || nR >= tot) continue;
+            const double score = static_cast<double>(sr) / static_cast<double>(nR) +
+                                 static_cast<double>(sl) / static_cast<double>(tot - nR);
+            if (g < 0 || score > best) { g = j; best = score; }
+        }
+        return g;
     }
 
     // ------------------------------------------------------------------ greedy incumbent
@@ -1021,6 +1125,18 @@ class Search {
             }
             lb0 = std::max(lb0, e->lb);
         }
+        // the restricted search at depth >= 3 (see solve): its own answers, after the exact ones
+        const bool restricted = width_ > 0 && d >= 3;
+        if (restricted && (e = find(rows, d, h, true)) != nullptr) {
+            hits_++;
+            if (e->tree != NONE || e->lb >= ub) {
+                Sub s;
+                s.val = e->tree != NONE ? e->cost : e->lb;
+                s.tree = e->tree;
+                return s;
+            }
+            lb0 = std::max(lb0, e->lb);
+        }
         if (lb0 >= ub) {
             Sub s;
             s.val = lb0;
@@ -1060,15 +1176,20 @@ class Search {
             return res;
         }
         i64 lb = 0;
-        if (d == 2 && V.T() >= 4 * V.p)  // long chains (numeric features): ConTree's depth-two scan
+        if (d == 2 && V.T() >= 4 * V.p) {  // long chains (numeric features): ConTree's depth-two scan
             res = depth2_scan(V, FV, N.data(), ub, leaf, lb0, top, &lb);
-        else
+        } else if (restricted) {
+            std::vector<int> tests;
+            cart_tests(V, FV, N.data(), width_, tests);
+            res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb, &tests);
+        } else {
             res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb);
+        }
         if (res.has_tree()) {
-            store(rows, d, h, res.val, &res);
+            store(rows, d, h, res.val, &res, restricted);
             return res;
         }
-        store(rows, d, h, lb, nullptr);
+        store(rows, d, h, lb, nullptr, restricted);
         Sub s;
         s.val = lb;
         return s;
@@ -1536,8 +1657,9 @@ class Search {
         }
     }
 
+    // tests: the only roots tried (the restricted search), or all when null
     Sub root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
-                    i64 lb0, bool top, i64* lb_out) {
+                    i64 lb0, bool top, i64* lb_out, const std::vector<int>* tests = nullptr) {
         const int T = V.T(), n = V.n();
         i64 tot = 0;
         for (int c = 0; c < C_; ++c) tot += N[c];
@@ -1545,7 +1667,9 @@ class Search {
         std::vector<double> tie(T);
         root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
         TopBounds top_bounds(this, top, lbL, lbR, leaf.val);
-        std::vector<char> open(T, 1);
+        std::vector<char> open(T, tests == nullptr);
+        if (tests != nullptr)
+            for (int j : *tests) open[j] = 1;
         Incumbent inc(leaf, ub);
         const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
         std::vector<int> posL, posR;
@@ -1646,7 +1770,8 @@ PYBIND11_MODULE(_core, mod) {
              py::arg("rank"), py::arg("col_chain"), py::arg("col_level"), py::arg("counts"), py::arg("q"),
              py::arg("leaf_cost"), py::arg("pair_ops"))
         .def("solve", &Search::solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
-             py::arg("progress") = py::none(), py::arg("interval") = 2.0)
+             py::arg("progress") = py::none(), py::arg("interval") = 2.0, py::arg("width") = 0,
+             py::arg("rows") = py::none())
         .def("greedy", &Search::greedy, py::arg("depth"), py::arg("time_limit"))
         .def("stats", &Search::stats);
 }

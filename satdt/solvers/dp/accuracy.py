@@ -23,6 +23,7 @@ from ...progress import ProgressCallback, ProgressReporter
 from ...result import FEASIBLE, OPTIMAL, SolveResult
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
+from .anytime import anytime_search
 from .chains import Chains
 from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchOutcome, SearchTimeout
 
@@ -140,7 +141,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     bound = floor
     proven = False
     ub = inc_cost if upper_bound is None else min(inc_cost, float(upper_bound) + 1.0)
-    for attempt in range(2):
+    for attempt in range(0 if upper_bound is None else 2):
         out = _run_reported(search, reporter, d, ub)
         if out.node is not None and out.cost < inc_cost:
             inc_tree = Tree(root=out.node, classes=problem.classes)
@@ -156,6 +157,13 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
             bound = max(bound, ub)
             break
         ub = inc_cost  # the given upper bound was not achievable: search again without it
+    if upper_bound is None:  # the anytime schedule (anytime.py): the complete search and heuristics
+        found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter)
+        inc_tree, inc_cost, source, proven = Tree(root=found.node, classes=problem.classes), found.cost, \
+            found.source, found.proven
+        if found.bound is not None:
+            bound = max(bound, found.bound)
+        anytime_stats = found.stats
     tree, errors = _finalize(problem, inc_tree, search.binary_errors)
     if errors != inc_cost:
         raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
@@ -164,6 +172,8 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     status = OPTIMAL if proven or bound >= errors else FEASIBLE
     stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
                  chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct)
+    if upper_bound is None:
+        stats["anytime"] = anytime_stats
     final_bound = int(errors if status == OPTIMAL else np.ceil(bound - 1e-9))
     reporter.emit("done", incumbent=errors, bound=final_bound, nodes=int(search.stats["nodes"]), message=status)
     return SolveResult(tree=tree, status=status, objective=errors, bound=final_bound,
@@ -273,15 +283,12 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         if given < inc_cost:
             inc_tree, inc_cost, source = start_tree, given, "given"
     reporter.emit("incumbent", incumbent=to_objective(inc_cost), message=source)
-    bound, proven = floor, False
-    out = _run_reported(search, reporter, d, inc_cost, to_objective)
-    if out.node is not None and out.cost < inc_cost:
-        inc_tree = Tree(root=out.node, classes=problem.classes)
-        inc_cost, source = float(out.cost), "dp"
-    if out.finished:
-        proven, bound = True, inc_cost
-    elif out.bound is not None:
-        bound = max(floor, min(out.bound, inc_cost))
+    bound = floor
+    found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter, to_objective)
+    inc_tree, inc_cost, source, proven = Tree(root=found.node, classes=problem.classes), found.cost, \
+        found.source, found.proven
+    if found.bound is not None:
+        bound = max(floor, found.bound)
     tree, errors = _finalize(problem, inc_tree, search.binary_errors)
     leaves = tree.n_leaves
     engine = scaled.engine_value(errors, leaves)
@@ -299,7 +306,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
                  chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct,
                  errors=errors, leaves=leaves, train_accuracy=1.0 - errors / n, lam=lam,
-                 lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound))
+                 lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound), anytime=found.stats)
     if status == OPTIMAL:
         stats["engine_objective"] = int(engine)
     reporter.emit("done", incumbent=float(value), bound=float(exact_bound), nodes=int(search.stats["nodes"]),

@@ -47,7 +47,10 @@ class ReferenceSearch(SearchBase):
     def memo_entries(self) -> int:
         return len(self.memo)
 
-    def run(self, d: int, ub: float) -> SearchOutcome:
+    def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
+            time_cap: float | None = None) -> SearchOutcome:
+        if width or rows is not None or time_cap is not None:
+            raise ValueError("the reference search runs the complete search of all rows to the deadline only")
         S = np.arange(self.counts.shape[0], dtype=np.int64)
         self.top = None
         try:
