@@ -61,9 +61,16 @@ def cmd_verify(a: argparse.Namespace) -> int:
     if cert.proof is not None:  # INFEASIBLE: the search space is empty, proven
         print(f"proven: {cert.proof}; given tree: {cert.tree_value:g}")
         return EXIT_OK
-    print(f"given tree: {cert.tree_value:g}   optimum: {cert.optimum}   bound: {cert.bound}   "
-          f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else "")
-          + (f"   loses at most: {cert.max_gap:g}" if cert.max_gap is not None and cert.optimum is None else ""))
+    if cert.status == "UNKNOWN":  # not proven: the loss is only enclosed, never "gap: 0.0"
+        low = f"{cert.gap:g}" if cert.gap is not None else "0"
+        high = f"{cert.max_gap:g}" if cert.max_gap is not None else "unknown"
+        print(f"given tree: {cert.tree_value:g}   optimum: unknown   bound: {cert.bound}   "
+              f"gap: unknown (the tree loses between {low} and {high})")
+    else:
+        print(f"given tree: {cert.tree_value:g}   optimum: {cert.optimum}   bound: {cert.bound}   "
+              f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else "")
+              + (f"   loses at most: {cert.max_gap:g}" if cert.max_gap is not None and cert.optimum is None
+                 else ""))
     if cert.better_tree is not None:
         print("a better tree:")
         print(cert.better_tree.to_text())

@@ -142,6 +142,13 @@ class DPTreeClassifier(DepthBoundedClassifier):
     def _solve(self, data: Dataset) -> SolveResult:
         from ..solvers import dp
 
+        if self.binarization == "all" and self.max_depth >= 2:  # the resource model, before binarizing
+            from ..fallback import degrade_dp_data, plan_dp_data
+
+            fit = plan_dp_data(data, self.max_depth, self._time_left())
+            if fit is not None:
+                return degrade_dp_data(data, self.max_depth, self.lam, self._time_left(),
+                                       self._progress().get("progress"), dp.solve_dp, fit)
         return dp.solve_dp(self._problem(data), max_depth=self.max_depth, lam=self.lam,
                            time_limit=self._time_left(), **self._progress())
 

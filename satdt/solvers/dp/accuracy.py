@@ -318,8 +318,39 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
 def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None,
              time_limit: float | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """The DP method of the estimator and the CLI: :func:`solve_max_accuracy_dp` when ``lam`` is
-    None, else :func:`solve_regularized_dp` with that ``lam``."""
+    None, else :func:`solve_regularized_dp` with that ``lam``.
+
+    A guard at the entry: ``max_depth`` is capped where no optimum changes
+    (:func:`satdt.limits.useful_depth`, noted in ``stats["depth_cap"]``), and a ``lam`` whose
+    exact integer objective would pass ``2**53`` at that depth is refused with the largest depth
+    that works; a problem beyond the resource model (:func:`satdt.limits.dp_budget`) is solved on
+    quantile thresholds instead, CART's tree kept when better (:func:`satdt.fallback.degrade_dp`)."""
+    asked = max_depth
+    if isinstance(max_depth, (int, np.integer)) and not isinstance(max_depth, bool) and max_depth > 0:
+        from ...limits import dp_lam_fits, dp_max_depth_for_lam, useful_depth
+
+        try:
+            lam_ok = lam is None or Fraction(lam) >= 0
+        except (TypeError, ValueError):
+            lam_ok = False
+        if lam_ok:
+            max_depth = useful_depth(problem, int(max_depth), lam)
+            if lam is not None and not dp_lam_fits(lam, int(problem.n_rows), max_depth):
+                top = dp_max_depth_for_lam(lam, int(problem.n_rows))
+                raise ValueError(f"dp with lam={lam:g} on {problem.n_rows} rows: the exact integer objective "
+                                 f"stays below 2**53 up to depth {top} only; give a max depth <= {top}")
+    if isinstance(max_depth, (int, np.integer)) and max_depth >= 2:
+        from ...fallback import degrade_dp
+
+        degraded = degrade_dp(problem, int(max_depth), lam, time_limit, progress, solve_dp)
+        if degraded is not None:  # beyond the resource model: quantile thresholds, CART kept
+            return degraded
     if lam is None:
-        return solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit, progress=progress)
-    return solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit,
-                                progress=progress)
+        result = solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit, progress=progress)
+    else:
+        result = solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit,
+                                      progress=progress)
+    if max_depth != asked:
+        result.stats["depth_cap"] = {"asked": int(asked), "used": int(max_depth),
+                                     "why": "no optimal tree is deeper (satdt.limits.useful_depth)"}
+    return result
