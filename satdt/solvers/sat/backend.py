@@ -144,7 +144,7 @@ class SatBackend:
         self.sat_calls += 1
         t0 = time.perf_counter()
         try:
-            if self.name in BUDGETED and deadline.remaining() is not None:
+            if self.name in BUDGETED:  # CaDiCaL: no interruptible call, so budgets with or without a limit
                 return self._solve_budgeted(assumptions, deadline, tick, budget)
             return self._solve_chunks(assumptions, deadline, tick, budget)
         finally:
@@ -208,7 +208,8 @@ class SatBackend:
                 if tick is not None:
                     tick()
                 took = max(time.perf_counter() - t0, 1e-4)
-                left = deadline.remaining() or 0.0
+                left = deadline.remaining()
+                left = 1.0 if left is None else left  # no limit: chunks of ~0.05 s (Ctrl-C between them)
                 # aim at chunks of ~0.05 s, never much beyond the time left; grow slowly (a chunk's
                 # conflicts get dearer as the learnt clauses pile up)
                 target = min(0.05, max(left, 0.01))
