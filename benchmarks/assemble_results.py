@@ -7,8 +7,8 @@ them in a fixed order under one header: ``python benchmarks/assemble_results.py`
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["peers", "dl85", "sat", "maxsat", "mip", "dp", "cpsat", "dpdt", "cart_vs_optimal", "select", "startup", "rl", "progress", "limits"]
-TITLES = {"peers": "The exact DP against STreeD and ConTree, side by side (issue 13)",
+ORDER = ["peers", "dl85", "sat", "maxsat", "mip", "dp", "cpsat", "dpdt", "cart_vs_optimal", "select", "startup", "rl", "progress", "limits", "proof"]
+TITLES = {"proof": "Certificates: produce and check vs the plain solve (issue 23)", "peers": "The exact DP against STreeD and ConTree, side by side (issue 13)",
           "dl85": "The exact DP on the DL8.5 / MurTree binary sets against STreeD",
           "sat": "DT_depth and DT_size (SAT, issue 2)", "maxsat": "MaxSAT (issue 3)",
           "mip": "BinOCT and OCT (MIP, issue 3)", "dp": "Dynamic programming, max accuracy (issue 3)",
