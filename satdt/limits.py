@@ -7,9 +7,9 @@
 * :func:`dp_lam_fits`: whether the DP's exact integer objective (``q * errors + p * n *
   leaves``, see :func:`satdt.objectives.scaled_objective`) stays below ``2**53`` at a depth.
 * :func:`dp_budget` / :func:`plan_dp_binarization`: memory and time of the DP from the shape
-  (thresholds x rows x depth), decided before anything large is built, and the quantile
-  thresholds per feature that fit when the ``all`` binarization does not (the degradation, with
-  a note).
+  (binary columns x features x rows, by depth), decided before anything large is built, and the
+  quantile thresholds per feature that fit when the ``all`` binarization does not (the
+  degradation, with a note).
 * :func:`sat_size_bytes`: the memory of the DT_size SAT encoding at a depth (a perfect tree of
   ``2**K`` nodes, every row routed through it), checked before it is built.
 
