@@ -143,3 +143,29 @@ def test_anytime_on_a_real_set_beats_greedy_with_a_valid_bound():
     assert res.objective <= greedy
     assert 0 <= res.bound <= res.objective
     assert res.runtime <= 4 + 1.0
+
+
+def test_an_interrupt_stops_the_schedule_with_its_best_tree():
+    """satdt.deadline.interrupt (the CLI's SIGINT / SIGTERM policy) expires the deadline: the
+    compiled search stops within its 50 ms poll and the schedule returns its incumbent,
+    re-scored, never worse than the greedy tree."""
+    import threading
+    import time
+
+    from satdt.deadline import clear_interrupt, interrupt
+
+    problem = Binarizer("all").problem(load_dataset("compas"))
+    search = new_search(problem, Deadline(None), None)
+    greedy = search.greedy(np.arange(problem.n_distinct), 6)[0]
+    timer = threading.Timer(1.5, interrupt)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        res = solve_max_accuracy_dp(problem, max_depth=6, time_limit=120)
+    finally:
+        timer.cancel()
+        clear_interrupt()
+    assert time.perf_counter() - start < 1.5 + 1.0
+    assert res.status == "FEASIBLE" and res.objective <= greedy
+    data = problem.data
+    assert int((res.tree.predict_index(data.X) != data.y).sum()) == res.objective

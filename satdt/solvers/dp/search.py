@@ -284,7 +284,8 @@ class CoreSearch(SearchBase):
         progress = self._progress_callback() if rows is None else None
         out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else max(left, 0.0),
                                progress, interval, int(width),
-                               None if rows is None else np.ascontiguousarray(rows, dtype=np.int64))
+                               None if rows is None else np.ascontiguousarray(rows, dtype=np.int64),
+                               self.deadline.expired)  # stops within 50 ms of satdt.deadline.interrupt
         self.stats.update(self._core.stats())
         if out["finished"]:
             node = None if out["tree"] is None else self._tree(out["tree"])

@@ -25,13 +25,23 @@ using CountArray = py::array_t<int64_t, py::array::c_style | py::array::forcecas
 // the caller to raise.
 class PyHost : public satdt_dp::Host {
   public:
-    explicit PyHost(py::object progress) : progress_(std::move(progress)), reports_(!progress_.is_none()) {}
+    explicit PyHost(py::object progress, py::object stop = py::none())
+        : progress_(std::move(progress)), stop_(std::move(stop)), reports_(!progress_.is_none()) {}
     bool reports() const override { return reports_; }
     bool poll(const satdt_dp::Report* rep) override {
         py::gil_scoped_acquire gil;
         if (PyErr_CheckSignals() != 0) {
             failed_ = true;
             return false;
+        }
+        if (!stop_.is_none()) {  // the caller's deadline expired (e.g. satdt.deadline.interrupt): stop, no error
+            try {
+                if (py::cast<bool>(stop_())) return false;
+            } catch (py::error_already_set& e) {
+                e.restore();
+                failed_ = true;
+                return false;
+            }
         }
         if (rep == nullptr) return true;
         py::object best = rep->has_best ? py::object(py::int_(rep->best)) : py::object(py::none());
@@ -49,6 +59,7 @@ class PyHost : public satdt_dp::Host {
 
   private:
     py::object progress_;
+    py::object stop_;
     bool reports_;
     bool failed_ = false;
 };
@@ -73,8 +84,8 @@ std::unique_ptr<satdt_dp::Search> make_search(IntArray rank, IntArray col_chain,
 }
 
 py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::object progress, double interval,
-               int width, py::object rows) {
-    PyHost host(progress);
+               int width, py::object rows, py::object stop) {
+    PyHost host(progress, stop);
     satdt_dp::SolveOutcome res;
     std::vector<int> subset;
     if (!rows.is_none()) {
@@ -138,7 +149,7 @@ PYBIND11_MODULE(_core, mod) {
              py::arg("q"), py::arg("leaf_cost"), py::arg("pair_ops"))
         .def("solve", &solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
              py::arg("progress") = py::none(), py::arg("interval") = 2.0, py::arg("width") = 0,
-             py::arg("rows") = py::none())
+             py::arg("rows") = py::none(), py::arg("stop") = py::none())
         .def("greedy", &greedy, py::arg("depth"), py::arg("time_limit"))
         .def("stats", &stats);
 }

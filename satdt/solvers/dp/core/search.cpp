@@ -118,7 +118,6 @@ SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, dou
         out.interrupted = true;
     }
     host_ = nullptr;
-    if (out.interrupted) return out;
     if (out.finished) {
         out.value = res.val;
         out.has_tree = res.has_tree();
