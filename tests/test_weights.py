@@ -347,3 +347,20 @@ def test_costs_and_balanced_accuracy_equal_streeds_optima():
             peer_bacc = np.mean([(pred[y == c] == c).mean() for c in range(k)])
             ours = DPTreeClassifier(max_depth=depth, objective="balanced_accuracy").fit(X.astype(float), y).result_
             assert ours.stats["balanced_accuracy"] == pytest.approx(peer_bacc), seed
+
+
+def test_leaf_counts_are_the_users_weights():
+    X, y, rng = _instance(2400, n=20)
+    w = rng.integers(1, 4, size=len(y)).astype(float)
+    cw = {0: 2.0, 1: 1.0, 2: 0.5}
+    model = DPTreeClassifier(max_depth=2, class_weight=cw).fit(X, y, sample_weight=w)
+    f = w * np.array([cw[c] for c in y])
+    for leaf, rows in model.tree_.apply(X):
+        assert np.allclose(leaf.counts, np.bincount(y[rows], weights=f[rows], minlength=3))
+    proba = model.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1)
+    # costs: the leaves count the sample weights of the true classes (not the pseudo rows)
+    C = np.array([[0, 1, 4], [2, 0, 1], [3, 3, 0]])
+    model = DPTreeClassifier(max_depth=2, costs=C).fit(X, y, sample_weight=w)
+    for leaf, rows in model.tree_.apply(X):
+        assert np.allclose(leaf.counts, np.bincount(y[rows], weights=w[rows], minlength=3))
