@@ -7,9 +7,9 @@ BIN := $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-# the compiled DP core (satdt/solvers/dp/_core.cpp) is built by pip from source: it needs a C++
-# compiler and the Python headers; say which is missing in one line
-$(VENV)/.installed: pyproject.toml setup.py satdt/solvers/dp/_core.cpp
+# the compiled DP core (satdt.solvers.dp._core, sources in satdt/solvers/dp/core/) is built by pip
+# from source: it needs a C++ compiler and the Python headers; say which is missing in one line
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard satdt/solvers/dp/core/*.h satdt/solvers/dp/core/*.cpp)
 	@command -v c++ >/dev/null 2>&1 || command -v g++ >/dev/null 2>&1 || { \
 	  echo "satdt: no C++ compiler found; the DP core needs one (Debian/Ubuntu: apt-get install g++)" >&2; exit 1; }
 	@$(PYTHON) -c "import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" || { \

@@ -7,8 +7,11 @@ them in a fixed order under one header: ``python benchmarks/assemble_results.py`
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["peers", "dl85", "sat", "maxsat", "mip", "dp", "cpsat", "dpdt", "cart_vs_optimal", "select", "startup", "rl", "progress", "limits", "weights"]
-TITLES = {"peers": "The exact DP against STreeD and ConTree, side by side (issue 13)",
+ORDER = ["anytime", "peers", "dl85", "sat", "maxsat", "mip", "dp", "cpsat", "dpdt", "cart_vs_optimal", "select", "startup", "rl", "progress", "limits", "proof", "weights"]
+TITLES = {"anytime": "Good trees at a time limit: the anytime DP against pytrees-rs LDS and CART (issue 21)",
+          "proof": "Certificates: producing and checking them (issue 23)",
+          "weights": "Weights, balanced accuracy, costs and missing values (issue 24)",
+          "peers": "The exact DP against STreeD and ConTree, side by side (issue 13)",
           "dl85": "The exact DP on the DL8.5 / MurTree binary sets against STreeD",
           "sat": "DT_depth and DT_size (SAT, issue 2)", "maxsat": "MaxSAT (issue 3)",
           "mip": "BinOCT and OCT (MIP, issue 3)", "dp": "Dynamic programming, max accuracy (issue 3)",
@@ -18,8 +21,7 @@ TITLES = {"peers": "The exact DP against STreeD and ConTree, side by side (issue
           "startup": "CLI start (issue 13)",
           "rl": "RL tree builders: ADAPTTREE0 and RDT against the optimum (issue 15)",
           "progress": "Progress reporting overhead (issue 16)",
-          "limits": "Time-limit overruns on the largest sets (issue 16)",
-          "weights": "Weights, balanced accuracy, costs and missing values (issue 24)"}
+          "limits": "Time-limit overruns on the largest sets (issue 16)"}
 
 HEADER = """# satdt benchmark results
 

@@ -2,7 +2,9 @@
 
 The peers (optional, ``pip install -e '.[peers]'``): STreeD (``pystreed``; binary input, so the
 rows go through satdt's ``all`` binarization first, the same columns satdt searches), ConTree
-(``pycontree``; the raw numeric features), GOSDT (``gosdt``; binary input as for STreeD). Prints
+(``pycontree``; the raw numeric features), GOSDT (``gosdt``; binary input as for STreeD), the
+anytime ConTree of pytrees-rs (``pytrees-lds``: limited-discrepancy search, raw features) and
+scikit-learn's CART (``cart``). Prints
 one JSON line: tool, errors (training), leaves, seconds in the solver (``solver_s``: from after loading
 the CSV, so the peer's import and its input's binarization included; ``fit_s``: the peer's ``fit`` call
 alone).
@@ -34,7 +36,13 @@ def _binary(data):
     return Binarizer("all").fit(data).transform(data.X).astype(np.int32)
 
 
-def run(tool: str, path: str, depth: int, lam: float | None, time_limit: float) -> dict:
+def _binary_of(train, test):
+    from satdt.binarize import Binarizer
+
+    return Binarizer("all").fit(train).transform(test.X).astype(np.int32)
+
+
+def run(tool: str, path: str, depth: int, lam: float | None, time_limit: float, test: str | None = None) -> dict:
     from satdt.data import load_csv
 
     data = load_csv(path)
@@ -73,22 +81,53 @@ def run(tool: str, path: str, depth: int, lam: float | None, time_limit: float) 
         fit_s = time.perf_counter() - fit_start
         pred = np.asarray(model.trees_[0].predict(X))
         leaves = None
+    elif tool == "pytrees-lds":
+        from pytrees import ConTreeClassifier
+
+        X = data.X
+        # the anytime ConTree of pytrees-rs: limited-discrepancy search in Gini order
+        model = ConTreeClassifier(max_depth=depth, max_time=time_limit, use_lds=True, sort_by_heuristic=True)
+        fit_start = time.perf_counter()
+        model.fit(X, data.y)
+        fit_s = time.perf_counter() - fit_start
+        pred = model.predict(X)
+        leaves = None
+        status = getattr(model, "status_", None)
+    elif tool == "cart":
+        from sklearn.tree import DecisionTreeClassifier
+
+        X = data.X
+        model = DecisionTreeClassifier(max_depth=depth, random_state=0)
+        fit_start = time.perf_counter()
+        model.fit(X, data.y)
+        fit_s = time.perf_counter() - fit_start
+        pred = model.predict(X)
+        leaves = int(model.get_n_leaves())
     else:
         raise SystemExit(f"unknown tool {tool!r}")
     seconds = time.perf_counter() - start
-    return {"tool": tool, "errors": int((np.asarray(pred) != data.y).sum()), "leaves": leaves,
-            "solver_s": round(seconds, 4), "fit_s": round(fit_s, 4)}
+    row = {"tool": tool, "errors": int((np.asarray(pred) != data.y).sum()), "leaves": leaves,
+           "solver_s": round(seconds, 4), "fit_s": round(fit_s, 4)}
+    if tool == "pytrees-lds":
+        row["status"] = status
+    if test is not None:  # accuracy out of sample (the raw features; STreeD/GOSDT through the binarizer)
+        tdata = load_csv(test)
+        Xt = _binary_of(data, tdata) if tool in ("pystreed", "gosdt") else tdata.X
+        tpred = np.asarray(model.trees_[0].predict(Xt) if tool == "gosdt" else model.predict(Xt))
+        row["test_accuracy"] = round(float((tpred == tdata.y).mean()), 4)
+    return row
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("tool", choices=["pystreed", "pycontree", "gosdt"])
+    ap.add_argument("tool", choices=["pystreed", "pycontree", "gosdt", "pytrees-lds", "cart"])
     ap.add_argument("data")
     ap.add_argument("--depth", type=int, required=True)
     ap.add_argument("--lam", type=float, default=None)
     ap.add_argument("--time-limit", type=float, default=600)
+    ap.add_argument("--test", default=None, help="a test CSV: also report test accuracy")
     a = ap.parse_args()
-    print(json.dumps(run(a.tool, a.data, a.depth, a.lam, a.time_limit)))
+    print(json.dumps(run(a.tool, a.data, a.depth, a.lam, a.time_limit, a.test)))
 
 
 if __name__ == "__main__":

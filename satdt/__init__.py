@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from . import _early_signals  # noqa: F401 - the satdt program's first signal handlers, before numpy
 from .binarize import Binarizer, BinaryProblem, BinaryTest, ConflictError
 from .data import DataError, Dataset, load_csv, load_dataset, prepare
 from .result import FEASIBLE, INFEASIBLE, NOT_OPTIMAL, OPTIMAL, UNKNOWN, SolveResult, Status

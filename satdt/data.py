@@ -141,6 +141,13 @@ def _numeric_column(col: pd.Series) -> np.ndarray | None:
 MISSING_CATEGORY = "<missing>"
 
 
+def _all_numeric(frame: Any) -> bool:
+    """Every column of ``frame`` a numeric (or boolean) dtype."""
+    import pandas as pd
+
+    return all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t) for t in frame.dtypes)
+
+
 def _check_finite(values: np.ndarray, name: str, allow_nan: bool = False) -> None:
     bad = ~np.isfinite(values)
     if allow_nan:
@@ -190,6 +197,14 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
         forced.add(names.index(c) if isinstance(c, str) else int(c))
     out = np.empty((n, p), dtype=float)
     categories: dict[int, list[Any]] = {} if schema is None else schema.categories
+    if not forced and not categories and _all_numeric(frame):
+        # wide numeric data (thousands of columns): one conversion, not a column at a time
+        out[:] = frame.to_numpy(dtype=float)
+        bad = ~np.isfinite(out)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            _check_finite(out[:, j], names[j])
+        return out, FeatureSchema(names=names, categories=categories)
     for j in range(p):
         col = frame.iloc[:, j]
         if schema is not None and j in categories:
@@ -281,7 +296,12 @@ def encode_labels(y: Any, n_rows: int | None = None,
         if arr.dtype.kind == "f" and _continuous(arr):
             raise DataError("Unknown label type: continuous target values; satdt builds classifiers, "
                             "so y must hold class labels")
-        classes, codes = np.unique(arr, return_inverse=True)
+        try:
+            classes, codes = np.unique(arr, return_inverse=True)
+        except TypeError:  # object labels that do not compare: e.g. 1 and "a"
+            kinds = sorted({type(v).__name__ for v in arr.tolist()})
+            raise DataError(f"y mixes label types ({', '.join(kinds)}) that cannot be ordered; "
+                            "convert the labels to one type (e.g. all str)") from None
     else:
         lookup = {v: i for i, v in enumerate(classes.tolist())}
         try:
@@ -318,8 +338,11 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
     """Read a CSV file: a header row, the last column is the label; UTF-8 with or without BOM.
     ``missing``: accept empty / NaN feature values (see :func:`encode_features`)."""
     path = Path(path)
+    if path.is_dir():
+        raise DataError(f"{path} is a directory, not a CSV file")
     if not path.is_file():
         raise DataError(f"no such file: {path}")
+    _check_header(path)
     if categorical is None:
         simple = _read_simple_csv(path, require_two_classes)
         if simple is not None:
@@ -336,8 +359,32 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
         raise DataError(f"{path} needs at least one feature column and a label column")
     if len(frame) == 0:
         raise DataError(f"{path} has a header but no data row")
-    return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
-                   require_two_classes=require_two_classes, name=path.stem, missing=missing)
+    try:
+        return prepare(frame.iloc[:, :-1], frame.iloc[:, -1], categorical=categorical,
+                       require_two_classes=require_two_classes, name=path.stem, missing=missing)
+    except DataError as exc:  # a row index of the data: say which line of the file it is
+        message = re.sub(r"first at row (\d+)",
+                         lambda m: f"first at row {m.group(1)} (line {int(m.group(1)) + 2} of {path.name})",
+                         str(exc))
+        raise DataError(message) from None
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a header that names two columns alike (the printed tree would be ambiguous;
+    pandas would rename the second one silently)."""
+    import csv
+
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            header = next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return  # the reader reports it
+    seen: dict[str, int] = {}
+    for j, name in enumerate(n.strip() for n in header):
+        if name in seen and name:
+            raise DataError(f"{path.name}: the header names two columns '{name}' (columns {seen[name] + 1} and "
+                            f"{j + 1}); give every column its own name")
+        seen.setdefault(name, j)
 
 
 # _read_simple_csv: files read without pandas (larger ones, where pandas' import is a small part of

@@ -19,7 +19,34 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 __all__ = ["Deadline", "DeadlineExpired", "MemoryLimitError", "max_memory", "set_max_memory",
-           "check_memory", "format_bytes"]
+           "check_memory", "format_bytes", "interrupt", "interrupted", "clear_interrupt"]
+
+
+# The process-wide interrupt (a signal, see satdt.cli.signals): every Deadline expires at once and
+# every armed Deadline.watch callback fires, so each engine stops as at its time limit and returns
+# its best tree so far. None, or the number of the signal.
+_INTERRUPTED: int | None = None
+
+
+def interrupt(signum: int = 2) -> None:
+    """Stop every running engine as if its time limit had passed: every :class:`Deadline`
+    expires from now on, and every callback armed by :meth:`Deadline.watch` (a native solver's
+    interrupt) is called now. Safe from any thread. ``signum`` is kept for :func:`interrupted`."""
+    global _INTERRUPTED
+    if _INTERRUPTED is None:
+        _INTERRUPTED = int(signum)
+    _WATCHDOG.fire_all()
+
+
+def interrupted() -> int | None:
+    """The signal number given to :func:`interrupt`, or None when not interrupted."""
+    return _INTERRUPTED
+
+
+def clear_interrupt() -> None:
+    """Forget an interrupt (the next call runs normally)."""
+    global _INTERRUPTED
+    _INTERRUPTED = None
 
 
 class DeadlineExpired(Exception):
@@ -78,7 +105,11 @@ def set_max_memory(gigabytes: float | None) -> None:
 
 def format_bytes(n: float) -> str:
     """``n`` bytes in the largest unit that keeps a number >= 1 (``"14.6 GB"``)."""
-    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+    if n != n or n == float("inf"):
+        return "an unbounded amount"
+    if n >= 1e18:  # far beyond any machine: the order of magnitude is what matters
+        return f"about 10^{len(str(int(n))) - 1} bytes"
+    for unit, size in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{int(n)} B"
@@ -123,6 +154,17 @@ class _Watchdog:
                 self._wake_at = when
                 self._cond.notify()
             return self._next
+
+    def fire_all(self) -> None:
+        """Call every armed callback now (an interrupt), whatever its time."""
+        with self._cond:
+            armed, self._armed = self._armed, {}
+            for _, callback in armed.values():
+                try:
+                    callback()
+                except Exception:  # noqa: BLE001 - as in _run
+                    pass
+            self._wake_at = float("inf")
 
     def disarm(self, token: int) -> None:
         with self._cond:
@@ -173,7 +215,9 @@ class Deadline:
         return time.perf_counter() - self.start
 
     def remaining(self) -> float | None:
-        """Seconds left (never negative), or None without a limit."""
+        """Seconds left (never negative), or None without a limit; 0 after :func:`interrupt`."""
+        if _INTERRUPTED is not None:
+            return 0.0
         if self.time_limit is None:
             return None
         return max(0.0, self.time_limit - self.elapsed())
@@ -190,13 +234,14 @@ class Deadline:
         return None if self.time_limit is None else max(1.0, 0.05 * self.time_limit)
 
     def expired(self) -> bool:
-        return self.time_limit is not None and self.elapsed() >= self.time_limit
+        return _INTERRUPTED is not None or (self.time_limit is not None and self.elapsed() >= self.time_limit)
 
     def check(self, what: str = "") -> None:
         """Raise :class:`DeadlineExpired` if the time is up (``what`` names the step)."""
         if self.expired():
-            raise DeadlineExpired(f"time limit of {self.time_limit:g} s reached"
-                                  + (f" during {what}" if what else ""))
+            reason = (f"interrupted (signal {_INTERRUPTED})" if _INTERRUPTED is not None
+                      else f"time limit of {self.time_limit:g} s reached")
+            raise DeadlineExpired(reason + (f" during {what}" if what else ""))
 
     @contextmanager
     def watch(self, callback: Callable[[], object]) -> Iterator[None]:
@@ -205,7 +250,8 @@ class Deadline:
 
         For solvers that run in native code and offer an interrupt (``solver.interrupt``,
         CP-SAT's ``StopSearch``, a MIP's interrupter). ``callback`` must be quick and must not
-        wait for the thread that entered the block. No-op without a time limit.
+        wait for the thread that entered the block. Without a time limit only :func:`interrupt`
+        calls it.
 
         >>> d = Deadline(0.05)
         >>> hit = []
@@ -215,10 +261,8 @@ class Deadline:
         [1]
         """
         left = self.remaining()
-        if left is None:
-            yield
-            return
-        token = _WATCHDOG.arm(callback, time.monotonic() + left)
+        # without a limit the callback is armed too (at no time): an interrupt fires it
+        token = _WATCHDOG.arm(callback, time.monotonic() + (float("inf") if left is None else left))
         try:
             yield
         finally:

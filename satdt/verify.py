@@ -280,7 +280,7 @@ def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:
 # ---------------------------------------------------------------------------- certify
 def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", max_depth: int | None = None,
             lam: float | None = None, alpha: float | None = None, time_limit: float | None = None,
-            engine: str = "auto") -> Certificate:
+            engine: str = "auto", proof: str | None = None) -> Certificate:
     """Is ``tree`` optimal for ``objective`` on ``(X, y)``?
 
     Parameters
@@ -303,13 +303,39 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         objectives the dynamic program, the fastest measured there. ``accuracy``: any but
         "sat"; ``regularized``: "dp" or "cpsat"; ``depth`` and ``size``: "dp" or "sat"
         (Avellaneda's encodings).
+    proof : path, optional
+        An absent or empty directory: when the optimum is proven (``OPTIMAL`` or ``NOT_OPTIMAL``),
+        write there a certificate that the independent checker verifies (``satdt check DIR``,
+        :mod:`satdt.proof`): the given tree if optimal, else the better tree, with the proof that
+        nothing beats it (objectives ``accuracy``, ``regularized``, ``depth``, ``size``).
+        ``params["certificate"]`` then holds its figures.
 
     Returns
     -------
     Certificate
     """
-    return certify_many([tree], X, y, objective=objective, max_depth=max_depth, lam=lam, alpha=alpha,
+    if proof is not None:
+        from .proof import prepare_directory
+
+        prepare_directory(proof)  # refused before the solve, not after
+        if objective_of(objective) == "dpdt":
+            raise ValueError("no certificate for the dpdt objective; proof= works for accuracy, regularized, "
+                             "depth and size")
+    cert = certify_many([tree], X, y, objective=objective, max_depth=max_depth, lam=lam, alpha=alpha,
                         time_limit=time_limit, engine=engine)[0]
+    if proof is not None and cert.status in (OPTIMAL, NOT_OPTIMAL) and cert.optimum is not None:
+        from fractions import Fraction
+
+        from .proof import write_certificate
+
+        data = X if isinstance(X, Dataset) else prepare(X, y)
+        best = as_tree(tree, data) if cert.status == OPTIMAL else cert.better_tree
+        lam_cert = None
+        if cert.objective == "regularized":
+            lam_cert = Fraction(str(lam))  # as written: 0.01 = 1/100
+        cert.params["certificate"] = write_certificate(proof, best, data, cert.objective, max_depth=cert.max_depth,
+                                                       lam=lam_cert)
+    return cert
 
 
 def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "accuracy",

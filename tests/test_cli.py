@@ -121,7 +121,9 @@ def test_export_formats_to_file(capsys, tmp_path):
 
 def test_engine_applies_to_sat_methods_only(capsys):
     code, out, err = run(capsys, "solve", "mouse", "--method", "dpdt", "--engine", "dp")
-    assert code == 1 and "engine applies to sat-depth and sat-size only" in err and err.count("\n") == 1
+    # a usage error from the method registry (exit 2), before any heavy import
+    assert code == 2 and "--engine does not apply to dpdt (it applies to: sat-depth, sat-size)" in err \
+        and err.count("\n") == 1
 
 
 def test_warm_start_from_dpdt(capsys):
@@ -129,7 +131,8 @@ def test_warm_start_from_dpdt(capsys):
     summary = json.loads(out)
     assert code == 0 and summary["status"] == "OPTIMAL" and summary["errors"] == 8
     code, _, err = run(capsys, "solve", "monk3", "--method", "dpdt", "--warm-start", "dpdt")
-    assert code == 1 and "warm start applies to binoct, oct and cpsat only" in err and err.count("\n") == 1
+    assert code == 2 and "--warm-start does not apply to dpdt (it applies to: binoct, oct, cpsat)" in err \
+        and err.count("\n") == 1
 
 
 def test_oct_min_leaf_and_dpdt_fronts(capsys):
@@ -139,7 +142,7 @@ def test_oct_min_leaf_and_dpdt_fronts(capsys):
     leaves = [n for n in _walk(summary["tree"]["root"]) if "class" in n]
     assert len(leaves) >= 2 and all(sum(leaf["counts"]) >= 30 for leaf in leaves)
     code, _, err = run(capsys, "solve", "monk3", "--method", "binoct", "--min-leaf", "3")
-    assert code == 1 and "min leaf applies to oct only" in err
+    assert code == 2 and "--min-leaf does not apply to binoct (it applies to: oct)" in err
     code, out, _ = run(capsys, "solve", "monk3", "--method", "dpdt", "--json")
     summary = json.loads(out)
     assert code == 0 and summary["pareto_front"] and summary["pareto_front_nodes"]
@@ -315,3 +318,212 @@ def test_verify_progress_time_limit_and_wall(capsys, tmp_path):
     assert "start" in err and "done" in err and err.count("\n") >= 2
     code, out, err = run(capsys, "verify", "iris", "--tree", str(tree), "--max-depth", "2", "--quiet")
     assert code == 0 and err == ""
+
+
+# --- issue 22: off the benchmark shapes -------------------------------------------------------
+
+def test_internal_error_is_one_line_exit_1(capsys, monkeypatch):
+    """Any exception type reaching the command is one line (exit 1), the traceback only with
+    SATDT_DEBUG=1 (item 4: a pybind11 TypeError printed whole arrays)."""
+    import satdt.solvers.dp as dp
+
+    def broken(*args, **kwargs):
+        raise TypeError("incompatible function arguments:\n" + "[0, 1, 2]\n" * 300)
+
+    monkeypatch.setattr(dp, "solve_dp", broken)
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp", "--max-depth", "2")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "internal error, please report: TypeError: incompatible" in err
+    monkeypatch.setenv("SATDT_DEBUG", "1")
+    code, _, err = run(capsys, "solve", "iris", "--method", "dp", "--max-depth", "2")
+    assert code == 1 and "Traceback" in err and err.rstrip().splitlines()[-1].startswith("satdt: error: internal")
+
+
+@pytest.mark.parametrize("argv", [
+    ["--method", "sat-size", "--max-depth", "45"],   # was: lam=Fraction(...) needs integers above 2**53
+    ["--method", "sat-size", "--max-depth", "56"],   # was: a 339-line pybind11 TypeError
+    ["--method", "sat-size", "--max-depth", "100"],
+    ["--method", "sat-size", "--engine", "sat", "--max-depth", "20"],   # was: 4.9 GB, then the allocator died
+    ["--method", "sat-size", "--engine", "sat", "--max-depth", "100"],  # was: OverflowError
+    ["--method", "dp", "--max-depth", "200"],  # above the 118 binary columns: capped
+])
+def test_large_depths_answer_the_same_question(capsys, argv):
+    """Item 4: depth bounds beyond what any optimal tree needs are capped where no optimum changes
+    (satdt.limits.useful_depth), so iris answers like at a small depth: a consistent tree of 15
+    nodes for sat-size (its optimum, known_optima), 0 errors for dp."""
+    code, out, err = run(capsys, "solve", "iris", *argv, "--time-limit", "20", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["errors"] == 0 and summary["status"] in ("OPTIMAL", "FEASIBLE")
+    assert summary["stats"]["depth_cap"]["used"] < summary["stats"]["depth_cap"]["asked"]
+    if argv[1] == "sat-size" and summary["status"] == "OPTIMAL":
+        assert summary["n_nodes"] == 15
+
+
+def test_dp_lam_beyond_exact_integers_is_refused_with_the_depth_that_works(capsys):
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp", "--lam", "0.01", "--max-depth", "60")
+    assert code == 1 and err.count("\n") == 1
+    assert "up to depth 22 only; give a max depth <= 22" in err
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp", "--lam", "0.01", "--max-depth", "22", "--json")
+    assert code == 0, err
+
+
+def test_output_never_overwrites_the_input(capsys, tmp_path):
+    """Item 5: --output naming the input CSV silently overwrote the data."""
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,label\n0,0,0\n0,1,1\n1,0,1\n1,1,0\n")
+    before = data.read_bytes()
+    code, out, err = run(capsys, "solve", str(data), "--method", "dp", "--max-depth", "2", "--export", "json",
+                         "--output", str(data))
+    assert code == 1 and "is the input data file" in err and out == ""
+    assert data.read_bytes() == before
+
+
+@pytest.mark.parametrize("where, message", [("dir", "is a directory"), ("nofolder", "no such folder"),
+                                            ("readonly", "not writable")])
+def test_bad_output_is_refused_before_the_solve(capsys, tmp_path, monkeypatch, where, message):
+    """Item 5: an unwritable --output failed only after the whole solve, and the tree was lost."""
+    import os
+
+    import satdt.solvers.dp as dp
+
+    calls = []
+    monkeypatch.setattr(dp, "solve_dp", lambda *a, **k: calls.append(1))
+    if where == "dir":
+        out_path = tmp_path
+    elif where == "nofolder":
+        out_path = tmp_path / "missing" / "t.json"
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root writes anywhere")
+        folder = tmp_path / "ro"
+        folder.mkdir()
+        folder.chmod(0o500)
+        out_path = folder / "t.json"
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp", "--max-depth", "2", "--output", str(out_path))
+    assert code == 1 and message in err and err.count("\n") == 1
+    assert calls == []  # refused before any engine ran
+
+
+def test_output_without_export_writes_the_json_result(capsys, tmp_path):
+    """Item 5: --output without --export was silently ignored."""
+    target = tmp_path / "result.json"
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp", "--max-depth", "2", "--output", str(target))
+    assert code == 0, err
+    written = json.loads(target.read_text())
+    assert written["method"] == "dp" and written["errors"] == 6 and written["tree"]["root"]
+    assert "dp on iris" in out  # the text result still on stdout
+
+
+def test_output_is_written_atomically(capsys, tmp_path, monkeypatch):
+    """A write that fails half-way leaves the old file whole, and no temporary file behind."""
+    from pathlib import Path
+
+    target = tmp_path / "tree.txt"
+    target.write_text("old\n")
+    real = Path.write_text
+
+    def half(self, text, *args, **kwargs):
+        real(self, text[:5], *args, **kwargs)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Path, "write_text", half)
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp", "--max-depth", "2", "--export", "text",
+                         "--output", str(target))
+    monkeypatch.setattr(Path, "write_text", real)
+    assert code == 1 and "disk full" in err
+    assert target.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["tree.txt"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--method", "dp", "--alpha", "0.1"], "--alpha does not apply to dp (it applies to: oct, dpdt)"),
+    (["--method", "maxsat", "--lam", "0.1"], "--lam does not apply to maxsat (it applies to: dp, cpsat)"),
+    (["--method", "sat-depth", "--lam", "0.1"], "--lam does not apply to sat-depth"),
+    (["--method", "dp", "--solver", "cadical195"], "--solver does not apply to dp (it applies to: sat-depth, "
+                                                   "sat-size, binoct, oct)"),
+    (["--method", "dp", "--n-thresholds", "3"], "--n-thresholds applies to --binarization quantile or tree only"),
+    (["--method", "dpdt", "--binarization", "quantile"], "--binarization does not apply to dpdt"),
+    (["--method", "binoct", "--max-depth", "0"], "--max-depth 0: binoct needs a depth of at least 1"),
+    (["--method", "maxsat", "--max-depth", "0"], "maxsat needs a depth of at least 1"),
+    (["--method", "dp", "--time-limit", "inf"], "must be a finite number, got inf"),
+])
+def test_options_that_do_not_apply_are_usage_errors(capsys, argv, message):
+    """Item 6: options that do not apply were silently ignored (or refused after 2-3 s of imports)."""
+    code, out, err = run(capsys, "solve", "iris", *argv)
+    assert code == 2 and message in err and out == ""
+
+
+def test_bad_memory_environment_is_a_usage_error(capsys, monkeypatch):
+    monkeypatch.setenv("SATDT_MAX_MEMORY", "abc")
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp")
+    assert code == 2 and "SATDT_MAX_MEMORY must be a positive number of gigabytes, got 'abc'" in err
+
+
+@pytest.mark.parametrize("method", ["sat-depth", "sat-size", "dp", "cpsat", "adapttree"])
+def test_depth_zero_is_answered_by_the_methods_that_take_it(capsys, method):
+    """Item 6: --max-depth 0 passed the parser and five methods refused it late; the registry
+    refuses it up front for those (above), the others answer (a leaf, or INFEASIBLE)."""
+    code, out, err = run(capsys, "solve", "iris", "--method", method, "--max-depth", "0", "--time-limit", "20",
+                         "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["status"] in ("OPTIMAL", "INFEASIBLE", "FEASIBLE")
+    assert summary["depth"] in (None, 0)
+
+
+def test_adapttree_keeps_the_depth_bound_on_categorical_columns(capsys):
+    """Item 6: adapttree --max-depth 3 returned a depth-99 tree on zoo (animal_name's multiway
+    split stored as a chain of binary tests)."""
+    code, out, err = run(capsys, "solve", "zoo", "--method", "adapttree", "--max-depth", "3", "--json",
+                         "--time-limit", "60")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["depth"] <= 3 and "multiway='none'" in summary["stats"]["note"]
+
+
+def test_messages_off_the_common_path(capsys, tmp_path):
+    """Item 7: each of these said something wrong or unhelpful."""
+    code, _, err = run(capsys, "solve", str(tmp_path), "--method", "dp")
+    assert code == 1 and "is a directory, not a CSV file" in err
+    dup = tmp_path / "dup.csv"
+    dup.write_text("a,a,label\n1,2,0\n2,3,1\n3,3,1\n")
+    code, _, err = run(capsys, "solve", str(dup), "--method", "dp")
+    assert code == 1 and "the header names two columns 'a' (columns 1 and 2)" in err
+    nan = tmp_path / "nan.csv"
+    nan.write_text("a,b,label\n1,2,0\n2,nan,1\n3,3,1\n")
+    code, _, err = run(capsys, "solve", str(nan), "--method", "dp")
+    assert code == 1 and "first at row 1 (line 3 of nan.csv)" in err
+
+
+def test_memory_sizes_read_sanely():
+    from satdt.deadline import format_bytes
+
+    assert format_bytes(2.39e37) == "about 10^37 bytes"
+    assert format_bytes(5e15) == "5.0 PB" and format_bytes(3.2e12) == "3.2 TB"
+    assert format_bytes(float("inf")) == "an unbounded amount"
+
+
+def test_mixed_label_types_are_a_clear_error():
+    import numpy as np
+
+    from satdt.data import DataError, prepare
+
+    with pytest.raises(DataError, match=r"y mixes label types \(int, str\)"):
+        prepare(np.arange(4.0).reshape(-1, 1), np.array([1, "a", 1, "a"], dtype=object))
+
+
+def test_verify_unknown_prints_no_zero_gap(capsys, tmp_path, monkeypatch):
+    """Item 7: verify at UNKNOWN printed "gap: 0.0" as if the tree were proven optimal (the
+    engine's best tree was the given one, its bound below: the loss is only enclosed)."""
+    import satdt.cli.verify as cli_verify
+    from satdt.verify import Certificate
+
+    code, out, err = run(capsys, "solve", "iris", "--method", "dp", "--max-depth", "2", "--export", "json",
+                         "--output", str(tmp_path / "t.json"))
+    assert code == 0, err
+    unknown = Certificate(status="UNKNOWN", objective="accuracy", tree_value=6.0, optimum=None, bound=2.0,
+                          best_found=6.0, gap=0.0, max_gap=4.0, gap_errors=0, better_tree=None, max_depth=2)
+    monkeypatch.setattr(cli_verify, "certify", lambda *a, **k: unknown)
+    code, out, err = run(capsys, "verify", "iris", "--tree", str(tmp_path / "t.json"))
+    assert code == 0, err
+    assert "gap: unknown (the tree loses between 0 and 4)" in out and "gap: 0.0" not in out

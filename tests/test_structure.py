@@ -21,7 +21,7 @@ LAYERS = [
     {"warmstart", "bruteforce"},
     {"encodings"},
     {"solvers"},
-    {"verify", "select", "estimators", "plot", "bench", "cli", "__init__"},
+    {"verify", "select", "estimators", "plot", "bench", "cli", "proof", "__init__"},
 ]
 
 

@@ -11,14 +11,16 @@ pandas or OR-tools at module level: ``import satdt.cli`` stays light.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from typing import Sequence
 
 from ..data import DataError, bundled_datasets, load_dataset
 from ..result import NoTreeFoundError
 from .bench import cmd_bench
 from .common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, Clock, exit_now, fail, solve_summary
-from .parser import METHOD_NAMES, build_parser
+from .parser import METHOD_NAMES, build_parser, check_memory_env, check_solve_options
 from .select import cmd_select
 from .solve import cmd_solve
 from .verify import cmd_verify
@@ -35,8 +37,32 @@ def cmd_datasets(a: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_check(a: argparse.Namespace) -> int:
+    """``satdt check PROOF_DIR``: exit 0 valid, 1 invalid (the first failing claim in one line)."""
+    from ..proof.check import Invalid, check
+
+    try:
+        print("valid: " + check(a.proof_dir))
+    except Invalid as exc:
+        return fail(f"invalid certificate: {exc}")
+    return EXIT_OK
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """The first line of ``exc``'s message, at most ``limit`` characters (a native error can hold
+    whole arrays), or its type name when it has no message."""
+    text = str(exc).strip()
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return line if len(line) <= limit else line[:limit] + " ..."
+
+
+def _debug_traceback() -> None:
+    if os.environ.get("SATDT_DEBUG"):
+        traceback.print_exc(file=sys.stderr)
+
+
 COMMANDS = {"solve": cmd_solve, "verify": cmd_verify, "bench": cmd_bench, "select": cmd_select,
-            "datasets": cmd_datasets}
+            "datasets": cmd_datasets, "check": cmd_check}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,18 +73,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.command in ("solve", "verify", "select", "bench"):
+            check_memory_env(parser)
+        if args.command == "solve":
+            check_solve_options(parser, args)
     except SystemExit as exc:  # argparse: usage error (2) or --help (0)
         return int(exc.code or 0)
     args.clock = clock
+    if args.command != "solve":  # no signal policy: Python's own handling (an early signal acts now)
+        from .._early_signals import restore_defaults
+
+        restore_defaults()
     try:
         code = COMMANDS[args.command](args)
     except BrokenPipeError:  # output piped into `head` and closed: not an error
         sys.stderr.close()
         return EXIT_OK
     except (DataError, ValueError, OSError, NoTreeFoundError, MemoryError) as exc:
-        return fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        _debug_traceback()
+        return fail(one_line(exc))
     except KeyboardInterrupt:
         return fail("interrupted")
+    except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback with SATDT_DEBUG=1
+        _debug_traceback()
+        return fail(f"internal error, please report: {type(exc).__name__}: {one_line(exc)}"
+                    + ("" if os.environ.get("SATDT_DEBUG") else " (SATDT_DEBUG=1 shows the traceback)"))
     if argv is None and (args.command in ("solve", "verify") or (args.command == "select" and args.jobs == 1)):
         exit_now(code)
     return code

@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
-from typing import Any
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -167,3 +170,65 @@ def exit_now(code: int) -> None:
     except (BrokenPipeError, ValueError):  # closed by the reader: nothing more to write
         code = code or EXIT_OK
     os._exit(code)
+
+
+def check_output(output: str | None, data: str | None = None) -> None:
+    """Refuse, before any solve, an ``--output`` that cannot take the result: a directory, the
+    input data file itself, a file or folder that is not writable (``DataError``: one line, exit 1)."""
+    from ..data import DataError
+
+    if not output:
+        return
+    path = Path(output)
+    if path.is_dir():
+        raise DataError(f"--output {output} is a directory; name a file")
+    if data is not None and path.exists():
+        try:
+            same = Path(data).exists() and os.path.samefile(path, data)
+        except OSError:
+            same = False
+        if same:
+            raise DataError(f"--output {output} is the input data file; name another file")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise DataError(f"--output {output}: no such folder {parent}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise DataError(f"--output {output} is not writable")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise DataError(f"--output {output}: the folder {parent} is not writable")
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary file next to ``path`` (same suffix) to write to; renamed over ``path`` when the
+    block ends without an error (an existing file is replaced whole or not at all), removed otherwise."""
+    path = Path(path)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix or ".tmp",
+                                dir=str(path.parent) if str(path.parent) else ".")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        if path.exists():
+            try:
+                os.chmod(tmp, path.stat().st_mode & 0o777)
+            except OSError:
+                pass
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file + rename)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)

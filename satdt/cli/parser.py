@@ -37,7 +37,9 @@ def _number(kind: type, low: float, strict: bool) -> Any:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not {'an integer' if kind is int else 'a number'}: {text!r}") from None
-        if not np.isfinite(value) or (value <= low if strict else value < low):
+        if not np.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text} (leave the option out for no limit)")
+        if value <= low if strict else value < low:
             raise argparse.ArgumentTypeError(f"must be {'>' if strict else '>='} {low:g}, got {text}")
         return value
     return parse
@@ -87,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--lam", type=_nonneg_float, default=None, help="cpsat, dp: penalty per leaf (dp without it: plain accuracy)")
     solve.add_argument("--alpha", type=_nonneg_float, default=None, help="oct: penalty per split; dpdt: per test")
     solve.add_argument("--cart-depth", type=_depth_list, default=None, help="dpdt: CART depth, or a per-depth list 3,2,2")
-    solve.add_argument("--binarization", choices=STRATEGIES, default="all")
-    solve.add_argument("--n-thresholds", type=int, default=10, help="thresholds per feature (quantile, tree)")
+    solve.add_argument("--binarization", choices=STRATEGIES, default=None, help="default: all")
+    solve.add_argument("--n-thresholds", type=_positive_int, default=None,
+                       help="thresholds per feature (quantile, tree; default 10)")
     solve.add_argument("--solver", default=None, help="SAT backend (sat-*) or MIP backend (binoct, oct)")
     solve.add_argument("--engine", choices=("auto", "sat", "dp"), default=None,
                        help="sat-depth, sat-size: auto (default: the measured rule, stats say which ran and "
@@ -115,7 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--export", choices=("text", "json", "dot", "png", "svg", "sklearn"), default=None,
                        help="tree format to write (png, svg: a picture, needs --output and matplotlib; "
                             "sklearn: a fitted DecisionTreeClassifier saved with joblib, needs --output)")
-    solve.add_argument("--output", default=None, help="file for --export (default: standard output)")
+    solve.add_argument("--output", default=None,
+                       help="file for --export (default: standard output); without --export, the JSON result")
+    solve.add_argument("--proof", metavar="DIR", default=None,
+                       help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
 
     verify = sub.add_parser("verify", help="certify whether a given tree is optimal")
     verify.add_argument("data", help="a CSV file or a bundled dataset name (the tree's training data)")
@@ -134,6 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "reading and loading the tree, and its best bound so far is reported (UNKNOWN)")
     _add_limits(verify)
     verify.add_argument("--json", action="store_true")
+    verify.add_argument("--proof", metavar="DIR", default=None,
+                        help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
+
+    check = sub.add_parser("check", help="check a certificate written by --proof (exit 0 valid, 1 invalid)")
+    check.add_argument("proof_dir", metavar="PROOF_DIR")
 
     bench = sub.add_parser("bench", help="run methods x datasets x depths and tabulate the results")
     bench.add_argument("--methods", default="sat-depth,cpsat,cart-gini", help="comma-separated method names")
@@ -173,3 +184,44 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("datasets", help="list the bundled datasets")
     return parser
+
+
+def check_solve_options(parser: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    """The options of ``satdt solve`` against the method registry (:mod:`satdt.methods`): an
+    option that does not apply to the method is a usage error (exit 2) naming the methods it
+    applies to; then the registry-wide defaults are filled in. No heavy import."""
+    from ..methods import METHODS, OPTIONS, option_errors
+
+    if a.method not in METHODS:  # a method added to satdt.estimators only: its own checks
+        a.binarization = a.binarization or "all"
+        a.n_thresholds = 10 if a.n_thresholds is None else a.n_thresholds
+        return
+    given = {key: getattr(a, key, None) for key in OPTIONS}
+    errors = option_errors(a.method, given)
+    if errors:
+        _usage_error("solve", "; ".join(errors))
+    a.binarization = a.binarization or "all"
+    a.n_thresholds = 10 if a.n_thresholds is None else a.n_thresholds
+
+
+def check_memory_env(parser: argparse.ArgumentParser) -> None:
+    """``SATDT_MAX_MEMORY`` must be a positive number of gigabytes (usage error otherwise)."""
+    import os
+
+    env = os.environ.get("SATDT_MAX_MEMORY")
+    if env is None or env == "":
+        return
+    try:
+        value = float(env)
+    except ValueError:
+        value = float("nan")
+    if not (np.isfinite(value) and value > 0):
+        _usage_error(None, f"SATDT_MAX_MEMORY must be a positive number of gigabytes, got {env!r}")
+
+
+def _usage_error(command: str | None, message: str) -> None:
+    """A usage error after parsing: one line on stderr, exit 2 (as argparse's own)."""
+    import sys
+
+    print(f"satdt{' ' + command if command else ''}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)

@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ..data import Dataset, load_dataset
-from ..deadline import Deadline, DeadlineExpired, set_max_memory
+from ..deadline import Deadline, DeadlineExpired, interrupted, set_max_memory
 from ..progress import ProgressCallback
-from ..result import INFEASIBLE, NoTreeFoundError, explain_infeasible, timeout_result
-from .common import (EXIT_OK, EXIT_USAGE, estimators_module, exit_now, fail, data_frame, progress_callback,
-                     solve_summary)
+from ..result import (FEASIBLE, INFEASIBLE, UNKNOWN, NoTreeFoundError, SolveResult, explain_infeasible,
+                      timeout_result)
+from .signals import ESCALATE_AFTER, SignalPolicy
+from .common import (EXIT_OK, EXIT_USAGE, atomic_path, check_output, estimators_module, exit_now, fail,
+                     data_frame, progress_callback, solve_summary, write_atomic)
 
 
 # Start fast: scikit-learn, pandas and OR-tools load only in the commands that use them.
@@ -96,6 +98,11 @@ class _Guard:
                        "runtime_s": None, "wall_s": round(a.clock.wall(), 3), "stats": {"watchdog": where}}
                 print(json.dumps(out) if a.json else f"{a.method}: UNKNOWN (no data read within the time "
                       f"limit of {a.time_limit:g} s; {note})")
+            elif getattr(a, "floor", None) is not None:  # CART's tree, computed before the engine
+                model = a.floor
+                model.result_.runtime = wall
+                model.result_.stats.update(watchdog=where, note=note + "; CART's tree instead")
+                _print_solve(a, model, self.data, from_guard=True)
             else:
                 model = _degraded(a, self.data, "watchdog")
                 model.result_.runtime = wall
@@ -122,13 +129,22 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
 
     if len(data.classes) < 2 or a.n_thresholds < 1:
         return None
-    if a.method == "dp" and (a.max_depth is None or isinstance(a.max_depth, list)):
+    if a.method == "dp" and isinstance(a.max_depth, list):
         return None
+    if a.method == "dp" and a.max_depth is None:  # the registry's default (the estimator's)
+        from ..methods import METHODS
+
+        a.max_depth = METHODS["dp"].default_depth
     start = time.perf_counter()  # the estimator's runtime: from fit (data loaded) to its end
     binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
     extra = {} if progress is None else {"progress": progress}
+    plan = _plan_wide(a, data, deadline)
+    if plan is not None and a.method != "dp":  # consistent trees: no engine fits; CART grown until pure
+        return a.floor
+    if plan is not None:
+        binarizer = Binarizer("quantile", n_thresholds=plan["n_thresholds"])
     try:
-        problem = binarizer.problem(data, deadline=deadline)
+        problem = a.problem = binarizer.problem(data, deadline=deadline)
     except DeadlineExpired:  # the time limit struck in the binarization: the majority leaf
         name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _LIGHT_METHODS[a.method]
         result = timeout_result(data, a.method, "nodes" if name == "size" else name,
@@ -141,6 +157,8 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
         result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget(), **extra)
         result.stats.setdefault("engine_s", round(result.runtime, 4))
         result.runtime = max(result.runtime, time.perf_counter() - start)
+        if plan is not None:
+            result = _degraded_dp_result(a, result, plan)
         return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
     from ..solvers.consistent import solve_consistent
 
@@ -154,6 +172,77 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
         explain_infeasible(result, max_depth=a.max_depth)
     # no tree (UNKNOWN: the time limit came first) is a result too: the status and the bound
     return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+
+
+def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict | None:
+    """The resource model (:func:`satdt.limits.plan_dp_binarization`) before anything large is
+    built: None when the ``all`` binarization fits the DP's time and memory; else the plan, with
+    CART's tree on all thresholds (:func:`satdt.fallback.cart_tree`) computed first and kept in
+    ``a.floor``, the answer of every later limit (the watchdog, a signal) and the least the
+    degraded run returns. A note goes to stderr and into ``stats``."""
+    from types import SimpleNamespace
+
+    from ..deadline import max_memory
+    from ..fallback import cart_tree
+    from ..limits import plan_dp_binarization
+
+    if a.binarization != "all" or a.method not in _LIGHT_METHODS:
+        return None
+    depth = a.max_depth if a.method == "dp" else 3
+    left = deadline.remaining()
+    plan = plan_dp_binarization(data, int(depth), left, max_memory())
+    if plan["strategy"] == "all":
+        return None
+    start = time.perf_counter()
+    consistent = a.method != "dp"
+    tree = cart_tree(data, None if consistent else a.max_depth, deadline=Deadline(None if left is None else 0.3 * left))
+    if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
+        a.floor = _degraded(a, data, "CART's tree (resource plan)")
+        a.floor.result_.stats["note"] = plan["note"].split(";")[0] + "; CART's tree did not finish either"
+        return plan
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    name = {"sat-depth": "depth", "sat-size": "nodes"}.get(a.method, "errors" if a.lam is None else "regularized")
+    value = {"depth": tree.depth(), "nodes": tree.n_nodes, "errors": errors}.get(
+        name, errors / data.n_rows + float(a.lam or 0.0) * tree.n_leaves)
+    if consistent:
+        too_deep = a.max_depth is not None and tree.depth() > a.max_depth
+        note = plan["note"].split(";")[0] + "; no exact engine started: " + (
+            "CART's tree is not consistent (conflicting rows): no tree" if errors
+            else f"CART's tree grown until pure has depth {tree.depth()} > {a.max_depth}: no tree" if too_deep
+            else "CART's tree grown until pure (consistent)")
+        status = FEASIBLE if errors == 0 and not too_deep else UNKNOWN
+        if status == UNKNOWN:
+            tree, value = None, None
+    else:
+        note = plan["note"]
+        status = FEASIBLE
+    stats = {"note": note, "resource_plan": {k: v for k, v in plan.items() if k != "note"},
+             "tree_source": "cart", "errors": errors}
+    result = SolveResult(tree, status, None if value is None else float(value), 0.0 if name == "errors" else None,
+                         time.perf_counter() - start, a.method, name, stats)
+    a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
+    print(f"satdt: note: {note}", file=sys.stderr)
+    return plan
+
+
+def _degraded_dp_result(a: argparse.Namespace, result: Any, plan: dict) -> Any:
+    """The DP's answer on the quantile thresholds, made honest for the question asked (all
+    thresholds): never OPTIMAL (only over the quantile thresholds), no bound from the restricted
+    search, and CART's tree on all thresholds when that is better."""
+    floor = a.floor.result_
+    if floor.tree is None or floor.objective is None:
+        result.status = FEASIBLE if result.tree is not None else UNKNOWN
+        result.bound = None
+        result.stats["note"] = plan["note"]
+        return result
+    stats = dict(result.stats)
+    stats.update(note=plan["note"], resource_plan=floor.stats["resource_plan"],
+                 quantile_status=result.status, quantile_objective=result.objective)
+    better = result.tree is not None and result.objective is not None and result.objective <= floor.objective
+    tree, value = (result.tree, result.objective) if better else (floor.tree, floor.objective)
+    stats["tree_source"] = "dp (quantile thresholds)" if better else "cart (all thresholds)"
+    return SolveResult(tree, FEASIBLE, value, floor.bound, result.runtime, result.method, result.objective_name,
+                       stats)
 
 
 def _check_export(a: argparse.Namespace) -> int | None:
@@ -222,17 +311,121 @@ def _weight_options(a: argparse.Namespace) -> dict:
 
 
 def cmd_solve(a: argparse.Namespace) -> int:
+    """``satdt solve`` under the signal policy (:mod:`.signals`): SIGINT / SIGTERM stop the engine
+    and the best tree so far is written, then the exit code is 130 / 143."""
+    a.problem = a.data_read = a.floor = None
+    a.guard = None
+    policy = a.signals = SignalPolicy(answer=_last_resort(a) if a.clock.whole_process else None).install()
+    from .. import _early_signals
+
+    if _early_signals.INSTALLED and policy.installed:
+        _early_signals.INSTALLED = False
+        if _early_signals.SEEN:  # a signal during the start-up: handled as if it came now
+            policy._on_signal(_early_signals.SEEN[0])
+    try:
+        try:
+            return _solve(a)
+        except KeyboardInterrupt:
+            if interrupted() is None:  # not ours (no policy in this thread): as before
+                raise
+            return _answer_interrupted(a)
+        except Exception:  # noqa: BLE001 - the escalation's KeyboardInterrupt, turned by a native
+            if not policy.escalated:  # solver into its own error type
+                raise
+            return _answer_interrupted(a)
+    finally:
+        if a.clock.whole_process:  # the program: it ends right after; a late signal is ignored
+            policy.finish()
+        else:  # a call in a caller's process: its own handlers back
+            policy.restore()
+
+
+def _last_resort(a: argparse.Namespace) -> Any:
+    """The listener's answer when the main thread does not return to Python after a signal: the
+    majority leaf (as the time-limit watchdog), then the process ends with 128 + the signal."""
+    def answer(signum: int) -> None:
+        guard = a.guard
+        if guard is None or not guard.lock.acquire(blocking=False):
+            if guard is None:
+                exit_now(128 + signum)
+            return  # the command is printing its answer
+        try:
+            if a.data_read is None:
+                print(json.dumps({"method": a.method, "status": "UNKNOWN", "tree": None,
+                                  "stats": {"interrupted": True}}) if a.json
+                      else f"{a.method}: UNKNOWN (interrupted by signal {signum} before the data was read)")
+            elif getattr(a, "floor", None) is not None:
+                model = a.floor
+                model.result_.stats.update(interrupted=True, watchdog=_stuck_in(guard.main_id),
+                                           note=f"signal {signum}: the engine did not stop; CART's tree")
+                _print_solve(a, model, a.data_read, from_guard=True)
+            else:
+                model = _degraded(a, a.data_read, f"signal {signum}")
+                model.result_.stats.update(interrupted=True, watchdog=_stuck_in(guard.main_id),
+                                           note=f"signal {signum}: the engine did not stop; the majority leaf")
+                _print_solve(a, model, a.data_read, from_guard=True)
+        finally:
+            exit_now(128 + signum)
+    return answer
+
+
+def _answer_interrupted(a: argparse.Namespace) -> int:
+    """After the KeyboardInterrupt of the policy's escalation: the greedy tree on the binarized
+    problem when there is one (the light path), else the majority leaf."""
+    from types import SimpleNamespace
+
+    signum = interrupted()
+    a.signals.answering.set()
+    data = a.data_read
+    if data is None:
+        if a.guard is not None:
+            a.guard.finish()
+        a.signals.finish()
+        print(json.dumps({"method": a.method, "status": "UNKNOWN", "tree": None, "stats": {"interrupted": True}})
+              if a.json else f"{a.method}: UNKNOWN (interrupted by signal {signum} before the data was read)")
+        return 128 + signum
+    if getattr(a, "floor", None) is not None:
+        model = a.floor
+    elif a.problem is not None and a.method in _LIGHT_METHODS:
+        from ..deadline import clear_interrupt, interrupt
+        from ..fallback import greedy_result
+
+        name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else \
+            {"sat-depth": "depth", "sat-size": "nodes"}[a.method]
+        clear_interrupt()  # the greedy's own short clock must run (the escalation is spent)
+        try:
+            result = greedy_result(a.problem, data, a.method, name, a.max_depth, lam=a.lam,
+                                   step=f"signal {signum}", seconds=0.4)
+        finally:
+            interrupt(signum)
+        model = SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+    else:
+        model = _degraded(a, data, f"signal {signum}")
+        if model.result_ is not None:
+            model.result_.stats["note"] = (f"signal {signum}: the engine did not return within "
+                                           f"{ESCALATE_AFTER:g} s; " + ("the majority leaf" if model.tree_ is not None
+                                                                        else "no tree"))
+    model.result_.stats["timeout_in"] = f"signal {signum}"
+    return _print_solve(a, model, data)
+
+
+def _solve(a: argparse.Namespace) -> int:
     clock = a.clock
     deadline = clock.deadline(a.time_limit)  # the whole command: start-up, reading, imports included
     refused = _check_export(a)
     if refused is not None:
         return refused
+    check_output(a.output, a.data)
+    if getattr(a, "proof", None) is not None:
+        from ..proof import check_proof_options
+
+        check_proof_options(a.method, a.binarization, a.proof)
     if a.max_memory is not None:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
     a.guard = _Guard(a)
     learn_missing = getattr(a, "missing", "error") == "learn"
-    data = a.guard.data = load_dataset(a.data, missing=True) if learn_missing else load_dataset(a.data)
+    data = a.guard.data = a.data_read = load_dataset(a.data, missing=True) if learn_missing else load_dataset(a.data)
     light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
              and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None
              and getattr(a, "class_weight", None) is None and getattr(a, "objective", None) is None
@@ -252,6 +445,15 @@ def cmd_solve(a: argparse.Namespace) -> int:
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
                                progress=progress, **_weight_options(a))
+    if a.method in ("maxsat", "binoct") and a.binarization == "all":
+        _engine_floor(a, data, deadline)
+    multiway_note = None
+    if a.method == "adapttree" and a.max_depth is not None and data.schema.categories:
+        # a multiway split is stored as a chain of binary tests, one level each: with a depth
+        # bound the tree would come out deeper than asked, so binary tests only (said in stats)
+        model.set_params(multiway="none")
+        multiway_note = (f"--max-depth {a.max_depth} with categorical columns: binary tests only "
+                         "(multiway='none'); a multiway split would be a chain deeper than the bound")
     frame = data_frame(data)
     if a.time_limit is not None:  # the estimator's clock starts at fit: give it what is left now
         model.set_params(time_limit=deadline.budget())
@@ -262,7 +464,56 @@ def cmd_solve(a: argparse.Namespace) -> int:
         # status and the bound, a result either way (exit 0)
         if getattr(model, "result_", None) is None:
             raise
+    if multiway_note is not None:
+        model.result_.stats["note"] = multiway_note
+    if a.floor is not None:
+        model = _at_least_the_floor(a, model)
     return _print_solve(a, model, data)
+
+
+def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> None:
+    """maxsat / binoct on data whose ``all`` binarization is large (the resource model's test):
+    CART's tree on all thresholds first (a few tenths of a second to ~1 s, cut at a fifth of the
+    time left), the least the command answers (:func:`_at_least_the_floor`, the watchdog)."""
+    from types import SimpleNamespace
+
+    from ..deadline import max_memory
+    from ..fallback import cart_tree
+    from ..limits import plan_dp_binarization
+
+    depth = a.max_depth if a.max_depth is not None else estimators_module().METHODS[a.method][1]
+    plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
+    if plan["strategy"] == "all":
+        return
+    left = deadline.remaining()
+    start = time.perf_counter()
+    tree = cart_tree(data, depth, deadline=Deadline(None if left is None else 0.2 * left))
+    if tree is None:
+        return
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    stats = {"tree_source": "cart", "errors": errors,
+             "note": f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was "
+                     "worse or missing)"}
+    result = SolveResult(tree, FEASIBLE, float(errors), 0.0, time.perf_counter() - start, a.method, "errors",
+                         stats)
+    a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
+
+
+def _at_least_the_floor(a: argparse.Namespace, model: Any) -> Any:
+    """The engine's answer, or CART's tree (``a.floor``) when that is better; the engine's bound
+    is kept (the same question: all thresholds)."""
+    result, floor = model.result_, a.floor.result_
+    if result is not None and result.tree is not None and result.objective is not None \
+            and result.objective <= floor.objective:
+        return model
+    if result is not None and result.objective_name != floor.objective_name:
+        return model
+    if result is not None:
+        floor.bound = result.bound if result.bound is not None else floor.bound
+        floor.stats["engine_status"] = result.status
+        floor.stats["engine_stats"] = {k: v for k, v in result.stats.items() if k != "note"}
+        floor.runtime = result.runtime
+    return a.floor
 
 
 def _no_tree_lines(a: argparse.Namespace, summary: dict, data: Dataset) -> list[str]:
@@ -289,6 +540,17 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
     guard = getattr(a, "guard", None)
     if guard is not None and not from_guard:
         guard.finish()  # from here on the watchdog stands down
+    signals = getattr(a, "signals", None)
+    if signals is not None:
+        signals.finish()  # and the signal policy's escalation
+    signum = interrupted()
+    if signum is not None and model.result_ is not None:
+        model.result_.stats["interrupted"] = True
+        model.result_.stats.setdefault("signal", signum)
+    if getattr(a, "proof", None) is not None and not from_guard:
+        from ..proof import proof_for_cli
+
+        proof_for_cli(a, model, data)
     summary = solve_summary(a.method, model, data)
     summary["wall_s"] = round(a.clock.wall(), 3)  # what the user waited for: from process start
     summary["startup_s"] = round(a.clock.startup, 3)  # of which before main(): Python, first imports
@@ -299,7 +561,9 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
             print("\n".join(_no_tree_lines(a, summary, data)))
         if a.export is not None:
             print(f"satdt: note: no tree to export ({summary['status']})", file=sys.stderr)
-        return EXIT_OK
+        elif a.output:  # --output without --export: the JSON result, a status without a tree too
+            write_atomic(Path(a.output), json.dumps(summary) + "\n")
+        return EXIT_OK if signum is None else 128 + signum
     if a.json:
         print(json.dumps(summary))
     else:
@@ -315,18 +579,22 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
 
         suffix = "." + a.export
         path = Path(a.output)
-        plot_tree(model.tree_, path, title=f"{a.method} on {data.name}: {summary['status']}, "
-                  f"depth {summary['depth']}, {summary['n_leaves']} leaves, "
-                  f"training accuracy {summary['train_accuracy']:.4f}",
-                  fmt=a.export if path.suffix.lower() != suffix else None)
+        with atomic_path(path) as tmp:
+            plot_tree(model.tree_, tmp, title=f"{a.method} on {data.name}: {summary['status']}, "
+                      f"depth {summary['depth']}, {summary['n_leaves']} leaves, "
+                      f"training accuracy {summary['train_accuracy']:.4f}",
+                      fmt=a.export)
     elif a.export == "sklearn":  # checked on the training rows: same predictions, float32 included
         import joblib
 
-        joblib.dump(model.tree_.to_sklearn(data.X, data.labels), a.output)
+        with atomic_path(Path(a.output)) as tmp:
+            joblib.dump(model.tree_.to_sklearn(data.X, data.labels), tmp)
     elif a.export is not None:
         text = _export(model.tree_, a.export)
         if a.output:
-            Path(a.output).write_text(text + "\n")
+            write_atomic(Path(a.output), text + "\n")
         elif not a.json:
             print(text)
-    return EXIT_OK
+    elif a.output:  # --output without --export: the JSON result
+        write_atomic(Path(a.output), json.dumps(summary) + "\n")
+    return EXIT_OK if signum is None else 128 + signum

@@ -52,7 +52,7 @@ def cmd_verify(a: argparse.Namespace) -> int:
     reporter = ProgressReporter("verify", None if extra else progress)  # else: start and done from here
     reporter.emit("start", message=f"certify {a.objective} on {data.name}")
     cert = certify(model, data, objective=a.objective, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
-                   time_limit=deadline.budget(), engine=a.engine, **extra)
+                   time_limit=deadline.budget(), engine=a.engine, proof=a.proof, **extra)
     reporter.emit("done", incumbent=cert.best_found, bound=cert.bound, message=cert.status)
     if a.json:
         print(json.dumps(jsonable({**cert.to_dict(), "wall_s": round(a.clock.wall(), 3)})))
@@ -61,10 +61,20 @@ def cmd_verify(a: argparse.Namespace) -> int:
     if cert.proof is not None:  # INFEASIBLE: the search space is empty, proven
         print(f"proven: {cert.proof}; given tree: {cert.tree_value:g}")
         return EXIT_OK
-    print(f"given tree: {cert.tree_value:g}   optimum: {cert.optimum}   bound: {cert.bound}   "
-          f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else "")
-          + (f"   loses at most: {cert.max_gap:g}" if cert.max_gap is not None and cert.optimum is None else ""))
+    if cert.status == "UNKNOWN":  # not proven: the loss is only enclosed, never "gap: 0.0"
+        low = f"{cert.gap:g}" if cert.gap is not None else "0"
+        high = f"{cert.max_gap:g}" if cert.max_gap is not None else "unknown"
+        print(f"given tree: {cert.tree_value:g}   optimum: unknown   bound: {cert.bound}   "
+              f"gap: unknown (the tree loses between {low} and {high})")
+    else:
+        print(f"given tree: {cert.tree_value:g}   optimum: {cert.optimum}   bound: {cert.bound}   "
+              f"gap: {cert.gap}" + (f" ({cert.gap_errors} training errors)" if cert.gap_errors is not None else "")
+              + (f"   loses at most: {cert.max_gap:g}" if cert.max_gap is not None and cert.optimum is None
+                 else ""))
     if cert.better_tree is not None:
         print("a better tree:")
         print(cert.better_tree.to_text())
+    if "certificate" in cert.params:
+        print(f"certificate: {a.proof} ({cert.params['certificate']['size_mb']} MB); check it with "
+              f"`satdt check {a.proof}`")
     return EXIT_OK

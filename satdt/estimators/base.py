@@ -98,6 +98,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self._validate_weight_params()
         self._deadline = Deadline(self.time_limit)
         data = prepare(X, y, require_two_classes=False, missing=self._missing_mode == "learn")
+        proof = getattr(self, "proof", None)
+        if proof is not None:  # refused before the solve: a used directory, a space it cannot cover
+            from ..proof import check_proof_data
+
+            check_proof_data(proof, getattr(self, "binarization", "all"), data)
         self.schema_ = data.schema
         self.n_features_in_ = data.X.shape[1]
         columns = getattr(X, "columns", None)
@@ -112,6 +117,9 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         original = data
         data, plan = self._weighted(data, sw)
         data, self.missing_map_ = self._augment(data)
+        if proof is not None and (plan is not None or self.missing_map_ is not None):
+            raise ValueError("proof= covers the unweighted objective on complete data: certificates for "
+                             "sample_weight, class_weight, objective, costs or missing values are not supported")
         present = np.unique(data.y)
         if len(present) == 1:
             self.result_ = self._single_class_result(data, int(present[0]))
@@ -142,6 +150,16 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         if plan is not None:
             self._report_weights(plan, original, sw)
         self.tree_ = self.result_.tree
+        if proof is not None:
+            from ..proof import certify_result
+
+            if str(self.result_.status) == "OPTIMAL":
+                certify_result(self.result_, data, proof, max_depth=getattr(self, "max_depth", None))
+            else:
+                import warnings
+
+                warnings.warn(f"{type(self).__name__}: no certificate written to {proof}: the result is "
+                              f"{self.result_.status}, not OPTIMAL", RuntimeWarning, stacklevel=2)
         return self
 
     # ------------------------------------------------------------ weights and missing values

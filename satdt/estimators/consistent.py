@@ -59,6 +59,11 @@ class ConsistentTreeClassifier(TreeClassifier):
         As :class:`~satdt.estimators.DPTreeClassifier`: NaN in numeric features is searched with
         both directions at every test (``"error"``: NaN is an error).
 
+    proof : str or None
+        An absent or empty directory: an OPTIMAL fit writes there a certificate (minimal witness
+        rows, in ``result_.stats["witness_rows"]``, and a DRUP proof) that ``satdt check``
+        verifies (:mod:`satdt.proof`; ``binarization="all"``, numeric features).
+
     Notes
     -----
     ``fit(X, y, sample_weight)``: the question (smallest tree with no training error) does not
@@ -72,9 +77,11 @@ class ConsistentTreeClassifier(TreeClassifier):
     def __init__(self, objective: str = "depth", max_depth: int | None = None, binarization: str = "all",
                  n_thresholds: int = 10, solver: str = "glucose4", time_limit: float | None = None,
                  incremental: bool = True, rows_per_round: int | None = None, engine: str = "auto",
-                 progress: Any = None, class_weight: Any = None, missing: str = "learn"):
+                 progress: Any = None, class_weight: Any = None, missing: str = "learn",
+                 proof: str | None = None):
         self.class_weight = class_weight
         self.missing = missing
+        self.proof = proof
         self.engine = engine
         self.progress = progress
         self.objective = objective

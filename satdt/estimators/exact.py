@@ -106,6 +106,10 @@ class DPTreeClassifier(DepthBoundedClassifier):
         stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
         Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
 
+    proof : str or None
+        An absent or empty directory: an OPTIMAL fit writes there a certificate that
+        ``satdt check`` verifies (:mod:`satdt.proof`; ``binarization="all"``, numeric features).
+
     Notes
     -----
     ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
@@ -120,11 +124,12 @@ class DPTreeClassifier(DepthBoundedClassifier):
     def __init__(self, max_depth: int = 3, lam: float | None = None, binarization: str = "all",
                  n_thresholds: int = 10, time_limit: float | None = None, progress: Any = None,
                  class_weight: Any = None, objective: str = "accuracy", costs: Any = None,
-                 missing: str = "learn"):
+                 missing: str = "learn", proof: str | None = None):
         super().__init__(max_depth=max_depth, binarization=binarization, n_thresholds=n_thresholds,
                          time_limit=time_limit, progress=progress, class_weight=class_weight,
                          objective=objective, costs=costs, missing=missing)
         self.lam = lam
+        self.proof = proof
 
     @property
     def _objective_name(self) -> str:
@@ -137,6 +142,13 @@ class DPTreeClassifier(DepthBoundedClassifier):
     def _solve(self, data: Dataset) -> SolveResult:
         from ..solvers import dp
 
+        if self.binarization == "all" and self.max_depth >= 2:  # the resource model, before binarizing
+            from ..fallback import degrade_dp_data, plan_dp_data
+
+            fit = plan_dp_data(data, self.max_depth, self._time_left())
+            if fit is not None:
+                return degrade_dp_data(data, self.max_depth, self.lam, self._time_left(),
+                                       self._progress().get("progress"), dp.solve_dp, fit)
         return dp.solve_dp(self._problem(data), max_depth=self.max_depth, lam=self.lam,
                            time_limit=self._time_left(), **self._progress())
 

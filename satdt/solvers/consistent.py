@@ -163,11 +163,15 @@ def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "a
 
         sat.check_solver_name(sat_options["solver"])
     figures: dict = {}
+    asked_depth = max_depth
+    max_depth = _useful_depth(problem, objective, max_depth, time_limit)
     if engine == "auto":
         engine, reason, figures = choose_engine(problem, objective, max_depth)
         reason = "auto: " + reason
     else:
         reason = f"engine={engine!r} requested"
+    if objective == "size" and max_depth is not None and max_depth >= 1:
+        engine, reason = _size_engine_fits(problem, engine, reason, max_depth)
     if engine == "dp":
         from . import dp
 
@@ -182,6 +186,61 @@ def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "a
         res = solve(problem, max_depth=max_depth, time_limit=time_limit, progress=progress, **(sat_options or {}))
     res.stats["engine"] = engine
     res.stats["engine_reason"] = reason
+    if asked_depth is not None and max_depth != asked_depth:
+        res.stats["depth_cap"] = {"asked": int(asked_depth), "used": int(max_depth),
+                                  "why": "no optimal tree is deeper (satdt.limits.useful_depth)"}
     if figures:
         res.stats["engine_figures"] = figures
     return res
+
+
+def _useful_depth(problem: BinaryProblem, objective: str, max_depth: Any, time_limit: float | None) -> Any:
+    """``max_depth`` capped where no answer changes (:func:`satdt.limits.useful_depth`): for
+    DT_size also at the leaves of a consistent greedy tree minus one (the fewest-nodes tree has no
+    more leaves, hence no more depth). Invalid values pass through to the engine's own checks."""
+    import numpy as np
+
+    if max_depth is None or isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer)) \
+            or max_depth < 0:
+        return max_depth
+    from ..limits import useful_depth
+
+    cap = useful_depth(problem, int(max_depth))
+    if objective == "size" and cap > 6 and problem.n_distinct > 1:
+        try:
+            from ..deadline import Deadline
+            from .dp.consistent import _consistent_fallback
+
+            greedy = _consistent_fallback(problem, None, deadline=Deadline(time_limit))
+        except Exception:  # noqa: BLE001 - inconsistent data, no core: the engines report it
+            greedy = None
+        if greedy is not None:
+            cap = useful_depth(problem, cap, leaves_bound=greedy.n_leaves)
+    return max(cap, 0) if cap < max_depth else max_depth
+
+
+def _size_engine_fits(problem: BinaryProblem, engine: str, reason: str, depth: int) -> tuple[str, str]:
+    """DT_size at ``depth``: the DP's lexicographic penalty must stay exact below 2**53, the SAT
+    encoding (``2**depth`` nodes) must fit the memory limit. An automatic choice moves to the
+    engine that fits; a requested engine that cannot is refused with a clear ValueError."""
+    from fractions import Fraction
+
+    from ..deadline import check_memory, format_bytes, max_memory
+    from ..limits import dp_lam_fits, sat_size_bytes
+
+    n = int(problem.n_rows)
+    dp_ok = dp_lam_fits(Fraction(1, n * (2 ** depth + 1)), n, depth)
+    sat_bytes = sat_size_bytes(int(problem.n_distinct), int(problem.n_binary), depth)
+    auto = reason.startswith("auto")
+    if engine == "dp" and not dp_ok:
+        if auto and sat_bytes <= max_memory():
+            return "sat", reason + f"; the DP's exact integers do not reach depth {depth} on {n} rows: SAT"
+        raise ValueError(f"sat-size at depth {depth} on {n} rows is beyond both engines: the DP's exact "
+                         f"integers stop below 2**53 and the SAT encoding would need about "
+                         f"{format_bytes(sat_bytes)}; give a smaller --max-depth")
+    if engine == "sat" and sat_bytes > max_memory():
+        if auto and dp_ok:
+            return "dp", reason + f"; the SAT encoding at depth {depth} would need {format_bytes(sat_bytes)}: DP"
+        check_memory(sat_bytes, f"the DT_size SAT encoding at depth {depth} ({2 ** depth} nodes)",
+                     "give a smaller --max-depth or --engine dp")
+    return engine, reason

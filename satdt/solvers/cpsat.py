@@ -330,13 +330,17 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, start_tree
     prm.log_search_progress = bool(log)
     if limit is not None:
         prm.max_time_in_seconds = float(limit)
+    # an interrupt (satdt.deadline.interrupt: SIGTERM, or SIGINT when OR-tools' own handler is
+    # not installed) stops the search as its time limit would
+    stop = Deadline(None).watch(getattr(solver, "stop_search", None) or solver.StopSearch)
     if reporter is not None and reporter.active:
         watch = _Incumbents(enc, scaled, reporter)
         solver.best_bound_callback = watch.on_bound
-        with reporter.periodic(watch.poll):
+        with reporter.periodic(watch.poll), stop:
             code = solver.solve(enc.model, watch)
     else:
-        code = solver.solve(enc.model)
+        with stop:
+            code = solver.solve(enc.model)
     name = solver.status_name(code)
     stats.update(cpsat_status=name, wall_time=solver.wall_time, conflicts=solver.num_conflicts,
                  branches=solver.num_branches)

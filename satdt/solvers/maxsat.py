@@ -154,7 +154,7 @@ class _DeadlineMixin:
         if self.reporter is not None and self.cost > self._reported_cost:
             self._reported_cost = self.cost
             self.reporter.emit("bound", bound=max(self.cost, self.reporter.bound or 0))
-        if expect_interrupt or self.deadline is None or self.deadline.time_limit is None:
+        if expect_interrupt or self.deadline is None:
             return super()._call_oracle(assumptions=assumptions, expect_interrupt=expect_interrupt)
         # a heuristic call (core exhaustion / minimization): "satisfiable" is the safe answer
         if self.deadline.expired():
@@ -251,15 +251,9 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
     ticks = reporter.periodic(lambda: {"bound": max(rc2.cost, reporter.bound or 0)}) \
         if reporter is not None and reporter.active else None
     try:
-        if remaining is None:
-            if ticks is None:
-                model = rc2.compute()
-            else:
-                with ticks:
-                    model = rc2.compute()
-        elif remaining <= 0:
+        if remaining is not None and remaining <= 0:
             model = None
-        else:
+        else:  # interruptible without a limit too: satdt.deadline.interrupt (a signal) stops it
             with deadline.watch(rc2.interrupt):
                 if ticks is None:
                     model = rc2.compute(expect_interrupt=True)

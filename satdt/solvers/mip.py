@@ -235,8 +235,9 @@ def _solve_mathopt(mip: MipModel, backend: str, deadline: Deadline,
     start = time.perf_counter()
     # GSCIP rejects MathOpt's interrupter (an event-handler error): it gets its time limit only;
     # the others are interrupted just after their own limit (SCIP/HiGHS presolve overrun it)
-    stop = contextlib.nullcontext() if backend == "scip" or time_limit is None else \
-        Deadline(time_limit + 0.05).watch(interrupter.interrupt)
+    # (armed without a limit too: an interrupt, satdt.deadline.interrupt, fires it)
+    stop = contextlib.nullcontext() if backend == "scip" else \
+        Deadline(None if time_limit is None else time_limit + 0.05).watch(interrupter.interrupt)
     with _quiet_stdout(backend == "highs"), stop, \
             (watch.reporter.periodic(watch.poll) if watch is not None else contextlib.nullcontext()):
         res = core.solve(model, solver_type, parameters_pb2.SolverInitializerProto(), params, mparams,
@@ -299,8 +300,7 @@ def _solve_pywraplp(mip: MipModel, backend: str, deadline: Deadline,
     params = pywraplp.MPSolverParameters()
     params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)
     start = time.perf_counter()
-    stop = contextlib.nullcontext() if time_limit is None else \
-        Deadline(time_limit + 0.05).watch(solver.InterruptSolve)
+    stop = Deadline(None if time_limit is None else time_limit + 0.05).watch(solver.InterruptSolve)
     with _quiet_stdout(backend == "highs"), stop, \
             (watch.reporter.periodic(watch.poll) if watch is not None else contextlib.nullcontext()):
         status = solver.Solve(params)

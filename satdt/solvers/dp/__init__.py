@@ -11,8 +11,9 @@ regularized objective (see :func:`solve_regularized_dp` for how each bound carri
 
 The search follows MurTree [2] over the binary columns of a
 :class:`~satdt.binarize.BinaryProblem`, with the threshold-neighbourhood bounds of ConTree [3].
-It runs compiled (``_core.cpp``, :class:`~satdt.solvers.dp.search.CoreSearch`); its numpy
-statement (:mod:`satdt.solvers.dp.reference`) is kept as the reference the tests compare with:
+It runs compiled (``core/``, the module ``_core``; :class:`~satdt.solvers.dp.search.CoreSearch`);
+its numpy statement (:mod:`satdt.solvers.dp.reference`) is kept as the reference the tests
+compare with:
 
 * **Column chains.** The ``all``/``quantile``/``tree`` binarizations give, per numeric feature,
   nested columns ``x > t_1 ⊇ x > t_2 ⊇ ...``. Each such *chain* is stored as one integer rank per
@@ -60,7 +61,8 @@ Modules
 -------
 ``chains``      column chains and frequency counting (shared by every algorithm here)
 ``search``      the search interface, its outcome object, the compiled search's wrapper
-``_core.cpp``   the compiled branch and bound (pybind11)
+``core/``       the compiled branch and bound (C++, by component; ``core/search.h`` lists them),
+                built as the module ``_core`` (pybind11: ``core/bindings.cpp`` only)
 ``reference``   the same search in numpy: the documented reference for tests, not an engine
 ``accuracy``    the drivers: :func:`solve_max_accuracy_dp`, :func:`solve_regularized_dp`
 ``consistent``  DT_depth / DT_size: :func:`solve_min_depth_dp`, :func:`solve_min_size_dp`

@@ -23,6 +23,7 @@ from ...progress import ProgressCallback, ProgressReporter
 from ...result import FEASIBLE, OPTIMAL, SolveResult
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
+from .anytime import anytime_search
 from .chains import Chains
 from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchOutcome, SearchTimeout
 
@@ -140,7 +141,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     bound = floor
     proven = False
     ub = inc_cost if upper_bound is None else min(inc_cost, float(upper_bound) + 1.0)
-    for attempt in range(2):
+    for attempt in range(0 if upper_bound is None else 2):
         out = _run_reported(search, reporter, d, ub)
         if out.node is not None and out.cost < inc_cost:
             inc_tree = Tree(root=out.node, classes=problem.classes)
@@ -156,6 +157,13 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
             bound = max(bound, ub)
             break
         ub = inc_cost  # the given upper bound was not achievable: search again without it
+    if upper_bound is None:  # the anytime schedule (anytime.py): the complete search and heuristics
+        found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter)
+        inc_tree, inc_cost, source, proven = Tree(root=found.node, classes=problem.classes), found.cost, \
+            found.source, found.proven
+        if found.bound is not None:
+            bound = max(bound, found.bound)
+        anytime_stats = found.stats
     tree, errors = _finalize(problem, inc_tree, search.binary_errors)
     if errors != inc_cost:
         raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
@@ -164,6 +172,8 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     status = OPTIMAL if proven or bound >= errors else FEASIBLE
     stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
                  chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct)
+    if upper_bound is None:
+        stats["anytime"] = anytime_stats
     final_bound = int(errors if status == OPTIMAL else np.ceil(bound - 1e-9))
     reporter.emit("done", incumbent=errors, bound=final_bound, nodes=int(search.stats["nodes"]), message=status)
     return SolveResult(tree=tree, status=status, objective=errors, bound=final_bound,
@@ -273,15 +283,12 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         if given < inc_cost:
             inc_tree, inc_cost, source = start_tree, given, "given"
     reporter.emit("incumbent", incumbent=to_objective(inc_cost), message=source)
-    bound, proven = floor, False
-    out = _run_reported(search, reporter, d, inc_cost, to_objective)
-    if out.node is not None and out.cost < inc_cost:
-        inc_tree = Tree(root=out.node, classes=problem.classes)
-        inc_cost, source = float(out.cost), "dp"
-    if out.finished:
-        proven, bound = True, inc_cost
-    elif out.bound is not None:
-        bound = max(floor, min(out.bound, inc_cost))
+    bound = floor
+    found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter, to_objective)
+    inc_tree, inc_cost, source, proven = Tree(root=found.node, classes=problem.classes), found.cost, \
+        found.source, found.proven
+    if found.bound is not None:
+        bound = max(floor, found.bound)
     tree, errors = _finalize(problem, inc_tree, search.binary_errors)
     leaves = tree.n_leaves
     engine = scaled.engine_value(errors, leaves)
@@ -299,7 +306,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
                  chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct,
                  errors=errors, leaves=leaves, train_accuracy=1.0 - errors / n, lam=lam,
-                 lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound))
+                 lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound), anytime=found.stats)
     if status == OPTIMAL:
         stats["engine_objective"] = int(engine)
     reporter.emit("done", incumbent=float(value), bound=float(exact_bound), nodes=int(search.stats["nodes"]),
@@ -311,8 +318,39 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
 def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None,
              time_limit: float | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """The DP method of the estimator and the CLI: :func:`solve_max_accuracy_dp` when ``lam`` is
-    None, else :func:`solve_regularized_dp` with that ``lam``."""
+    None, else :func:`solve_regularized_dp` with that ``lam``.
+
+    A guard at the entry: ``max_depth`` is capped where no optimum changes
+    (:func:`satdt.limits.useful_depth`, noted in ``stats["depth_cap"]``), and a ``lam`` whose
+    exact integer objective would pass ``2**53`` at that depth is refused with the largest depth
+    that works; a problem beyond the resource model (:func:`satdt.limits.dp_budget`) is solved on
+    quantile thresholds instead, CART's tree kept when better (:func:`satdt.fallback.degrade_dp`)."""
+    asked = max_depth
+    if isinstance(max_depth, (int, np.integer)) and not isinstance(max_depth, bool) and max_depth > 0:
+        from ...limits import dp_lam_fits, dp_max_depth_for_lam, useful_depth
+
+        try:
+            lam_ok = lam is None or Fraction(lam) >= 0
+        except (TypeError, ValueError):
+            lam_ok = False
+        if lam_ok:
+            max_depth = useful_depth(problem, int(max_depth), lam)
+            if lam is not None and not dp_lam_fits(lam, int(problem.n_rows), max_depth):
+                top = dp_max_depth_for_lam(lam, int(problem.n_rows))
+                raise ValueError(f"dp with lam={lam:g} on {problem.n_rows} rows: the exact integer objective "
+                                 f"stays below 2**53 up to depth {top} only; give a max depth <= {top}")
+    if isinstance(max_depth, (int, np.integer)) and max_depth >= 2:
+        from ...fallback import degrade_dp
+
+        degraded = degrade_dp(problem, int(max_depth), lam, time_limit, progress, solve_dp)
+        if degraded is not None:  # beyond the resource model: quantile thresholds, CART kept
+            return degraded
     if lam is None:
-        return solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit, progress=progress)
-    return solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit,
-                                progress=progress)
+        result = solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit, progress=progress)
+    else:
+        result = solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit,
+                                      progress=progress)
+    if max_depth != asked:
+        result.stats["depth_cap"] = {"asked": int(asked), "used": int(max_depth),
+                                     "why": "no optimal tree is deeper (satdt.limits.useful_depth)"}
+    return result

@@ -52,8 +52,12 @@ def _chain_ranks(chains) -> list[int]:
 
 
 def box_count(chains) -> float:
-    """Number of boxes (cells of one level table), as a float (it can exceed int64)."""
-    return float(np.prod([r * (r + 1) / 2 for r in _chain_ranks(chains)]))
+    """Number of boxes (cells of one level table), as a float (it can exceed int64; ``inf`` past
+    float64, without numpy's overflow warning: wide data has thousands of chains)."""
+    cells = 1.0
+    for r in _chain_ranks(chains):
+        cells *= float(r) * (float(r) + 1.0) / 2.0  # Python floats: inf on overflow, no warning
+    return cells
 
 
 def box_work(chains) -> float:

@@ -10,6 +10,7 @@ copies the binary matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -31,6 +32,11 @@ class Chains:
     end: np.ndarray         # (B,) first slot after the column's chain
     base: np.ndarray        # (p,) first slot of each chain (level 0)
     n_slots: int
+
+    @cached_property
+    def column_of(self) -> dict[int, int]:
+        """Column index in ``problem.X`` -> column in chain order (the inverse of ``orig``)."""
+        return {int(o): g for g, o in enumerate(self.orig)}
 
 
 def build_chains(problem: BinaryProblem) -> Chains:
@@ -152,7 +158,12 @@ def chain_counts(flat: np.ndarray, w: np.ndarray, n_slots: int, slot: np.ndarray
 def chain_errors(ch: Chains, counts: np.ndarray, tree: Tree) -> float:
     """Errors of a tree over the binary columns on the distinct rows (weights ``counts``), with
     each column read from its chain rank (no copy of the binary matrix)."""
-    col = {int(o): g for g, o in enumerate(ch.orig)}
+    return node_errors(ch, counts, tree.root, np.arange(counts.shape[0]))
+
+
+def node_errors(ch: Chains, counts: np.ndarray, node: Node, rows: np.ndarray) -> float:
+    """Errors of the (sub)tree ``node`` over the binary columns on the distinct rows ``rows``."""
+    col = ch.column_of
 
     def rec(node: Node, S: np.ndarray) -> float:
         if node.is_leaf:
@@ -161,7 +172,7 @@ def chain_errors(ch: Chains, counts: np.ndarray, tree: Tree) -> float:
         r = ch.rank[S, ch.chain[g]] >= ch.level[g]
         return rec(node.left, S[~r]) + rec(node.right, S[r])
 
-    return rec(tree.root, np.arange(counts.shape[0]))
+    return rec(node, np.asarray(rows))
 
 
 @dataclass

@@ -2,8 +2,37 @@
 
 This is not an engine: the solvers run :class:`~satdt.solvers.dp.search.CoreSearch`. It is kept,
 documented and tested, as the readable statement of the algorithm (see the docstring of
-:mod:`satdt.solvers.dp`) against which the compiled core is checked on random instances
-(``tests/test_dp.py``). Pass ``engine="reference"`` to the solve functions to run it.
+:mod:`satdt.solvers.dp`) against which the compiled core (``core/``) is checked on random
+instances (``tests/test_dp.py``, ``tests/test_dp_core_cpp.py``). Pass ``engine="reference"`` to
+the solve functions to run it.
+
+What it states as the core does: the recursion with its memo and MurTree's upper-bound
+semantics, depth one from the column counts, the leaf-conflict, similarity and OSDT leaf-support
+bounds, best-first roots, the pair-count depth-two solver, and ConTree's depth-two scan for long
+chains (:meth:`ReferenceSearch.depth2_scan`: the same roots in the same order, so a depth-two
+scan evaluates as many roots here as in the core). The greedy incumbent is
+:meth:`~satdt.solvers.dp.search.SearchBase.greedy`, tested equal to the core's.
+
+What it does not mirror, each a way of computing the same optimum faster, checked by outcome
+(the same optimum, here, in the core and by brute force; ``tests/core/test_core.cpp`` toggles the
+core's depth-two paths against a brute force):
+
+* *Counting*: the core counts a node on its view (ranks renumbered to the node's columns) by
+  histograms or, for short chains, by bitsets and popcounts (AVX-512 when present); here one
+  ``np.bincount`` over (optionally renumbered, :class:`LocalSlots`) chain slots.
+* *Which depth-two solver*: the core's rule (``use_pair_solver``: bitsets or 2-D histograms,
+  whichever is estimated cheaper, against the root search; the scan for long chains) differs
+  from the one here (``|U|^2 C (|S| + 40) <= pair_ops``, BLAS pair counts), so for the same
+  ``pair_ops`` a node may take another path; ``pair_ops = 0`` means no pair solver in both.
+* *The general root search*: the core evaluates the larger child first, halves ConTree's
+  interval of open roots in each chain and gives the second child ConTree's extra budget (the
+  rows between the root and its interval's ends); :meth:`ReferenceSearch.root_search` takes the
+  left child first, the least-bound root each time and the plain budget. Same bounds, other
+  order: the root counts differ.
+* *The scan's inner loop*: see :meth:`ReferenceSearch.depth2_scan` (the core skips split points
+  that cannot beat the best; here every column's errors come from the counts).
+* *Progress reports and Ctrl-C polling*: the core's host interface (``core/host.h``); here only
+  the deadline.
 """
 
 from __future__ import annotations
@@ -22,6 +51,10 @@ __all__ = ["ReferenceSearch"]
 
 _LOCAL_MARGIN = 64  # a node renumbers its slots when the problem has 1.2x (+ this) more than it uses
 _CHUNK_FLOATS = 8_000_000  # floats per (C, k, B) work array in the pair solver (~32 MB float32)
+# a depth-two node without the pair solver takes ConTree's depth-two scan when it has at least
+# this many columns per chain (long chains: thresholds of numeric features), as the core does
+# (core/search.cpp, solve_node); infinity turns the scan off
+_SCAN_COLUMNS_PER_CHAIN = 4
 
 
 @dataclass
@@ -42,12 +75,16 @@ class ReferenceSearch(SearchBase):
         self.ftype = np.float32 if self.counts.sum() < 2 ** 24 else np.float64  # pair counts
         self.memo: dict[tuple[bytes, int], _Entry] = {}
         self.top: dict | None = None
+        self.stats["depth2_scans"] = 0
 
     @property
     def memo_entries(self) -> int:
         return len(self.memo)
 
-    def run(self, d: int, ub: float) -> SearchOutcome:
+    def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
+            time_cap: float | None = None) -> SearchOutcome:
+        if width or rows is not None or time_cap is not None:
+            raise ValueError("the reference search runs the complete search of all rows to the deadline only")
         S = np.arange(self.counts.shape[0], dtype=np.int64)
         self.top = None
         try:
@@ -125,7 +162,10 @@ class ReferenceSearch(SearchBase):
             cost, node = self.pair_depth2(S, U, F, N)
             self._store(key, cost, cost, node)
             return cost, node
-        cost, node, lb = self.root_search(S, d, ub, F, N, U, leaf, lb0, top)
+        if d == 2 and U.size >= _SCAN_COLUMNS_PER_CHAIN * np.unique(self.ch.chain[U]).size:
+            cost, node, lb = self.depth2_scan(S, F, N, U, ub, leaf, lb0, top)
+        else:
+            cost, node, lb = self.root_search(S, d, ub, F, N, U, leaf, lb0, top)
         self._store(key, lb, cost, node)
         if node is not None:
             return cost, node
@@ -248,6 +288,105 @@ class ReferenceSearch(SearchBase):
             vR, nodeR = self.child(SR, d - 1, bound - vL, FR, U, presR)
             self._similar(U, vR, FR, nR, lbR, lbL, left=False)
             if nodeR is not None and vL + vR < bound:
+                best_cost, best_node = vL + vR, (g, nodeL, nodeR)
+                bound = min(ub, best_cost)
+                state["best"], state["node"] = best_cost, best_node
+                if best_cost <= lb0:
+                    break
+        if best_cost < ub:
+            if best_node is None:
+                return leaf, self.leaf(S), leaf
+            g, nodeL, nodeR = best_node
+            return best_cost, self.split(g, nodeL, nodeR), best_cost
+        lb = min(leaf, float(np.min(lbL + lbR)))
+        return None, None, max(lb, ub, lb0)
+
+    # ------------------------------------------------------------ depth 2, long chains: the scan
+    def depth2_scan(self, S: np.ndarray, F: np.ndarray, N: np.ndarray, U: np.ndarray, ub: float,
+                    leaf: float, lb0: float, top: bool) -> tuple[float | None, Node | None, float]:
+        """ConTree's specialised depth-two solver [3] for a node whose columns are mostly
+        thresholds of a few numeric features (the core's ``depth2_scan``, ``core/scan.cpp``).
+
+        Roots best-first by ``lbL + lbR`` (the leaf-conflict bounds, ties by the depth-one
+        errors), halving the interval of open roots of the chain as in :meth:`root_search`'s
+        statement in the core (``interval_middle``). For the root evaluated, each side's best
+        depth-one subtree among those that can make the root beat the bound: a stump of ``e``
+        errors counts only if ``q * e + 2 * leaf_cost < bound - (the other side's bound)``, i.e.
+        ``e < cap``; if neither the leaf nor any stump is below the cap, the side gets the lower
+        bound ``q * cap + 2 * leaf_cost`` and no tree. Then the *monotonicity bounds* on the
+        other roots ``j`` of the same chain (the optimum of a side is monotone in its rows; a
+        side of ``j`` differs from that of the root by the rows between the two levels, weight
+        ``gap``): below the root, ``L_j`` is ``L_t`` minus those rows (``lbL_j >= vL - q gap``)
+        and ``R_j`` contains ``R_t`` (``lbR_j >= vR``); above it, the other way round. No
+        similarity bound (each root raises the bounds of its own chain only).
+
+        The core finds each side's best stump in one pass over the units sorted by each chain,
+        skipping split points where the errors cannot have dropped below the best (moving ``w``
+        rows changes a side's errors by at most ``w``) and summing blocks of units for two
+        classes; here each side's errors at every column come from its column counts. Both give
+        the first column of least errors below the cap. Returns as :meth:`root_search`.
+        """
+        self.stats["depth2_scans"] += 1
+        C, q, lc = self.C, self.q, self.lc
+        total = float(N.sum())
+        Fc = F[:C]
+        ftot = Fc.sum(0)
+        conf = float(self.wext[S, C].sum())
+        lbR = q * F[C] + lc                         # leaf-conflict bound of each side (+ a leaf)
+        lbL = q * (conf - F[C]) + lc
+        err1 = total - Fc.max(0) - (N[:, None] - Fc).max(0)
+        tie = err1 / (total + 1.0)
+        chain = self.ch.chain[U]
+        open_ = np.ones(U.size, dtype=bool)
+        best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
+        bound = min(ub, leaf)
+        state = {"leaf": leaf, "lbL": lbL, "lbR": lbR, "best": best_cost, "node": best_node}
+        if top:
+            self.top = state
+        while True:
+            self.check_time()
+            key = np.where(open_, lbL + lbR + tie, np.inf)
+            t = int(np.argmin(key))
+            if not key[t] < bound:
+                break
+            # ConTree's interval: the run of open roots of t's chain below the bound, its middle
+            same = np.flatnonzero(chain == chain[t])  # the chain's roots, in level order
+            lo = hi = int(np.searchsorted(same, t))
+            while lo > 0 and open_[same[lo - 1]] and lbL[same[lo - 1]] + lbR[same[lo - 1]] < bound:
+                lo -= 1
+            while hi + 1 < same.size and open_[same[hi + 1]] and lbL[same[hi + 1]] + lbR[same[hi + 1]] < bound:
+                hi += 1
+            t = int(same[(lo + hi) // 2])
+            open_[t] = False
+            self.stats["roots_evaluated"] += 1
+            g = int(U[t])
+            r = self.goes_right(S, g)
+            sides = []
+            for rows, tot_side, other_lb in ((S[~r], N - Fc[:, t], lbR[t]), (S[r], Fc[:, t], lbL[t])):
+                n_side, mx = float(tot_side.sum()), float(tot_side.max())
+                cap_cost = bound - other_lb - 2.0 * lc
+                cap = 0.0 if cap_cost <= 0 else float(np.ceil(cap_cost / q))
+                best_err = min(n_side - mx, cap)      # the leaf, or the cap
+                FS = self.column_counts(rows, U)[0][:C]
+                mr, ml = FS.max(0), (tot_side[:, None] - FS).max(0)
+                err = np.where((ml > 0) & (mr > 0), n_side - ml - mr, np.inf)
+                k = int(np.argmin(err))
+                val, node = q * (n_side - mx) + lc, self.leaf(rows)
+                if err[k] < best_err:
+                    if q * err[k] + 2.0 * lc < val:
+                        val, node = q * float(err[k]) + 2.0 * lc, self.stump(rows, int(U[k]))
+                elif cap < n_side - mx and val >= q * cap + 2.0 * lc:
+                    val, node = q * cap + 2.0 * lc, None  # neither the leaf nor a stump beats the bound
+                sides.append((val, node))
+            (vL, nodeL), (vR, nodeR) = sides
+            # monotonicity bounds on the roots of the same chain
+            below, above = same[same < t], same[same > t]
+            np.maximum.at(lbL, below, vL - q * (ftot[below] - ftot[t]))
+            np.maximum.at(lbR, below, vR)
+            np.maximum.at(lbL, above, vL)
+            np.maximum.at(lbR, above, vR - q * (ftot[t] - ftot[above]))
+            lbL[t], lbR[t] = max(lbL[t], vL), max(lbR[t], vR)
+            if nodeL is not None and nodeR is not None and vL + vR < bound:
                 best_cost, best_node = vL + vR, (g, nodeL, nodeR)
                 bound = min(ub, best_cost)
                 state["best"], state["node"] = best_cost, best_node

@@ -2,7 +2,7 @@
 
 :class:`SearchBase` holds what both need (chains, integer costs ``q * errors + leaf_cost *
 leaves``, leaves and splits over the binary columns, the Gini-greedy incumbent, tree costs);
-:class:`CoreSearch` runs the compiled search of ``_core.cpp`` (the engine); the numpy
+:class:`CoreSearch` runs the compiled search of ``core/`` (``_core``, the engine); the numpy
 :class:`~satdt.solvers.dp.reference.ReferenceSearch` runs the same algorithm for tests. Both
 answer :meth:`SearchBase.run` with one :class:`SearchOutcome`.
 """
@@ -18,7 +18,7 @@ from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...progress import ProgressReporter
 from ...tree import Node, Tree
-from .chains import Chains, build_chains, chain_counts, chain_errors
+from .chains import Chains, build_chains, chain_counts, chain_errors, node_errors
 
 __all__ = ["SearchBase", "CoreSearch", "SearchOutcome", "SearchTimeout", "leaf_errors", "CORE_PAIR_OPS"]
 
@@ -53,6 +53,10 @@ class SearchOutcome:
     cost: float | None = None
     node: Node | None = None
     bound: float | None = None
+
+
+def _n_leaves(node: Node) -> int:
+    return sum(1 for x in node.walk() if x.is_leaf)
 
 
 def leaf_errors(counts: np.ndarray) -> float:
@@ -181,6 +185,18 @@ class SearchBase:
             return cl + cr, self.split(g, nl, nr)
         return leaf, self.leaf(S)
 
+    def goes_right_binary(self, S: np.ndarray, feature: int) -> np.ndarray:
+        """:meth:`goes_right` for a tree's node, whose ``feature`` is a column of ``problem.X``."""
+        return self.goes_right(S, self.ch.column_of[int(feature)])
+
+    def subtree_cost(self, node: Node, rows: np.ndarray) -> float:
+        """``q * errors + leaf_cost * leaves`` of the subtree ``node`` on the distinct rows ``rows``."""
+        return self.q * node_errors(self.ch, self.counts, node, rows) + self.lc * _n_leaves(node)
+
+    def tree_cost(self, node: Node) -> float:
+        """:meth:`subtree_cost` of a whole tree on all rows."""
+        return self.subtree_cost(node, np.arange(self.counts.shape[0]))
+
     def binary_errors(self, tree: Tree) -> float:
         """Errors of a tree over the binary columns on the distinct rows, through the chains."""
         return chain_errors(self.ch, self.counts, tree)
@@ -189,8 +205,11 @@ class SearchBase:
         """``q * errors + leaf_cost * leaves`` of a tree over the binary columns."""
         return self.q * self.binary_errors(tree) + self.lc * tree.n_leaves
 
-    def run(self, d: int, ub: float) -> SearchOutcome:  # pragma: no cover - abstract
-        """Search the whole problem at depth ``d`` for a tree of cost below ``ub``."""
+    def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
+            time_cap: float | None = None) -> SearchOutcome:  # pragma: no cover - abstract
+        """Search the whole problem (or the distinct rows ``rows``) at depth ``d`` for a tree of
+        cost below ``ub``, for at most ``time_cap`` seconds (and never past the deadline).
+        ``width > 0``: the restricted search (:mod:`satdt.solvers.dp.anytime`), compiled core only."""
         raise NotImplementedError
 
 
@@ -256,11 +275,16 @@ class CoreSearch(SearchBase):
 
         return report
 
-    def run(self, d: int, ub: float) -> SearchOutcome:
+    def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
+            time_cap: float | None = None) -> SearchOutcome:
         left = self.deadline.remaining()
+        if time_cap is not None:
+            left = time_cap if left is None else min(left, time_cap)
         interval = 2.0 if self.reporter is None else self.reporter.interval
-        out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else left,
-                               self._progress_callback(), interval)
+        progress = self._progress_callback() if rows is None else None
+        out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else max(left, 0.0),
+                               progress, interval, int(width),
+                               None if rows is None else np.ascontiguousarray(rows, dtype=np.int64))
         self.stats.update(self._core.stats())
         if out["finished"]:
             node = None if out["tree"] is None else self._tree(out["tree"])
@@ -269,5 +293,6 @@ class CoreSearch(SearchBase):
         if not out["top_valid"]:
             return SearchOutcome(False)
         node = None if out["top_tree"] is None else self._tree(out["top_tree"])
+        # the restricted search proves no bound (its roots are a subset of the tests)
         return SearchOutcome(False, float(out["top_best"]) if node is not None else None, node,
-                             float(out["top_bound"]))
+                             float(out["top_bound"]) if width == 0 else None)

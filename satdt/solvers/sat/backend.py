@@ -144,7 +144,7 @@ class SatBackend:
         self.sat_calls += 1
         t0 = time.perf_counter()
         try:
-            if self.name in BUDGETED and deadline.remaining() is not None:
+            if self.name in BUDGETED:  # CaDiCaL: no interruptible call, so budgets with or without a limit
                 return self._solve_budgeted(assumptions, deadline, tick, budget)
             return self._solve_chunks(assumptions, deadline, tick, budget)
         finally:
@@ -176,8 +176,8 @@ class SatBackend:
             self.solver.conf_budget(-1)  # budgets persist in the MiniSat family: switch it off
 
     def _solve_once(self, assumptions: list[int], deadline: Deadline) -> bool | None:
-        if deadline.remaining() is None:
-            return self.solver.solve_limited(assumptions=assumptions)
+        # interruptible without a time limit too: satdt.deadline.interrupt (a signal) stops it, and
+        # PySAT's own SIGINT handler (which raises and loses the search) is not installed
         return self._solve_interrupt(assumptions, deadline)
 
     def _solve_interrupt(self, assumptions: list[int], deadline: Deadline) -> bool | None:
@@ -208,7 +208,8 @@ class SatBackend:
                 if tick is not None:
                     tick()
                 took = max(time.perf_counter() - t0, 1e-4)
-                left = deadline.remaining() or 0.0
+                left = deadline.remaining()
+                left = 1.0 if left is None else left  # no limit: chunks of ~0.05 s (Ctrl-C between them)
                 # aim at chunks of ~0.05 s, never much beyond the time left; grow slowly (a chunk's
                 # conflicts get dearer as the learnt clauses pile up)
                 target = min(0.05, max(left, 0.01))

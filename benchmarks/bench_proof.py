@@ -1,0 +1,146 @@
+"""Certificates: produce and check time against the plain solve, and size (issue 23).
+
+Each cell runs in its own process with a wall-clock cap (``--cap`` seconds for solve + produce +
+check): the plain DP / DT_depth / DT_size solve, then :func:`satdt.proof.certify_result` (the
+producer), then :func:`satdt.proof.check` (the independent checker). Writes
+``benchmarks/results/proof.csv`` and ``benchmarks/results/proof.md``.
+
+    .venv/bin/python benchmarks/bench_proof.py [--cap 150] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import multiprocessing as mp
+import os
+import tempfile
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+CELLS = [  # (dataset, question, depth, lam)
+    ("iris", "accuracy", 2, None), ("iris", "accuracy", 3, None), ("iris", "accuracy", 4, None),
+    ("monk1", "accuracy", 3, None), ("monk1", "accuracy", 4, None), ("monk2", "accuracy", 3, None),
+    ("monk3", "accuracy", 3, None), ("balance-scale", "accuracy", 2, None), ("balance-scale", "accuracy", 3, None),
+    ("tic-tac-toe", "accuracy", 2, None), ("tic-tac-toe", "accuracy", 3, None), ("car", "accuracy", 2, None),
+    ("car", "accuracy", 3, None), ("wine", "accuracy", 2, None), ("wine", "accuracy", 3, None),
+    ("bmi", "accuracy", 3, None), ("iris", "regularized", 3, 0.01), ("monk1", "regularized", 4, 0.01),
+    ("iris", "depth", None, None), ("monk1", "depth", None, None), ("monk2", "depth", None, None),
+    ("monk3", "depth", None, None), ("lung-cancer", "depth", None, None), ("zoo", "depth", None, None),
+    ("mouse", "depth", None, None), ("monk1", "size", None, None), ("iris", "size", None, None),
+    ("monk3", "size", None, None), ("lung-cancer", "size", None, None), ("mouse", "size", None, None),
+    # the same consistent questions with the DRUP proof over the witness rows (the verified checker)
+    ("iris", "depth-drup", None, None), ("monk1", "depth-drup", None, None), ("monk3", "depth-drup", None, None),
+    ("lung-cancer", "depth-drup", None, None), ("mouse", "depth-drup", None, None),
+    ("lung-cancer", "size-drup", None, None), ("mouse", "size-drup", None, None),
+]
+QUICK = [c for c in CELLS if c[0] in ("iris", "monk1")]
+
+
+def _cell(args, queue) -> None:
+    name, question, depth, lam = args
+    route = "drup" if question.endswith("-drup") else "auto"
+    question = question.replace("-drup", "")
+    from satdt.binarize import Binarizer
+    from satdt.data import load_dataset
+    from satdt.proof import certify_result, check
+    from satdt.solvers.dp import solve_max_accuracy_dp, solve_min_depth_dp, solve_min_size_dp, solve_regularized_dp
+
+    data = load_dataset(name)
+    t0 = time.perf_counter()
+    problem = Binarizer("all").problem(data)
+    if question == "accuracy":
+        res = solve_max_accuracy_dp(problem, max_depth=depth)
+    elif question == "regularized":
+        res = solve_regularized_dp(problem, lam=lam, max_depth=depth)
+    elif question == "depth":
+        res = solve_min_depth_dp(problem)
+    else:
+        res = solve_min_size_dp(problem)
+    solve_s = time.perf_counter() - t0
+    row = {"dataset": name, "question": question, "depth": depth, "lam": lam, "rows": data.n_rows,
+           "status": str(res.status), "objective": res.objective, "solve_s": round(solve_s, 3)}
+    queue.put(dict(row))
+    out = Path(tempfile.mkdtemp()) / "cert"
+    t1 = time.perf_counter()
+    info = certify_result(res, data, out, max_depth=depth if question != "size" else None, route=route)
+    row["route"] = "drup" if "cnf" in json.loads((out / "manifest.json").read_text())["files"] else "dag"
+    row["produce_s"] = round(time.perf_counter() - t1, 3)
+    row["size_mb"] = info["size_mb"]
+    row["claims_or_witness"] = "/".join(str(v) for v in (info.get("claims"), len(info.get("witness_rows", [])) or None)
+                                        if v is not None)
+    queue.put(dict(row))
+    t2 = time.perf_counter()
+    check(out)
+    row["check_s"] = round(time.perf_counter() - t2, 3)
+    row["valid"] = True
+    queue.put(dict(row))
+
+
+def run(cells, cap: float) -> list[dict]:
+    rows = []
+    ctx = mp.get_context("fork")
+    for cell in cells:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_cell, args=(cell, queue))
+        start = time.perf_counter()
+        proc.start()
+        last = {"dataset": cell[0], "question": cell[1], "depth": cell[2], "lam": cell[3]}
+        while proc.is_alive() and time.perf_counter() - start < cap:
+            proc.join(0.2)
+            while not queue.empty():
+                last = queue.get()
+        while not queue.empty():
+            last = queue.get()
+        if proc.is_alive():
+            proc.terminate()
+            proc.join()
+            last["note"] = f"stopped at the {cap:g} s cap"
+        elif proc.exitcode != 0 and "valid" not in last:
+            last["note"] = f"failed (exit {proc.exitcode})"
+        rows.append(last)
+        print(json.dumps(last), flush=True)
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    head = ("| dataset | question | depth | proof | rows | solve s | produce s | produce / solve | check s | "
+            "check / solve | size MB | claims / witness rows | note |\n|" + " --- |" * 13)
+    lines = [head]
+    for r in rows:
+        s = r.get("solve_s")
+
+        def ratio(key: str) -> str:
+            return f"{r[key] / s:.1f}x" if key in r and s else ""
+
+        q = r["question"] + (f" lam {r['lam']}" if r.get("lam") else "")
+        lines.append(f"| {r['dataset']} | {q} | {r['depth'] if r['depth'] is not None else 'min'} | "
+                     f"{r.get('route', 'dag')} | "
+                     f"{r.get('rows', '')} | {s if s is not None else ''} | {r.get('produce_s', '')} | "
+                     f"{ratio('produce_s')} | {r.get('check_s', '')} | {ratio('check_s')} | "
+                     f"{r.get('size_mb', '')} | {r.get('claims_or_witness', '')} | {r.get('note', '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cap", type=float, default=150.0)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    rows = run(QUICK if a.quick else CELLS, a.cap)
+    RESULTS.mkdir(exist_ok=True)
+    keys = sorted({k for r in rows for k in r})
+    with open(RESULTS / "proof.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    (RESULTS / "proof.md").write_text("# Certificates: produce and check vs the plain solve\n\n"
+                                      f"`benchmarks/bench_proof.py --cap {a.cap:g}` ({os.cpu_count()} cores, "
+                                      "shared machine).\n\n" + table(rows))
+
+
+if __name__ == "__main__":
+    main()

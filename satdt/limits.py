@@ -1,0 +1,160 @@
+"""What each engine can represent, and what it would cost, decided from the shape before a run.
+
+* :func:`useful_depth`: the largest depth an optimal tree can need on a problem. Capping a depth
+  bound there changes no optimum (a test repeated on a path, or a split with an empty side, can
+  be removed without losing anything), so large ``max_depth`` values become the same question at
+  a depth the engines can build.
+* :func:`dp_lam_fits`: whether the DP's exact integer objective (``q * errors + p * n *
+  leaves``, see :func:`satdt.objectives.scaled_objective`) stays below ``2**53`` at a depth.
+* :func:`dp_budget` / :func:`plan_dp_binarization`: memory and time of the DP from the shape
+  (thresholds x rows x depth), decided before anything large is built, and the quantile
+  thresholds per feature that fit when the ``all`` binarization does not (the degradation, with
+  a note).
+* :func:`sat_size_bytes`: the memory of the DT_size SAT encoding at a depth (a perfect tree of
+  ``2**K`` nodes, every row routed through it), checked before it is built.
+
+Estimates are deliberately simple (a constant per unit of the dominant table, measured on this
+project's machine; see ``benchmarks/results/limits.md``) and err on the large side.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["useful_depth", "dp_lam_fits", "dp_max_depth_for_lam", "dp_budget", "plan_dp_binarization",
+           "count_all_tests", "sat_size_bytes"]
+
+
+def useful_depth(problem: Any, max_depth: int, lam: float | Fraction | None = None,
+                 leaves_bound: int | None = None) -> int:
+    """``max_depth`` capped at the depth an optimal tree can need on ``problem``.
+
+    A tree whose every split sends rows both ways has at most ``n_distinct`` leaves, hence depth
+    ``<= n_distinct - 1``, and never tests one binary column twice on a path (depth ``<=
+    n_binary``); every tree can be pruned to one such without more errors or leaves. With a leaf
+    penalty ``lam > 0`` an optimal tree has at most ``1 + e / (n * lam)`` leaves (``e``: the
+    majority leaf's errors), and ``leaves_bound`` (the leaves of a known tree that is as good as
+    any deeper one, e.g. a consistent tree for DT_size) bounds them too: depth <= leaves - 1.
+    """
+    cap = max(0, min(int(max_depth), int(problem.n_distinct) - 1, int(problem.n_binary)))
+    if lam is not None and Fraction(lam) > 0:
+        n = int(problem.n_rows)
+        # the majority leaf's errors: rows outside the most frequent class (weighted counts)
+        counts = problem.counts.sum(axis=0)
+        majority_errors = int(counts.sum() - counts.max())
+        leaves = 1 + int(Fraction(majority_errors, n) / Fraction(lam))
+        cap = min(cap, max(0, leaves - 1))
+    if leaves_bound is not None:
+        cap = min(cap, max(0, int(leaves_bound) - 1))
+    return cap
+
+
+def dp_lam_fits(lam: float | Fraction, n: int, depth: int) -> bool:
+    """Whether the DP's integer objective for ``lam`` on ``n`` rows at ``depth`` stays exact
+    (below ``2**53``, the float64 integers of the core)."""
+    from .objectives import scaled_objective
+
+    if depth > 1000:
+        return False
+    scaled = scaled_objective(Fraction(lam), n, depth)
+    return scaled.q * n + scaled.p * n * 2 ** depth < 2 ** 53
+
+
+def dp_max_depth_for_lam(lam: float | Fraction, n: int, limit: int = 64) -> int:
+    """The largest depth at which :func:`dp_lam_fits` (0 when none)."""
+    best = 0
+    for d in range(limit + 1):
+        if dp_lam_fits(lam, n, d):
+            best = d
+        else:
+            break
+    return best
+
+
+#: bytes per (node x (rows x depth + columns)) of the DT_size SAT encoding, clauses in the
+#: solver included: 1.0 GB measured for iris at depth 10 (147 rows, 118 columns), 0.29 GB at 8
+SAT_SIZE_BYTES_PER_UNIT = 700.0
+
+
+def sat_size_bytes(n_distinct: int, n_binary: int, depth: int) -> float:
+    """Memory of the DT_size SAT encoding of a perfect tree of depth ``depth``."""
+    if depth > 200:
+        return float("inf")
+    return SAT_SIZE_BYTES_PER_UNIT * 2.0 ** depth * (n_distinct * max(1, depth) + n_binary)
+
+
+def count_all_tests(data: Any) -> int:
+    """Binary tests of the ``all`` binarization of ``data`` before any is built: for each numeric
+    column its distinct values minus one, for each categorical column its values (one sort of X)."""
+    import numpy as np
+
+    X = data.X
+    cats = getattr(data.schema, "categories", {}) or {}
+    total = 0
+    numeric = [j for j in range(X.shape[1]) if j not in cats]
+    if numeric:
+        S = np.sort(X[:, numeric], axis=0)
+        total += int((S[1:] != S[:-1]).sum())
+    total += sum(len(v) for v in cats.values())
+    return total
+
+
+#: the DP's cells (binary columns x rows) below which the ``all`` binarization is never degraded
+#: (every bundled and shared benchmark set is below: magic 19,020 rows x ~180k columns is not)
+DP_SMALL_CELLS = 2e7
+#: binary columns the DP core takes at depth >= 3 on wide data while still honouring its time
+#: limit within the tolerance (measured on random 200-row floats: 5,000-20,000 columns honoured at
+#: 3 s; 12,500 columns as 2,500 features x 5 quantiles ran 16-25 s at 2.5 GB, a case the compiled
+#: core does not bound yet: see benchmarks/results/limits.md)
+DP_WIDE_COLUMNS = 20_000
+#: quantile thresholds per feature when degraded (5 per feature hit the case above)
+DP_WIDE_MAX_PER_FEATURE = 4
+#: bytes per (binary column x row) of the DP on wide data: 5.3 GB peak measured for 200 rows x
+#: ~500k columns (2,500 features) at depth 2, i.e. ~53; rounded up
+DP_BYTES_PER_WIDE_CELL = 60.0
+#: seconds per (columns^2 x rows) of the DP at depth 2: 2.4 s for 98,661 columns x 200 rows
+#: (OPTIMAL), ~29 s for ~500k columns; 6e-13 fits both within a factor 2
+DP_SECONDS_PER_PAIR_ROW = 6e-13
+
+
+def dp_budget(rows: int, tests: int, depth: int, seconds: float | None, nbytes: float) -> dict:
+    """Whether ``tests`` binary columns on ``rows`` rows fit the DP at ``depth`` within half of
+    ``seconds`` and of ``nbytes`` (``"fits"``), the estimates, and the columns that would fit."""
+    cells = float(tests) * rows
+    est_bytes = DP_BYTES_PER_WIDE_CELL * cells
+    est_s = DP_SECONDS_PER_PAIR_ROW * float(tests) ** 2 * rows if depth >= 2 else 1e-9 * cells
+    fits = cells < DP_SMALL_CELLS or (est_bytes <= 0.5 * nbytes and (seconds is None or est_s <= 0.5 * seconds)
+                                      and (depth < 3 or tests <= DP_WIDE_COLUMNS))
+    cols = min(int(tests), int(0.5 * nbytes / (DP_BYTES_PER_WIDE_CELL * max(1, rows))))
+    if seconds is not None and depth >= 2:
+        cols = min(cols, int((0.5 * seconds / (DP_SECONDS_PER_PAIR_ROW * max(1, rows))) ** 0.5))
+    if depth >= 3:
+        cols = min(cols, DP_WIDE_COLUMNS)
+    return {"fits": fits, "bytes": est_bytes, "seconds": est_s, "columns": max(1, cols)}
+
+
+def plan_dp_binarization(data: Any, depth: int, seconds: float | None, nbytes: float) -> dict:
+    """Whether the DP can take the ``all`` binarization of ``data`` at ``depth`` within
+    ``seconds`` and ``nbytes``, and if not the quantile thresholds per feature that fit.
+
+    Returns ``{"strategy": "all"}`` or ``{"strategy": "quantile", "n_thresholds": k, "note": ...,
+    "tests_all": T, "estimate_bytes": B, "estimate_s": S}``.
+    """
+    rows = int(data.X.shape[0])
+    if float(rows) * rows * data.X.shape[1] < DP_SMALL_CELLS:  # tests x rows <= rows^2 x features: small
+        return {"strategy": "all"}
+    tests = count_all_tests(data)
+    fit = dp_budget(rows, tests, depth, seconds, nbytes)
+    if fit["fits"]:
+        return {"strategy": "all", "tests_all": tests}
+    est_bytes, est_s, cols = fit["bytes"], fit["seconds"], fit["columns"]
+    features = max(1, data.X.shape[1])
+    k = max(1, min(DP_WIDE_MAX_PER_FEATURE, cols // features))
+    from .deadline import format_bytes
+
+    note = (f"the 'all' binarization ({tests} tests x {rows} rows) would need about {format_bytes(est_bytes)} and "
+            f"{est_s:.3g} s in the DP; {k} quantile threshold(s) per feature instead (a tree at least as good "
+            f"as CART's on all thresholds is kept)")
+    return {"strategy": "quantile", "n_thresholds": k, "note": note, "tests_all": tests,
+            "estimate_bytes": est_bytes, "estimate_s": est_s}

@@ -1,0 +1,321 @@
+"""Certificates of optimality that an independent checker verifies (:mod:`satdt.proof.check`).
+
+A certificate is a directory (format ``satdt-proof``, version 1; see ``FORMAT.md`` beside this
+file):
+
+=====================  ======================================================================
+``manifest.json``      format, version, kind (``dp`` or ``consistent``), objective, depth
+                       bound, ``lam`` (``"p/q"``), thresholds (``"all"`` or a list per feature),
+                       classes, value, the file names, the witness rows, producer figures
+``data.csv.gz``        the rows: header, float features, the label last
+``tree.json``          the tree (upper bound), as :meth:`satdt.tree.Tree.to_dict`
+``claims.jsonl.gz``    ``dp``: the lower-bound DAG, one claim a line, the root last
+``witness.cnf.gz``     ``consistent``: the reference encoding of the witness rows (DIMACS)
+``witness.drup.gz``    ``consistent``: a DRUP proof of its UNSAT (Glucose 4, PySAT)
+=====================  ======================================================================
+
+:func:`write_certificate` produces one for an optimal tree, :func:`certify_result` for a
+:class:`~satdt.result.SolveResult`; :func:`check` verifies one.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import shutil
+import time
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .check import FORMAT, VERSION, Invalid, check
+
+__all__ = ["check", "Invalid", "write_certificate", "certify_result", "prepare_directory", "check_proof_data",
+           "check_proof_options", "proof_for_cli", "FORMAT", "VERSION"]
+
+_OBJECTIVES = {"errors": "accuracy", "accuracy": "accuracy", "regularized": "regularized", "depth": "depth",
+               "nodes": "size", "size": "size"}
+
+
+def prepare_directory(directory: str | os.PathLike) -> str:
+    """Check that ``directory`` can receive a certificate: absent or empty (ValueError otherwise)."""
+    directory = os.fspath(directory)
+    if os.path.exists(directory):
+        if not os.path.isdir(directory):
+            raise ValueError(f"proof directory {directory!r} exists and is not a directory; refusing to overwrite it")
+        if os.listdir(directory):
+            raise ValueError(f"proof directory {directory!r} exists and is not empty; refusing to overwrite it")
+    parent = os.path.dirname(os.path.abspath(directory))
+    if not os.path.isdir(parent):
+        raise ValueError(f"proof directory {directory!r}: its parent folder does not exist")
+    return directory
+
+
+def _write_gz(path: str, text: str) -> None:
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as fh:
+        fh.write(text)
+
+
+def _data_csv(X: np.ndarray, labels: list[str], names: list[str]) -> str:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(list(names) + ["label"])
+    for row, lab in zip(X.tolist(), labels):
+        w.writerow([repr(float(v)) for v in row] + [lab])
+    return out.getvalue()
+
+
+def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, objective: str, *,
+                      max_depth: int | None = None, lam: str | Fraction | None = None,
+                      thresholds: str | dict[int, list[float]] = "all", seed: int = 0,
+                      time_limit: float | None = None, route: str = "auto",
+                      dag_time: float = 10.0) -> dict[str, Any]:
+    """Write the certificate that ``tree`` is optimal for ``objective`` on ``data``.
+
+    Parameters
+    ----------
+    directory : path
+        Absent or empty (refused otherwise); written through a temporary sibling and renamed.
+    tree : satdt.tree.Tree
+        The optimal tree (the upper bound), in the original features (numeric tests only).
+    data : satdt.data.Dataset
+        Its training rows (numeric features, each row weight 1).
+    objective : str
+        ``accuracy`` (errors at depth <= ``max_depth``), ``regularized`` (``errors / n + lam *
+        leaves`` at depth <= ``max_depth``, ``lam`` the engine's exact fraction ``"p/q"``),
+        ``depth`` (minimum depth of a consistent tree) or ``size`` (fewest nodes of a consistent
+        tree of depth <= ``max_depth``; default the tree's depth, which is the minimum depth when
+        the size search chose it).
+    thresholds : "all" or dict
+        The search space: every axis-aligned test, or ``{feature: thresholds}``.
+    time_limit : float, optional
+        Seconds for the lower-bound search (TimeoutError past it).
+    route : {"auto", "dag", "drup"}
+        ``depth`` and ``size``: the proof that nothing smaller classifies every row, besides the
+        minimal witness rows (always found): ``"drup"`` a DRUP proof over the reference encoding of
+        the witness rows (checked by the verified checker, slow on large witnesses), ``"dag"`` the
+        lower-bound DAG of the DP over every row (cost ``(m + 2) errors + leaves`` for ``<= m``
+        splits), ``"auto"`` the DAG when it is found within ``dag_time`` seconds, else DRUP.
+
+    Returns
+    -------
+    dict
+        ``directory``, ``kind``, ``claims`` or ``witness_rows``, ``size_mb``, ``produce_s``.
+    """
+    from ..tree import Tree
+
+    t0 = time.perf_counter()
+    objective = _OBJECTIVES.get(objective, objective)
+    if objective not in ("accuracy", "regularized", "depth", "size"):
+        raise ValueError(f"no certificate for the objective {objective!r}; "
+                         "choose accuracy, regularized, depth or size")
+    directory = prepare_directory(directory)
+    if not isinstance(tree, Tree):
+        raise ValueError("write_certificate needs a satdt Tree")
+    _check_categories(data)
+    X = np.asarray(data.X, dtype=float)
+    classes = [str(c) for c in data.classes]
+    y = np.asarray(data.y, dtype=np.int64)
+    n, C = X.shape[0], len(classes)
+    tree_dict = _numeric_tests(tree.to_dict())
+    man: dict[str, Any] = {"format": FORMAT, "version": VERSION, "objective": objective, "classes": classes,
+                           "n_rows": n, "n_features": X.shape[1], "lam": None, "thresholds": "all",
+                           "files": {"data": "data.csv.gz", "tree": "tree.json"}}
+    files: dict[str, str] = {"data.csv.gz": _data_csv(X, [classes[i] for i in y], data.feature_names)}
+    out: dict[str, Any] = {}
+    if objective in ("accuracy", "regularized"):
+        from .lower import Prover
+
+        d = int(max_depth if max_depth is not None else tree.depth())
+        if objective == "regularized":
+            if lam is None:
+                raise ValueError("the regularized objective needs lam")
+            lam_f = Fraction(lam)
+            man["lam"] = f"{lam_f.numerator}/{lam_f.denominator}"
+            q, lc = lam_f.denominator, lam_f.numerator * n
+        else:
+            q, lc = 1, 0
+        allowed = None
+        if thresholds != "all":
+            allowed = {int(f): np.unique(np.asarray(ts, float)) for f, ts in thresholds.items()}
+            man["thresholds"] = {str(f): ts.tolist() for f, ts in allowed.items()}
+        deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
+        prover = Prover(X, y, C, q, lc, allowed, deadline)
+        from .check import _tree_cost
+
+        cost, errors, leaves, _, _ = _tree_cost(tree_dict, X, y, classes, prover.cst)
+        root, bound = prover.prove(np.arange(n), [], d, cost)
+        if bound < cost:
+            raise RuntimeError(f"certificate: a tree of cost {bound} beats the given tree ({cost}): it is not optimal")
+        man.update(kind="dp", max_depth=d, value=int(cost), errors=errors, leaves=leaves)
+        man["files"]["claims"] = "claims.jsonl.gz"
+        files["claims.jsonl.gz"] = "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in prover.claims)
+        out["claims"] = len(prover.claims)
+    else:
+        from .witness import drup_proof, find_witness
+
+        pred = tree.predict_index(X) if hasattr(tree, "predict_index") else None
+        if pred is not None and int((pred != y).sum()):
+            raise ValueError("the tree misclassifies training rows: no consistent-tree certificate")
+        depth, splits = tree.depth(), tree.n_splits
+        if objective == "depth":
+            value, question = depth, {"max_depth": depth - 1, "max_splits": None}
+            man["max_depth"] = depth
+        else:
+            K = int(max_depth if max_depth is not None else depth)
+            value, question = tree.n_nodes, {"max_depth": K, "max_splits": splits - 1}
+            man["max_depth"] = K
+        man.update(kind="consistent", value=int(value), question=question, witness_rows=[])
+        if question["max_depth"] >= 0 and (question["max_splits"] is None or question["max_splits"] >= 0):
+            D, m = question["max_depth"], question["max_splits"]
+            rows = find_witness(X, y, C, D, m, seed=seed)
+            man["witness_rows"] = rows
+            claims = None
+            if route in ("dag", "auto"):
+                from .lower import Prover
+
+                q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
+                budget = dag_time if route == "auto" else time_limit
+                end = None if budget is None else time.perf_counter() + budget
+                prover = Prover(X, y, C, q, lc, None, None if end is None else (lambda: time.perf_counter() > end))
+                try:
+                    if prover.prove(np.arange(n), [], D, need)[1] < need:
+                        raise RuntimeError("certificate: a smaller consistent tree exists: the tree is not optimal")
+                    claims = prover.claims
+                except TimeoutError:
+                    if route == "dag":
+                        raise
+            if claims is not None:
+                man["files"]["claims"] = "claims.jsonl.gz"
+                files["claims.jsonl.gz"] = "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in claims)
+                out["claims"] = len(claims)
+            else:
+                cnf, proof = drup_proof(X[rows], y[rows], C, D, m)
+                man["files"].update(cnf="witness.cnf.gz", proof="witness.drup.gz")
+                files["witness.cnf.gz"], files["witness.drup.gz"] = cnf, proof
+        out["witness_rows"] = man["witness_rows"]
+    man["producer"] = {"satdt": _version(), "produce_s": round(time.perf_counter() - t0, 4)}
+    tmp = os.path.join(os.path.dirname(os.path.abspath(directory)),
+                       f".{os.path.basename(os.path.abspath(directory))}.tmp{os.getpid()}")
+    os.makedirs(tmp)
+    try:
+        for name, text in files.items():
+            _write_gz(os.path.join(tmp, name), text)
+        with open(os.path.join(tmp, "tree.json"), "w", encoding="utf-8") as fh:
+            json.dump(tree_dict, fh)
+        with open(os.path.join(tmp, "manifest.json"), "w", encoding="utf-8") as fh:
+            json.dump(man, fh, indent=1)
+        prepare_directory(directory)
+        if os.path.isdir(directory):
+            os.rmdir(directory)
+        os.rename(tmp, directory)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    size = sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
+    out.update(directory=os.fspath(directory), kind=man["kind"], size_mb=round(size / 2 ** 20, 4),
+               produce_s=round(time.perf_counter() - t0, 4))
+    return out
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("satdt")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return "unknown"
+
+
+def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_depth: int | None = None,
+                   thresholds: str | dict = "all", time_limit: float | None = None,
+                   route: str = "auto") -> dict[str, Any]:
+    """:func:`write_certificate` for an OPTIMAL :class:`~satdt.result.SolveResult`; its figures
+    (and ``witness_rows`` for DT_depth / DT_size) are added to ``result.stats["proof"]``."""
+    if str(result.status) != "OPTIMAL" or result.tree is None:
+        raise ValueError(f"no certificate for a {result.status} result: only OPTIMAL answers have one")
+    objective = _OBJECTIVES.get(result.objective_name)
+    if objective is None:
+        raise ValueError(f"no certificate for the objective {result.objective_name!r}")
+    lam = None
+    if objective == "regularized":
+        # the user's lam, as written (0.01 = 1/100), else the engine's exact fraction
+        lam = Fraction(str(result.stats["lam"])) if result.stats.get("lam") is not None else \
+            result.stats.get("lam_engine")
+    info = write_certificate(directory, result.tree, data, objective, max_depth=max_depth, lam=lam,
+                             thresholds=thresholds, time_limit=time_limit, route=route)
+    result.stats["proof"] = {k: v for k, v in info.items() if k != "witness_rows"}
+    if "witness_rows" in info:
+        result.stats["witness_rows"] = info["witness_rows"]
+    return info
+
+
+_CLI_METHODS = ("dp", "sat-depth", "sat-size", "maxsat", "binoct", "oct", "cpsat")
+
+
+def check_proof_options(method: str, binarization: str, directory: str) -> None:
+    """``satdt solve --proof``: the options a certificate needs, checked before the solve."""
+    if method not in _CLI_METHODS:
+        raise ValueError(f"--proof applies to the exact methods {', '.join(_CLI_METHODS)}, not {method}")
+    if binarization != "all":
+        raise ValueError("--proof needs --binarization all (a certificate covers every axis-aligned tree)")
+    prepare_directory(directory)
+
+
+def _check_categories(data: Any) -> None:
+    """A categorical column with two categories is a 0/1 column (its test ``x == v`` routes the
+    rows as ``x <= 0.5`` does, sides swapped for ``v = 1``); more categories are not supported."""
+    wide = [data.feature_names[j] for j, cats in getattr(data.schema, "categories", {}).items() if len(cats) > 2]
+    if wide:
+        raise ValueError(f"certificates support numeric features and two-category columns only; "
+                         f"{', '.join(wide[:3])} {'has' if len(wide) == 1 else 'have'} more categories")
+
+
+def _numeric_tests(node: dict) -> dict:
+    """The tree dict with each two-category test ``x == v`` written as ``x <= 0.5`` (same routing)."""
+    if "root" in node:
+        return {**node, "root": _numeric_tests(node["root"])}
+    if "feature" not in node:
+        return node
+    out = {**node, "left": _numeric_tests(node["left"]), "right": _numeric_tests(node["right"])}
+    if out.pop("category", None) is not None:
+        if float(out["threshold"]) not in (0.0, 1.0):
+            raise ValueError(f"a categorical test on code {out['threshold']} of a two-category column")
+        if float(out["threshold"]) == 1.0:
+            out["left"], out["right"] = out["right"], out["left"]
+        out["threshold"] = 0.5
+    return out
+
+
+def check_proof_data(directory: str, binarization: str, data: Any) -> None:
+    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, numeric features."""
+    if binarization != "all":
+        raise ValueError("proof= needs binarization='all' (a certificate covers every axis-aligned tree)")
+    _check_categories(data)
+    prepare_directory(directory)
+
+
+def proof_for_cli(a: Any, model: Any, data: Any) -> None:
+    """``satdt solve --proof DIR``: the certificate of an OPTIMAL result (a note otherwise); its
+    figures go to ``stats["proof"]`` (and ``stats["witness_rows"]``) of the printed result."""
+    import sys
+
+    result = getattr(model, "result_", None)
+    if result is None or str(result.status) != "OPTIMAL":
+        status = None if result is None else result.status
+        print(f"satdt: note: no certificate written: the result is {status}, not OPTIMAL", file=sys.stderr)
+        return
+    try:  # the certificate gets --time-limit again (its own budget, after the solve)
+        info = certify_result(result, data, a.proof, max_depth=a.max_depth, time_limit=a.time_limit)
+    except TimeoutError:
+        print(f"satdt: note: no certificate written: producing it took longer than --time-limit "
+              f"{a.time_limit:g} s", file=sys.stderr)
+        return
+    if not a.json:
+        what = f"{info['claims']} claims" if "claims" in info else f"{len(info['witness_rows'])} witness rows"
+        print(f"certificate: {a.proof} ({what}, {info['size_mb']} MB, {info['produce_s']} s); "
+              f"check it with `satdt check {a.proof}`", file=sys.stderr)

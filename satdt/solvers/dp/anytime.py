@@ -1,0 +1,233 @@
+"""Good trees at any time limit: the anytime schedule of the exact DP search.
+
+The complete search (:meth:`CoreSearch.run` with ``width=0``) proves optima, but on depth 4-6
+problems with thousands of thresholds it may not finish its first root within a minute. Under a
+time limit :func:`anytime_search` interleaves it with two heuristic phases that only ever make
+the incumbent better, and feed the complete search the tighter upper bound they find:
+
+1. **The complete search first**, for a slice of the time (``FIRST_SLICE`` of the limit, at least
+   0.25 s): every cell it proves within the slice costs nothing extra.
+2. **The restricted search** (``width = w``): at every node of depth >= 3 only the tests of CART's
+   tree of depth ``w`` grown on the node's rows are tried (the candidate tests of DPDT [9]), and
+   every node of depth <= 2 is solved exactly (the depth-two solvers of the complete search). It is
+   the best tree of a space that grows with ``w`` (``w = 1``: CART's tests with optimal depth-two
+   subtrees; the greedy tree is in it), searched with the same bounds and the incumbent as upper
+   bound. Its answers live in a memo of their own; the exact memo is only read.
+3. **Local improvement** (DT-SLIM, Schidler and Szeider): every subtree of depth <= 3 of the
+   incumbent is re-solved *exactly* on the rows that reach it, with its own cost as upper bound,
+   and replaced when a better one exists. Its answers are exact, so they stay in the exact memo,
+   where the complete search finds them again.
+4. **The complete search again**, resumed with the incumbent as upper bound for twice the time
+   the heuristic round took (its memo keeps every subproblem already solved, so nothing is lost
+   between slices); then a heuristic round of twice the length, resuming the width where the last
+   one stopped (``WIDTHS``), and so on, until the complete search finishes (OPTIMAL) or time is up.
+   After the first slice the complete search gets about two thirds of the time.
+
+The search stays complete: given time, the complete search runs to its end, and the cells it
+proves within the first slice pay nothing for the anytime phases.
+
+**Bound.** Only the complete search proves bounds: at a time limit its top-level root search
+knows, for every root test ``j``, lower bounds on both children (their leaf-conflict errors and
+leaf costs, the similarity bound of every child solved [2, 3], and the optimum of every child
+proven); no tree costs less than ``min(leaf, min_j lbL[j] + lbR[j])``. The reported ``bound`` is
+the largest of these over the slices (each is valid for the whole problem), never above the
+incumbent.
+
+References are numbered as in ``satdt/REFERENCES.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ...progress import ProgressReporter
+from ...tree import Node
+from .search import CoreSearch, SearchBase, SearchOutcome
+
+__all__ = ["anytime_search", "AnytimeOutcome", "FIRST_SLICE", "LOCAL_DEPTH", "WIDTHS"]
+
+FIRST_SLICE = 0.1     # share of the time limit the complete search gets before any heuristic phase
+MIN_SLICE = 0.25      # seconds: the shortest complete slice
+LOCAL_DEPTH = 3       # local improvement re-solves subtrees of at most this depth exactly
+# candidate tests per node of the restricted search, round after round (about x1.45 each: the
+# search's cost grows about as width ** (depth - 2))
+WIDTHS = (1, 2, 3, 5, 7, 10, 15, 22, 31, 46, 68, 100)
+
+
+@dataclass
+class AnytimeOutcome:
+    """The best tree over the binary columns (``node``, ``cost``), whether it is proven optimal,
+    the best proven lower bound, which phase found the tree, and the phases' counters."""
+
+    node: Node
+    cost: float
+    proven: bool
+    bound: float | None
+    source: str
+    stats: dict = field(default_factory=dict)
+
+
+def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: str,
+                   reporter: ProgressReporter | None = None,
+                   to_objective: Callable[[float], float] = float) -> AnytimeOutcome:
+    """Improve the incumbent ``node`` (cost ``cost``) of depth <= ``d`` until the search's deadline,
+    proving it optimal if the complete search finishes (see the module docstring).
+
+    Without a deadline, or with the numpy reference search, this is the complete search alone.
+    """
+    deadline = search.deadline
+    state = _State(search, d, node, cost, source, reporter, to_objective)
+    left = deadline.remaining()
+    if left is None or not isinstance(search, CoreSearch):
+        state.complete(None)
+        return state.outcome()
+    slice_s = max(MIN_SLICE, FIRST_SLICE * left)
+    if state.complete(slice_s):
+        return state.outcome()
+    widths = iter(WIDTHS)
+    width = next(widths)
+    cap = max(MIN_SLICE, slice_s / 2)
+    while not deadline.expired():
+        # a heuristic round of at most `cap` seconds: restricted searches of growing width, each
+        # followed by local improvement of the tree it found
+        start = deadline.elapsed()
+        while not deadline.expired():
+            used = deadline.elapsed() - start
+            if used >= cap:
+                break
+            finished, improved = state.restricted(width, cap - used)
+            if improved:
+                state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)))
+            if not finished:
+                break  # the same width resumes next round (its memo is kept)
+            width = next(widths, width)
+        if deadline.expired():
+            break
+        # the complete search gets twice the round's time: about 2/3 of the time after the first slice
+        if state.complete(max(MIN_SLICE, 2 * (deadline.elapsed() - start))):
+            break
+        cap *= 2
+    return state.outcome()
+
+
+class _State:
+    """The incumbent and the bound across the phases of :func:`anytime_search`."""
+
+    def __init__(self, search: SearchBase, d: int, node: Node, cost: float, source: str,
+                 reporter: ProgressReporter | None, to_objective: Callable[[float], float]):
+        self.search, self.d = search, d
+        self.node, self.cost, self.source = node, float(cost), source
+        self.reporter, self.to_objective = reporter, to_objective
+        self.bound: float | None = None
+        self.proven = False
+        self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
+                      "local_solves": 0, "local_improvements": 0}
+
+    def outcome(self) -> AnytimeOutcome:
+        bound = self.cost if self.proven else self.bound
+        return AnytimeOutcome(self.node, self.cost, self.proven, bound, self.source, dict(self.stats))
+
+    def _run(self, d: int, ub: float, **kw) -> SearchOutcome:
+        search = self.search
+        search.reporter, search.to_objective = self.reporter, self.to_objective
+        try:
+            return search.run(d, ub, **kw)
+        finally:
+            search.reporter, search.to_objective = None, float
+
+    def _adopt(self, node: Node, cost: float, source: str) -> None:
+        if cost < self.cost:
+            self.node, self.cost, self.source = node, float(cost), source
+            if self.reporter is not None:
+                self.reporter.emit("incumbent", incumbent=self.to_objective(self.cost), message=source)
+
+    def complete(self, cap: float | None) -> bool:
+        """One slice of the complete search (``cap`` seconds, None: to the end); True when it
+        finished (the incumbent is then proven optimal)."""
+        self.stats["complete_slices"] += 1
+        out = self._run(self.d, self.cost, **({} if cap is None else {"time_cap": cap}))
+        if out.node is not None and out.cost is not None:
+            self._adopt(out.node, out.cost, "dp")
+        if out.finished:
+            self.proven = True
+            return True
+        if out.bound is not None:
+            low = min(out.bound, self.cost)
+            self.bound = low if self.bound is None else max(self.bound, low)
+        return False
+
+    def restricted(self, width: int, cap: float) -> tuple[bool, bool]:
+        """The restricted search of that width (see the module docstring), for at most ``cap`` s:
+        (whether it finished, whether it improved the incumbent)."""
+        self.stats["restricted_runs"] += 1
+        self.stats["restricted_width"] = max(self.stats["restricted_width"], width)
+        before = self.cost
+        out = self._run(self.d, self.cost, width=width, time_cap=cap)
+        if out.node is not None and out.cost is not None:
+            self._adopt(out.node, out.cost, f"restricted-{width}")
+        return out.finished, self.cost < before
+
+    def local(self, cap: float) -> None:
+        """Re-solve every subtree of depth <= LOCAL_DEPTH of the incumbent exactly on its rows,
+        deepest first, for at most ``cap`` seconds in all."""
+        search = self.search
+        stop = search.deadline.elapsed() + cap
+        S = np.arange(search.counts.shape[0], dtype=np.int64)
+        todo = []  # (path from the root, rows, subtree depth budget)
+
+        def collect(node: Node, rows: np.ndarray, level: int, path: tuple) -> None:
+            if node.is_leaf or len(rows) == 0:
+                return
+            budget = self.d - level
+            if budget <= LOCAL_DEPTH:
+                todo.append((path, rows, budget))
+                return
+            right = search.goes_right_binary(rows, node.feature)
+            collect(node.left, rows[~right], level + 1, path + (0,))
+            collect(node.right, rows[right], level + 1, path + (1,))
+
+        collect(self.node, S, 0, ())
+        changed = False
+        root = _copy(self.node)
+        total = self.cost
+        for path, rows, budget in todo:
+            left = stop - search.deadline.elapsed()
+            if left <= 0 or search.deadline.expired():
+                break
+            sub = _at(root, path)
+            sub_cost = search.subtree_cost(sub, rows)
+            self.stats["local_solves"] += 1
+            out = search.run(budget, sub_cost, rows=rows, time_cap=left)
+            if out.node is not None and out.cost is not None and out.cost < sub_cost:
+                root = _replace(root, path, out.node)
+                total -= sub_cost - out.cost
+                changed = True
+                self.stats["local_improvements"] += 1
+        if changed:
+            self._adopt(root, search.tree_cost(root), "local")
+
+
+def _copy(node: Node) -> Node:
+    if node.is_leaf:
+        return Node.leaf(node.label)
+    return Node.split(node.feature, node.threshold, _copy(node.left), _copy(node.right))
+
+
+def _at(node: Node, path: tuple) -> Node:
+    for side in path:
+        node = node.right if side else node.left
+    return node
+
+
+def _replace(root: Node, path: tuple, new: Node) -> Node:
+    if not path:
+        return new
+    parent = _at(root, path[:-1])
+    if path[-1]:
+        parent.right = new
+    else:
+        parent.left = new
+    return root

@@ -1,0 +1,144 @@
+// satdt.solvers.dp._core: the Python module of satdt's compiled DP search (search.h), the only
+// file of the core that knows Python. It converts numpy arrays to the search's plain arrays and
+// back, releases the GIL while the search runs, and implements the search's Host with Python's
+// signals (Ctrl-C) and the progress callback.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "search.h"
+
+namespace py = pybind11;
+using satdt_dp::i64;
+
+namespace {
+
+using IntArray = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
+using CountArray = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+// The search's Host in Python: polled with the GIL released, it takes the GIL to check Python's
+// pending signals and to call progress(elapsed, best cost or None, bound or None, nodes). A
+// signal, or an exception raised by the callback, stops the search; the error is left set for
+// the caller to raise.
+class PyHost : public satdt_dp::Host {
+  public:
+    explicit PyHost(py::object progress) : progress_(std::move(progress)), reports_(!progress_.is_none()) {}
+    bool reports() const override { return reports_; }
+    bool poll(const satdt_dp::Report* rep) override {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) {
+            failed_ = true;
+            return false;
+        }
+        if (rep == nullptr) return true;
+        py::object best = rep->has_best ? py::object(py::int_(rep->best)) : py::object(py::none());
+        py::object bound = rep->has_bound ? py::object(py::int_(rep->bound)) : py::object(py::none());
+        try {
+            progress_(rep->elapsed, best, bound, rep->nodes);
+        } catch (py::error_already_set& e) {
+            e.restore();
+            failed_ = true;
+            return false;
+        }
+        return true;
+    }
+    bool failed() const { return failed_; }
+
+  private:
+    py::object progress_;
+    bool reports_;
+    bool failed_ = false;
+};
+
+py::object tree_tuple(const satdt_dp::TreeArrays& t) {
+    return py::make_tuple(py::array_t<int>(t.feature.size(), t.feature.data()),
+                          py::array_t<int>(t.left.size(), t.left.data()),
+                          py::array_t<int>(t.right.size(), t.right.data()),
+                          py::array_t<int>(t.label.size(), t.label.data()));
+}
+
+std::unique_ptr<satdt_dp::Search> make_search(IntArray rank, IntArray col_chain, IntArray col_level, CountArray counts,
+                                              i64 q, i64 lc, double pair_ops) {
+    if (rank.ndim() != 2 || counts.ndim() != 2 || col_chain.ndim() != 1 || col_level.ndim() != 1)
+        throw std::invalid_argument("rank and counts must be 2-D, col_chain and col_level 1-D");
+    const int m = static_cast<int>(rank.shape(0)), p = static_cast<int>(rank.shape(1));
+    const int C = static_cast<int>(counts.shape(1)), B = static_cast<int>(col_chain.shape(0));
+    if (counts.shape(0) != m || col_level.shape(0) != B || C < 1)
+        throw std::invalid_argument("shapes of rank, counts, col_chain, col_level disagree");
+    return std::make_unique<satdt_dp::Search>(rank.data(), m, p, col_chain.data(), col_level.data(), B, counts.data(),
+                                              C, q, lc, pair_ops);
+}
+
+py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::object progress, double interval,
+               int width, py::object rows) {
+    PyHost host(progress);
+    satdt_dp::SolveOutcome res;
+    std::vector<int> subset;
+    if (!rows.is_none()) {
+        auto r = rows.cast<py::array_t<int64_t, py::array::c_style | py::array::forcecast>>();
+        if (r.ndim() != 1) throw std::invalid_argument("rows must be 1-D");
+        subset.assign(r.data(), r.data() + r.shape(0));
+        for (size_t i = 0; i < subset.size(); ++i)
+            if (r.data()[i] < 0 || r.data()[i] > INT32_MAX) throw std::invalid_argument("rows out of range");
+    }
+    {
+        py::gil_scoped_release release;
+        res = s.solve(depth, ub, time_limit, &host, interval, width, rows.is_none() ? nullptr : &subset);
+    }
+    if (host.failed()) throw py::error_already_set();
+    py::dict out;
+    out["finished"] = res.finished;
+    if (res.finished) {
+        out["value"] = res.value;
+        out["tree"] = res.has_tree ? tree_tuple(res.tree) : py::object(py::none());
+    } else {
+        out["top_valid"] = res.top_valid;
+        out["top_best"] = res.top_best;
+        out["top_tree"] = res.has_top_tree ? tree_tuple(res.top_tree) : py::object(py::none());
+        out["top_bound"] = res.top_bound;
+    }
+    return out;
+}
+
+py::object greedy(satdt_dp::Search& s, int depth, double time_limit) {
+    PyHost host{py::none()};
+    satdt_dp::GreedyOutcome res;
+    {
+        py::gil_scoped_release release;
+        res = s.greedy(depth, time_limit, &host);
+    }
+    if (host.failed()) throw py::error_already_set();
+    if (!res.finished) return py::none();
+    return py::make_tuple(res.cost, tree_tuple(res.tree));
+}
+
+py::dict stats(const satdt_dp::Search& s) {
+    const satdt_dp::Stats st = s.stats();
+    py::dict d;
+    d["nodes"] = st.nodes;
+    d["roots_evaluated"] = st.roots_evaluated;
+    d["pair_solves"] = st.pair_solves;
+    d["depth2_scans"] = st.depth2_scans;
+    d["memo_hits"] = st.memo_hits;
+    d["memo_entries"] = st.memo_entries;
+    d["tree_nodes"] = st.tree_nodes;
+    d["restricted_entries"] = st.restricted_entries;
+    return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, mod) {
+    mod.doc() = "Compiled branch and bound of satdt's exact DP (see satdt.solvers.dp).";
+    py::class_<satdt_dp::Search>(mod, "Search")
+        .def(py::init(&make_search), py::arg("rank"), py::arg("col_chain"), py::arg("col_level"), py::arg("counts"),
+             py::arg("q"), py::arg("leaf_cost"), py::arg("pair_ops"))
+        .def("solve", &solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
+             py::arg("progress") = py::none(), py::arg("interval") = 2.0, py::arg("width") = 0,
+             py::arg("rows") = py::none())
+        .def("greedy", &greedy, py::arg("depth"), py::arg("time_limit"))
+        .def("stats", &stats);
+}

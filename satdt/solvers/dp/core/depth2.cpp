@@ -1,0 +1,237 @@
+// satdt.solvers.dp core: depth one from the column counts, and MurTree's specialised depth-two
+// solver [2, sec. 4.3]: pair counts per class by bitsets (one word per 64 rows, weight
+// bit-planes) or, for long chains (thresholds of a numeric feature), by 2-D histograms of two
+// chains' buckets with suffix sums, whichever is estimated cheaper.
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels.h"
+#include "search.h"
+
+namespace satdt_dp {
+
+// ------------------------------------------------------------------ depth one
+// best depth-one tree from the counts F of the columns of a node (T columns): a Sub
+Sub Search::depth1(const std::vector<i64>& F, int T, const i64* N) {
+    i64 tot = 0;
+    Sub best = leaf_of(N, &tot);
+    i64 best_err = INF;
+    int best_j = -1;
+    // class-major passes (vectorizable): gain[j] = max_c F + max_c (N - F)
+    std::vector<i64>& mr = scratch_a_;
+    std::vector<i64>& ml = scratch_b_;
+    mr.assign(T, 0);
+    ml.assign(T, 0);
+    for (int c = 0; c < C_; ++c) {
+        const i64* f = &F[static_cast<size_t>(c) * T];
+        const i64 nc = N[c];
+        i64* a = mr.data();
+        i64* b = ml.data();
+        for (int j = 0; j < T; ++j) {
+            a[j] = std::max(a[j], f[j]);
+            b[j] = std::max(b[j], nc - f[j]);
+        }
+    }
+    for (int j = 0; j < T; ++j) {
+        const i64 err = tot - mr[j] - ml[j];
+        if (err < best_err) {
+            best_err = err;
+            best_j = j;
+        }
+    }
+    if (best_j >= 0 && q_ * best_err + 2 * lc_ < best.val) {
+        best.val = q_ * best_err + 2 * lc_;
+        best.tree = NONE;
+        best.stump_col = best_j;  // local column: the caller maps it
+        std::vector<i64> R(C_), L(C_);
+        for (int c = 0; c < C_; ++c) {
+            R[c] = F[static_cast<size_t>(c) * T + best_j];
+            L[c] = N[c] - R[c];
+        }
+        best.lab_r = argmax(R.data());
+        best.lab_l = argmax(L.data());
+    }
+    return best;
+}
+
+void Search::pair_update(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
+                                const i64* N) const {
+    // root i, child j: right of i = x_i, left = not x_i
+    i64 rr = 0, rl = 0, lr = 0, ll = 0;
+    for (int c = 0; c < C_; ++c) {
+        const i64 fi = F[static_cast<size_t>(c) * T + i], fj = F[static_cast<size_t>(c) * T + j];
+        rr = std::max(rr, P[c]);
+        rl = std::max(rl, fi - P[c]);
+        lr = std::max(lr, fj - P[c]);
+        ll = std::max(ll, N[c] - fi - fj + P[c]);
+    }
+    const i64 vr = q_ * (rr + rl) - lc_, vl = q_ * (lr + ll) - lc_;
+    if (vr > pb.vr[i]) { pb.vr[i] = vr; pb.jr[i] = j; }
+    if (vl > pb.vl[i]) { pb.vl[i] = vl; pb.jl[i] = j; }
+}
+
+double Search::bitset_ops(const View& V) const {
+    const double T = V.T(), W = (V.n() + 63) / 64;
+    return T * T / 2 * W * (1 + C_ * 3);
+}
+
+double Search::hist_ops(const View& V) const {
+    const double T = V.T(), p = V.p;
+    return p * (p - 1) / 2 * (V.n() * C_ + 8.0) + T * T * C_ * 2;
+}
+
+// pair_ops < 0 (auto): the pair solver when it is estimated cheaper than the root search with
+// depth-one children evaluating a tenth of its roots (the similarity bound prunes most roots
+// of long chains: measured on the continuous sets, benchmarks/results/dp.md); 0: never; else
+// when its estimate is at most pair_ops
+//
+// Many columns in long chains (T >= 512 and T >= 8 p) whose cheaper pair method is the 2-D
+// histograms: the depth-two scan, whose halving and monotonicity bounds evaluate a few dozen
+// roots where the histograms pay T^2 pair updates (room, 7,175 x 2,878 columns in 16 chains,
+// depth 3: 2.1 s with 53 pair solves, 0.6 s with the scan alone, same optimum; compas, T =
+// 133, and binary data, T = p, keep the rule below: benchmarks/results/dp.md).
+bool Search::use_pair_solver(const View& V) const {
+    const double bits = bitset_ops(V), hist = hist_ops(V), pair = std::min(bits, hist);
+    if (pair_ops_ >= 0) return pair <= pair_ops_;
+    const double T = V.T();
+    if (hist < bits && T >= 512 && T >= 8.0 * V.p) return false;
+    const double root = T * (static_cast<double>(V.n()) * V.p * C1_ + 4.0 * T * C_) * 0.1;
+    return pair <= root;
+}
+
+Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) {
+    pairs_++;
+    const int T = V.T(), n = V.n(), p = V.p;
+    PairBest pb;
+    pb.vr.resize(T);
+    pb.vl.resize(T);
+    pb.jr.assign(T, -1);
+    pb.jl.assign(T, -1);
+    for (int i = 0; i < T; ++i) {
+        i64 mr = 0, ml = 0;
+        for (int c = 0; c < C_; ++c) {
+            const i64 f = F[static_cast<size_t>(c) * T + i];
+            mr = std::max(mr, f);
+            ml = std::max(ml, N[c] - f);
+        }
+        pb.vr[i] = q_ * mr;
+        pb.vl[i] = q_ * ml;
+    }
+    std::vector<i64> P(C_);
+    if (bitset_ops(V) <= hist_ops(V)) {
+        const int W = (n + 63) / 64;
+        std::vector<u64> bits;
+        column_bits(V, W, bits);
+        // weight bit-planes per class: weight of class c on a row set = sum_k 2^k popcount
+        std::vector<std::vector<u64>> planes;
+        std::vector<int> plane_class, plane_shift;
+        for (int c = 0; c < C_; ++c) {
+            i64 mx = 0;
+            for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c]);
+            for (int k = 0; (mx >> k) > 0; ++k) {
+                std::vector<u64> pl(W, 0);
+                for (int r = 0; r < n; ++r)
+                    if ((w(V.rows[r])[c] >> k) & 1) pl[r >> 6] |= (1ULL << (r & 63));
+                planes.push_back(std::move(pl));
+                plane_class.push_back(c);
+                plane_shift.push_back(k);
+            }
+        }
+        const int NP = static_cast<int>(planes.size());
+        for (int i = 0; i < T; ++i) {
+            check_time();
+            const u64* bi = &bits[static_cast<size_t>(i) * W];
+            for (int j = i + 1; j < T; ++j) {
+                const u64* bj = &bits[static_cast<size_t>(j) * W];
+                std::fill(P.begin(), P.end(), 0);
+                for (int pl = 0; pl < NP; ++pl)
+                    P[plane_class[pl]] += popcount_and(bi, bj, planes[pl].data(), W) << plane_shift[pl];
+                pair_update(pb, i, j, P.data(), F, T, N);
+                pair_update(pb, j, i, P.data(), F, T, N);
+            }
+        }
+    } else {
+        // same chain: nested columns, x_i and x_j = the higher level
+        for (int k = 0; k < p; ++k)
+            for (int i = V.col0[k]; i < V.col0[k + 1]; ++i)
+                for (int j = i + 1; j < V.col0[k + 1]; ++j) {
+                    for (int c = 0; c < C_; ++c) P[c] = F[static_cast<size_t>(c) * T + j];
+                    pair_update(pb, i, j, P.data(), F, T, N);
+                    pair_update(pb, j, i, P.data(), F, T, N);
+                }
+        // two chains: 2-D histogram of (bucket_a, bucket_b) per class, 2-D suffix sums
+        std::vector<i64> H;
+        for (int a = 0; a < p; ++a) {
+            check_time(true);
+            const int ta = V.col0[a + 1] - V.col0[a];
+            for (int b = a + 1; b < p; ++b) {
+                const int tb = V.col0[b + 1] - V.col0[b];
+                const int sb = tb + 1;
+                H.assign(static_cast<size_t>(ta + 1) * sb * C_, 0);
+                for (int r = 0; r < n; ++r) {
+                    const int32_t* bu = &V.bucket[static_cast<size_t>(r) * p];
+                    i64* h = &H[(static_cast<size_t>(bu[a]) * sb + bu[b]) * C_];
+                    const i64* wr = w(V.rows[r]);
+                    for (int c = 0; c < C_; ++c) h[c] += wr[c];
+                }
+                for (int la = ta; la >= 0; --la)
+                    for (int lb = tb; lb >= 0; --lb) {
+                        i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
+                        for (int c = 0; c < C_; ++c) {
+                            i64 v = h[c];
+                            if (la < ta) v += H[(static_cast<size_t>(la + 1) * sb + lb) * C_ + c];
+                            if (lb < tb) v += H[(static_cast<size_t>(la) * sb + lb + 1) * C_ + c];
+                            if (la < ta && lb < tb) v -= H[(static_cast<size_t>(la + 1) * sb + lb + 1) * C_ + c];
+                            h[c] = v;
+                        }
+                    }
+                for (int la = 1; la <= ta; ++la)
+                    for (int lb = 1; lb <= tb; ++lb) {
+                        const i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
+                        const int i = V.col0[a] + la - 1, j = V.col0[b] + lb - 1;
+                        pair_update(pb, i, j, h, F, T, N);
+                        pair_update(pb, j, i, h, F, T, N);
+                    }
+            }
+        }
+    }
+    i64 tot = 0;
+    Sub best = leaf_of(N, &tot);
+    int bi = -1;
+    i64 bc = INF;
+    for (int i = 0; i < T; ++i) {
+        const i64 cost = q_ * tot + 2 * lc_ - pb.vr[i] - pb.vl[i];
+        if (cost < bc) { bc = cost; bi = i; }
+    }
+    if (bi >= 0 && bc < best.val) {
+        best.val = bc;
+        best.tree = new_split(V.gcol[bi], side_tree(V, F, N, bi, pb.jl[bi], false),
+                              side_tree(V, F, N, bi, pb.jr[bi], true));
+    }
+    return best;
+}
+
+// the depth-one subtree of the side of root i that splits on j (j < 0: a leaf), from counts
+int Search::side_tree(const View& V, const std::vector<i64>& F, const i64* N, int i, int j, bool right) {
+    const int T = V.T();
+    std::vector<i64> side(C_), r(C_), l(C_);
+    for (int c = 0; c < C_; ++c) {
+        const i64 fi = F[static_cast<size_t>(c) * T + i];
+        side[c] = right ? fi : N[c] - fi;
+    }
+    if (j < 0) return leaf_ref(argmax(side.data()));
+    // rows of the side on the right of j: count them (exact, one pass over the node)
+    std::fill(r.begin(), r.end(), 0);
+    const int ci = V.cchain[i], li = V.clevel[i], cj = V.cchain[j], lj = V.clevel[j];
+    for (int a = 0; a < V.n(); ++a) {
+        const int32_t* b = &V.bucket[static_cast<size_t>(a) * V.p];
+        if ((b[ci] >= li) != right || b[cj] < lj) continue;
+        const i64* wr = w(V.rows[a]);
+        for (int c = 0; c < C_; ++c) r[c] += wr[c];
+    }
+    for (int c = 0; c < C_; ++c) l[c] = side[c] - r[c];
+    return new_split(V.gcol[j], leaf_ref(argmax(l.data())), leaf_ref(argmax(r.data())));
+}
+
+}  // namespace satdt_dp

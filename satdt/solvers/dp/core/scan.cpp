@@ -1,0 +1,340 @@
+// satdt.solvers.dp core: ConTree's depth-two scan [3] for nodes whose columns are mostly
+// thresholds of a few numeric features (long chains).
+
+#include <algorithm>
+#include <vector>
+
+#include "bounds.h"
+#include "search.h"
+
+namespace satdt_dp {
+
+// ------------------------------------------------------------------ depth two, long chains
+// The depth-two tree of a node whose columns are mostly thresholds of a few numeric features
+// (ConTree's specialised depth-two solver [3]): for each root evaluated, the best depth-one
+// subtree of both sides in one pass over the rows sorted by each chain, skipping the split
+// points where the errors cannot have dropped below the best (moving w rows changes a side's
+// errors by at most w). Roots are taken best-first by their bounds, halving each chain's
+// interval of open roots; after a root, its chain's other roots get the monotonicity bounds
+// (opt of a side is monotone in its rows; a side grows or shrinks by the rows between two
+// levels). O(rows x chains) per root instead of O(columns x classes).
+Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, i64 ub, const Sub& leaf, i64 lb0,
+                        bool top, i64* lb_out) {
+    const int T = V.T(), n = V.n(), p = V.p;
+    ++scans_;
+    i64 tot = 0;
+    for (int c = 0; c < C_; ++c) tot += N[c];
+    // units (position, class, weight) sorted by bucket in each chain (counting sort; a merged row
+    // with several classes is one unit per class), and each chain's bucket weights
+    std::vector<int> start(T + p + 1, 0);
+    std::vector<i64> wsum(T + p + 1, 0);  // prefix of the node's weight over (chain, bucket) slots
+    int units = 0;
+    for (int r = 0; r < n; ++r) {
+        const int row = V.rows[r];
+        const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+        int nu = 0;
+        i64 wt = 0;
+        for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z)
+            if (nz_cls_[z] < C_) { ++nu; wt += nz_w_[z]; }
+        units += nu;
+        for (int k = 0; k < p; ++k) {
+            start[V.col0[k] + k + b[k] + 1] += nu;
+            wsum[V.col0[k] + k + b[k] + 1] += wt;
+        }
+    }
+    for (int x = 0; x < T + p; ++x) {
+        start[x + 1] += start[x];
+        wsum[x + 1] += wsum[x];
+    }
+    std::vector<int> upos(static_cast<size_t>(units) * p), ucls(upos.size());
+    std::vector<i64> uw(upos.size());
+    {
+        std::vector<int> fill(start.begin(), start.end() - 1);
+        for (int r = 0; r < n; ++r) {
+            const int row = V.rows[r];
+            const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+            for (int k = 0; k < p; ++k)
+                for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z) {
+                    if (nz_cls_[z] >= C_) continue;
+                    const int x = fill[V.col0[k] + k + b[k]]++;
+                    upos[x] = r;
+                    ucls[x] = nz_cls_[z];
+                    uw[x] = nz_w_[z];
+                }
+        }
+    }
+    // two classes (the common case) scan in blocks: each unit's bucket in every chain (so the
+    // side of a root is a compare on a sequential array) and prefix weights (so a block of
+    // units that cannot reach an evaluation is summed without looking at its buckets)
+    const int U = static_cast<int>(upos.size());
+    const bool blocks = C_ == 2 && tot < (i64(1) << 31);
+    if (blocks) {
+        scan_bkt_.resize(static_cast<size_t>(p) * U);
+        scan_w_.resize(U);
+        scan_w1_.resize(U);
+        scan_wpre_.resize(U + 1);
+        scan_w1pre_.resize(U + 1);
+        scan_wpre_[0] = scan_w1pre_[0] = 0;
+        for (int x = 0; x < U; ++x) {
+            const int32_t* b = &V.bucket[static_cast<size_t>(upos[x]) * p];
+            for (int k = 0; k < p; ++k) scan_bkt_[static_cast<size_t>(k) * U + x] = b[k];
+            scan_w_[x] = static_cast<int32_t>(uw[x]);
+            scan_w1_[x] = ucls[x] == 1 ? static_cast<int32_t>(uw[x]) : 0;
+            scan_wpre_[x + 1] = scan_wpre_[x] + uw[x];
+            scan_w1pre_[x + 1] = scan_w1pre_[x] + scan_w1_[x];
+        }
+    }
+    // order of chain k: order[start[slot(k, 0)] .. start[slot(k, t_k) + 1]), slot = col0 + k + b
+    std::vector<i64> lbL(T), lbR(T), ftot(T);
+    std::vector<double> tie(T);
+    root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
+    TopBounds top_bounds(this, top, lbL, lbR, leaf.val);
+    std::vector<char> open(T, 1), side(n);
+    // the open root of least bound of each chain (the first one on ties), kept up to date
+    std::vector<double> chain_key(p);
+    std::vector<int> chain_arg(p);
+    auto chain_best = [&](int k) {
+        chain_arg[k] = -1;
+        for (int j = V.col0[k]; j < V.col0[k + 1]; ++j) {
+            if (!open[j]) continue;
+            const double key = static_cast<double>(lbL[j] + lbR[j]) + tie[j];
+            if (chain_arg[k] < 0 || key < chain_key[k]) { chain_arg[k] = j; chain_key[k] = key; }
+        }
+    };
+    for (int k = 0; k < p; ++k) chain_best(k);
+    Incumbent inc(leaf, ub);
+    const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
+    std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), side_n(2), cap_err(2);
+    std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
+    try {
+        while (true) {
+            check_time();
+            // each chain's best open root, not RootQueue: each root raises the bounds of its
+            // whole chain, so a heap would re-sort most of them after every root
+            double kmin = 0;
+            int t = -1;
+            for (int k = 0; k < p; ++k)
+                if (chain_arg[k] >= 0 && (t < 0 || chain_key[k] < kmin)) { t = chain_arg[k]; kmin = chain_key[k]; }
+            if (t < 0 || !(kmin < static_cast<double>(bound))) break;
+            const int a = V.cchain[t];
+            int run_lo, run_hi;
+            t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
+            open[t] = 0;
+            roots_++;
+            const int la = V.clevel[t];
+            if (!blocks)
+                for (int r = 0; r < n; ++r) side[r] = V.bucket[static_cast<size_t>(r) * p + a] >= la;
+
+            for (int c = 0; c < C_; ++c) {
+                tot_side[C_ + c] = F[static_cast<size_t>(c) * T + t];
+                tot_side[c] = N[c] - tot_side[C_ + c];
+            }
+            for (int sd = 0; sd < 2; ++sd) {
+                i64 nn = 0, mx = 0;
+                int lab = 0;
+                for (int c = 0; c < C_; ++c) {
+                    const i64 v = tot_side[sd * C_ + c];
+                    nn += v;
+                    if (v > mx) { mx = v; lab = c; }
+                }
+                side_n[sd] = nn;
+                // only stumps that can make the root beat the bound matter (ConTree [3]):
+                // q * err + 2 lc < bound - (lower bound of the other side), i.e. err < cap
+                const i64 cap_cost = bound - (sd == 0 ? lbR[t] : lbL[t]) - 2 * lc_;
+                cap_err[sd] = cap_cost <= 0 ? 0 : (cap_cost + q_ - 1) / q_;
+                best_err[sd] = std::min(nn - mx, cap_err[sd]);  // the leaf, or the cap
+                best_col[sd] = -1;
+                best_lab_l[sd] = best_lab_r[sd] = lab;
+            }
+            const int* __restrict up = upos.data();
+            const int* __restrict uc = ucls.data();
+            const i64* __restrict uwt = uw.data();
+            const char* __restrict sdv = side.data();
+            i64* __restrict cm = cum.data();
+            const bool two = C_ == 2;  // two classes: the counts live in registers
+            for (int k = 0; blocks && k < p && (best_err[0] > 0 || best_err[1] > 0); ++k)
+                scan_chain_blocks(V, k, a, la, start, tot_side, side_n, best_err, best_col, best_lab_l,
+                                  best_lab_r);
+            for (int k = 0; !blocks && k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
+                if (!two) std::fill(cum.begin(), cum.end(), 0);
+                // sn: weight of each side seen so far in this chain (the left part of the split
+                // point); k1: its class-1 weight (two classes). A side is evaluated when its
+                // seen weight passes thr = last + at - best (errors >= last - (sn - at), with
+                // last the errors at the previous evaluation, at its seen weight), and the
+                // chain ends when thr >= the side's weight for both (no later split point can
+                // beat the best: last - (sn - at) - (side_n - sn) >= best)
+                i64 sn[2] = {0, 0}, k1[2] = {0, 0}, thr[2] = {0, 0};
+                const int t_k = V.col0[k + 1] - V.col0[k];
+                const int s0 = V.col0[k] + k;
+                for (int bb = 0; bb < t_k; ++bb) {  // after bucket bb: the column of level bb + 1
+                    if (two) {
+                        i64 a0 = sn[0], a1 = sn[1], b0 = k1[0], b1 = k1[1];
+                        for (int x = start[s0 + bb], e = start[s0 + bb + 1]; x < e; ++x) {
+                            const i64 m = -static_cast<i64>(sdv[up[x]]);
+                            const i64 wx = uwt[x], w1 = wx & -static_cast<i64>(uc[x]);
+                            a1 += wx & m;
+                            a0 += wx & ~m;
+                            b1 += w1 & m;
+                            b0 += w1 & ~m;
+                        }
+                        sn[0] = a0; sn[1] = a1; k1[0] = b0; k1[1] = b1;
+                    } else {
+                        for (int x = start[s0 + bb], e = start[s0 + bb + 1]; x < e; ++x) {
+                            const int sd = sdv[up[x]];
+                            cm[sd * C_ + uc[x]] += uwt[x];
+                            sn[sd] += uwt[x];
+                        }
+                    }
+                    bool evaluated = false;
+                    for (int sd = 0; sd < 2; ++sd) {
+                        if (sn[sd] <= thr[sd]) continue;
+                        i64 ml = 0, mr = 0;
+                        int labl = 0, labr = 0;
+                        if (two) {
+                            const i64 l1 = k1[sd], l0 = sn[sd] - l1;
+                            const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
+                            ml = std::max(l0, l1);
+                            labl = l1 > l0;
+                            mr = std::max(r0, r1);
+                            labr = r1 > r0;
+                        } else {
+                            for (int c = 0; c < C_; ++c) {
+                                const i64 l = cm[sd * C_ + c], rr = tot_side[sd * C_ + c] - l;
+                                if (l > ml) { ml = l; labl = c; }
+                                if (rr > mr) { mr = rr; labr = c; }
+                            }
+                        }
+                        const i64 err = side_n[sd] - ml - mr;
+                        if (err < best_err[sd] && ml > 0 && mr > 0) {
+                            best_err[sd] = err;
+                            best_col[sd] = V.col0[k] + bb;
+                            best_lab_l[sd] = labl;
+                            best_lab_r[sd] = labr;
+                        }
+                        thr[sd] = err + sn[sd] - best_err[sd];
+                        evaluated = true;
+                    }
+                    if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;
+                }
+            }
+            Sub sub[2];
+            for (int sd = 0; sd < 2; ++sd) {
+                i64 mx = 0;
+                int lab = 0;
+                for (int c = 0; c < C_; ++c)
+                    if (tot_side[sd * C_ + c] > mx) { mx = tot_side[sd * C_ + c]; lab = c; }
+                sub[sd].val = q_ * (side_n[sd] - mx) + lc_;
+                sub[sd].tree = leaf_ref(lab);
+                const i64 cap_cost = q_ * cap_err[sd] + 2 * lc_;  // every stump not found costs >= this
+                if (best_col[sd] < 0 && cap_err[sd] < side_n[sd] - mx && sub[sd].val >= cap_cost) {
+                    // neither the leaf nor any stump can beat the bound: a lower bound only
+                    sub[sd].val = cap_cost;
+                    sub[sd].tree = NONE;
+                } else if (best_col[sd] >= 0 && q_ * best_err[sd] + 2 * lc_ < sub[sd].val) {
+                    sub[sd].val = q_ * best_err[sd] + 2 * lc_;
+                    sub[sd].tree = NONE;
+                    sub[sd].stump_col = V.gcol[best_col[sd]];
+                    sub[sd].lab_l = best_lab_l[sd];
+                    sub[sd].lab_r = best_lab_r[sd];
+                }
+            }
+            const i64 vL = sub[0].val, vR = sub[1].val;
+            // monotonicity bounds on the roots of the same chain
+            for (int j = V.col0[a]; j < V.col0[a + 1]; ++j) {
+                const int lj = V.clevel[j];
+                const int s0 = V.col0[a] + a;
+                if (lj < la) {       // L_j = L_t minus the rows of buckets [lj, la); R_j grows
+                    const i64 gap = wsum[s0 + la] - wsum[s0 + lj];
+                    lbL[j] = std::max(lbL[j], vL - q_ * gap);
+                    lbR[j] = std::max(lbR[j], vR);
+                } else if (lj > la) {  // L_j grows; R_j = R_t minus the rows of buckets [la, lj)
+                    const i64 gap = wsum[s0 + lj] - wsum[s0 + la];
+                    lbL[j] = std::max(lbL[j], vL);
+                    lbR[j] = std::max(lbR[j], vR - q_ * gap);
+                }
+            }
+            lbL[t] = std::max(lbL[t], vL);
+            lbR[t] = std::max(lbR[t], vR);
+            chain_best(a);
+            if (sub[0].has_tree() && sub[1].has_tree() && vL + vR < inc.bound &&
+                adopt(inc, V, t, sub[0], sub[1], ub, lb0, top))
+                break;
+        }
+    } catch (const Timeout&) {
+        if (top) record_top_bound(leaf.val, lbL, lbR, inc);
+        throw;
+    }
+    return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
+}
+
+// One chain k of depth2_scan for the root (chain a, level la), two classes: the best stump of
+// each side over the chain's split points. A side is evaluated at a bucket's end when its
+// seen weight passed thr (see depth2_scan); between two evaluations, a block of units whose
+// weight cannot carry either side past its thr is summed in one vectorizable pass (its class-1
+// and right-side weights), without looking at bucket ends.
+void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::vector<int>& start,
+                               const std::vector<i64>& tot_side, const std::vector<i64>& side_n,
+                               std::vector<i64>& best_err, std::vector<int>& best_col, std::vector<int>& best_lab_l,
+                               std::vector<int>& best_lab_r) {
+    const int U = static_cast<int>(scan_w_.size());
+    const int32_t* __restrict Ba = &scan_bkt_[static_cast<size_t>(a) * U];
+    const int32_t* __restrict Bk = &scan_bkt_[static_cast<size_t>(k) * U];
+    const int32_t* __restrict w = scan_w_.data();
+    const int32_t* __restrict w1 = scan_w1_.data();
+    const i64* __restrict wpre = scan_wpre_.data();
+    const i64* __restrict w1pre = scan_w1pre_.data();
+    const int t_k = V.col0[k + 1] - V.col0[k];
+    const int s0 = V.col0[k] + k;
+    int x = start[s0];
+    const int xe = start[s0 + t_k];  // the last bucket (beyond every split point) is not scanned
+    i64 sn[2] = {0, 0}, k1[2] = {0, 0}, thr[2] = {0, 0};
+    while (x < xe) {
+        const i64 slack = std::min(thr[0] - sn[0], thr[1] - sn[1]);
+        if (slack >= 8) {  // every weight is >= 1: the block ends before x + slack
+            const i64* hi = wpre + std::min<i64>(xe, x + slack) + 1;
+            const int xb = static_cast<int>(std::upper_bound(wpre + x, hi, wpre[x] + slack) - wpre) - 1;
+            int32_t r = 0, r1 = 0;  // right-side weight and class-1 weight of the block
+            for (int y = x; y < xb; ++y) {
+                const int32_t m = -static_cast<int32_t>(Ba[y] >= la);
+                r += w[y] & m;
+                r1 += w1[y] & m;
+            }
+            sn[1] += r;
+            sn[0] += wpre[xb] - wpre[x] - r;
+            k1[1] += r1;
+            k1[0] += w1pre[xb] - w1pre[x] - r1;
+            x = xb;
+            if (x >= xe) break;
+        }
+        const int32_t bb = Bk[x];  // the rest of this bucket, unit by unit
+        i64 a0 = sn[0], a1 = sn[1], b0 = k1[0], b1 = k1[1];
+        do {
+            const i64 m = -static_cast<i64>(Ba[x] >= la);
+            const i64 wx = w[x], wx1 = w1[x];
+            a1 += wx & m;
+            a0 += wx & ~m;
+            b1 += wx1 & m;
+            b0 += wx1 & ~m;
+        } while (++x < xe && Bk[x] == bb);
+        sn[0] = a0; sn[1] = a1; k1[0] = b0; k1[1] = b1;
+        bool evaluated = false;
+        for (int sd = 0; sd < 2; ++sd) {
+            if (sn[sd] <= thr[sd]) continue;
+            const i64 l1 = k1[sd], l0 = sn[sd] - l1;
+            const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
+            const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
+            const i64 err = side_n[sd] - ml - mr;
+            if (err < best_err[sd] && ml > 0 && mr > 0) {
+                best_err[sd] = err;
+                best_col[sd] = V.col0[k] + bb;
+                best_lab_l[sd] = l1 > l0;
+                best_lab_r[sd] = r1 > r0;
+            }
+            thr[sd] = err + sn[sd] - best_err[sd];
+            evaluated = true;
+        }
+        if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;
+    }
+}
+
+}  // namespace satdt_dp

@@ -1,0 +1,539 @@
+// satdt.solvers.dp core: the search (see search.h for the algorithm and the components): the
+// calls (solve, greedy, stats) and their clock, the recursion over nodes with its memo, the
+// general root search with the similarity bound [2, sec. 4.6; 3] and ConTree's interval
+// halving [3].
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "search.h"
+
+namespace satdt_dp {
+
+Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, const int32_t* col_level, int B,
+               const int64_t* counts, int C, i64 q, i64 lc, double pair_ops)
+    : q_(q), lc_(lc), pair_ops_(pair_ops) {
+    m_ = m;
+    C_ = C;
+    C1_ = C_ + 1;
+    B_ = B;
+    if (m_ < 0 || p < 0 || B_ < 0 || C_ < 1)
+        throw std::invalid_argument("shapes of rank, counts, col_chain, col_level disagree");
+    auto r = [&](int i, int k) { return rank[static_cast<size_t>(i) * p + k]; };
+    auto w = [&](int i, int c) { return counts[static_cast<size_t>(i) * C_ + c]; };
+    auto cc = [&](int g) { return col_chain[g]; };
+    auto cl = [&](int g) { return col_level[g]; };
+    wext_.assign(static_cast<size_t>(m_) * C1_, 0);
+    for (int i = 0; i < m_; ++i) {
+        i64 tot = 0, mx = 0;
+        for (int c = 0; c < C_; ++c) {
+            i64 v = w(i, c);
+            if (v < 0) throw std::invalid_argument("negative class count");
+            wext_[static_cast<size_t>(i) * C1_ + c] = v;
+            tot += v;
+            mx = std::max(mx, v);
+        }
+        wext_[static_cast<size_t>(i) * C1_ + C_] = tot - mx;  // leaf-conflict errors
+    }
+    // the same weights as (class, weight) lists of the nonzero entries: rows mostly hold one class
+    nz_off_.assign(m_ + 1, 0);
+    for (int i = 0; i < m_; ++i) {
+        for (int c = 0; c < C1_; ++c) {
+            const i64 v = wext_[static_cast<size_t>(i) * C1_ + c];
+            if (v != 0) {
+                nz_cls_.push_back(c);
+                nz_w_.push_back(v);
+            }
+        }
+        nz_off_[i + 1] = static_cast<int>(nz_cls_.size());
+    }
+    // the root view: chains in order, columns of each chain by level (chain order)
+    root_.rows.resize(m_);
+    for (int i = 0; i < m_; ++i) root_.rows[i] = i;
+    root_.p = p;
+    root_.col0.assign(p + 1, 0);
+    std::vector<int> len(p, 0);
+    for (int g = 0; g < B_; ++g) {
+        int k = cc(g);
+        if (k < 0 || k >= p) throw std::invalid_argument("col_chain out of range");
+        if (g > 0 && (k < cc(g - 1) || (k == cc(g - 1) && cl(g) != cl(g - 1) + 1)))
+            throw std::invalid_argument("columns must be in chain order with levels 1, 2, ...");
+        if ((g == 0 || k != cc(g - 1)) && cl(g) != 1)
+            throw std::invalid_argument("each chain's levels must start at 1");
+        len[k]++;
+    }
+    for (int k = 0; k < p; ++k) root_.col0[k + 1] = root_.col0[k] + len[k];
+    root_.gcol.resize(B_);
+    root_.cchain.resize(B_);
+    root_.clevel.resize(B_);
+    for (int g = 0; g < B_; ++g) {
+        root_.gcol[g] = g;
+        root_.cchain[g] = cc(g);
+        root_.clevel[g] = cl(g);
+    }
+    root_.bucket.resize(static_cast<size_t>(m_) * p);
+    for (int i = 0; i < m_; ++i)
+        for (int k = 0; k < p; ++k) {
+            int32_t b = r(i, k);
+            if (b < 0 || b > len[k]) throw std::invalid_argument("rank out of range for its chain");
+            root_.bucket[static_cast<size_t>(i) * p + k] = b;
+        }
+}
+
+SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
+                           const std::vector<int>* rows) {
+    if (width < 0) throw std::invalid_argument("width must be >= 0");
+    std::vector<int> all;
+    if (rows == nullptr) {
+        all.resize(m_);
+        for (int i = 0; i < m_; ++i) all[i] = i;
+    } else {
+        for (size_t i = 0; i < rows->size(); ++i)
+            if ((*rows)[i] < 0 || (*rows)[i] >= m_ || (i > 0 && (*rows)[i] <= (*rows)[i - 1]))
+                throw std::invalid_argument("rows must be ascending distinct-row indices");
+        all = *rows;
+    }
+    if (width > 0 && width != rmemo_width_) {  // restricted answers hold for one width only
+        rmemo_.clear();
+        rmemo_width_ = width;
+    }
+    width_ = width;
+    start_clock(time_limit, host);
+    interval_ = interval;
+    next_report_ = interval;
+    reported_best_ = INF;
+    top_active_ = false;
+    top_best_ = INF;
+    top_tree_ = NONE;
+    top_lb_ = 0;
+    SolveOutcome out;
+    Sub res;
+    try {
+        res = solve_node(root_, all, depth, ub, nullptr, nullptr, true);
+    } catch (const Timeout&) {
+        out.finished = false;
+    } catch (const Interrupted&) {
+        out.finished = false;
+        out.interrupted = true;
+    }
+    host_ = nullptr;
+    if (out.interrupted) return out;
+    if (out.finished) {
+        out.value = res.val;
+        out.has_tree = res.has_tree();
+        if (out.has_tree) out.tree = export_tree(materialize(res));
+    } else {
+        out.top_valid = top_active_;
+        out.top_best = top_best_;
+        out.has_top_tree = top_tree_ != NONE;
+        if (out.has_top_tree) out.top_tree = export_tree(top_tree_);
+        out.top_bound = top_lb_;
+    }
+    return out;
+}
+
+GreedyOutcome Search::greedy(int depth, double time_limit, Host* host) {
+    start_clock(time_limit, host);
+    const size_t arena0 = arena_.size();
+    int ref = NONE;
+    GreedyOutcome out;
+    try {
+        std::vector<int> all(m_);
+        for (int i = 0; i < m_; ++i) all[i] = i;
+        ref = greedy_node(all, depth, &out.cost);
+    } catch (const Timeout&) {
+        out.finished = false;
+    } catch (const Interrupted&) {
+        out.finished = false;
+        out.interrupted = true;
+    }
+    host_ = nullptr;
+    if (out.finished) out.tree = export_tree(ref);
+    arena_.resize(arena0);  // the greedy's nodes are not the search's
+    return out;
+}
+
+Stats Search::stats() const {
+    return {nodes_, roots_, pairs_, scans_, hits_, static_cast<i64>(memo_.size()), static_cast<i64>(arena_.size()),
+            static_cast<i64>(rmemo_.size())};
+}
+
+// ------------------------------------------------------------------ helpers
+void Search::start_clock(double time_limit, Host* host) {
+    start_ = std::chrono::steady_clock::now();
+    limit_ = time_limit;
+    ticks_ = 0;
+    next_poll_ = 0.05;
+    host_ = host;
+}
+
+void Search::poll(double el) {
+    next_poll_ = el + 0.05;
+    if (host_ == nullptr) return;
+    Report rep{};
+    const Report* due = nullptr;
+    const bool improved = top_best_ < reported_best_;
+    if (host_->reports() && (el >= next_report_ || improved)) {
+        next_report_ = el + interval_;
+        reported_best_ = top_best_;
+        rep.elapsed = el;
+        rep.has_best = top_best_ < INF;
+        rep.best = top_best_;
+        rep.nodes = nodes_;
+        if (top_lbL_ != nullptr) {  // the top-level roots' bounds: no tree costs less than this
+            i64 lb = top_leaf_;
+            for (size_t j = 0; j < top_lbL_->size(); ++j) lb = std::min(lb, (*top_lbL_)[j] + (*top_lbR_)[j]);
+            rep.has_bound = true;
+            rep.bound = lb;
+        }
+        due = &rep;
+    }
+    if (!host_->poll(due)) throw Interrupted();
+}
+
+TreeArrays Search::export_tree(int ref) const {
+    TreeArrays out;
+    std::vector<int>& feat = out.feature;
+    std::vector<int>& left = out.left;
+    std::vector<int>& right = out.right;
+    std::vector<int>& label = out.label;
+    struct Item { int ref, parent, side; };
+    std::vector<Item> st{{ref, -1, 0}};
+    while (!st.empty()) {
+        Item it = st.back();
+        st.pop_back();
+        int id = static_cast<int>(feat.size());
+        if (it.parent >= 0) (it.side == 0 ? left : right)[it.parent] = id;
+        if (it.ref >= 0) {
+            const TNode& t = arena_[it.ref];
+            feat.push_back(t.col);
+            label.push_back(-1);
+            left.push_back(-1);
+            right.push_back(-1);
+            st.push_back({t.right, id, 1});
+            st.push_back({t.left, id, 0});
+        } else {
+            feat.push_back(-1);
+            label.push_back(-it.ref - 2);
+            left.push_back(-1);
+            right.push_back(-1);
+        }
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------ the recursion
+// Optimum of the rows pos of P at depth <= d if below ub (with a tree), else a lower bound
+// >= ub. F / present: counts of pos on P's columns when the caller has them.
+Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>* Fin,
+                       const std::vector<char>* presin, bool top) {
+    nodes_++;
+    const int np = static_cast<int>(pos.size());
+    std::vector<i64> N(C1_, 0);
+    std::vector<int> rows(np);
+    for (int a = 0; a < np; ++a) {
+        rows[a] = P.rows[pos[a]];
+        const i64* wr = w(rows[a]);
+        for (int c = 0; c < C1_; ++c) N[c] += wr[c];
+    }
+    const Sub leaf = leaf_of(N.data());
+    i64 lb0 = q_ * N[C_] + 2 * lc_;
+    if (d == 0 || leaf.val <= lb0) return leaf;
+    const u64 h = Memo::hash_rows(rows, d);
+    Entry* e = memo_.find(rows, d, h);
+    if (e != nullptr) {
+        hits_++;
+        if (e->tree != NONE) {
+            Sub s;
+            s.val = e->cost;
+            s.tree = e->tree;
+            return s;
+        }
+        if (e->lb >= ub) {
+            Sub s;
+            s.val = e->lb;
+            return s;
+        }
+        lb0 = std::max(lb0, e->lb);
+    }
+    // the restricted search at depth >= 3 (see solve): its own answers, after the exact ones
+    const bool restricted = width_ > 0 && d >= 3;
+    if (restricted && (e = rmemo_.find(rows, d, h)) != nullptr) {
+        hits_++;
+        if (e->tree != NONE || e->lb >= ub) {
+            Sub s;
+            s.val = e->tree != NONE ? e->cost : e->lb;
+            s.tree = e->tree;
+            return s;
+        }
+        lb0 = std::max(lb0, e->lb);
+    }
+    if (lb0 >= ub) {
+        Sub s;
+        s.val = lb0;
+        return s;
+    }
+    check_time();
+    std::vector<i64> Fown;
+    std::vector<char> pown;
+    const std::vector<i64>* F = Fin;
+    const std::vector<char>* pres = presin;
+    if (F == nullptr) {
+        count(P, pos.data(), np, Fown, &pown, C1_);
+        F = &Fown;
+        pres = &pown;
+    } else if (pres == nullptr) {
+        presence(P, pos.data(), np, pown);
+        pres = &pown;
+    }
+    const int TP = P.T();
+    std::vector<int> U = useful(*F, *pres, N.data(), TP);
+    // the node's own view: its rows, the columns that split it
+    View V = subview(P, pos.data(), np, U);
+    const int T = V.T();
+    std::vector<i64> FV(static_cast<size_t>(C1_) * T);
+    for (int c = 0; c < C1_; ++c)
+        for (int j = 0; j < T; ++j) FV[static_cast<size_t>(c) * T + j] = (*F)[static_cast<size_t>(c) * TP + U[j]];
+    Sub res;
+    if (d == 1 || T == 0) {
+        res = depth1(FV, T, N.data());
+        if (res.stump_col >= 0) res.stump_col = V.gcol[res.stump_col];
+        store(rows, d, h, res.val, &res);
+        return res;
+    }
+    if (d == 2 && use_pair_solver(V)) {
+        res = pair_depth2(V, FV, N.data());
+        store(rows, d, h, res.val, &res);
+        return res;
+    }
+    i64 lb = 0;
+    if (d == 2 && V.T() >= 4 * V.p) {  // long chains (numeric features): ConTree's depth-two scan
+        res = depth2_scan(V, FV, N.data(), ub, leaf, lb0, top, &lb);
+    } else if (restricted) {
+        std::vector<int> tests;
+        cart_tests(V, FV, N.data(), width_, tests);
+        res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb, &tests);
+    } else {
+        res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb);
+    }
+    if (res.has_tree()) {
+        store(rows, d, h, res.val, &res, restricted);
+        return res;
+    }
+    store(rows, d, h, lb, nullptr, restricted);
+    Sub s;
+    s.val = lb;
+    return s;
+}
+
+// similarity bound [2, sec. 4.6; 3] of a child A of root i (opt(A) >= v) on every root j
+void Search::similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vector<i64>& lb_same,
+                     std::vector<i64>& lb_other, bool left) {
+    if (v <= 0) return;
+    const i64 nq = q_ * n;
+    std::vector<i64>& r = scratch_a_;  // weight of A on the right of each root j
+    r.assign(Fa.begin(), Fa.begin() + T);
+    for (int c = 1; c < C_; ++c) {
+        const i64* f = &Fa[static_cast<size_t>(c) * T];
+        for (int j = 0; j < T; ++j) r[j] += f[j];
+    }
+    i64* same = lb_same.data();
+    i64* other = lb_other.data();
+    const i64* rj = r.data();
+    if (left) {  // A = L_i: A \ L_j = A on the right of j, A \ R_j = A on its left
+        for (int j = 0; j < T; ++j) {
+            same[j] = std::max(same[j], v - q_ * rj[j]);
+            other[j] = std::max(other[j], v - (nq - q_ * rj[j]));
+        }
+    } else {
+        for (int j = 0; j < T; ++j) {
+            same[j] = std::max(same[j], v - (nq - q_ * rj[j]));
+            other[j] = std::max(other[j], v - q_ * rj[j]);
+        }
+    }
+}
+
+Sub Search::child(const View& V, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>& F,
+                  const std::vector<char>* pres, const i64* Nside) {
+    if (d == 1) {
+        Sub s = depth1(F, V.T(), Nside);
+        if (s.stump_col >= 0) s.stump_col = V.gcol[s.stump_col];
+        return s;
+    }
+    return solve_node(V, pos, d, ub, &F, pres, false);
+}
+
+// Initial bounds of every root column j of a node: each side costs at least its leaf-conflict
+// errors and one leaf; tie = the depth-one errors of the split (best-first ties); ftot = the
+// weight on the right of j.
+void Search::root_bounds(const std::vector<i64>& F, int T, const i64* N, i64 tot, std::vector<i64>& lbL,
+                         std::vector<i64>& lbR, std::vector<double>& tie, std::vector<i64>& ftot) const {
+    for (int j = 0; j < T; ++j) {
+        i64 mr = 0, ml = 0, ft = 0;
+        for (int c = 0; c < C_; ++c) {
+            const i64 f = F[static_cast<size_t>(c) * T + j];
+            ft += f;
+            mr = std::max(mr, f);
+            ml = std::max(ml, N[c] - f);
+        }
+        const i64 fc = F[static_cast<size_t>(C_) * T + j];
+        ftot[j] = ft;
+        lbR[j] = q_ * fc + lc_;
+        lbL[j] = q_ * (N[C_] - fc) + lc_;
+        tie[j] = static_cast<double>(tot - mr - ml) / (static_cast<double>(tot) + 1.0);
+    }
+}
+
+// root t with children l and r beats the incumbent: adopt it (at the top level its tree is kept
+// for a time-out); true when it reaches the node's lower bound lb0 (no root can do better)
+bool Search::adopt(Incumbent& inc, const View& V, int t, const Sub& l, const Sub& r, i64 ub, i64 lb0, bool top) {
+    inc.best = l.val + r.val;
+    inc.root = t;
+    inc.left = l;
+    inc.right = r;
+    inc.bound = std::min(ub, inc.best);
+    if (top) {
+        top_best_ = inc.best;
+        top_tree_ = new_split(V.gcol[t], materialize(inc.left), materialize(inc.right));
+        inc.left.tree = arena_[top_tree_].left;  // the children now live in the kept tree
+        inc.left.stump_col = -1;
+        inc.right.tree = arena_[top_tree_].right;
+        inc.right.stump_col = -1;
+    }
+    return inc.best <= lb0;
+}
+
+// the answer of a finished root search (MurTree's upper-bound semantics): the optimum with its
+// tree when below ub, else a lower bound >= ub (the leaf, every root's children bounds)
+Sub Search::roots_result(const View& V, const Sub& leaf, Incumbent& inc, const std::vector<i64>& lbL,
+                         const std::vector<i64>& lbR, i64 ub, i64 lb0, bool top, i64* lb_out) {
+    if (inc.best < ub) {
+        if (inc.root < 0) return leaf;
+        Sub s;
+        s.val = inc.best;
+        s.tree = (top && top_tree_ != NONE && top_best_ == inc.best)
+                     ? top_tree_
+                     : new_split(V.gcol[inc.root], materialize(inc.left), materialize(inc.right));
+        return s;
+    }
+    i64 lb = leaf.val;
+    for (size_t j = 0; j < lbL.size(); ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+    *lb_out = std::max({lb, ub, lb0});
+    return Sub();
+}
+
+// the top-level search stopped by the time limit: its proven bound (the leaf, every root's
+// children bounds, the incumbent), and no tree unless a root was adopted
+void Search::record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
+                              const Incumbent& inc) {
+    i64 lb = leaf;
+    for (size_t j = 0; j < lbL.size(); ++j) lb = std::min(lb, lbL[j] + lbR[j]);
+    top_active_ = true;
+    top_lb_ = std::min(lb, inc.best);
+    if (inc.root < 0) {
+        top_tree_ = NONE;
+        top_best_ = INF;
+    }
+}
+
+Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
+                        i64 lb0, bool top, i64* lb_out, const std::vector<int>* tests) {
+    const int T = V.T(), n = V.n();
+    i64 tot = 0;
+    for (int c = 0; c < C_; ++c) tot += N[c];
+    std::vector<i64> lbL(T), lbR(T), ftot(T);
+    std::vector<double> tie(T);
+    root_bounds(F, T, N, tot, lbL, lbR, tie, ftot);
+    TopBounds top_bounds(this, top, lbL, lbR, leaf.val);
+    std::vector<char> open(T, tests == nullptr);  // tests: the only roots tried (the restricted search)
+    if (tests != nullptr)
+        for (int j : *tests) open[j] = 1;
+    Incumbent inc(leaf, ub);
+    const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
+    std::vector<int> posL, posR;
+    posL.reserve(n);
+    posR.reserve(n);
+    std::vector<i64> FL, FR(static_cast<size_t>(C1_) * T), NL(C1_), NR(C1_);
+    std::vector<char> presL, presR;
+    RootQueue queue(T, [&](int j) { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; });
+    int run_lo = 0, run_hi = 0;  // the open interval of the root evaluated
+    const bool leafy = d - 1 == 1;  // depth-one children: classes only, no presence
+    const int rowsF = leafy ? C_ : C1_;
+    // counting by bitsets when its popcounts are fewer than the scattered increments (short
+    // chains: binary data); the estimate counts one plane per class row
+    const bool by_bits = bits_work(V, rowsF) * 1.5 < 0.5 * n * V.p;
+    ViewBits bits;
+    std::vector<u64> maskL, maskR;
+    if (by_bits) {
+        build_bits(V, bits);
+        maskL.resize(bits.W);
+        maskR.resize(bits.W);
+    }
+    try {
+        while (true) {
+            check_time();
+            double kmin = 0;
+            int t = queue.next(open, &kmin);
+            if (t < 0 || !(kmin < static_cast<double>(bound))) break;
+            t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
+            open[t] = 0;
+            roots_++;
+            const int ch = V.cchain[t], lv = V.clevel[t];
+            posL.clear();
+            posR.clear();
+            for (int a = 0; a < n; ++a) (V.bucket[static_cast<size_t>(a) * V.p + ch] >= lv ? posR : posL).push_back(a);
+            if (by_bits) {
+                const u64* ct = &bits.col[static_cast<size_t>(t) * bits.W];
+                for (int x = 0; x < bits.W; ++x) {
+                    const u64 valid = x + 1 < bits.W || (n & 63) == 0 ? ~0ULL : (1ULL << (n & 63)) - 1;
+                    maskR[x] = ct[x];
+                    maskL[x] = ~ct[x] & valid;
+                }
+                count_bits(V, bits, maskL.data(), FL, leafy ? nullptr : &presL, rowsF);
+            } else {
+                count(V, posL.data(), static_cast<int>(posL.size()), FL, leafy ? nullptr : &presL, rowsF);
+            }
+            for (int c = 0; c < C_; ++c) {
+                NR[c] = F[static_cast<size_t>(c) * T + t];
+                NL[c] = N[c] - NR[c];
+            }
+            const i64 nL = tot - ftot[t], nR = ftot[t];
+            for (size_t x = 0, e = static_cast<size_t>(rowsF) * T; x < e; ++x) FR[x] = F[x] - FL[x];
+            if (!leafy) {
+                if (by_bits)
+                    presence_bits(bits, T, maskR.data(), presR);
+                else
+                    presence(V, posR.data(), static_cast<int>(posR.size()), presR);
+            }
+            // the larger side first (ConTree [3]): it decides most often that the root fails
+            const bool left_first = nL >= nR;
+            Sub sl, sr;
+            Sub& s1 = left_first ? sl : sr;
+            Sub& s2 = left_first ? sr : sl;
+            const std::vector<int>& pos1 = left_first ? posL : posR;
+            const std::vector<int>& pos2 = left_first ? posR : posL;
+            const std::vector<i64>& F1 = left_first ? FL : FR;
+            const std::vector<i64>& F2 = left_first ? FR : FL;
+            std::vector<char>* pres1 = leafy ? nullptr : (left_first ? &presL : &presR);
+            std::vector<char>* pres2 = leafy ? nullptr : (left_first ? &presR : &presL);
+            std::vector<i64>& lb1 = left_first ? lbL : lbR;
+            std::vector<i64>& lb2 = left_first ? lbR : lbL;
+            s1 = child(V, pos1, d - 1, bound - lb2[t], F1, pres1, left_first ? NL.data() : NR.data());
+            similar(s1.val, F1, T, left_first ? nL : nR, lb1, lb2, left_first);
+            if (!s1.has_tree() || s1.val + lb2[t] >= bound) continue;
+            // the second child gets ConTree's extra budget [3]: the rows between the root and the
+            // ends of its interval, so that its value can rule out the whole interval
+            const i64 extra = q_ * std::max(ftot[run_lo] - ftot[t], ftot[t] - ftot[run_hi]);
+            s2 = child(V, pos2, d - 1, bound - s1.val + extra, F2, pres2, left_first ? NR.data() : NL.data());
+            similar(s2.val, F2, T, left_first ? nR : nL, lb2, lb1, !left_first);
+            if (sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, top)) break;
+        }
+    } catch (const Timeout&) {
+        if (top) record_top_bound(leaf.val, lbL, lbR, inc);
+        throw;
+    }
+    return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
+}
+
+}  // namespace satdt_dp

@@ -1,0 +1,272 @@
+// satdt.solvers.dp core: the compiled branch and bound of satdt's exact DP [1, 2].
+//
+// One search object per (problem, cost): cost of a tree = q * errors + lc * leaves (max accuracy:
+// q = 1, lc = 0; regularized [4, 5]: lc = p * n). The algorithm is the one documented in
+// satdt/solvers/dp/__init__.py (module docstring) and implemented, for reference only, in numpy
+// by satdt/solvers/dp/reference.py; tests compare the two on random instances, and
+// tests/core/test_core.cpp runs this search without Python.
+//
+// Data: m distinct rows; p chains of nested columns (a column is "rank[row, chain] >= level");
+// class weights per row (merged duplicates), plus each row's leaf-conflict errors.
+//
+// Per node (rows S, depth d, upper bound ub): MurTree's upper-bound semantics [2, sec. 4.5]: the
+// exact optimum when it is below ub (with its tree), else a lower bound >= ub (cached).
+//   - depth 1 from the column counts ("frequency counting" [2, sec. 4.2]);
+//   - depth 2 by the specialised pair-count solver [2, sec. 4.3]: pair counts per class by
+//     bitsets (one word per 64 rows, weight bit-planes) or, for long chains (thresholds of a
+//     numeric feature), by 2-D histograms of two chains' buckets with suffix sums;
+//   - depth >= 2 by the root search: roots best-first by their children's lower bounds, the
+//     leaf-conflict bound, the similarity bound of every solved child on every other root
+//     [2, sec. 4.6; 3], the incumbent's upper bound, a memo over (row set, depth).
+// References are numbered as in satdt/REFERENCES.md.
+//
+// Components (one class, its members defined by component):
+//   types.h, kernels.h      shared value types; popcount kernels (AVX-512 dispatch)
+//   view.h, view.cpp        a node's view; frequency counting (histograms, bitsets), presence,
+//                           useful columns, sub-views
+//   memo.h                  the memo over (row set, depth)
+//   bounds.h                root queue, interval halving, incumbent
+//   depth2.cpp              depth one from the counts; the pair-count depth-two solver
+//   scan.cpp                ConTree's depth-two scan for long chains
+//   greedy.cpp              CART's Gini-greedy incumbent; the restricted search's candidate tests
+//   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
+//                           the similarity bound
+//   host.h                  what the search asks of its caller (signals, progress)
+//   bindings.cpp            the Python module satdt.solvers.dp._core (the only pybind11 file)
+//   unity.cpp               the components above as the one translation unit the module builds
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "bounds.h"
+#include "host.h"
+#include "memo.h"
+#include "types.h"
+#include "view.h"
+
+namespace satdt_dp {
+
+// A tree in preorder arrays (feature column, left index, right index, label); leaves have
+// feature -1, splits label -1.
+struct TreeArrays {
+    std::vector<int> feature, left, right, label;
+};
+
+// The answer of Search::solve.
+struct SolveOutcome {
+    bool finished = true;      // the search ended (else: time limit, or the host stopped it)
+    bool interrupted = false;  // the host stopped it
+    // finished: the optimum below the upper bound with its tree, else (has_tree false) a lower
+    // bound >= the upper bound
+    i64 value = INF;
+    bool has_tree = false;
+    TreeArrays tree;
+    // unfinished: whether the top-level root search had started (top_valid), its best tree
+    // (has_top_tree, top_best) and its proven bound
+    bool top_valid = false;
+    i64 top_best = INF;
+    bool has_top_tree = false;
+    TreeArrays top_tree;
+    i64 top_bound = 0;
+};
+
+struct GreedyOutcome {
+    bool finished = true;
+    bool interrupted = false;
+    i64 cost = 0;
+    TreeArrays tree;
+};
+
+struct Stats {
+    i64 nodes, roots_evaluated, pair_solves, depth2_scans, memo_hits, memo_entries, tree_nodes, restricted_entries;
+};
+
+class Search {
+  public:
+    // rank: m x p (row-major), each chain's rank of each distinct row, 0..len(chain); col_chain,
+    // col_level: B columns in chain order (levels 1, 2, ... per chain); counts: m x C class
+    // weights; cost = q * errors + lc * leaves; pair_ops: see use_pair_solver. The arrays are
+    // copied. Bad input: std::invalid_argument.
+    Search(const int32_t* rank, int m, int p, const int32_t* col_chain, const int32_t* col_level, int B,
+           const int64_t* counts, int C, i64 q, i64 lc, double pair_ops);
+
+    // Solve the whole problem at depth d with upper bound ub within time_limit seconds. The host
+    // (may be null) is polled every 50 ms: see Host.
+    //
+    // width > 0: the restricted (anytime) search: a node of depth >= 3 tries only the first `width`
+    // tests (breadth first) of CART's tree grown on its rows (DPDT's candidate tests [9]); nodes of
+    // depth <= 2 are solved exactly. Its answers are trees (upper bounds), never bounds: they are
+    // kept in a memo of their own (for one width at a time), and the exact memo is only read.
+    // rows: solve on these distinct rows only (ascending; a subtree of an incumbent; null: all).
+    // Bad rows: std::invalid_argument.
+    SolveOutcome solve(int depth, i64 ub, double time_limit, Host* host = nullptr, double interval = 2.0,
+                       int width = 0, const std::vector<int>* rows = nullptr);
+
+    // CART's Gini-greedy tree of depth <= depth over all rows: the search's incumbent, the same
+    // choices as SearchBase.greedy (satdt/solvers/dp/search.py): at each node the useful column
+    // of largest sum_c F_c^2 / |right| + sum_c (N_c - F_c)^2 / |left| (the first on ties), kept
+    // only when its subtrees cost less than the leaf. Unfinished when time_limit ran out.
+    // O(rows x chains + columns) per node, no copy of the data.
+    GreedyOutcome greedy(int depth, double time_limit, Host* host = nullptr);
+
+    Stats stats() const;
+
+  private:
+    int m_, C_, C1_, B_;
+    i64 q_, lc_;
+    double pair_ops_;
+    std::vector<i64> wext_;
+    std::vector<int> nz_off_, nz_cls_;
+    std::vector<i64> nz_w_;
+    View root_;
+    std::vector<TNode> arena_;
+    Memo memo_;
+    int width_ = 0;        // > 0: the restricted search (see solve)
+    Memo rmemo_;           // its answers, for the width rmemo_width_
+    int rmemo_width_ = 0;
+    std::chrono::steady_clock::time_point start_;
+    double limit_ = 1e300;
+    i64 ticks_ = 0;
+    Host* host_ = nullptr;
+    const std::vector<i64>* top_lbL_ = nullptr;  // the top-level root search's bounds, for progress
+    const std::vector<i64>* top_lbR_ = nullptr;
+    i64 top_leaf_ = 0;
+
+    // registers the bounds of the top-level root search for progress reports while it runs
+    struct TopBounds {
+        Search* s;
+        TopBounds(Search* search, bool top, const std::vector<i64>& lbL, const std::vector<i64>& lbR, i64 leaf)
+            : s(top && search->width_ == 0 ? search : nullptr) {
+            if (s) { s->top_lbL_ = &lbL; s->top_lbR_ = &lbR; s->top_leaf_ = leaf; }
+        }
+        ~TopBounds() { if (s) { s->top_lbL_ = nullptr; s->top_lbR_ = nullptr; } }
+    };
+    double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
+    i64 reported_best_ = INF;
+    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0;
+    bool top_active_ = false;
+    i64 top_best_ = INF, top_lb_ = 0;
+    int top_tree_ = NONE;
+    std::vector<i64> scratch_h_;
+    std::vector<int> scratch_occ_;
+    std::vector<char> scratch_seen_;
+    std::vector<i64> scratch_a_, scratch_b_;
+    std::vector<int32_t> scan_bkt_, scan_w_, scan_w1_;  // depth2_scan's per-unit tables, reused
+    std::vector<i64> scan_wpre_, scan_w1pre_;
+
+    // ------------------------------------------------------------------ helpers (search.cpp)
+    // a call's clock (solve, greedy): check_time counts from now
+    void start_clock(double time_limit, Host* host);
+
+    void check_time(bool force = false) {
+        if (!force && (++ticks_ & 63) != 0) return;
+        double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        if (el > limit_) throw Timeout();
+        if (el >= next_poll_) poll(el);
+    }
+
+    // the host: its signals, then the progress report when it is due
+    void poll(double el);
+
+    const i64* w(int row) const { return &wext_[static_cast<size_t>(row) * C1_]; }
+
+    int argmax(const i64* v, int stride = 1) const {
+        int best = 0;
+        for (int c = 1; c < C_; ++c)
+            if (v[c * stride] > v[best * stride]) best = c;
+        return best;
+    }
+
+    int new_split(int col, int left, int right) {
+        arena_.push_back({col, left, right});
+        return static_cast<int>(arena_.size()) - 1;
+    }
+
+    int materialize(const Sub& s) {
+        if (s.stump_col >= 0) return new_split(s.stump_col, leaf_ref(s.lab_l), leaf_ref(s.lab_r));
+        return s.tree;
+    }
+
+    // preorder arrays (feature column, left index, right index, label); leaves have feature -1
+    TreeArrays export_tree(int ref) const;
+
+    // the leaf of class counts N (its majority class, cost q * errors + leaf cost); *tot: |N|
+    Sub leaf_of(const i64* N, i64* tot = nullptr) const {
+        i64 n = 0;
+        for (int c = 0; c < C_; ++c) n += N[c];
+        const int lab = argmax(N);
+        Sub leaf;
+        leaf.val = q_ * (n - N[lab]) + lc_;
+        leaf.tree = leaf_ref(lab);
+        if (tot != nullptr) *tot = n;
+        return leaf;
+    }
+
+    // the memo entry of (rows, depth): lower bound lb, and the optimum opt when not null; in the
+    // restricted search's memo when `restricted`
+    void store(const std::vector<int>& rows, int depth, u64 h, i64 lb, const Sub* opt, bool restricted = false) {
+        Memo& memo = restricted ? rmemo_ : memo_;
+        if (opt == nullptr) {
+            memo.store(rows, depth, h, lb, NONE, INF);
+        } else {
+            const int tree = materialize(*opt);
+            memo.store(rows, depth, h, lb, tree, opt->val);
+        }
+    }
+
+    // ------------------------------------------------------------------ counting (view.cpp)
+    void count(const View& V, const int* pos, int np, std::vector<i64>& F, std::vector<char>* present, int rows);
+    void build_bits(const View& V, ViewBits& B) const;
+    void count_bits(const View& V, const ViewBits& B, const u64* mask, std::vector<i64>& F,
+                    std::vector<char>* present, int rows) const;
+    void presence(const View& V, const int* pos, int np, std::vector<char>& present);
+    std::vector<int> useful(const std::vector<i64>& F, const std::vector<char>& present, const i64* N, int T) const;
+    View subview(const View& P, const int* pos, int np, const std::vector<int>& keep) const;
+
+    // ------------------------------------------------------------------ greedy (greedy.cpp)
+    int greedy_node(const std::vector<int>& pos, int d, i64* cost);
+    void cart_tests(const View& V, const std::vector<i64>& F, const i64* N, int k, std::vector<int>& out);
+    int gini_best(const View& V, const std::vector<int>& pos, const std::vector<i64>* Fin, const i64* Nin);
+
+    // ------------------------------------------------------------------ depth one and two (depth2.cpp)
+    struct PairBest {
+        std::vector<i64> vr, vl;  // best value of the right / left subtree of each root
+        std::vector<int> jr, jl;  // its column (-1: a leaf)
+    };
+    Sub depth1(const std::vector<i64>& F, int T, const i64* N);
+    inline void pair_update(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
+                            const i64* N) const;
+    double bitset_ops(const View& V) const;
+    double hist_ops(const View& V) const;
+    bool use_pair_solver(const View& V) const;
+    Sub pair_depth2(const View& V, const std::vector<i64>& F, const i64* N);
+    int side_tree(const View& V, const std::vector<i64>& F, const i64* N, int i, int j, bool right);
+
+    // ------------------------------------------------------------------ the recursion (search.cpp)
+    Sub solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>* Fin,
+                   const std::vector<char>* presin, bool top);
+    void similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vector<i64>& lb_same,
+                 std::vector<i64>& lb_other, bool left);
+    Sub child(const View& V, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>& F,
+              const std::vector<char>* pres, const i64* Nside);
+    void root_bounds(const std::vector<i64>& F, int T, const i64* N, i64 tot, std::vector<i64>& lbL,
+                     std::vector<i64>& lbR, std::vector<double>& tie, std::vector<i64>& ftot) const;
+    bool adopt(Incumbent& inc, const View& V, int t, const Sub& l, const Sub& r, i64 ub, i64 lb0, bool top);
+    Sub roots_result(const View& V, const Sub& leaf, Incumbent& inc, const std::vector<i64>& lbL,
+                     const std::vector<i64>& lbR, i64 ub, i64 lb0, bool top, i64* lb_out);
+    void record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::vector<i64>& lbR, const Incumbent& inc);
+    Sub root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
+                    i64 lb0, bool top, i64* lb_out, const std::vector<int>* tests = nullptr);
+
+    // ------------------------------------------------------------------ depth two, long chains (scan.cpp)
+    Sub depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, i64 ub, const Sub& leaf, i64 lb0,
+                    bool top, i64* lb_out);
+    void scan_chain_blocks(const View& V, int k, int a, int la, const std::vector<int>& start,
+                           const std::vector<i64>& tot_side, const std::vector<i64>& side_n,
+                           std::vector<i64>& best_err, std::vector<int>& best_col, std::vector<int>& best_lab_l,
+                           std::vector<int>& best_lab_r);
+};
+
+}  // namespace satdt_dp

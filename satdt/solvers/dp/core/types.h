@@ -1,0 +1,36 @@
+// satdt.solvers.dp core: the value types every component shares (costs, tree references, a
+// child's answer) and the two ways a search stops early.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace satdt_dp {
+
+using i64 = int64_t;
+using u64 = uint64_t;
+
+inline constexpr i64 INF = std::numeric_limits<i64>::max() / 4;
+
+struct Timeout {};
+struct Interrupted {};  // the host asked to stop (a Python signal, or its progress callback raised)
+
+// A tree reference: >= 0 an arena split node, <= -2 a leaf of class (-ref - 2), -1 none.
+inline int leaf_ref(int label) { return -label - 2; }
+inline constexpr int NONE = -1;
+
+struct TNode {
+    int col;    // global column (chain order)
+    int left;   // tree reference
+    int right;
+};
+
+// A child's answer: a tree reference, or a depth-one stump still to be built.
+struct Sub {
+    i64 val = INF;
+    int tree = NONE;  // tree reference (NONE: only a lower bound)
+    int stump_col = -1, lab_l = 0, lab_r = 0;
+    bool has_tree() const { return tree != NONE || stump_col >= 0; }
+};
+
+}  // namespace satdt_dp

@@ -1,0 +1,208 @@
+// satdt.solvers.dp core: frequency counting on a node's view ([2, sec. 4.2]; view.h): the class
+// weights on the right of every column of the node, by histograms over rows x chains or by
+// popcounts of bitsets; which columns still split the node; the view of a child.
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels.h"
+#include "search.h"
+
+namespace satdt_dp {
+
+// ------------------------------------------------------------------ counting
+// Class weights (+ conflict errors) on the right of every column of V, over positions pos;
+// F[c * T + j], present[j]: some row sits exactly at the column's level.
+// rows: C1_ (classes and conflict errors) or C_ (classes only, for depth-one children);
+// present: filled unless null
+void Search::count(const View& V, const int* pos, int np, std::vector<i64>& F, std::vector<char>* present,
+                   int rows) {
+    const int T = V.T(), p = V.p, S = T + p;
+    std::vector<i64>& H = scratch_h_;   // class-major; reused: no allocation per call
+    std::vector<int>& occ = scratch_occ_;
+    H.assign(static_cast<size_t>(S) * C1_, 0);
+    if (present != nullptr) occ.assign(S, 0);
+    for (int a = 0; a < np; ++a) {
+        const int r = pos[a], row = V.rows[r];
+        const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+        const int z0 = nz_off_[row], z1 = nz_off_[row + 1];
+        for (int k = 0; k < p; ++k) {
+            const int s = V.col0[k] + k + b[k];
+            if (present != nullptr) occ[s]++;
+            for (int z = z0; z < z1; ++z) H[static_cast<size_t>(nz_cls_[z]) * S + s] += nz_w_[z];
+        }
+    }
+    F.resize(static_cast<size_t>(C1_) * T);
+    for (int c = 0; c < rows; ++c) {
+        const i64* h = &H[static_cast<size_t>(c) * S];
+        i64* f = &F[static_cast<size_t>(c) * T];
+        for (int k = 0; k < p; ++k) {
+            i64 run = 0;
+            const int base = V.col0[k];
+            for (int l = V.col0[k + 1] - base; l >= 1; --l) {
+                run += h[base + k + l];
+                f[base + l - 1] = run;
+            }
+        }
+    }
+    if (present == nullptr) return;
+    present->resize(T);
+    for (int k = 0; k < p; ++k)
+        for (int l = 1; l <= V.col0[k + 1] - V.col0[k]; ++l)
+            (*present)[V.col0[k] + l - 1] = occ[V.col0[k] + k + l] > 0;
+}
+
+void Search::build_bits(const View& V, ViewBits& B) const {
+    const int T = V.T(), n = V.n(), p = V.p, W = (n + 63) / 64;
+    B.W = W;
+    column_bits(V, W, B.col);
+    B.plane.clear();
+    B.plane_class.clear();
+    B.plane_shift.clear();
+    for (int c = 0; c < C1_; ++c) {
+        i64 mx = 0;
+        for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c]);
+        for (int k = 0; (mx >> k) > 0; ++k) {
+            const size_t off = B.plane.size();
+            B.plane.resize(off + W, 0);
+            for (int r = 0; r < n; ++r)
+                if ((w(V.rows[r])[c] >> k) & 1) B.plane[off + (r >> 6)] |= 1ULL << (r & 63);
+            B.plane_class.push_back(c);
+            B.plane_shift.push_back(k);
+        }
+    }
+    B.next.assign(T, -1);
+    for (int k = 0; k < p; ++k)
+        for (int j = V.col0[k]; j + 1 < V.col0[k + 1]; ++j) B.next[j] = j + 1;
+}
+
+// count() over the rows of `mask` (a subset of the node's rows), by popcounts
+void Search::count_bits(const View& V, const ViewBits& B, const u64* mask, std::vector<i64>& F,
+                        std::vector<char>* present, int rows) const {
+    const int T = V.T(), W = B.W, NP = static_cast<int>(B.plane_class.size());
+    F.assign(static_cast<size_t>(C1_) * T, 0);
+    std::vector<u64> mp(static_cast<size_t>(NP) * W);  // each plane restricted to the mask
+    std::vector<int> planes;
+    for (int pl = 0; pl < NP; ++pl) {
+        if (B.plane_class[pl] >= rows) continue;
+        for (int x = 0; x < W; ++x) mp[static_cast<size_t>(pl) * W + x] = B.plane[static_cast<size_t>(pl) * W + x] & mask[x];
+        planes.push_back(pl);
+    }
+    for (int j = 0; j < T; ++j) {
+        const u64* cj = &B.col[static_cast<size_t>(j) * W];
+        for (int pl : planes) {
+            const i64 cnt = popcount_and(cj, &mp[static_cast<size_t>(pl) * W], W);
+            F[static_cast<size_t>(B.plane_class[pl]) * T + j] += cnt << B.plane_shift[pl];
+        }
+    }
+    if (present != nullptr) presence_bits(B, T, mask, *present);
+}
+
+void Search::presence(const View& V, const int* pos, int np, std::vector<char>& present) {
+    const int T = V.T(), p = V.p;
+    std::vector<char>& occ = scratch_seen_;
+    occ.assign(T + p, 0);
+    for (int a = 0; a < np; ++a) {
+        const int32_t* b = &V.bucket[static_cast<size_t>(pos[a]) * p];
+        for (int k = 0; k < p; ++k) occ[V.col0[k] + k + b[k]] = 1;
+    }
+    present.assign(T, 0);
+    for (int k = 0; k < p; ++k)
+        for (int l = 1; l <= V.col0[k + 1] - V.col0[k]; ++l) present[V.col0[k] + l - 1] = occ[V.col0[k] + k + l];
+}
+
+// columns that split the node into two non-empty sides (one per distinct split), and, with a
+// leaf cost, pass OSDT's leaf-support bound [4, Theorem 3.5]
+std::vector<int> Search::useful(const std::vector<i64>& F, const std::vector<char>& present, const i64* N, int T) const {
+    std::vector<int> U;
+    i64 tot = 0;
+    for (int c = 0; c < C_; ++c) tot += N[c];
+    for (int j = 0; j < T; ++j) {
+        if (!present[j]) continue;
+        i64 ft = 0, mr = 0, ml = 0;
+        for (int c = 0; c < C_; ++c) {
+            i64 f = F[static_cast<size_t>(c) * T + j];
+            ft += f;
+            mr = std::max(mr, f);
+            ml = std::max(ml, N[c] - f);
+        }
+        if (ft <= 0 || ft >= tot) continue;
+        if (lc_ > 0 && (q_ * mr < lc_ || q_ * ml < lc_)) continue;
+        U.push_back(j);
+    }
+    return U;
+}
+
+// the rows pos of P, keeping the columns keep (ascending local columns of P)
+View Search::subview(const View& P, const int* pos, int np, const std::vector<int>& keep) const {
+    View V;
+    V.rows.resize(np);
+    for (int a = 0; a < np; ++a) V.rows[a] = P.rows[pos[a]];
+    std::vector<int> newchain(P.p, -1);
+    std::vector<int> map_off(P.p + 1, 0);  // offsets into lvmap: per chain t_k + 1 entries
+    for (int k = 0; k < P.p; ++k) map_off[k + 1] = map_off[k] + (P.col0[k + 1] - P.col0[k]) + 1;
+    std::vector<int> lvmap(map_off[P.p], 0);
+    V.col0.push_back(0);
+    size_t a = 0;
+    for (int k = 0; k < P.p; ++k) {
+        int kept = 0;
+        const int t = P.col0[k + 1] - P.col0[k];
+        int* mp = &lvmap[map_off[k]];
+        size_t a0 = a;
+        while (a < keep.size() && P.cchain[keep[a]] == k) {
+            int j = keep[a++];
+            V.gcol.push_back(P.gcol[j]);
+            V.cchain.push_back(V.p);
+            V.clevel.push_back(++kept);
+            mp[P.clevel[j]] += 1;
+        }
+        if (kept == 0) continue;
+        (void)a0;
+        for (int l = 1; l <= t; ++l) mp[l] += mp[l - 1];  // new bucket = kept levels <= old
+        newchain[k] = V.p++;
+        V.col0.push_back(V.col0.back() + kept);
+    }
+    V.bucket.resize(static_cast<size_t>(np) * V.p);
+    for (int i = 0; i < np; ++i) {
+        const int32_t* b = &P.bucket[static_cast<size_t>(pos[i]) * P.p];
+        int32_t* o = &V.bucket[static_cast<size_t>(i) * V.p];
+        for (int k = 0; k < P.p; ++k)
+            if (newchain[k] >= 0) o[newchain[k]] = lvmap[map_off[k] + b[k]];
+    }
+    return V;
+}
+
+// each column's rows (right of it) as a bitset: T x W words; a one-level chain (a binary
+// column) is set without a branch per row
+void column_bits(const View& V, int W, std::vector<u64>& col) {
+    const int n = V.n(), p = V.p;
+    col.assign(static_cast<size_t>(V.T()) * W, 0);
+    for (int r = 0; r < n; ++r) {
+        const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
+        const int shift = r & 63;
+        u64* word = col.data() + (r >> 6);
+        for (int k = 0; k < p; ++k) {
+            const int c0 = V.col0[k];
+            if (V.col0[k + 1] - c0 == 1) {
+                word[static_cast<size_t>(c0) * W] |= static_cast<u64>(b[k]) << shift;
+            } else {
+                for (int l = 1; l <= b[k]; ++l) word[static_cast<size_t>(c0 + l - 1) * W] |= 1ULL << shift;
+            }
+        }
+    }
+}
+
+// present[j]: some row of `mask` sits exactly at column j's level (right of j, not of the next)
+void presence_bits(const ViewBits& B, int T, const u64* mask, std::vector<char>& present) {
+    const int W = B.W;
+    present.assign(T, 0);
+    for (int j = 0; j < T; ++j) {
+        const u64* cj = &B.col[static_cast<size_t>(j) * W];
+        const u64* cn = B.next[j] >= 0 ? &B.col[static_cast<size_t>(B.next[j]) * W] : nullptr;
+        u64 any = 0;
+        for (int x = 0; x < W && !any; ++x) any = cj[x] & mask[x] & (cn ? ~cn[x] : ~0ULL);
+        present[j] = any != 0;
+    }
+}
+
+}  // namespace satdt_dp

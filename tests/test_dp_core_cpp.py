@@ -1,0 +1,119 @@
+"""The compiled DP core by component: the C++ test program, and the numpy statement of the
+core's depth-two scan.
+
+``test_core_without_python`` builds tests/core/test_core.cpp against the core's component sources
+(satdt/solvers/dp/core/, each compiled on its own, no pybind11) and runs it: the search against
+optima from satdt's brute force (tests/core/known.h) and a brute force of its own on random
+instances, with each depth-two solver, upper bound and memo use toggled (see its header).
+Skipped only when no C++ compiler is on PATH.
+
+``test_reference_scan_*``: ConTree's depth-two scan as the numpy reference states it
+(:meth:`~satdt.solvers.dp.reference.ReferenceSearch.depth2_scan`) against the brute force and the
+core (same optimum; at depth two the same number of roots evaluated), and turned off.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from satdt import bruteforce
+from satdt.binarize import Binarizer
+from satdt.data import prepare
+from satdt.solvers.dp import reference, solve_max_accuracy_dp, solve_regularized_dp
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "satdt" / "solvers" / "dp" / "core"
+TESTS = ROOT / "tests" / "core"
+# the search's components: everything but bindings.cpp (Python) and unity.cpp (their sum)
+COMPONENTS = ["search", "view", "depth2", "scan", "greedy"]
+COMPILER = next((c for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
+
+
+def _build(out: Path) -> Path:
+    """Each component and the test to an object file (in parallel), then the program."""
+    flags = ["-O2", "-std=c++17", "-Wall", f"-I{CORE}", f"-I{TESTS}"]
+    sources = [CORE / f"{name}.cpp" for name in COMPONENTS] + [TESTS / "test_core.cpp"]
+    jobs = []
+    for src in sources:
+        obj = out / (src.stem + ".o")
+        jobs.append((src, obj, subprocess.Popen([COMPILER, *flags, "-c", str(src), "-o", str(obj)],
+                                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+    for src, _, job in jobs:
+        log, _ = job.communicate(timeout=600)
+        assert job.returncode == 0, f"{src.name} does not compile on its own:\n{log}"
+    exe = out / "test_core"
+    link = subprocess.run([COMPILER, *[str(obj) for _, obj, _ in jobs], "-o", str(exe)],
+                          capture_output=True, text=True, timeout=600)
+    assert link.returncode == 0, link.stdout + link.stderr
+    return exe
+
+
+@pytest.mark.skipif(COMPILER is None, reason="no C++ compiler (c++, g++ or clang++) on PATH: "
+                                              "tests/core/test_core.cpp cannot be built")
+def test_core_without_python(tmp_path):
+    exe = _build(tmp_path)
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    m = re.search(r"core test: (\d+) known, (\d+) random, (\d+) large instance-depths; (\d+) checks, (\d+) failed",
+                  run.stdout)
+    assert m is not None, run.stdout + run.stderr
+    known, random_, large, checks, failed = map(int, m.groups())
+    assert failed == 0 and known >= 21 and random_ >= 500 and large >= 12 and checks >= 50_000, run.stdout
+
+
+def test_known_optima_header_is_current():
+    """tests/core/known.h is what tests/core/gen_known.py writes today: the hard-coded optima are
+    satdt's brute force on those instances, in the core's input form."""
+    spec = importlib.util.spec_from_file_location("gen_known", TESTS / "gen_known.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (TESTS / "known.h").read_text() == gen.render()
+
+
+def _numeric_problem(seed: int):
+    """Integer features (long chains), some rows repeated with other labels, 2 or 3 classes."""
+    rng = np.random.default_rng(9100 + seed)
+    m, f, C = int(rng.integers(15, 40)), int(rng.integers(2, 4)), 2 + seed % 2
+    X = rng.integers(0, 10, size=(m, f)).astype(float)
+    if seed % 4 == 0:
+        X = np.vstack([X, X[: m // 3]])
+    y = rng.integers(0, C, size=len(X))
+    y[:C] = np.arange(C)
+    return Binarizer("all").problem(prepare(X, y))
+
+
+@pytest.mark.parametrize("seed", [s if s < 12 else pytest.param(s, marks=pytest.mark.slow) for s in range(60)])
+def test_reference_scan_equals_bruteforce_and_core(seed):
+    problem = _numeric_problem(seed)
+    scans = 0
+    for depth in (2, 3):
+        best = bruteforce.min_errors(problem, depth)[0]
+        ref = solve_max_accuracy_dp(problem, max_depth=depth, pair_ops=0.0, engine="reference")
+        core = solve_max_accuracy_dp(problem, max_depth=depth, pair_ops=0.0)
+        assert ref.status == core.status == "OPTIMAL"
+        assert ref.objective == core.objective == best, (depth, ref.objective, core.objective, best)
+        scans += ref.stats["depth2_scans"]
+        if depth == 2:  # one node, the same scan: the same roots
+            assert ref.stats["depth2_scans"] == core.stats["depth2_scans"]
+            assert ref.stats["roots_evaluated"] == core.stats["roots_evaluated"]
+    ref = solve_regularized_dp(problem, lam=0.02, max_depth=3, pair_ops=0.0, engine="reference")
+    core = solve_regularized_dp(problem, lam=0.02, max_depth=3, pair_ops=0.0)
+    assert ref.stats["engine_objective"] == core.stats["engine_objective"]
+    assert scans > 0  # the instance reached the scan
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reference_scan_off_gives_the_same_optimum(seed, monkeypatch):
+    problem = _numeric_problem(seed)
+    on = [solve_max_accuracy_dp(problem, max_depth=d, pair_ops=0.0, engine="reference") for d in (2, 3)]
+    monkeypatch.setattr(reference, "_SCAN_COLUMNS_PER_CHAIN", float("inf"))
+    off = [solve_max_accuracy_dp(problem, max_depth=d, pair_ops=0.0, engine="reference") for d in (2, 3)]
+    assert [r.objective for r in on] == [r.objective for r in off]
+    assert sum(r.stats["depth2_scans"] for r in on) > 0 and sum(r.stats["depth2_scans"] for r in off) == 0

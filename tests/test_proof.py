@@ -1,0 +1,376 @@
+"""Certificates (satdt.proof): fresh ones are accepted, corrupted ones rejected, the checker is independent."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from satdt import bruteforce
+from satdt.binarize import Binarizer
+from satdt.cli import main
+from satdt.data import load_dataset, prepare
+from satdt.proof import certify_result, check, write_certificate
+from satdt.proof.check import Invalid, _Costs, opt_small
+from satdt.proof.reference_encoding import encode
+from satdt.proof.witness import find_witness
+from satdt.solvers.dp import solve_max_accuracy_dp, solve_min_depth_dp, solve_min_size_dp, solve_regularized_dp
+from satdt.verify import certify
+
+PROOF = Path(__file__).resolve().parent.parent / "satdt" / "proof"
+
+
+def _random(seed: int, n: int = 30, p: int = 3, values: int = 5, classes: int = 2):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(n, p)).astype(float)
+    y = rng.integers(0, classes, size=n)
+    y[:classes] = np.arange(classes)
+    return prepare(X, y)
+
+
+def _consistent(seed: int, n: int = 14, p: int = 3, classes: int = 2):
+    rng = np.random.default_rng(seed)
+    X = rng.permutation(np.arange(n * p, dtype=float)).reshape(n, p)  # distinct rows
+    y = rng.integers(0, classes, size=n)
+    y[:classes] = np.arange(classes)
+    return prepare(X, y)
+
+
+def _dp_cert(data, d: int, tmp: Path, lam: float | None = None) -> Path:
+    problem = Binarizer("all").problem(data)
+    res = solve_max_accuracy_dp(problem, max_depth=d) if lam is None else \
+        solve_regularized_dp(problem, lam=lam, max_depth=d)
+    out = tmp / f"cert{len(list(tmp.iterdir()))}"
+    certify_result(res, data, out, max_depth=d)
+    return out
+
+
+# ---------------------------------------------------------------- independence of the checker
+def test_checker_imports_only_numpy_stdlib_drup_and_the_reference_encoding():
+    allowed_top = {"numpy", "drup", "csv", "gzip", "json", "os", "sys", "fractions", "__future__"}
+    for name in ("check.py", "reference_encoding.py"):
+        tree = ast.parse((PROOF / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:  # relative: only the reference encoding
+                    assert node.module == "reference_encoding", f"{name} imports .{node.module}"
+                    continue
+                mods = [node.module]
+            else:
+                continue
+            for m in mods:
+                assert m.split(".")[0] in allowed_top, f"{name} imports {m}"
+    assert len((PROOF / "check.py").read_text().splitlines()) <= 400
+
+
+# ---------------------------------------------------------------- the checker's own computations
+@pytest.mark.parametrize("seed", range(12))
+def test_opt_small_matches_the_brute_force(seed):
+    data = _random(seed, n=25, p=2 + seed % 2, values=4, classes=2 + seed % 3)
+    problem = Binarizer("all").problem(data)
+    cst = _Costs(data.X, data.y, len(data.classes), 1, 0)
+    S = np.arange(data.n_rows)
+    for k in (0, 1, 2):
+        assert opt_small(cst, S, k) == bruteforce.min_errors(problem, k)[0]
+
+
+def test_reference_encoding_agrees_with_the_brute_force_depth():
+    for seed in range(6):
+        data = _consistent(seed, n=8, p=2)
+        problem = Binarizer("all").problem(data)
+        from pysat.solvers import Solver
+
+        d = bruteforce.min_depth(problem)
+        for k in range(0, d + 1):
+            _, clauses, _, _ = encode(data.X, data.y, 2, k)
+            with Solver(name="g4", bootstrap_with=clauses) as s:
+                assert s.solve() == (k >= d)
+
+
+# ---------------------------------------------------------------- fresh certificates are accepted
+@pytest.mark.parametrize("seed", range(8))
+def test_dp_certificates_on_random_instances_are_accepted(seed, tmp_path):
+    data = _random(seed, n=24 + seed, p=2 + seed % 2, classes=2 + seed % 3)
+    for d in (1, 2, 3):
+        assert "optimal" in check(_dp_cert(data, d, tmp_path))
+    assert "optimal" in check(_dp_cert(data, 3, tmp_path, lam=0.02))
+
+
+@pytest.mark.parametrize("name,d", [("iris", 3), ("monk1", 3), ("balance-scale", 2), ("wine", 2)])
+def test_dp_certificates_on_bundled_sets_are_accepted(name, d, tmp_path):
+    data = load_dataset(name)
+    assert "optimal" in check(_dp_cert(data, d, tmp_path))
+
+
+def test_consistent_certificates_carry_a_minimal_witness(tmp_path):
+    data = _consistent(3, n=12)
+    problem = Binarizer("all").problem(data)
+    res = solve_min_depth_dp(problem)
+    info = certify_result(res, data, tmp_path / "depth", route="drup")
+    rows = info["witness_rows"]
+    assert res.stats["witness_rows"] == rows
+    assert "witness rows admit no tree of depth" in check(tmp_path / "depth")
+    from pysat.solvers import Solver
+
+    d = res.objective - 1
+    for drop in range(len(rows)):  # minimal: removing any row makes depth d - 1 satisfiable
+        keep = [r for i, r in enumerate(rows) if i != drop]
+        _, clauses, _, _ = encode(data.X[keep], data.y[keep], 2, d)
+        with Solver(name="g4", bootstrap_with=clauses) as s:
+            assert s.solve()
+    res = solve_min_size_dp(problem, max_depth=res.objective)
+    certify_result(res, data, tmp_path / "size", max_depth=res.tree.depth(), route="drup")
+    assert "splits" in check(tmp_path / "size")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_consistent_certificates_by_the_dag_route(seed, tmp_path):
+    data = _consistent(seed, n=16, p=2 + seed % 2, classes=2 + seed % 2)
+    problem = Binarizer("all").problem(data)
+    rng = np.random.default_rng(seed)
+    for name, res in (("depth", solve_min_depth_dp(problem)), ("size", solve_min_size_dp(problem))):
+        d = tmp_path / name
+        info = certify_result(res, data, d, route="dag")
+        assert info["witness_rows"] and info["claims"] >= 1
+        assert "lower-bound DAG" in check(d)
+        for kind, claims in _mutants(d, data.X, rng):
+            _assert_rejected(d, tmp_path, kind, claims)
+
+
+def test_cli_solve_check_and_refusal(tmp_path, capsys):
+    out = tmp_path / "c"
+    assert main(["solve", "iris", "--method", "dp", "--max-depth", "2", "--proof", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["stats"]["proof"]["kind"] == "dp"
+    assert main(["check", str(out)]) == 0
+    assert main(["solve", "iris", "--method", "dp", "--max-depth", "2", "--proof", str(out)]) == 1
+    assert "refusing" in capsys.readouterr().err
+    (out / "claims.jsonl.gz").write_bytes(b"")
+    assert main(["check", str(out)]) == 1
+    assert "invalid certificate" in capsys.readouterr().err
+
+
+def test_verify_proof_ships_the_optimal_tree(tmp_path):
+    from sklearn.tree import DecisionTreeClassifier
+
+    data = load_dataset("iris")
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(data.X, data.y)
+    cert = certify(cart, data, objective="accuracy", proof=str(tmp_path / "v"))
+    assert cert.status == "OPTIMAL" and "certificate" in cert.params
+    assert "optimal" in check(tmp_path / "v")
+
+
+# ---------------------------------------------------------------- mutations are rejected
+def _read_claims(d: Path) -> list[dict]:
+    with gzip.open(d / "claims.jsonl.gz", "rt") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def _write_claims(d: Path, claims: list[dict]) -> None:
+    with gzip.open(d / "claims.jsonl.gz", "wt") as fh:
+        fh.write("".join(json.dumps(c) + "\n" for c in claims))
+
+
+def _rows(X: np.ndarray, path: list) -> np.ndarray:
+    S = np.arange(X.shape[0])
+    for f, t, side in path:
+        go = X[S, f] <= t
+        S = S[go] if side == "L" else S[~go]
+    return S
+
+
+def _mutants(d: Path, X: np.ndarray, rng: np.random.Generator):
+    """(kind, claims) corruptions of the claims file that must each be rejected."""
+    claims = _read_claims(d)
+    n = len(claims)
+    c = json.loads(json.dumps(claims))
+    i = int(rng.integers(n))
+    c[i]["bound"] += 1
+    yield "raise a bound", c
+    splits = [k for k, cl in enumerate(claims) if cl["rule"] == "split" and cl["tests"]]
+    if splits:
+        c = json.loads(json.dumps(claims))
+        k = int(rng.choice(splits))
+        del c[k]["tests"][int(rng.integers(len(c[k]["tests"])))]
+        yield "drop a candidate test", c
+        c = json.loads(json.dumps(claims))
+        k = int(rng.choice(splits))
+        e = c[k]["tests"][int(rng.integers(len(c[k]["tests"])))]
+        S = _rows(X, c[k]["path"])
+        v = np.unique(X[S, e[0]])
+        g = int((v <= e[1]).sum())  # gap of the test: 1 .. len(v) - 1
+        e[1] = float(v[g]) if g < v.size - 1 else float(v[g - 2]) if g >= 2 else float(v[-1])
+        yield "alter a threshold", c
+    inner = [k for k, cl in enumerate(claims[:-1]) if cl["path"]]
+    if inner:
+        c = json.loads(json.dumps(claims))
+        k = int(rng.choice(inner))
+        f, t, side = c[k]["path"][-1]
+        S = _rows(X, c[k]["path"][:-1])
+        v = np.unique(X[S, f])
+        g = int((v <= t).sum())
+        c[k]["path"][-1][1] = float(v[g]) if g < v.size - 1 else float(v[g - 2]) if g >= 2 else float(v[-1])
+        yield "move rows", c
+
+
+def _assert_rejected(d: Path, tmp: Path, kind: str, claims: list[dict]) -> None:
+    bad = tmp / "bad"
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(d, bad)
+    _write_claims(bad, claims)
+    with pytest.raises(Invalid):
+        check(bad)
+
+
+def _mutation_round(seeds, tmp_path, reps: int = 4) -> int:
+    count = 0
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        data = _random(seed, n=20 + seed % 15, p=2 + seed % 2, classes=2 + seed % 2)
+        d = _dp_cert(data, 3 if seed % 3 else 2, tmp_path, lam=0.03 if seed % 4 == 1 else None)
+        check(d)
+        for _ in range(reps):
+            for kind, claims in _mutants(d, data.X, rng):
+                _assert_rejected(d, tmp_path, kind, claims)
+                count += 1
+    return count
+
+
+def test_mutated_dp_certificates_are_rejected(tmp_path):
+    assert _mutation_round(range(6), tmp_path) >= 40
+
+
+@pytest.mark.slow
+def test_over_a_thousand_mutations_are_rejected(tmp_path):
+    assert _mutation_round(range(100, 240), tmp_path, reps=5) >= 1000
+
+
+def test_mutated_consistent_certificates_are_rejected(tmp_path):
+    data = _consistent(5, n=12)
+    res = solve_min_depth_dp(Binarizer("all").problem(data))
+    d = tmp_path / "c"
+    certify_result(res, data, d, route="drup")
+    check(d)
+    man = json.loads((d / "manifest.json").read_text())
+
+    def variant(edit) -> Path:
+        bad = tmp_path / f"bad{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(d, bad)
+        edit(bad)
+        return bad
+
+    def truncate(bad: Path) -> None:
+        with gzip.open(bad / "witness.drup.gz", "rt") as fh:
+            lines = fh.read().splitlines()
+        with gzip.open(bad / "witness.drup.gz", "wt") as fh:
+            fh.write("\n".join(lines[: len(lines) // 2]) + "\n")
+
+    def drop_row(bad: Path) -> None:  # a smaller set, with its own (correct) CNF: satisfiable, no proof
+        m = dict(man, witness_rows=man["witness_rows"][1:])
+        (bad / "manifest.json").write_text(json.dumps(m))
+        rows = m["witness_rows"]
+        n_vars, clauses, _, _ = encode(data.X[rows], data.y[rows], 2, m["question"]["max_depth"])
+        with gzip.open(bad / "witness.cnf.gz", "wt") as fh:
+            fh.write(f"p cnf {n_vars} {len(clauses)}\n" + "".join(" ".join(map(str, c + [0])) + "\n"
+                                                                  for c in clauses))
+
+    def lower_question(bad: Path) -> None:
+        m = dict(man, value=man["value"] + 1, question={"max_depth": man["value"], "max_splits": None})
+        (bad / "manifest.json").write_text(json.dumps(m))
+
+    def wrong_label(bad: Path) -> None:
+        with gzip.open(bad / "data.csv.gz", "rt") as fh:
+            lines = fh.read().splitlines()
+        r = man["witness_rows"][0] + 1
+        parts = lines[r].split(",")
+        parts[-1] = man["classes"][1 - man["classes"].index(parts[-1])]
+        lines[r] = ",".join(parts)
+        with gzip.open(bad / "data.csv.gz", "wt") as fh:
+            fh.write("\n".join(lines) + "\n")
+
+    def foreign_clause(bad: Path) -> None:  # a clause the reference encoding does not have
+        with gzip.open(bad / "witness.cnf.gz", "rt") as fh:
+            text = fh.read()
+        with gzip.open(bad / "witness.cnf.gz", "wt") as fh:
+            fh.write(text + "-1 0\n")
+
+    for edit in (truncate, drop_row, lower_question, wrong_label, foreign_clause):
+        with pytest.raises(Invalid):
+            check(variant(edit))
+
+
+def test_refuses_to_overwrite(tmp_path):
+    data = _random(1)
+    res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=2)
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "keep.txt").write_text("mine")
+    with pytest.raises(ValueError, match="refusing"):
+        write_certificate(tmp_path / "x", res.tree, data, "accuracy", max_depth=2)
+    assert (tmp_path / "x" / "keep.txt").read_text() == "mine"
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+
+
+def test_find_witness_raises_when_satisfiable():
+    data = _consistent(2, n=10)
+    with pytest.raises(ValueError):
+        find_witness(data.X, data.y, 2, 6)
+
+
+def test_estimators_write_certificates(tmp_path):
+    from satdt.estimators import ConsistentTreeClassifier, DPTreeClassifier
+
+    data = load_dataset("iris")
+    DPTreeClassifier(max_depth=2, proof=str(tmp_path / "dp")).fit(data.X, data.labels)
+    assert "optimal" in check(tmp_path / "dp")
+    small = _consistent(4, n=12)
+    est = ConsistentTreeClassifier(objective="depth", proof=str(tmp_path / "c")).fit(small.X, small.y)
+    assert est.result_.stats["witness_rows"]
+    assert "no tree of depth" in check(tmp_path / "c")
+    with pytest.raises(ValueError, match="refusing"):
+        DPTreeClassifier(max_depth=2, proof=str(tmp_path / "dp")).fit(data.X, data.labels)
+    with pytest.raises(ValueError, match="binarization"):
+        DPTreeClassifier(max_depth=2, binarization="quantile", proof=str(tmp_path / "q")).fit(data.X, data.labels)
+
+
+def test_two_category_columns_are_certified_and_wider_ones_refused(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    g = rng.choice(["a", "b"], size=40)
+    x = rng.integers(0, 5, size=40).astype(float)
+    y = np.where(g == "b", 1, 0) ^ (x > 3)
+    data = prepare(pd.DataFrame({"g": g, "x": x}), y)
+    for d in (1, 2):
+        res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=d)
+        assert any(n.category is not None for n in res.tree.root.walk())
+        certify_result(res, data, tmp_path / f"c{d}", max_depth=d)
+        assert "optimal" in check(tmp_path / f"c{d}")
+    wide = prepare(pd.DataFrame({"g": rng.choice(["a", "b", "c"], size=40), "x": x}), y)
+    res = solve_max_accuracy_dp(Binarizer("all").problem(wide), max_depth=1)
+    with pytest.raises(ValueError, match="two-category"):
+        certify_result(res, wide, tmp_path / "w", max_depth=1)
+
+
+def test_listed_thresholds_define_the_search_space(tmp_path):
+    data = load_dataset("iris")
+    problem = Binarizer("quantile", n_thresholds=3).problem(data)
+    res = solve_max_accuracy_dp(problem, max_depth=3)
+    listed: dict[int, list[float]] = {}
+    for t in problem.tests:
+        listed.setdefault(t.feature, []).append(t.threshold)
+    write_certificate(tmp_path / "q", res.tree, data, "accuracy", max_depth=3, thresholds=listed)
+    assert "optimal" in check(tmp_path / "q")
+    man = json.loads((tmp_path / "q" / "manifest.json").read_text())
+    f = next(iter(man["thresholds"]))
+    man["thresholds"][f] = man["thresholds"][f][:-1]  # a smaller space than the one searched
+    (tmp_path / "q" / "manifest.json").write_text(json.dumps(man))
+    with pytest.raises(Invalid):
+        check(tmp_path / "q")
