@@ -201,9 +201,11 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
         # wide numeric data (thousands of columns): one conversion, not a column at a time
         out[:] = frame.to_numpy(dtype=float)
         bad = ~np.isfinite(out)
+        if missing:
+            bad &= ~np.isnan(out)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])
-            _check_finite(out[:, j], names[j])
+            _check_finite(out[:, j], names[j], allow_nan=missing)
         return out, FeatureSchema(names=names, categories=categories)
     for j in range(p):
         col = frame.iloc[:, j]
