@@ -151,7 +151,7 @@ def degrade_dp(problem: Any, max_depth: int, lam: float | None, time_limit: floa
     if data is None or getattr(problem, "strategy", "all") != "all" or max_depth is None:
         return None
     rows, tests = int(problem.n_distinct), int(problem.n_binary)
-    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory())
+    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory(), features=int(data.X.shape[1]))
     if fit["fits"]:
         return None
     return degrade_dp_data(data, max_depth, lam, time_limit, progress, solve, dict(fit, tests=tests))
@@ -167,7 +167,7 @@ def plan_dp_data(data: Any, max_depth: int, time_limit: float | None) -> dict | 
     if float(rows) * rows * data.X.shape[1] < 2e7:
         return None
     tests = count_all_tests(data)
-    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory())
+    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory(), features=int(data.X.shape[1]))
     return None if fit["fits"] else dict(fit, tests=tests)
 
 

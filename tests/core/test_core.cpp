@@ -273,6 +273,44 @@ int main() {
         CHECK(opt3 <= opt2, "depth 3 (%lld) worse than depth 2 (%lld)", (long long)opt3, (long long)opt2);
         n_large += 2;
     }
+    // 3b. the restricted (anytime) search and solves of row subsets, on the random instances again:
+    //     a restricted tree is a real tree, never better than the optimum, never worse than the
+    //     greedy tree (which its space contains), and it leaves the exact memo exact; a subset's
+    //     optimum equals the brute force on those rows
+    std::mt19937 rng2(777);
+    int n_restricted = 0;
+    for (int t = 0; t < 120; ++t) {
+        const Instance in = random_instance(rng2, "restricted" + std::to_string(t), 8 + static_cast<int>(rng2() % 20),
+                                            static_cast<int>(rng2() % 3), 1 + static_cast<int>(rng2() % 3), 4, 2 + t % 2);
+        if (in.B == 0 || in.B > 12) continue;
+        const i64 lc = static_cast<i64>(rng2() % 2);
+        const int d = 3 + t % 2;
+        const i64 opt = brute(in, all_rows(in), d, 1, lc);
+        satdt_dp::Search s = make_search(in, 1, lc, -1.0);
+        const satdt_dp::GreedyOutcome g = s.greedy(d, 1e9);
+        for (int width : {1, 2, 3, 7}) {
+            context = in.name + " width=" + std::to_string(width);
+            const satdt_dp::SolveOutcome out = s.solve(d, g.cost + 1, 1e9, nullptr, 2.0, width);
+            CHECK(out.finished && out.has_tree, "no restricted tree at the greedy bound");
+            int depth = -1;
+            CHECK(tree_cost(in, out.tree, 1, lc, &depth) == out.value && depth <= d, "restricted tree cost");
+            CHECK(out.value >= opt && out.value <= g.cost, "restricted %lld, optimum %lld, greedy %lld",
+                  (long long)out.value, (long long)opt, (long long)g.cost);
+        }
+        context = in.name + " exact after restricted";
+        CHECK(s.solve(d, NO_BOUND, 1e9).value == opt, "the exact search after restricted ones");
+        std::vector<int> rows;
+        for (int r = 0; r < in.m; ++r)
+            if (rng2() % 3 != 0) rows.push_back(r);
+        if (!rows.empty()) {
+            context = in.name + " rows";
+            const satdt_dp::SolveOutcome sub = s.solve(d - 1, NO_BOUND, 1e9, nullptr, 2.0, 0, &rows);
+            CHECK(sub.finished && sub.value == brute(in, rows, d - 1, 1, lc), "subset optimum");
+        }
+        ++n_restricted;
+    }
+    CHECK(n_restricted > 50, "only %d restricted instances", n_restricted);
+
     // each depth-two component ran somewhere
     context = "coverage";
     CHECK(ran["pair pair_solves"] > 0, "the pair solver never ran");
