@@ -16,9 +16,9 @@ PACKAGE = Path(satdt.__file__).parent
 
 #: layers, lowest first: a module imports (at module level) only from its own layer or below
 LAYERS = [
-    {"deadline", "objectives", "progress", "data", "tree"},
-    {"binarize", "result", "heaptree", "weights", "missing"},
-    {"warmstart", "bruteforce"},
+    {"deadline", "objectives", "progress", "data", "tree", "methods", "_early_signals"},
+    {"binarize", "result", "heaptree", "limits", "weights", "missing"},
+    {"warmstart", "bruteforce", "fallback"},
     {"encodings"},
     {"solvers"},
     {"verify", "select", "estimators", "plot", "bench", "cli", "proof", "__init__"},
@@ -68,7 +68,7 @@ PACKAGE_LAYERS = {
     "solvers.sat": [{"tuning"}, {"backend"}, {"state"}, {"repair", "incumbent"}, {"rows"}, {"depth"}, {"size"},
                     {"__init__"}],
     "estimators": [{"base"}, {"consistent", "exact", "heuristic"}, {"__init__"}],
-    "cli": [{"common"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
+    "cli": [{"common", "signals"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
     "solvers.rl.adapttree": [{"attributes"}, {"learner"}, {"__init__"}],
 }
 
