@@ -37,6 +37,10 @@ CELLS = [  # (dataset, question, depth, lam)
     ("lung-cancer", "depth-drup", None, None), ("mouse", "depth-drup", None, None),
     ("lung-cancer", "size-drup", None, None), ("mouse", "size-drup", None, None),
 ]
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "quantbnb"
+if SHARED.is_dir():  # continuous sets (Quant-BnB's), where the depth-2 enumeration of the checker costs most
+    CELLS += [(str(SHARED / f"{name}.train.csv"), "accuracy", d, None)
+              for name, d in (("bank", 2), ("raisin", 2), ("bank", 3))]
 QUICK = [c for c in CELLS if c[0] in ("iris", "monk1")]
 
 
@@ -61,7 +65,7 @@ def _cell(args, queue) -> None:
     else:
         res = solve_min_size_dp(problem)
     solve_s = time.perf_counter() - t0
-    row = {"dataset": name, "question": question, "depth": depth, "lam": lam, "rows": data.n_rows,
+    row = {"dataset": Path(name).stem, "question": question, "depth": depth, "lam": lam, "rows": data.n_rows,
            "status": str(res.status), "objective": res.objective, "solve_s": round(solve_s, 3)}
     queue.put(dict(row))
     out = Path(tempfile.mkdtemp()) / "cert"
@@ -117,8 +121,8 @@ def table(rows: list[dict]) -> str:
             return f"{r[key] / s:.1f}x" if key in r and s else ""
 
         q = r["question"] + (f" lam {r['lam']}" if r.get("lam") else "")
-        lines.append(f"| {r['dataset']} | {q} | {r['depth'] if r['depth'] is not None else 'min'} | "
-                     f"{r.get('route', 'dag')} | "
+        lines.append(f"| {r['dataset']} | {q} | {r.get('depth') if r.get('depth') not in (None, '') else 'min'} | "
+                     f"{r.get('route', '')} | "
                      f"{r.get('rows', '')} | {s if s is not None else ''} | {r.get('produce_s', '')} | "
                      f"{ratio('produce_s')} | {r.get('check_s', '')} | {ratio('check_s')} | "
                      f"{r.get('size_mb', '')} | {r.get('claims_or_witness', '')} | {r.get('note', '')} |")
@@ -129,8 +133,25 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cap", type=float, default=150.0)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--questions", default=None, help="comma-separated questions to run (default: all)")
+    ap.add_argument("--merge", action="store_true", help="replace those rows in the existing proof.csv")
     a = ap.parse_args()
-    rows = run(QUICK if a.quick else CELLS, a.cap)
+    cells = QUICK if a.quick else CELLS
+    if a.questions:
+        cells = [c for c in cells if c[1] in a.questions.split(",")]
+    rows = run(cells, a.cap)
+    if a.merge and (RESULTS / "proof.csv").exists():
+        def key(r):
+            return (r["dataset"], r["question"], str(r.get("depth") or ""), str(r.get("route") or ""))
+
+        with open(RESULTS / "proof.csv", newline="") as fh:
+            old = [{k: v for k, v in r.items() if v != ""} for r in csv.DictReader(fh)]
+        for r in old:
+            for k in ("solve_s", "produce_s", "check_s", "size_mb"):
+                if k in r:
+                    r[k] = float(r[k])
+        new = {key(r): r for r in rows}
+        rows = [new.pop(key(r), r) for r in old] + list(new.values())
     RESULTS.mkdir(exist_ok=True)
     keys = sorted({k for r in rows for k in r})
     with open(RESULTS / "proof.csv", "w", newline="") as fh:

@@ -151,7 +151,7 @@ def degrade_dp(problem: Any, max_depth: int, lam: float | None, time_limit: floa
     if data is None or getattr(problem, "strategy", "all") != "all" or max_depth is None:
         return None
     rows, tests = int(problem.n_distinct), int(problem.n_binary)
-    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory(), features=int(data.X.shape[1]))
+    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory(), int(data.X.shape[1]))
     if fit["fits"]:
         return None
     return degrade_dp_data(data, max_depth, lam, time_limit, progress, solve, dict(fit, tests=tests))
@@ -163,11 +163,13 @@ def plan_dp_data(data: Any, max_depth: int, time_limit: float | None) -> dict | 
     from .deadline import max_memory
     from .limits import count_all_tests, dp_budget
 
-    rows = int(data.X.shape[0])
-    if float(rows) * rows * data.X.shape[1] < 2e7:
+    from .limits import DP_SMALL_UNITS
+
+    rows, features = int(data.X.shape[0]), int(data.X.shape[1])
+    if float(rows) * features * features < DP_SMALL_UNITS:
         return None
     tests = count_all_tests(data)
-    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory(), features=int(data.X.shape[1]))
+    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory(), features)
     return None if fit["fits"] else dict(fit, tests=tests)
 
 

@@ -100,43 +100,42 @@ def count_all_tests(data: Any) -> int:
     return total
 
 
-#: the DP's cells (binary columns x rows) below which the ``all`` binarization is never degraded
-#: (every bundled and shared benchmark set is below: magic 19,020 rows x ~180k columns is not)
-DP_SMALL_CELLS = 2e7
-#: binary columns the DP core takes at depth >= 3 on wide data while still honouring its time
-#: limit within the tolerance (measured on random 200-row floats: 5,000-20,000 columns honoured at
-#: 3 s; 12,500 columns as 2,500 features x 5 quantiles ran 16-25 s at 2.5 GB, a case the compiled
-#: core does not bound yet: see benchmarks/results/limits.md)
+#: below this many binary columns x features the DP is never degraded (no sort is needed to know)
+DP_SMALL_UNITS = 5e7
+#: binary columns the DP core takes at depth >= 3 on wide data when degraded (measured on random
+#: 200-row floats: 5,000-20,000 columns honoured a 3 s limit; 12,500 columns as 2,500 features x
+#: 5 quantiles ran 16-25 s at 2.5 GB, a case the compiled core does not bound yet: see
+#: benchmarks/results/limits.md)
 DP_WIDE_COLUMNS = 20_000
 #: quantile thresholds per feature when degraded (5 per feature hit the case above)
 DP_WIDE_MAX_PER_FEATURE = 4
-#: bytes per (binary column x row) of the DP on wide data: 5.3 GB peak measured for 200 rows x
-#: ~500k columns (2,500 features) at depth 2, i.e. ~53; rounded up
-DP_BYTES_PER_WIDE_CELL = 60.0
-#: seconds per (columns^2 x rows) of the DP at depth 2: 2.4 s for 98,661 columns x 200 rows
-#: (OPTIMAL), ~29 s for ~500k columns; 6e-13 fits both within a factor 2
-DP_SECONDS_PER_PAIR_ROW = 6e-13
+#: bytes per (binary column x feature) of the DP: 5.3 GB peak measured for ~500k columns of 2,500
+#: features (200 rows, depth 2), 289 MB for 98,661 columns of 500 features, 147 MB for magic's
+#: 120,434 columns of 10 features (15,143 rows): ~4-6 bytes, the interpreter's ~100 MB aside
+DP_BYTES_PER_COLUMN_FEATURE = 6.0
+#: seconds per (binary column x feature x row) at depth 2: ~29 s for the 2,500-feature case, 2.4 s
+#: for 500 features (200 rows), 0.58 s for magic: 3e-11 to 2.4e-10; the larger, rounded up
+DP_SECONDS_PER_UNIT = 2.5e-10
+#: the time estimate degrades a run only past this many times the time left (the core keeps its
+#: limit on most shapes; the estimate catches the gross cases, the memory estimate the rest)
+DP_TIME_MARGIN = 4.0
 
 
 def dp_budget(rows: int, tests: int, depth: int, seconds: float | None, nbytes: float,
-              features: int | None = None) -> dict:
-    """Whether ``tests`` binary columns on ``rows`` rows fit the DP at ``depth`` within half of
-    ``seconds`` and of ``nbytes`` (``"fits"``), the estimates, and the columns that would fit.
-
-    The per-cell figures were measured on wide data (features >= rows); the DP's tables grow with
-    the features (chains), not with rows x thresholds, so on tall data (``features`` below
-    ``rows``) they are scaled by ``features / rows``: magic (15,216 x 10, 120k tests) at depth 4
-    peaks at ~200 MB and proves depth 3, which the unscaled figures put at 110 GB and 130 s."""
-    width = 1.0 if features is None else min(1.0, max(1, features) / max(1, rows))
-    cells = float(tests) * rows * width
-    est_bytes = DP_BYTES_PER_WIDE_CELL * cells
-    est_s = (DP_SECONDS_PER_PAIR_ROW * float(tests) ** 2 * rows * width if depth >= 2 else 1e-9 * cells)
-    fits = cells < DP_SMALL_CELLS or (est_bytes <= 0.5 * nbytes and (seconds is None or est_s <= 0.5 * seconds)
-                                      and (depth < 3 or tests <= DP_WIDE_COLUMNS or width < 1.0))
-    cols = min(int(tests), int(0.5 * nbytes / (DP_BYTES_PER_WIDE_CELL * max(1.0, rows * width))))
+              features: int = 1) -> dict:
+    """Whether ``tests`` binary columns of ``features`` features on ``rows`` rows fit the DP at
+    ``depth``: its estimated memory within half of ``nbytes`` and its estimated time (depth >= 2)
+    within :data:`DP_TIME_MARGIN` times ``seconds`` (``"fits"``); the estimates, and the columns
+    that would fit (``"columns"``)."""
+    units = float(tests) * max(1, features)
+    est_bytes = DP_BYTES_PER_COLUMN_FEATURE * units
+    est_s = DP_SECONDS_PER_UNIT * units * rows if depth >= 2 else 1e-9 * tests * rows
+    fits = units < DP_SMALL_UNITS or (est_bytes <= 0.5 * nbytes
+                                      and (seconds is None or est_s <= DP_TIME_MARGIN * seconds))
+    cols = min(int(tests), int(0.5 * nbytes / (DP_BYTES_PER_COLUMN_FEATURE * max(1, features))))
     if seconds is not None and depth >= 2:
-        cols = min(cols, int((0.5 * seconds / (DP_SECONDS_PER_PAIR_ROW * max(1.0, rows * width))) ** 0.5))
-    if depth >= 3 and width >= 1.0:
+        cols = min(cols, int(0.5 * seconds / (DP_SECONDS_PER_UNIT * max(1, features) * max(1, rows))))
+    if depth >= 3:
         cols = min(cols, DP_WIDE_COLUMNS)
     return {"fits": fits, "bytes": est_bytes, "seconds": est_s, "columns": max(1, cols)}
 
@@ -148,16 +147,15 @@ def plan_dp_binarization(data: Any, depth: int, seconds: float | None, nbytes: f
     Returns ``{"strategy": "all"}`` or ``{"strategy": "quantile", "n_thresholds": k, "note": ...,
     "tests_all": T, "estimate_bytes": B, "estimate_s": S}``.
     """
-    rows = int(data.X.shape[0])
-    if float(rows) * rows * data.X.shape[1] < DP_SMALL_CELLS:  # tests x rows <= rows^2 x features: small
+    rows, features = int(data.X.shape[0]), int(data.X.shape[1])
+    if float(rows) * features * features < DP_SMALL_UNITS:  # tests x features <= rows x features^2: small
         return {"strategy": "all"}
     tests = count_all_tests(data)
-    fit = dp_budget(rows, tests, depth, seconds, nbytes, features=int(data.X.shape[1]))
+    fit = dp_budget(rows, tests, depth, seconds, nbytes, features)
     if fit["fits"]:
         return {"strategy": "all", "tests_all": tests}
     est_bytes, est_s, cols = fit["bytes"], fit["seconds"], fit["columns"]
-    features = max(1, data.X.shape[1])
-    k = max(1, min(DP_WIDE_MAX_PER_FEATURE, cols // features))
+    k = max(1, min(DP_WIDE_MAX_PER_FEATURE, cols // max(1, features)))
     from .deadline import format_bytes
 
     note = (f"the 'all' binarization ({tests} tests x {rows} rows) would need about {format_bytes(est_bytes)} and "

@@ -179,3 +179,17 @@ def test_leaf_counts_above_uint16_range_of_the_old_marker():
     lattice = _lattice(problem)
     assert lattice.inf == 4097 and lattice.levels[0].dtype == np.uint16
     assert lattice.value(11) is None and lattice.value(12) == 4096
+
+
+def test_box_dp_with_a_single_binary_column():
+    """Found by tests/test_fuzz.py (issue 22): one chain of rank 2 made the level's target a
+    numpy scalar ("return arrays must be of ArrayType")."""
+    import numpy as np
+
+    from satdt.binarize import Binarizer
+    from satdt.data import prepare
+    from satdt.solvers.dp import solve_min_size_dp
+
+    problem = Binarizer("all").problem(prepare(np.array([[1.0], [0.0]]), np.array([0, 1])))
+    result = solve_min_size_dp(problem, max_depth=3, algorithm="boxes")
+    assert result.status == "OPTIMAL" and result.objective == 3

@@ -127,8 +127,14 @@ def test_consistent_certificates_carry_a_minimal_witness(tmp_path):
         with Solver(name="g4", bootstrap_with=clauses) as s:
             assert s.solve()
     res = solve_min_size_dp(problem, max_depth=res.objective)
-    certify_result(res, data, tmp_path / "size", max_depth=res.tree.depth(), route="drup")
+    info = certify_result(res, data, tmp_path / "size", max_depth=res.tree.depth(), route="drup")
     assert "splits" in check(tmp_path / "size")
+    rows, m = info["witness_rows"], res.tree.n_splits - 1
+    for drop in range(len(rows)):  # minimal for the size question too
+        keep = [r for i, r in enumerate(rows) if i != drop]
+        _, clauses, _, _ = encode(data.X[keep], data.y[keep], 2, res.tree.depth(), m)
+        with Solver(name="g4", bootstrap_with=clauses) as s:
+            assert s.solve()
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -91,13 +91,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except (DataError, ValueError, OSError, NoTreeFoundError, MemoryError) as exc:
         _debug_traceback()
-        return fail(one_line(exc))
+        code = fail(one_line(exc))
     except KeyboardInterrupt:
-        return fail("interrupted")
+        code = fail("interrupted")
     except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback with SATDT_DEBUG=1
         _debug_traceback()
-        return fail(f"internal error, please report: {type(exc).__name__}: {one_line(exc)}"
+        code = fail(f"internal error, please report: {type(exc).__name__}: {one_line(exc)}"
                     + ("" if os.environ.get("SATDT_DEBUG") else " (SATDT_DEBUG=1 shows the traceback)"))
+    # the program ends at once after its answer or its error (no interpreter teardown, during which
+    # a late signal would find Python's default handlers back)
     if argv is None and (args.command in ("solve", "verify") or (args.command == "select" and args.jobs == 1)):
         exit_now(code)
     return code

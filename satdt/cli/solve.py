@@ -313,7 +313,7 @@ def _weight_options(a: argparse.Namespace) -> dict:
 def cmd_solve(a: argparse.Namespace) -> int:
     """``satdt solve`` under the signal policy (:mod:`.signals`): SIGINT / SIGTERM stop the engine
     and the best tree so far is written, then the exit code is 130 / 143."""
-    a.problem = a.data_read = a.floor = None
+    a.problem = a.data_read = a.floor = a.plan = None
     a.guard = None
     policy = a.signals = SignalPolicy(answer=_last_resort(a) if a.clock.whole_process else None).install()
     from .. import _early_signals
@@ -440,13 +440,13 @@ def _solve(a: argparse.Namespace) -> int:
     est = estimators_module()
     if a.method in _LIGHT_METHODS and a.engine is None and a.solver:
         a.engine = "sat"  # --solver names a SAT backend: it implies the SAT engine
+    if a.method in ("maxsat", "binoct") and a.binarization == "all":
+        _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
                                progress=progress, **_weight_options(a))
-    if a.method in ("maxsat", "binoct") and a.binarization == "all":
-        _engine_floor(a, data, deadline)
     multiway_note = None
     if a.method == "adapttree" and a.max_depth is not None and data.schema.categories:
         # a multiway split is stored as a chain of binary tests, one level each: with a depth
@@ -490,6 +490,11 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     tree = cart_tree(data, depth, deadline=Deadline(None if left is None else 0.2 * left))
     if tree is None:
         return
+    # the engine on quantile thresholds (the 'all' binarization alone would not finish): its
+    # answer can only improve on CART's tree on all thresholds, which stays the floor
+    a.plan = plan
+    a.binarization, a.n_thresholds = "quantile", plan["n_thresholds"]
+    print(f"satdt: note: {plan['note']}", file=sys.stderr)
     errors = int((tree.predict_index(data.X) != data.y).sum())
     stats = {"tree_source": "cart", "errors": errors,
              "note": f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was "
@@ -503,13 +508,19 @@ def _at_least_the_floor(a: argparse.Namespace, model: Any) -> Any:
     """The engine's answer, or CART's tree (``a.floor``) when that is better; the engine's bound
     is kept (the same question: all thresholds)."""
     result, floor = model.result_, a.floor.result_
+    plan = getattr(a, "plan", None)
     if result is not None and result.tree is not None and result.objective is not None \
             and result.objective <= floor.objective:
+        if plan is not None:  # quantile thresholds: neither their optimum nor their bound answers
+            result.stats.update(quantile_status=result.status, quantile_bound=result.bound, note=plan["note"],
+                                tree_source=f"{a.method} (quantile thresholds)")
+            result.status, result.bound = FEASIBLE, 0.0
         return model
     if result is not None and result.objective_name != floor.objective_name:
         return model
     if result is not None:
-        floor.bound = result.bound if result.bound is not None else floor.bound
+        if plan is None:  # the engine's bound is for the same question (all thresholds)
+            floor.bound = result.bound if result.bound is not None else floor.bound
         floor.stats["engine_status"] = result.status
         floor.stats["engine_stats"] = {k: v for k, v in result.stats.items() if k != "note"}
         floor.runtime = result.runtime

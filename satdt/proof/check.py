@@ -324,8 +324,8 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
     with _open(os.path.join(d, man["files"]["proof"])) as fh:
         lemmas = [[int(v) for v in ln.split()[:-1]] for ln in fh.read().splitlines()
                   if ln.strip() and not ln.lstrip().startswith(("d", "c"))]  # deletions: sound to skip
-    if not lemmas or lemmas[-1] != []:
-        raise Invalid("proof: does not end with the empty clause")
+    if not lemmas or lemmas[-1] != [] or any(v == 0 or abs(v) >= 2 ** 31 for c in lemmas for v in c):
+        raise Invalid("proof: a lemma is not a clause line ending with 0, or the last is not the empty clause")
     result = drup.check_proof(clauses, lemmas)
     if result.outcome != drup.Outcome.VALID:
         raise Invalid(f"proof: the DRUP checker says {result.outcome.name} for the witness rows")

@@ -160,9 +160,11 @@ class BoxLattice:
         new = prev.copy()                    # a tree of depth d - 1 is one of depth d
         for f, r in enumerate(self.R):
             self.check_time()
-            if r == 2:  # one column: the box [0, 1] splits into [0, 0] and [1, 1] (strided views)
-                tgt = np.moveaxis(new, f, 0)[2]
-                np.minimum(tgt, np.moveaxis(prev, f, 0)[0] + np.moveaxis(prev, f, 0)[1], out=tgt)
+            if r == 2:  # one column: the box [0, 1] splits into [0, 0] and [1, 1] (strided views;
+                # slices, not indices: with a single chain an index would give a scalar, not a view)
+                tgt = np.moveaxis(new, f, 0)[2:3]
+                P = np.moveaxis(prev, f, 0)
+                np.minimum(tgt, P[0:1] + P[1:2], out=tgt)
                 continue
             P = np.ascontiguousarray(np.moveaxis(prev, f, 0))
             N = np.ascontiguousarray(np.moveaxis(new, f, 0))

@@ -176,8 +176,11 @@ class SatBackend:
             self.solver.conf_budget(-1)  # budgets persist in the MiniSat family: switch it off
 
     def _solve_once(self, assumptions: list[int], deadline: Deadline) -> bool | None:
-        # interruptible without a time limit too: satdt.deadline.interrupt (a signal) stops it, and
-        # PySAT's own SIGINT handler (which raises and loses the search) is not installed
+        # the MiniSat family is interruptible without a time limit too: satdt.deadline.interrupt (a
+        # signal) stops it, and PySAT's own SIGINT handler (which raises and loses the search) is
+        # not installed; CaDiCaL has no interrupt (nor limited solve): a plain call
+        if self.name not in INTERRUPTIBLE:
+            return self.solver.solve_limited(assumptions=assumptions)
         return self._solve_interrupt(assumptions, deadline)
 
     def _solve_interrupt(self, assumptions: list[int], deadline: Deadline) -> bool | None:
