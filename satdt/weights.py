@@ -295,13 +295,17 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
     offset = Fraction(0)
     base = Fraction(0)
     if pseudo_labels is not None or any(b != 0 for b in base_per_class):
-        y_rows = y
         for i in range(k):
-            rows_i = np.flatnonzero(y_rows == i)
+            rows_i = np.flatnonzero(y == i)
             if not len(rows_i):
                 continue
-            w_i = sum((_fraction(v) * int(c) for v, c in zip(*np.unique(sw[rows_i], return_counts=True))),
-                      Fraction(0)) if not integral_sw else Fraction(int(sw[rows_i].sum()))
+            if integral_sw:
+                w_i = Fraction(int(sw[rows_i].sum()))
+            elif exact:
+                w_i = sum((_fraction(v) * int(c) for v, c in zip(*np.unique(sw[rows_i], return_counts=True))),
+                          Fraction(0))
+            else:                   # rounded weights: the constant in floats is as good
+                w_i = Fraction(float(sw[rows_i].sum()))
             offset += w_i * offset_per_class[i]
             base += w_i * base_per_class[i]
     return WeightPlan(data=weighted, rows=rows, scale=scale, offset=offset, cost_base=base, rounding_bound=bound,

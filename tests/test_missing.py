@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from satdt.data import DataError
-from satdt.estimators import (BinOCTClassifier, ConsistentTreeClassifier, CPSATTreeClassifier, DPDTClassifier,
+from satdt.estimators import (AdaptTreeClassifier, BinOCTClassifier, OCTClassifier, ConsistentTreeClassifier, CPSATTreeClassifier, DPDTClassifier,
                               DPTreeClassifier, MaxSATTreeClassifier, RDTClassifier)
 from satdt.tree import Tree
 
@@ -161,6 +161,10 @@ def test_heuristics_with_missing_values():
     assert d.tree_.depth() <= 2 and len(d.predict(X)) == len(y)
     r = RDTClassifier(depth=2, epochs=3).fit(X, y)
     assert len(r.predict(X)) == len(y)
+    a = AdaptTreeClassifier(n_episodes=3, max_depth=2).fit(X, y)
+    assert a.tree_.depth() <= 2 and len(a.predict(X)) == len(y)
+    o = OCTClassifier(max_depth=2, alpha=0.0, time_limit=60).fit(X, y)
+    assert _errors(o, X, y) == brute_force(X, y, np.ones(len(y)), 2)
     with pytest.raises(DataError, match="missing"):
         RDTClassifier(axis_aligned=False, depth=2, epochs=3).fit(X, y)
 

@@ -347,3 +347,40 @@ def test_costs_and_balanced_accuracy_equal_streeds_optima():
             peer_bacc = np.mean([(pred[y == c] == c).mean() for c in range(k)])
             ours = DPTreeClassifier(max_depth=depth, objective="balanced_accuracy").fit(X.astype(float), y).result_
             assert ours.stats["balanced_accuracy"] == pytest.approx(peer_bacc), seed
+
+
+def test_leaf_counts_are_the_users_weights():
+    X, y, rng = _instance(2400, n=20)
+    w = rng.integers(1, 4, size=len(y)).astype(float)
+    cw = {0: 2.0, 1: 1.0, 2: 0.5}
+    model = DPTreeClassifier(max_depth=2, class_weight=cw).fit(X, y, sample_weight=w)
+    f = w * np.array([cw[c] for c in y])
+    for leaf, rows in model.tree_.apply(X):
+        assert np.allclose(leaf.counts, np.bincount(y[rows], weights=f[rows], minlength=3))
+    proba = model.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1)
+    # costs: the leaves count the sample weights of the true classes (not the pseudo rows)
+    C = np.array([[0, 1, 4], [2, 0, 1], [3, 3, 0]])
+    model = DPTreeClassifier(max_depth=2, costs=C).fit(X, y, sample_weight=w)
+    for leaf, rows in model.tree_.apply(X):
+        assert np.allclose(leaf.counts, np.bincount(y[rows], weights=w[rows], minlength=3))
+
+
+def test_balanced_objective_in_the_regularized_and_oct_engines():
+    for seed in range(4):
+        X, y, rng = _instance(2600 + seed, n=12, k=2)
+        y = np.where(rng.random(len(y)) < 0.75, 0, y)
+        y[:2] = [0, 1]
+        dp = DPTreeClassifier(max_depth=2, lam=0.05, objective="balanced_accuracy").fit(X, y).result_
+        cp = CPSATTreeClassifier(lam=0.05, max_depth=2, objective="balanced_accuracy", num_workers=1,
+                                 time_limit=60).fit(X, y).result_
+        assert cp.status == dp.status == "OPTIMAL" and cp.objective == pytest.approx(dp.objective, abs=1e-9)
+        best, _ = bruteforce.min_balanced(_problem(X, y), 2)
+        oct_ = OCTClassifier(max_depth=2, alpha=0.0, objective="balanced_accuracy", time_limit=60).fit(X, y)
+        pred = oct_.predict(X)
+        assert oct_.result_.status == "OPTIMAL"
+        assert 2 * (1 - _balanced_accuracy(y, pred)) == pytest.approx(best, abs=1e-9)
+        C = np.array([[0.0, 1.0], [4.0, 0.0]])                      # true-class costs: class weights
+        a = OCTClassifier(max_depth=2, alpha=0.0, costs=C, time_limit=60).fit(X, y)
+        best_c, _ = bruteforce.min_cost(_problem(X, y), C, 2)
+        assert float(C[y, a.tree_.predict_index(X)].sum()) == pytest.approx(best_c)
