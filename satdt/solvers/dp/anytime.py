@@ -91,7 +91,11 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     widths = iter(WIDTHS)
     width = next(widths)
     cap = max(MIN_SLICE, slice_s / 2)
+    exhausted = False  # the widest restricted search finished: the complete search takes the rest
     while not deadline.expired():
+        if exhausted:
+            state.complete(deadline.remaining())
+            break
         # a heuristic round of at most `cap` seconds: restricted searches of growing width, each
         # followed by local improvement of the tree it found
         start = deadline.elapsed()
@@ -106,7 +110,11 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
                 state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)))
             if not finished:
                 break  # the same width resumes next round (its memo is kept)
-            width = next(widths, width)
+            wider = next(widths, None)
+            if wider is None:
+                exhausted = True
+                break
+            width = wider
         if deadline.expired():
             break
         # the complete search gets twice the round's time (about 2/3 of the time after the first
