@@ -26,6 +26,7 @@ demo: setup
 	$(BIN)/satdt solve bmi --method sat-size --engine dp --time-limit 300
 	$(BIN)/satdt solve monk1-onehot --method cpsat --lam 0.01 --max-depth 4 --time-limit 60
 	$(BIN)/satdt solve iris --method dpdt --max-depth 3 --alpha 0.01
+	$(BIN)/satdt solve compas --method dp --max-depth 6 --time-limit 10 --progress
 
 test: setup
 	$(BIN)/python -m pytest
