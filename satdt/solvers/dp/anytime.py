@@ -39,6 +39,7 @@ References are numbered as in ``satdt/REFERENCES.md``.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -186,7 +187,7 @@ class _State:
 
     def local(self, cap: float) -> None:
         """Re-solve every subtree of depth <= LOCAL_DEPTH of the incumbent exactly on its rows,
-        deepest first, for at most ``cap`` seconds in all."""
+        left to right, for at most ``cap`` seconds in all."""
         search = self.search
         stop = search.deadline.elapsed() + cap
         S = np.arange(search.counts.shape[0], dtype=np.int64)
@@ -205,8 +206,7 @@ class _State:
 
         collect(self.node, S, 0, ())
         changed = False
-        root = _copy(self.node)
-        total = self.cost
+        root = copy.deepcopy(self.node)
         for path, rows, budget in todo:
             left = stop - search.deadline.elapsed()
             if left <= 0 or search.deadline.expired():
@@ -217,17 +217,10 @@ class _State:
             out = search.run(budget, sub_cost, rows=rows, time_cap=left)
             if out.node is not None and out.cost is not None and out.cost < sub_cost:
                 root = _replace(root, path, out.node)
-                total -= sub_cost - out.cost
                 changed = True
                 self.stats["local_improvements"] += 1
         if changed:
             self._adopt(root, search.tree_cost(root), "local")
-
-
-def _copy(node: Node) -> Node:
-    if node.is_leaf:
-        return Node.leaf(node.label)
-    return Node.split(node.feature, node.threshold, _copy(node.left), _copy(node.right))
 
 
 def _at(node: Node, path: tuple) -> Node:
