@@ -79,7 +79,7 @@ def fit_subtree(X: np.ndarray, labels: np.ndarray, n_classes: int, depth: int, s
         return np.zeros(2 ** depth - 1, dtype=np.int64), np.full(2 ** depth, present[0], dtype=np.int64)
     cols = np.flatnonzero(X.any(axis=0) & ~X.all(axis=0))
     encoding = DepthEncoding(X[:, cols], labels, n_classes, depth)
-    backend = SatBackend(solver)
+    backend = SatBackend(solver, time_limited=deadline.remaining() is not None)
     selector = np.zeros(X.shape[0], dtype=np.int64)
 
     def add_rows(rows: np.ndarray) -> None:

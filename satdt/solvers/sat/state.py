@@ -183,7 +183,7 @@ def open_backend(state: SearchState, encoding: DepthEncoding) -> SatBackend:
     """A fresh solver holding the encoding's structure and the rows used so far."""
     if not state.used.any():
         state.used[state.initial_rows()] = True
-    backend = SatBackend(state.solver)
+    backend = SatBackend(state.solver, time_limited=state.deadline.remaining() is not None)
     t0 = time.perf_counter()
     # past the deadline the load stops; the first solve then answers None (out of time)
     if backend.add(encoding.structure_clauses(), state.deadline):
