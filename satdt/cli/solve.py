@@ -148,7 +148,8 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
     except DeadlineExpired:  # the time limit struck in the binarization: the majority leaf
         name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _LIGHT_METHODS[a.method]
         result = timeout_result(data, a.method, "nodes" if name == "size" else name,
-                                time.perf_counter() - start, lam=a.lam)
+                                time.perf_counter() - start, lam=a.lam,
+                                max_depth=a.max_depth if isinstance(a.max_depth, int) else None)
         # sat-depth / sat-size: UNKNOWN without a tree (a leaf is not consistent), still a result
         return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
     if a.method == "dp":
@@ -281,7 +282,9 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
         result.objective_name = "dpdt"
     else:
         lam = (a.lam if a.lam is not None else 0.01) if name == "regularized" else None  # cpsat's default lam
-        result = timeout_result(data, a.method, name, 0.0, lam=lam, step=step)
+        depth = getattr(a, "max_depth", None)
+        result = timeout_result(data, a.method, name, 0.0, lam=lam, step=step,
+                                max_depth=depth if isinstance(depth, int) else None)
     return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
 
 

@@ -310,9 +310,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         return {} if progress is None else {"progress": progress}
 
     def _timeout_result(self, data: Dataset, runtime: float) -> SolveResult:
-        """The majority leaf (FEASIBLE) when time ran out before the engine could start."""
+        """CART's tree or the majority leaf (FEASIBLE) when time ran out before the engine could
+        start (:func:`satdt.result.timeout_result`)."""
+        depth = getattr(self, "max_depth", None)
         return timeout_result(data, self._method or type(self).__name__, self._objective_name, runtime,
-                              lam=getattr(self, "lam", None))
+                              lam=getattr(self, "lam", None), max_depth=depth if _is_depth(depth) else None)
 
     def _single_class_result(self, data: Dataset, label: int = 0) -> SolveResult:
         from ..tree import Node
@@ -373,3 +375,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = self._missing_mode == "learn"
         tags.non_deterministic = not self._deterministic
         return tags
+
+
+def _is_depth(value: object) -> bool:
+    """A usable depth bound (a positive integer, not a bool)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0

@@ -20,7 +20,7 @@ from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...objectives import exact_objective, scaled_objective
 from ...progress import ProgressCallback, ProgressReporter
-from ...result import FEASIBLE, OPTIMAL, SolveResult
+from ...result import CART_GRACE, FEASIBLE, OPTIMAL, SolveResult
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
 from .anytime import anytime_search
@@ -133,7 +133,9 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
         if d == 0 or problem.n_binary == 0:
             inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
         else:
-            inc_tree, source = Tree(root=search.greedy(S, d)[1], classes=problem.classes), "greedy"
+            # CART's tree even when the time ran out before (within the tolerance of a limit)
+            grace = {"grace": CART_GRACE} if isinstance(search, CoreSearch) else {}
+            inc_tree, source = Tree(root=search.greedy(S, d, **grace)[1], classes=problem.classes), "greedy"
     except SearchTimeout:
         inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
     inc_cost = search.binary_errors(inc_tree)
@@ -274,7 +276,8 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     try:
         if d == 0 or problem.n_binary == 0:
             raise SearchTimeout
-        inc_tree, source = Tree(root=search.greedy(S, d)[1], classes=problem.classes), "greedy"
+        grace = {"grace": CART_GRACE} if isinstance(search, CoreSearch) else {}
+        inc_tree, source = Tree(root=search.greedy(S, d, **grace)[1], classes=problem.classes), "greedy"
     except SearchTimeout:
         inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
     inc_cost = search.binary_cost(inc_tree)

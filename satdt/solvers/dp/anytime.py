@@ -22,7 +22,9 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    between slices); then a heuristic round of twice the length, resuming the width where the last
    one stopped (``WIDTHS``), and so on, until the complete search finishes (OPTIMAL) or time is up.
    After the first slice the complete search gets about two thirds of the time, four fifths while
-   the heuristic rounds find nothing better (their rounds then stop growing).
+   the heuristic rounds find nothing better (their rounds then stop growing), and half while a
+   restricted search is cut by its round before its end (the rounds grow until it ends: on a
+   loaded machine, or a large set, its first tree is the one worth waiting for).
 
 The search stays complete: given time, the complete search runs to its end, and the cells it
 proves within the first slice pay nothing for the anytime phases.
@@ -100,7 +102,7 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
         # a heuristic round of at most `cap` seconds: restricted searches of growing width, each
         # followed by local improvement of the tree it found
         start = deadline.elapsed()
-        gained = False
+        gained = cut = False
         while not deadline.expired():
             used = deadline.elapsed() - start
             if used >= cap:
@@ -110,6 +112,7 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
                 gained = True
                 state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)))
             if not finished:
+                cut = True
                 break  # the same width resumes next round (its memo is kept)
             wider = next(widths, None)
             if wider is None:
@@ -120,10 +123,12 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
             break
         # the complete search gets twice the round's time (about 2/3 of the time after the first
         # slice), four times when the round found nothing better (about 4/5: the heuristics stall
-        # where the complete search is about to prove the optimum)
-        if state.complete(max(MIN_SLICE, (2 if gained else 4) * (deadline.elapsed() - start))):
+        # where the complete search is about to prove the optimum), the round's time when the
+        # restricted search was cut before its end (it has not had its chance yet)
+        share = 1 if cut and not gained else 2 if gained else 4
+        if state.complete(max(MIN_SLICE, share * (deadline.elapsed() - start))):
             break
-        if gained:
+        if gained or cut:
             cap *= 2
     return state.outcome()
 

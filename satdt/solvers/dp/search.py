@@ -206,10 +206,12 @@ class SearchBase:
         return self.q * self.binary_errors(tree) + self.lc * tree.n_leaves
 
     def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
-            time_cap: float | None = None) -> SearchOutcome:  # pragma: no cover - abstract
+            time_cap: float | None = None, roots: np.ndarray | None = None) -> SearchOutcome:  # pragma: no cover
         """Search the whole problem (or the distinct rows ``rows``) at depth ``d`` for a tree of
         cost below ``ub``, for at most ``time_cap`` seconds (and never past the deadline).
-        ``width > 0``: the restricted search (:mod:`satdt.solvers.dp.anytime`), compiled core only."""
+        ``width > 0``: the restricted search (:mod:`satdt.solvers.dp.anytime`); ``roots``: only
+        these columns at the top node, depth >= 3 (:mod:`satdt.solvers.dp.distributed`); compiled
+        core only."""
         raise NotImplementedError
 
 
@@ -230,12 +232,15 @@ class CoreSearch(SearchBase):
     def memo_entries(self) -> int:
         return int(self._core.stats()["memo_entries"])
 
-    def greedy(self, S: np.ndarray, d: int) -> tuple[float, Node]:
+    def greedy(self, S: np.ndarray, d: int, grace: float = 0.0) -> tuple[float, Node]:
         """:meth:`SearchBase.greedy` on all rows by the compiled core (same choices, same tree;
-        no rows x chains temporaries), on a subset by the numpy statement."""
+        no rows x chains temporaries), on a subset by the numpy statement. ``grace``: seconds it
+        may run past the deadline (the incumbent of a call whose time ran out before it)."""
         if len(S) != self.counts.shape[0]:
             return super().greedy(S, d)
         left = self.deadline.remaining()
+        if left is not None:
+            left = max(left, grace)
         out = self._core.greedy(int(d), 1e300 if left is None else left)
         if out is None:
             raise SearchTimeout
@@ -276,7 +281,7 @@ class CoreSearch(SearchBase):
         return report
 
     def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
-            time_cap: float | None = None) -> SearchOutcome:
+            time_cap: float | None = None, roots: np.ndarray | None = None) -> SearchOutcome:
         left = self.deadline.remaining()
         if time_cap is not None:
             left = time_cap if left is None else min(left, time_cap)
@@ -285,7 +290,8 @@ class CoreSearch(SearchBase):
         out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else max(left, 0.0),
                                progress, interval, int(width),
                                None if rows is None else np.ascontiguousarray(rows, dtype=np.int64),
-                               self.deadline.expired)  # stops within 50 ms of satdt.deadline.interrupt
+                               self.deadline.expired,  # stops within 50 ms of satdt.deadline.interrupt
+                               None if roots is None else np.ascontiguousarray(roots, dtype=np.int64))
         self.stats.update(self._core.stats())
         if out["finished"]:
             node = None if out["tree"] is None else self._tree(out["tree"])

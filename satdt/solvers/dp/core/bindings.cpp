@@ -84,10 +84,18 @@ std::unique_ptr<satdt_dp::Search> make_search(IntArray rank, IntArray col_chain,
 }
 
 py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::object progress, double interval,
-               int width, py::object rows, py::object stop) {
+               int width, py::object rows, py::object stop, py::object roots) {
     PyHost host(progress, stop);
     satdt_dp::SolveOutcome res;
-    std::vector<int> subset;
+    std::vector<int> subset, part;
+    if (!roots.is_none()) {
+        auto r = roots.cast<py::array_t<int64_t, py::array::c_style | py::array::forcecast>>();
+        if (r.ndim() != 1) throw std::invalid_argument("roots must be 1-D");
+        for (py::ssize_t i = 0; i < r.shape(0); ++i) {
+            if (r.data()[i] < 0 || r.data()[i] > INT32_MAX) throw std::invalid_argument("roots out of range");
+            part.push_back(static_cast<int>(r.data()[i]));
+        }
+    }
     if (!rows.is_none()) {
         auto r = rows.cast<py::array_t<int64_t, py::array::c_style | py::array::forcecast>>();
         if (r.ndim() != 1) throw std::invalid_argument("rows must be 1-D");
@@ -97,7 +105,8 @@ py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::ob
     }
     {
         py::gil_scoped_release release;
-        res = s.solve(depth, ub, time_limit, &host, interval, width, rows.is_none() ? nullptr : &subset);
+        res = s.solve(depth, ub, time_limit, &host, interval, width, rows.is_none() ? nullptr : &subset,
+                      roots.is_none() ? nullptr : &part);
     }
     if (host.failed()) throw py::error_already_set();
     py::dict out;
@@ -149,7 +158,7 @@ PYBIND11_MODULE(_core, mod) {
              py::arg("q"), py::arg("leaf_cost"), py::arg("pair_ops"))
         .def("solve", &solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
              py::arg("progress") = py::none(), py::arg("interval") = 2.0, py::arg("width") = 0,
-             py::arg("rows") = py::none(), py::arg("stop") = py::none())
+             py::arg("rows") = py::none(), py::arg("stop") = py::none(), py::arg("roots") = py::none())
         .def("greedy", &greedy, py::arg("depth"), py::arg("time_limit"))
         .def("stats", &stats);
 }

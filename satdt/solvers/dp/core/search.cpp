@@ -82,8 +82,17 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
 }
 
 SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
-                           const std::vector<int>* rows) {
+                           const std::vector<int>* rows, const std::vector<int>* roots) {
     if (width < 0) throw std::invalid_argument("width must be >= 0");
+    top_roots_.clear();
+    if (roots != nullptr) {
+        if (depth < 3 || width != 0) throw std::invalid_argument("roots needs depth >= 3 and width 0");
+        top_roots_.assign(B_, 0);
+        for (int g : *roots) {
+            if (g < 0 || g >= B_) throw std::invalid_argument("roots must be column indices");
+            top_roots_[g] = 1;
+        }
+    }
     std::vector<int> all;
     if (rows == nullptr) {
         all.resize(m_);
@@ -239,6 +248,7 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
     const Sub leaf = leaf_of(N.data());
     i64 lb0 = q_ * N[C_] + 2 * lc_;
     if (d == 0 || leaf.val <= lb0) return leaf;
+    if (top && !top_roots_.empty()) return top_part(P, pos, rows, N, d, ub, leaf, lb0, Fin, presin);
     const u64 h = Memo::hash_rows(rows, d);
     Entry* e = memo_.find(rows, d, h);
     if (e != nullptr) {
@@ -321,6 +331,49 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
         return res;
     }
     store(rows, d, h, lb, nullptr, restricted);
+    Sub s;
+    s.val = lb;
+    return s;
+}
+
+// the top node of a part of the root's subproblems (solve's roots): the root search over the
+// allowed columns only; nothing stored, since the answer holds for those roots only
+Sub Search::top_part(const View& P, const std::vector<int>& pos, const std::vector<int>& rows,
+                     const std::vector<i64>& N, int d, i64 ub, const Sub& leaf, i64 lb0,
+                     const std::vector<i64>* Fin, const std::vector<char>* presin) {
+    (void)rows;
+    check_time();
+    const int np = static_cast<int>(pos.size());
+    std::vector<i64> Fown;
+    std::vector<char> pown;
+    const std::vector<i64>* F = Fin;
+    const std::vector<char>* pres = presin;
+    if (F == nullptr) {
+        count(P, pos.data(), np, Fown, &pown, C1_);
+        F = &Fown;
+        pres = &pown;
+    } else if (pres == nullptr) {
+        presence(P, pos.data(), np, pown);
+        pres = &pown;
+    }
+    const int TP = P.T();
+    std::vector<int> U = useful(*F, *pres, N.data(), TP);
+    View V = subview(P, pos.data(), np, U);
+    const int T = V.T();
+    std::vector<i64> FV(static_cast<size_t>(C1_) * T);
+    for (int c = 0; c < C1_; ++c)
+        for (int j = 0; j < T; ++j) FV[static_cast<size_t>(c) * T + j] = (*F)[static_cast<size_t>(c) * TP + U[j]];
+    std::vector<int> tests;
+    for (int j = 0; j < T; ++j)
+        if (top_roots_[V.gcol[j]]) tests.push_back(j);
+    if (lb0 >= ub) {
+        Sub s;
+        s.val = lb0;
+        return s;
+    }
+    i64 lb = 0;
+    Sub res = root_search(V, FV, N.data(), d, ub, leaf, lb0, true, &lb, &tests);
+    if (res.has_tree()) return res;
     Sub s;
     s.val = lb;
     return s;

@@ -101,8 +101,12 @@ class Search {
     // kept in a memo of their own (for one width at a time), and the exact memo is only read.
     // rows: solve on these distinct rows only (ascending; a subtree of an incumbent; null: all).
     // Bad rows: std::invalid_argument.
+    // roots: the only tests (global columns) tried at the top node, depth >= 3 and width 0 (a part
+    // of the root's subproblems, run as one task of a distributed search: distributed.py); the
+    // top node's answer then holds for those roots only and is not memoized (its children are).
     SolveOutcome solve(int depth, i64 ub, double time_limit, Host* host = nullptr, double interval = 2.0,
-                       int width = 0, const std::vector<int>* rows = nullptr);
+                       int width = 0, const std::vector<int>* rows = nullptr,
+                       const std::vector<int>* roots = nullptr);
 
     // CART's Gini-greedy tree of depth <= depth over all rows: the search's incumbent, the same
     // choices as SearchBase.greedy (satdt/solvers/dp/search.py): at each node the useful column
@@ -126,6 +130,7 @@ class Search {
     int width_ = 0;        // > 0: the restricted search (see solve)
     Memo rmemo_;           // its answers, for the width rmemo_width_
     int rmemo_width_ = 0;
+    std::vector<char> top_roots_;  // non-empty: allowed[global column] at the top node (see solve)
     std::chrono::steady_clock::time_point start_;
     double limit_ = 1e300;
     i64 ticks_ = 0;
@@ -247,6 +252,9 @@ class Search {
     // ------------------------------------------------------------------ the recursion (search.cpp)
     Sub solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>* Fin,
                    const std::vector<char>* presin, bool top);
+    Sub top_part(const View& P, const std::vector<int>& pos, const std::vector<int>& rows, const std::vector<i64>& N,
+                 int d, i64 ub, const Sub& leaf, i64 lb0, const std::vector<i64>* Fin,
+                 const std::vector<char>* presin);
     void similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vector<i64>& lb_same,
                  std::vector<i64>& lb_other, bool left);
     Sub child(const View& V, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>& F,
