@@ -49,12 +49,18 @@ def clear_interrupt() -> None:
     _INTERRUPTED = None
 
 
-class DeadlineExpired(Exception):
+class DeadlineExpired(TimeoutError):
     """The time limit passed during a step that cannot return a partial result itself.
 
     Raised by :meth:`Deadline.check` inside a step (binarization, model building); the layer that
-    holds a fallback (a solver, an estimator) catches it and returns its best tree so far with
-    status FEASIBLE. It never reaches a user: a time limit is a result, not an error.
+    holds a fallback (a solver, an estimator, :func:`satdt.methods.fit_problem`) catches it and
+    returns its best tree so far with status FEASIBLE. It never reaches a user: a time limit is a
+    result, not an error.
+
+    The one family of "time is up" in satdt: a ``TimeoutError`` (so a caller's ``except
+    TimeoutError`` catches it), and the base of the engines' own cases (CP-SAT's
+    ``BuildInterrupted``). The DP search's ``SearchTimeout`` (``satdt.solvers.dp.search``) is
+    caught inside the DP and never leaves it.
     """
 
 

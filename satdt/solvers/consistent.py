@@ -211,7 +211,7 @@ def _useful_depth(problem: BinaryProblem, objective: str, max_depth: Any, time_l
             from ..deadline import Deadline
             from .dp.consistent import _consistent_fallback
 
-            greedy = _consistent_fallback(problem, None, deadline=Deadline(time_limit))
+            greedy = _consistent_fallback(problem, None, deadline=Deadline.of(time_limit))
         except Exception:  # noqa: BLE001 - inconsistent data, no core: the engines report it
             greedy = None
         if greedy is not None:

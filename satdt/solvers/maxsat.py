@@ -308,7 +308,7 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
         When the formula's estimated size exceeds :func:`~satdt.deadline.max_memory`.
     """
     _validate(max_depth, solver)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     reporter = ProgressReporter("maxsat", progress)
     stats: dict = {"backend": f"rc2{'-stratified' if stratified else ''}+{solver}",
                    "distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary)}

@@ -393,7 +393,7 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
     """
     _validate(problem, max_depth)
     _check_backend(backend, interface)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     reporter = ProgressReporter("mip", progress)
     reporter.emit("start", bound=problem.min_errors, message=f"BinOCT depth {max_depth} ({backend})")
     if problem.n_binary == 0:
@@ -449,7 +449,7 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
     """
     _validate(problem, max_depth)
     _check_backend(backend, interface)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     if not alpha >= 0 or not math.isfinite(alpha):
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
     if isinstance(min_leaf, bool) or int(min_leaf) != min_leaf or min_leaf < 1:

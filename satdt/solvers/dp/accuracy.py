@@ -117,7 +117,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     """
     _validate(problem, max_depth, upper_bound, pair_ops)
     if _search is None:
-        deadline = Deadline(time_limit)
+        deadline = Deadline.of(time_limit)
         search = new_search(problem, deadline, pair_ops, engine)
     else:  # a search of the same problem and costs: its memo (row subset, depth) stays valid
         search, deadline = _search, _search.deadline
@@ -253,7 +253,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     """
     _validate(problem, max_depth, None, pair_ops)
     _validate_lam(lam)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     d = int(max_depth)
     n = int(problem.n_rows)
     scaled = scaled_objective(Fraction(lam), n, d)

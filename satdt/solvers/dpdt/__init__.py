@@ -84,7 +84,7 @@ def build_mdp(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[i
     max_depth, cds, _, max_states = _check_params(max_depth, cart_depth, None, max_states, generator)
     return build_model(data, max_depth=max_depth, cart_depth=cds, max_states=max_states,
                        random_state=random_state, generator=generator, exact_last=bool(exact_last),
-                       deadline=deadline or Deadline(time_limit), reporter=reporter, n_alphas=n_alphas)
+                       deadline=deadline or Deadline.of(time_limit), reporter=reporter, n_alphas=n_alphas)
 
 
 def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[int] = 5,
@@ -136,7 +136,7 @@ def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[
     t0 = time.perf_counter()
     alpha = check_alpha(alpha)
     max_depth, cds, grid, max_states = _check_params(max_depth, cart_depth, alphas, max_states, generator)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     reporter = ProgressReporter("dpdt", progress)
     reporter.emit("start", message=f"depth {max_depth}, {len(grid)} alphas")
     model = build_mdp(data, max_depth=max_depth, cart_depth=cds, max_states=max_states,

@@ -354,7 +354,7 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
         Wall-clock seconds; the best tree so far is returned when it runs out (an episode cut
         short leaves its open parts as leaves, so that tree may have training errors).
     """
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     if not isinstance(n_episodes, (int, np.integer)) or n_episodes < 1:
         raise ValueError(f"n_episodes must be an integer >= 1, got {n_episodes!r}")
     if not 0.0 <= gamma <= 1.0 or not 0.0 <= lam <= 1.0:
