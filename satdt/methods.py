@@ -76,6 +76,9 @@ class MethodSpec:
         ``"regularized"`` with ``lam``: :func:`result_objective`).
     engines : tuple of str
         The values of ``--engine`` it takes (empty: no engine choice).
+    light : bool
+        Its engine and the binarization load no scikit-learn, pandas or OR-tools: ``satdt solve``
+        fits it on a plain CSV without the estimators (the command's fast start).
     """
 
     name: str
@@ -93,6 +96,12 @@ class MethodSpec:
     binarized: bool = True
     result_objective: str = "errors"
     engines: tuple = ()
+    light: bool = False
+
+    @property
+    def engine_module(self) -> str:
+        """The module of its engine (imported only when the method runs)."""
+        return self.engine.partition(":")[0]
 
 
 def _spec(name: str, objective: str, exact: bool, options: tuple, default_depth: int | None,
@@ -107,15 +116,15 @@ METHODS: dict[str, MethodSpec] = {s.name: s for s in (
     _spec("sat-depth", "depth", True, (*_BINARIZED, "solver", "engine"), None, engine="auto",
           how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.consistent:solve_consistent",
                    engine_args={"objective": "depth"}, fixed={"objective": "depth"}, result_objective="depth",
-                   engines=_CONSISTENT)),
+                   engines=_CONSISTENT, light=True)),
     _spec("sat-size", "nodes", True, (*_BINARIZED, "solver", "engine"), None, engine="auto",
           how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.consistent:solve_consistent",
                    engine_args={"objective": "size"}, fixed={"objective": "size"}, result_objective="nodes",
-                   engines=_CONSISTENT)),
+                   engines=_CONSISTENT, light=True)),
     _spec("maxsat", "errors", True, _WEIGHTED, 3, min_depth=1,
           how=dict(estimator="MaxSATTreeClassifier", engine="satdt.solvers.maxsat:solve_max_accuracy")),
     _spec("dp", "errors", True, (*_WEIGHTED, "lam"), 3, lam=None,
-          how=dict(estimator="DPTreeClassifier", engine="satdt.solvers.dp:solve_dp")),
+          how=dict(estimator="DPTreeClassifier", engine="satdt.solvers.dp:solve_dp", light=True)),
     _spec("binoct", "errors", True, (*_WEIGHTED, "solver", "warm_start"), 2, min_depth=1, warm_start="cart",
           how=dict(estimator="BinOCTClassifier", engine="satdt.solvers.mip:solve_binoct",
                    params={"solver": "backend"})),
@@ -188,8 +197,7 @@ def engine_function(method: "str | MethodSpec") -> Callable[..., Any]:
     import importlib
 
     s = method if isinstance(method, MethodSpec) else spec(method)
-    module, _, name = s.engine.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(s.engine_module), s.engine.partition(":")[2])
 
 
 def _as_result(outcome: Any) -> Any:
@@ -201,7 +209,8 @@ def _as_result(outcome: Any) -> Any:
 
 
 def fit_problem(method: "str | MethodSpec", data: Any, deadline: Any = None, *, binarizer: Any = None,
-                keep: Callable[[Any], object] | None = None, **options: Any) -> Any:
+                keep: Callable[[Any], object] | None = None, on_binarized: Callable[[Any], object] | None = None,
+                **options: Any) -> Any:
     """The one fit path: ``data`` -> (binarization) -> ``method``'s engine -> ``SolveResult``.
 
     Taken by every estimator's ``fit`` and by ``satdt solve``.
@@ -223,6 +232,9 @@ def fit_problem(method: "str | MethodSpec", data: Any, deadline: Any = None, *, 
     keep : callable, optional
         Called with the engine's whole outcome (DPDT's front, RDT's model) before its
         ``SolveResult`` is returned.
+    on_binarized : callable, optional
+        Called with the ``BinaryProblem`` made here, before the engine runs (``satdt solve``
+        keeps it for the greedy answer to a signal).
     **options
         The engine's keyword arguments (``binarization`` and ``n_thresholds`` are the
         binarizer's); ``time_limit`` is the deadline's.
@@ -233,7 +245,8 @@ def fit_problem(method: "str | MethodSpec", data: Any, deadline: Any = None, *, 
         The engine's result; when the time limit struck before the engine could answer
         (:class:`~satdt.deadline.DeadlineExpired`, e.g. in the binarization), the majority leaf
         (FEASIBLE), or no tree (UNKNOWN) for the consistent-tree questions. ``stats["engine_s"]``
-        is the engine call's own time.
+        is the engine call's own time; an INFEASIBLE result says in ``stats["proof"]`` what was
+        proven (:func:`satdt.result.explain_infeasible`).
     """
     from .deadline import Deadline, DeadlineExpired
 
@@ -250,6 +263,8 @@ def fit_problem(method: "str | MethodSpec", data: Any, deadline: Any = None, *, 
 
                 binarizer = Binarizer(binarization, n_thresholds=n_thresholds)
             source = binarizer.problem(data, deadline=deadline)
+            if on_binarized is not None:
+                on_binarized(source)
         t0 = time.perf_counter()
         outcome = engine(source, **s.engine_args, time_limit=deadline, **options)
         engine_s = time.perf_counter() - t0
@@ -260,9 +275,12 @@ def fit_problem(method: "str | MethodSpec", data: Any, deadline: Any = None, *, 
         result = timeout_result(rows, s.name, result_objective(s, options.get("lam")), 0.0,
                                 lam=options.get("lam"))
     else:
+        from .result import explain_infeasible
+
         if keep is not None:
             keep(outcome)
         result = _as_result(outcome)
         result.stats.setdefault("engine_s", round(engine_s, 4))
+        explain_infeasible(result, max_depth=options.get("max_depth"))
     result.runtime = deadline.elapsed()
     return result

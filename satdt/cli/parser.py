@@ -9,25 +9,14 @@ from typing import Any
 import numpy as np
 
 from ..binarize import STRATEGIES
+from ..methods import METHODS
 from ..verify import ENGINES, OBJECTIVES
-from .common import estimators_module
 
 
-# the names of satdt.estimators.METHODS, so that checking --method imports no scikit-learn (its
-# import is ~1.2 s of CPU, which --time-limit counts); tests/test_cli.py checks they agree
-METHOD_NAMES = frozenset({"sat-depth", "sat-size", "maxsat", "dp", "binoct", "oct", "cpsat", "dpdt",
-                           "adapttree", "rdt"})
-
-
-class _MethodChoices:
-    """``--method`` choices: the names of ``satdt.estimators.METHODS``, read from it only when a
-    name outside :data:`METHOD_NAMES` is checked or the choices are listed (help, errors)."""
-
-    def __contains__(self, name: object) -> bool:
-        return name in METHOD_NAMES or name in estimators_module().METHODS
-
-    def __iter__(self):
-        return iter(sorted(estimators_module().METHODS))
+# the method names of the registry (satdt.methods, standard library only), so that checking
+# --method imports no scikit-learn (its import is ~1.2 s of CPU, which --time-limit counts)
+METHOD_NAMES = frozenset(METHODS)
+_METHOD_CHOICES = sorted(METHODS)  # ``--method`` choices, listed in help and errors
 
 
 def _number(kind: type, low: float, strict: bool) -> Any:
@@ -83,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = sub.add_parser("solve", help="find a tree for a dataset")
     solve.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
-    solve.add_argument("--method", required=True, choices=_MethodChoices(), metavar="METHOD",
+    solve.add_argument("--method", required=True, choices=_METHOD_CHOICES, metavar="METHOD",
                        help="one of: %(choices)s")
     solve.add_argument("--max-depth", type=_nonneg_int, default=None)
     solve.add_argument("--lam", type=_nonneg_float, default=None, help="cpsat, dp: penalty per leaf (dp without it: plain accuracy)")
@@ -160,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     select = sub.add_parser("select", help="choose lam or depth by cross-validation, then refit on all rows")
     select.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
-    select.add_argument("--method", required=True, choices=_MethodChoices(), metavar="METHOD",
+    select.add_argument("--method", required=True, choices=_METHOD_CHOICES, metavar="METHOD",
                         help="one of: %(choices)s")
     grid = select.add_mutually_exclusive_group(required=True)
     grid.add_argument("--lams", type=_list_of(_nonneg_float), default=None,
@@ -190,12 +179,8 @@ def check_solve_options(parser: argparse.ArgumentParser, a: argparse.Namespace) 
     """The options of ``satdt solve`` against the method registry (:mod:`satdt.methods`): an
     option that does not apply to the method is a usage error (exit 2) naming the methods it
     applies to; then the registry-wide defaults are filled in. No heavy import."""
-    from ..methods import METHODS, OPTIONS, option_errors
+    from ..methods import OPTIONS, option_errors
 
-    if a.method not in METHODS:  # a method added to satdt.estimators only: its own checks
-        a.binarization = a.binarization or "all"
-        a.n_thresholds = 10 if a.n_thresholds is None else a.n_thresholds
-        return
     given = {key: getattr(a, key, None) for key in OPTIONS}
     errors = option_errors(a.method, given)
     if errors:

@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import Dataset
-from ..result import NoTreeFoundError, SolveResult
+from ..result import NoTreeFoundError
 from .base import TreeClassifier, check_int, check_random_state, check_real
 
 __all__ = ["DPDTClassifier", "AdaptTreeClassifier", "RDTClassifier"]
