@@ -72,8 +72,11 @@ class MethodSpec:
     binarized : bool
         Its engine reads a ``BinaryProblem`` (False: the ``Dataset`` itself).
     result_objective : str
-        ``SolveResult.objective_name`` of its results (``"errors"`` for dp becomes
-        ``"regularized"`` with ``lam``: :func:`result_objective`).
+        ``SolveResult.objective_name`` of its exact results and of the answer made without its
+        engine (the time limit struck first: the majority leaf, or no tree for ``depth`` /
+        ``nodes``); ``"errors"`` for dp becomes ``"regularized"`` with ``lam``
+        (:func:`result_objective`). A heuristic may name its own objective (ADAPTTREE0:
+        ``"splits"``).
     engines : tuple of str
         The values of ``--engine`` it takes (empty: no engine choice).
     light : bool

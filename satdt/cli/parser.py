@@ -16,7 +16,17 @@ from ..verify import ENGINES, OBJECTIVES
 # the method names of the registry (satdt.methods, standard library only), so that checking
 # --method imports no scikit-learn (its import is ~1.2 s of CPU, which --time-limit counts)
 METHOD_NAMES = frozenset(METHODS)
-_METHOD_CHOICES = sorted(METHODS)  # ``--method`` choices, listed in help and errors
+
+
+class _MethodChoices:
+    """``--method`` choices: the registry's names, read when a name is checked or the choices are
+    listed (help, errors), so a spec added to the registry is a choice too."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in METHODS
+
+    def __iter__(self):
+        return iter(sorted(METHODS))
 
 
 def _number(kind: type, low: float, strict: bool) -> Any:
@@ -72,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = sub.add_parser("solve", help="find a tree for a dataset")
     solve.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
-    solve.add_argument("--method", required=True, choices=_METHOD_CHOICES, metavar="METHOD",
+    solve.add_argument("--method", required=True, choices=_MethodChoices(), metavar="METHOD",
                        help="one of: %(choices)s")
     solve.add_argument("--max-depth", type=_nonneg_int, default=None)
     solve.add_argument("--lam", type=_nonneg_float, default=None, help="cpsat, dp: penalty per leaf (dp without it: plain accuracy)")
@@ -149,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     select = sub.add_parser("select", help="choose lam or depth by cross-validation, then refit on all rows")
     select.add_argument("data", help="a CSV file (header row, last column = label) or a bundled dataset name")
-    select.add_argument("--method", required=True, choices=_METHOD_CHOICES, metavar="METHOD",
+    select.add_argument("--method", required=True, choices=_MethodChoices(), metavar="METHOD",
                         help="one of: %(choices)s")
     grid = select.add_mutually_exclusive_group(required=True)
     grid.add_argument("--lams", type=_list_of(_nonneg_float), default=None,

@@ -13,6 +13,7 @@ map the CLI's method names to them, read from the method registry (:mod:`satdt.m
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..result import InfeasibleError, NoTreeFoundError  # (defined there: the CLI catches them without scikit-learn)
@@ -34,10 +35,26 @@ def _human(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-#: method name (CLI ``--method``) -> (estimator class, default max_depth), read from the registry
-#: (:data:`satdt.methods.METHODS`)
-METHODS: dict[str, tuple[type, int | None]] = {name: (globals()[s.estimator], s.default_depth)
-                                               for name, s in _registry.METHODS.items()}
+class _EstimatorTable(Mapping):
+    """Method name (CLI ``--method``) -> (estimator class, default max_depth), read from the
+    registry (:data:`satdt.methods.METHODS`) at each look-up: a spec added there is here too."""
+
+    def __getitem__(self, method: str) -> tuple[type, int | None]:
+        spec = _registry.METHODS[method]
+        return globals()[spec.estimator], spec.default_depth
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_registry.METHODS)
+
+    def __len__(self) -> int:
+        return len(_registry.METHODS)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: method name (CLI ``--method``) -> (estimator class, default max_depth), from the registry
+METHODS: Mapping[str, tuple[type, int | None]] = _EstimatorTable()
 
 # options make_estimator refuses for a method that does not take them (the others are ignored
 # there, as the CLI's parser refuses them first): option -> its name in the message
