@@ -234,6 +234,12 @@ class Deadline:
         left = self.remaining()
         return None if left is None else max(1e-3, left)
 
+    def share(self, fraction: float) -> "Deadline":
+        """A clock for a step that may take ``fraction`` of the time left now (a fallback's
+        first tree), never past this one's end; without a limit, none either."""
+        left = self.remaining()
+        return Deadline(None if left is None else max(1e-3, fraction * left))
+
     def tolerance(self) -> float | None:
         """The slack of the time-limit contract, max(1 s, 5 % of the limit) (None without one):
         a call returns within its limit plus this."""

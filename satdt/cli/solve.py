@@ -182,7 +182,7 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
         return None
     start = time.perf_counter()
     consistent = a.method != "dp"
-    tree = cart_tree(data, None if consistent else a.max_depth, deadline=Deadline(None if left is None else 0.3 * left))
+    tree = cart_tree(data, None if consistent else a.max_depth, deadline=deadline.share(0.3))
     if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
         a.floor = _degraded(a, data, "CART's tree (resource plan)")
         a.floor.result_.stats["note"] = plan["note"].split(";")[0] + "; CART's tree did not finish either"
@@ -458,9 +458,8 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
     if plan["strategy"] == "all":
         return
-    left = deadline.remaining()
     start = time.perf_counter()
-    tree = cart_tree(data, depth, deadline=Deadline(None if left is None else 0.2 * left))
+    tree = cart_tree(data, depth, deadline=deadline.share(0.2))
     if tree is None:
         return
     # the engine on quantile thresholds (the 'all' binarization alone would not finish): its
