@@ -234,6 +234,15 @@ class Deadline:
         left = self.remaining()
         return None if left is None else max(1e-3, left)
 
+    def from_now(self) -> "Deadline":
+        """A clock started now that ends exactly when this one does: a step's own runtime under
+        the whole call's limit (``satdt solve``'s fit, whose ``runtime_s`` is the fit's while its
+        limit is the command's), with no time lost between the two as a float would."""
+        clock = Deadline(None)
+        if self.time_limit is not None:
+            clock.time_limit = self.time_limit - (clock.start - self.start)  # <= 0: expired at once
+        return clock
+
     def share(self, fraction: float) -> "Deadline":
         """A clock for a step that may take ``fraction`` of the time left now (a fallback's
         first tree), never past this one's end; without a limit, none either."""

@@ -97,3 +97,25 @@ def test_one_exception_family():
     clock.start -= 2.0
     with pytest.raises(TimeoutError, match="time limit of 1 s reached during a step"):
         clock.check("a step")
+
+
+def test_a_clock_from_now_ends_with_its_parent():
+    parent = _clock(EARLIER + 10.0)
+    step = parent.from_now()
+    assert step.elapsed() < 1.0 and abs((step.start + step.time_limit) - (parent.start + parent.time_limit)) < 1e-9
+    assert abs(step.remaining() - parent.remaining()) < 0.05
+    late = _clock(EARLIER - 1.0).from_now()  # the parent's end has passed: expired at once
+    assert late.expired() and late.remaining() == 0.0
+    assert Deadline(None).from_now().remaining() is None
+
+
+def test_solve_runtime_is_the_fits_and_its_limit_the_commands(capsys):
+    """`satdt solve`: runtime_s counts the fit (as an estimator's), wall_s the whole command."""
+    import json
+
+    from satdt.cli import main
+
+    for method in ("dp", "maxsat"):  # the fit path called directly, and through the estimator
+        assert main(["solve", "iris", "--method", method, "--max-depth", "1", "--time-limit", "60", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["status"] == "OPTIMAL" and 0 < out["runtime_s"] <= out["wall_s"]

@@ -2,7 +2,9 @@
 
 One fit path, :func:`satdt.methods.fit_problem`: called here directly for the registry's light
 methods (``MethodSpec.light``: no scikit-learn) on the loaded data, through the method's
-estimator otherwise; one clock, the command's :class:`~satdt.deadline.Deadline`, handed to both.
+estimator otherwise; one limit, the command's :class:`~satdt.deadline.Deadline`, handed to both
+as a clock of the fit that ends with it (:meth:`~satdt.deadline.Deadline.from_now`), so
+``runtime_s`` is the fit's and ``wall_s`` the command's.
 And the command's watchdog (:class:`_Guard`) that answers with the best tree so far when a step
 does not stop within the time limit.
 """
@@ -131,10 +133,12 @@ def _export(tree: Any, fmt: str) -> str:
 def _fit_light(a: argparse.Namespace, s: MethodSpec, data: Dataset, deadline: Deadline,
                progress: ProgressCallback | None = None) -> Any:
     """A light method (``sat-depth``, ``sat-size``, ``dp``) by the fit path itself, without
-    scikit-learn, on the loaded :class:`Dataset` and the command's clock. None when the estimator
-    must run (one class, bad parameters: the estimator reports them)."""
+    scikit-learn, on the loaded :class:`Dataset`, under the command's limit (its runtime is the
+    fit's, as an estimator's). None when the estimator must run (one class, bad parameters: the
+    estimator reports them)."""
     if len(data.classes) < 2 or a.n_thresholds < 1 or isinstance(a.max_depth, list):
         return None
+    clock = deadline.from_now()  # the fit's clock: the command's end
     if a.max_depth is None:  # the registry's default (the estimator's)
         a.max_depth = s.default_depth
     binarization, n_thresholds = a.binarization, a.n_thresholds
@@ -155,7 +159,7 @@ def _fit_light(a: argparse.Namespace, s: MethodSpec, data: Dataset, deadline: De
     def keep_problem(problem: Any) -> None:
         a.problem = problem
 
-    result = fit_problem(s, data, deadline, binarization=binarization, n_thresholds=n_thresholds,
+    result = fit_problem(s, data, clock, binarization=binarization, n_thresholds=n_thresholds,
                          on_binarized=keep_problem, **options)
     if plan is not None and result.stats.get("timeout_in") is None:
         result = _degraded_dp_result(a, result, plan)
@@ -421,7 +425,7 @@ def _solve(a: argparse.Namespace) -> int:
         _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
-                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline,
+                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.from_now(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
                                progress=progress, **_weight_options(a))
     multiway_note = None
@@ -432,7 +436,7 @@ def _solve(a: argparse.Namespace) -> int:
         multiway_note = (f"--max-depth {a.max_depth} with categorical columns: binary tests only "
                          "(multiway='none'); a multiway split would be a chain deeper than the bound")
     frame = data_frame(data)
-    try:  # the estimator's clock is the command's (time_limit=deadline): no re-clocking
+    try:  # the estimator's clock ends with the command's (time_limit=deadline.from_now()): no time lost
         model.fit(frame, data.labels)
     except NoTreeFoundError:
         # a proof (InfeasibleError) or the time limit before any tree: model.result_ holds the
