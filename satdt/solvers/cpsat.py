@@ -59,7 +59,7 @@ def _warm_start_arg(warm_start: WarmStart, hint: WarmStart) -> WarmStart:
 
 # ---------------------------------------------------------------------- parameters
 
-def _check(lam: float, max_depth: int, time_limit: float | None, num_workers: int | None) -> None:
+def _check(lam: float, max_depth: int, time_limit: float | Deadline | None, num_workers: int | None) -> None:
     if not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool) or max_depth < 0:
         raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
     try:
@@ -364,7 +364,7 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, start_tree
 
 
 def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
-                      time_limit: float | None = None, num_workers: int | None = None,
+                      time_limit: float | Deadline | None = None, num_workers: int | None = None,
                       seed: int = 0, warm_start: WarmStart = "cart", osdt_bounds: bool = True,
                       log: bool = False, progress: ProgressCallback | None = None,
                       hint: WarmStart = _UNSET) -> SolveResult:
@@ -377,7 +377,7 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
         Penalty per leaf, ``>= 0`` (read as the exact rational value of the float).
     max_depth : int
         ``>= 0``; any tree shape up to this depth.
-    time_limit : float, optional
+    time_limit : float or Deadline, optional
         Wall-clock seconds for the whole call (building included).
     num_workers : int, optional
         CP-SAT workers; defaults to and is capped at :func:`n_cores`.
@@ -475,7 +475,7 @@ def _structure(node: Node) -> tuple:
 
 
 def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], max_depth: int,
-                              time_limit: float | None = None, num_workers: int | None = None,
+                              time_limit: float | Deadline | None = None, num_workers: int | None = None,
                               seed: int = 0, warm_start: WarmStart = "cart", osdt_bounds: bool = True,
                               log: bool = False, progress: ProgressCallback | None = None,
                               hint: WarmStart = _UNSET) -> PathResults:

@@ -128,7 +128,7 @@ def _box_tree(problem: BinaryProblem, lattice: BoxLattice, depth: int, leaves: i
 
 
 def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
-                       time_limit: float | None = None, pair_ops: float | None = None,
+                       time_limit: float | Deadline | None = None, pair_ops: float | None = None,
                        algorithm: str = "auto", engine: str = "core",
                        _binary_out: list | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """DT_depth by DP: the smallest ``k`` with a consistent tree of depth ``k``.
@@ -249,7 +249,7 @@ def _check_consistent_tree(problem: BinaryProblem, tree: Tree, method: str) -> N
 
 
 def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
-                      time_limit: float | None = None, pair_ops: float | None = None,
+                      time_limit: float | Deadline | None = None, pair_ops: float | None = None,
                       algorithm: str = "auto", engine: str = "core",
                       progress: ProgressCallback | None = None) -> SolveResult:
     """DT_size by DP: the fewest nodes of a consistent tree of depth ``<= K``.

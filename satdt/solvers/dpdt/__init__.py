@@ -75,7 +75,7 @@ def _check_params(max_depth: Any, cart_depth: Any, alphas: Any, max_states: Any,
 
 
 def build_mdp(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[int] = 5,
-              max_states: int = 1_000_000, random_state: int = 0, time_limit: float | None = None,
+              max_states: int = 1_000_000, random_state: int = 0, time_limit: float | Deadline | None = None,
               generator: str = "hybrid", exact_last: bool = True,
               deadline: Deadline | None = None, reporter: ProgressReporter | None = None,
               n_alphas: int = 0) -> DPDTModel:
@@ -90,7 +90,7 @@ def build_mdp(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[i
 def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[int] = 5,
                alphas: Sequence[float] | np.ndarray | None = None, alpha: float = 0.0,
                max_states: int = 1_000_000, random_state: int = 0,
-               time_limit: float | None = None, generator: str = "hybrid",
+               time_limit: float | Deadline | None = None, generator: str = "hybrid",
                exact_last: bool = True, progress: ProgressCallback | None = None) -> DPDTResult:
     """DPDT trees for a grid of alphas and the tree for ``alpha``.
 
@@ -111,7 +111,7 @@ def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[
         State budget; ValueError when the MDP would exceed it.
     random_state : int
         For scikit-learn's CART (reference tree, generators ``"hybrid"`` and ``"sklearn"``).
-    time_limit : float, optional
+    time_limit : float or Deadline, optional
         Wall-clock seconds; states not expanded in time become leaves (``stats["truncated"]``).
     generator : {"hybrid", "sklearn", "cart", "exhaustive"}
         How candidate tests are proposed (:mod:`.generators`). Default ``"hybrid"``: at the root

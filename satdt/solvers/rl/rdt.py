@@ -406,7 +406,7 @@ def solve_rdt(problem_or_data: Any, *, width: int = 2, depth: int = 3, axis_alig
               n_samples: int = 10, epochs: int | None = None, lr_policy: float | None = None,
               lr_leaf: float | None = None, batch_size: int | None = None, loss: str = "squared",
               predict: str = "path", baseline: bool | str | None = None, random_leaves: bool | str = False,
-              random_state: int | None = 0, time_limit: float | None = None) -> tuple[SolveResult, Any]:
+              random_state: int | None = 0, time_limit: float | Deadline | None = None) -> tuple[SolveResult, Any]:
     """Train an RDT; the axis-aligned variant returns its hardened tree as a :class:`SolveResult`.
 
     ``problem_or_data``: a :class:`BinaryProblem` (required for ``axis_aligned``; the model is
