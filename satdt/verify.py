@@ -32,6 +32,7 @@ import numpy as np
 
 from .binarize import Binarizer, BinaryProblem
 from .data import Dataset, prepare
+from .deadline import Deadline
 from .methods import METHODS, fit_problem
 from .result import (FEASIBLE, INFEASIBLE, NOT_OPTIMAL, OBJECTIVE_NAMES, OPTIMAL, UNKNOWN, SolveResult, Status,
                      explain_infeasible)
@@ -222,7 +223,7 @@ def _check_args(objective: str, lam: float | None, alpha: float | None, engine: 
 
 # ---------------------------------------------------------------------------- engines
 def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float | None,
-                alpha: float | None, time_limit: float | None, engine: str) -> SolveResult:
+                alpha: float | None, time_limit: float | Deadline | None, engine: str) -> SolveResult:
     """The exact engine of ``objective`` by the one fit path (:func:`satdt.methods.fit_problem`)."""
     if objective in ("depth", "size"):
         problem.check_consistent()
@@ -264,7 +265,7 @@ def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:
 
 # ---------------------------------------------------------------------------- certify
 def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", max_depth: int | None = None,
-            lam: float | None = None, alpha: float | None = None, time_limit: float | None = None,
+            lam: float | None = None, alpha: float | None = None, time_limit: float | Deadline | None = None,
             engine: str = "auto", proof: str | None = None) -> Certificate:
     """Is ``tree`` optimal for ``objective`` on ``(X, y)``?
 
@@ -279,8 +280,9 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         ignored: the question is whether any error-free tree is shallower.
     lam, alpha : float
         Penalties of the ``regularized`` and ``dpdt`` objectives.
-    time_limit : float, optional
-        Wall-clock seconds for the engine.
+    time_limit : float or Deadline, optional
+        Wall-clock seconds for the engine, or a :class:`~satdt.deadline.Deadline` (the caller's
+        clock, e.g. ``satdt verify``'s: the engine gets the time it has left).
     engine : {"auto", "dp", "cpsat", "maxsat", "binoct", "sat"}
         Exact engine. ``"auto"`` (default): for ``depth`` and ``size`` the engine
         :func:`satdt.solvers.consistent.choose_engine` picks (the certificate's
@@ -325,7 +327,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
 
 def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "accuracy",
                  max_depth: int | None = None, lam: float | None = None, alpha: float | None = None,
-                 time_limit: float | None = None, engine: str = "auto") -> list[Certificate]:
+                 time_limit: float | Deadline | None = None, engine: str = "auto") -> list[Certificate]:
     """Certify several trees against one engine run (depth bound: the deepest tree's, or ``max_depth``).
 
     Parameters are those of :func:`certify`. Each tree is judged against the same optimum, so
