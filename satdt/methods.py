@@ -8,7 +8,8 @@ defaults, and the depth bounds it accepts. Every reader takes it from here: the 
 through :func:`fit_problem`), the estimators (``satdt.estimators.METHODS`` and
 ``make_estimator``, and each estimator's ``fit``, which ends in :func:`fit_problem`),
 ``satdt.verify``, ``satdt.select``, ``satdt.bench`` and the engine choice
-(``satdt.solvers.consistent``). A new method is a new spec here, its engine and its tests.
+(``satdt.solvers.consistent``). A new method is a new spec here, its engine, its estimator class
+(exported by :mod:`satdt.estimators`; an existing one may serve) and its tests.
 
 Standard library only: ``import satdt.methods`` loads no engine, no numpy.
 """
