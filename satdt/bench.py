@@ -15,7 +15,8 @@ backend (processes), and on a cluster through joblib's Dask or Ray backends, for
 ``backend="ray"``). Each engine already limits its own threads (CP-SAT ``num_workers``), so
 ``n_jobs`` times that should not exceed the cores of a machine.
 
-Methods are those of :data:`satdt.estimators.METHODS` plus ``cart-gini`` and ``cart-entropy``
+Methods are those of the registry (:data:`satdt.methods.METHODS`, fitted through
+:func:`satdt.estimators.make_estimator`) plus ``cart-gini`` and ``cart-entropy``
 (scikit-learn's CART at the same depth) and, when their packages are installed, ``pystreed``,
 ``pycontree`` and ``gosdt`` (optional peers).
 """

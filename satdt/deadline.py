@@ -49,12 +49,18 @@ def clear_interrupt() -> None:
     _INTERRUPTED = None
 
 
-class DeadlineExpired(Exception):
+class DeadlineExpired(TimeoutError):
     """The time limit passed during a step that cannot return a partial result itself.
 
     Raised by :meth:`Deadline.check` inside a step (binarization, model building); the layer that
-    holds a fallback (a solver, an estimator) catches it and returns its best tree so far with
-    status FEASIBLE. It never reaches a user: a time limit is a result, not an error.
+    holds a fallback (a solver, an estimator, :func:`satdt.methods.fit_problem`) catches it and
+    returns its best tree so far with status FEASIBLE. It never reaches a user: a time limit is a
+    result, not an error.
+
+    The one family of "time is up" in satdt: a ``TimeoutError`` (so a caller's ``except
+    TimeoutError`` catches it), and the base of the engines' own cases (CP-SAT's
+    ``BuildInterrupted``). The DP search's ``SearchTimeout`` (``satdt.solvers.dp.search``) is
+    caught inside the DP and never leaves it.
     """
 
 
@@ -227,6 +233,21 @@ class Deadline:
         (the sub-call then stops at once with what it has), or None without a limit."""
         left = self.remaining()
         return None if left is None else max(1e-3, left)
+
+    def from_now(self) -> "Deadline":
+        """A clock started now that ends exactly when this one does: a step's own runtime under
+        the whole call's limit (``satdt solve``'s fit, whose ``runtime_s`` is the fit's while its
+        limit is the command's), with no time lost between the two as a float would."""
+        clock = Deadline(None)
+        if self.time_limit is not None:
+            clock.time_limit = self.time_limit - (clock.start - self.start)  # <= 0: expired at once
+        return clock
+
+    def share(self, fraction: float) -> "Deadline":
+        """A clock for a step that may take ``fraction`` of the time left now (a fallback's
+        first tree), never past this one's end; without a limit, none either."""
+        left = self.remaining()
+        return Deadline(None if left is None else max(1e-3, fraction * left))
 
     def tolerance(self) -> float | None:
         """The slack of the time-limit contract, max(1 s, 5 % of the limit) (None without one):

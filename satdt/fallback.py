@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .deadline import DeadlineExpired
 from .result import FEASIBLE, UNKNOWN, SolveResult, timeout_result
 
 __all__ = ["greedy_result"]
@@ -98,7 +99,7 @@ def cart_tree(data: Any, max_depth: int | None, deadline: Any = None, max_cells:
         chunk = max(1, int(max_cells // max(1, n * n_classes)))
         for start in range(0, len(columns), chunk):
             if deadline is not None and deadline.expired():
-                raise TimeoutError
+                raise DeadlineExpired("CART's tree: out of time")
             cols = columns[start:start + chunk]
             V = np.ascontiguousarray(X[np.ix_(rows, cols)].T)  # (k, n): each feature's row contiguous
             order = np.argsort(V, axis=1)
@@ -133,25 +134,26 @@ def cart_tree(data: Any, max_depth: int | None, deadline: Any = None, max_cells:
 
     try:
         root, _ = grow(np.arange(X.shape[0]), 0)
-    except TimeoutError:
+    except DeadlineExpired:
         return None
     tree = Tree(root, classes=data.classes, feature_names=list(data.feature_names))
     tree.fit_counts(X, y)
     return tree
 
 
-def degrade_dp(problem: Any, max_depth: int, lam: float | None, time_limit: float | None,
+def degrade_dp(problem: Any, max_depth: int, lam: float | None, time_limit: Any,
                progress: Any, solve: Any) -> SolveResult | None:
     """:func:`degrade_dp_data` for a built ``all`` problem (the guard at ``solve_dp``'s entry):
     None when its binary columns fit the resource model (:func:`satdt.limits.dp_budget`)."""
-    from .deadline import max_memory
+    from .deadline import Deadline, max_memory
     from .limits import dp_budget
 
     data = getattr(problem, "data", None)
     if data is None or getattr(problem, "strategy", "all") != "all" or max_depth is None:
         return None
     rows, tests = int(problem.n_distinct), int(problem.n_binary)
-    fit = dp_budget(rows, tests, int(max_depth), time_limit, max_memory(), int(data.X.shape[1]))
+    time_limit = Deadline.of(time_limit)  # the caller's clock, handed on to the degraded run
+    fit = dp_budget(rows, tests, int(max_depth), time_limit.remaining(), max_memory(), int(data.X.shape[1]))
     if fit["fits"]:
         return None
     return degrade_dp_data(data, max_depth, lam, time_limit, progress, solve, dict(fit, tests=tests))
@@ -173,7 +175,7 @@ def plan_dp_data(data: Any, max_depth: int, time_limit: float | None) -> dict | 
     return None if fit["fits"] else dict(fit, tests=tests)
 
 
-def degrade_dp_data(data: Any, max_depth: int, lam: float | None, time_limit: float | None,
+def degrade_dp_data(data: Any, max_depth: int, lam: float | None, time_limit: Any,
                     progress: Any, solve: Any, fit: dict) -> SolveResult:
     """The DP's answer when the ``all`` binarization of ``data`` is beyond the resource model
     (``fit``: :func:`satdt.limits.dp_budget`'s figures and ``tests``): ``solve`` (``solve_dp``)
@@ -186,7 +188,7 @@ def degrade_dp_data(data: Any, max_depth: int, lam: float | None, time_limit: fl
     from .deadline import Deadline, format_bytes
     from .limits import DP_WIDE_MAX_PER_FEATURE
 
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     rows, tests = int(data.X.shape[0]), int(fit["tests"])
     features = max(1, data.X.shape[1] - len(data.schema.categories))
     k = max(1, min(DP_WIDE_MAX_PER_FEATURE, fit["columns"] // features))
@@ -194,8 +196,7 @@ def degrade_dp_data(data: Any, max_depth: int, lam: float | None, time_limit: fl
             f"{fit['seconds']:.3g} s in the DP; {k} quantile threshold(s) per feature instead, and CART's "
             "tree on all thresholds when better")
     warnings.warn(note, stacklevel=4)
-    left = deadline.remaining()
-    floor = cart_tree(data, int(max_depth), deadline=Deadline(None if left is None else 0.3 * left))
+    floor = cart_tree(data, int(max_depth), deadline=deadline.share(0.3))
     small = Binarizer("quantile", n_thresholds=k).problem(data)
     result = solve(small, max_depth=max_depth, lam=lam, time_limit=deadline.budget(), progress=progress)
     name = result.objective_name

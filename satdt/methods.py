@@ -1,19 +1,27 @@
-"""The method registry: one :class:`MethodSpec` per method name of ``satdt solve --method``.
+"""The method registry: one :class:`MethodSpec` per method name of ``satdt solve --method``, and
+the one fit path, :func:`fit_problem`.
 
-Each spec says what the method optimizes, which options apply to it and their defaults, and the
-depth bounds it accepts. The command line reads it to refuse an option that does not apply to the
-chosen method (a usage error naming the methods it applies to) before any heavy import; the
-estimators keep their own parameter checks (``satdt.estimators.make_estimator``), and
-``tests/test_methods.py`` checks the two agree.
+Each spec says what the method optimizes, which engine answers it (the solve function, imported
+only when a method runs), which estimator class wraps it, which options apply to it and their
+defaults, and the depth bounds it accepts. Every reader takes it from here: the command line
+(refusing an option that does not apply, before any heavy import; ``satdt solve`` itself fits
+through :func:`fit_problem`), the estimators (``satdt.estimators.METHODS`` and
+``make_estimator``, and each estimator's ``fit``, which ends in :func:`fit_problem`),
+``satdt.verify``, ``satdt.select``, ``satdt.bench`` and the engine choice
+(``satdt.solvers.consistent``). A new method is a new spec here, its engine, its estimator class
+(exported by :mod:`satdt.estimators`; an existing one may serve) and its tests.
 
 Standard library only: ``import satdt.methods`` loads no engine, no numpy.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
-__all__ = ["MethodSpec", "METHODS", "OPTIONS", "spec", "methods_taking", "option_errors"]
+__all__ = ["MethodSpec", "METHODS", "OPTIONS", "WEIGHT_OPTIONS", "spec", "methods_taking", "option_errors",
+           "result_objective", "engine_function", "fit_problem"]
 
 
 #: the options of ``satdt solve`` that apply to some methods only: argparse ``dest`` -> flag
@@ -23,12 +31,16 @@ OPTIONS = {
     "engine": "--engine", "min_leaf": "--min-leaf", "warm_start": "--warm-start",
 }
 
+#: the weighted-objective options (``--class-weight``, ``--objective``, ``--costs``): estimator
+#: parameters of the methods whose spec lists them
+WEIGHT_OPTIONS = ("class_weight", "objective", "costs")
+
 _BINARIZED = ("max_depth", "binarization", "n_thresholds")
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """What one method is, for the command line and the docs.
+    """What one method is, for every caller.
 
     Attributes
     ----------
@@ -40,13 +52,37 @@ class MethodSpec:
     exact : bool
         True when the method proves optimality (OPTIMAL needs its engine's proof).
     options : frozenset of str
-        The ``OPTIONS`` keys that apply to it.
+        The ``OPTIONS`` keys (and ``WEIGHT_OPTIONS``) that apply to it.
     default_depth : int or None
         Its depth bound when ``--max-depth`` is not given (None: none, or found by the method).
     min_depth : int
         The smallest ``--max-depth`` it accepts.
     defaults : dict
         Its defaults for the options it takes, as the estimator applies them.
+    estimator : str
+        The class name in :mod:`satdt.estimators` that fits it.
+    engine : str
+        Its solve function, ``"module:function"``, imported when the method runs
+        (:func:`engine_function`); it takes ``time_limit`` (seconds or a ``Deadline``).
+    engine_args : dict
+        Arguments the method fixes for its engine (``objective="depth"`` for sat-depth).
+    params : dict
+        Option -> estimator parameter where the names differ (``solver`` -> ``backend``).
+    fixed : dict
+        Estimator parameters the method fixes (``objective="depth"`` for sat-depth).
+    binarized : bool
+        Its engine reads a ``BinaryProblem`` (False: the ``Dataset`` itself).
+    result_objective : str
+        ``SolveResult.objective_name`` of its exact results and of the answer made without its
+        engine (the time limit struck first: the majority leaf, or no tree for ``depth`` /
+        ``nodes``); ``"errors"`` for dp becomes ``"regularized"`` with ``lam``
+        (:func:`result_objective`). A heuristic may name its own objective (ADAPTTREE0:
+        ``"splits"``).
+    engines : tuple of str
+        The values of ``--engine`` it takes (empty: no engine choice).
+    light : bool
+        Its engine and the binarization load no scikit-learn, pandas or OR-tools: ``satdt solve``
+        fits it on a plain CSV without the estimators (the command's fast start).
     """
 
     name: str
@@ -56,25 +92,60 @@ class MethodSpec:
     default_depth: int | None
     min_depth: int = 0
     defaults: dict = field(default_factory=dict)
+    estimator: str = ""
+    engine: str = ""
+    engine_args: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    fixed: dict = field(default_factory=dict)
+    binarized: bool = True
+    result_objective: str = "errors"
+    engines: tuple = ()
+    light: bool = False
+
+    @property
+    def engine_module(self) -> str:
+        """The module of its engine (imported only when the method runs)."""
+        return self.engine.partition(":")[0]
 
 
 def _spec(name: str, objective: str, exact: bool, options: tuple, default_depth: int | None,
-          min_depth: int = 0, **defaults: object) -> MethodSpec:
-    return MethodSpec(name, objective, exact, frozenset(options), default_depth, min_depth, dict(defaults))
+          min_depth: int = 0, *, how: dict, **defaults: object) -> MethodSpec:
+    return MethodSpec(name, objective, exact, frozenset(options), default_depth, min_depth, dict(defaults), **how)
 
+
+_CONSISTENT = ("auto", "sat", "dp")
+_WEIGHTED = (*_BINARIZED, *WEIGHT_OPTIONS)
 
 METHODS: dict[str, MethodSpec] = {s.name: s for s in (
-    _spec("sat-depth", "depth", True, (*_BINARIZED, "solver", "engine"), None, engine="auto"),
-    _spec("sat-size", "nodes", True, (*_BINARIZED, "solver", "engine"), None, engine="auto"),
-    _spec("maxsat", "errors", True, _BINARIZED, 3, min_depth=1),
-    _spec("dp", "errors", True, (*_BINARIZED, "lam"), 3, lam=None),
-    _spec("binoct", "errors", True, (*_BINARIZED, "solver", "warm_start"), 2, min_depth=1, warm_start="cart"),
-    _spec("oct", "regularized", True, (*_BINARIZED, "solver", "warm_start", "alpha", "min_leaf"), 2,
-          min_depth=1, warm_start="cart", alpha=0.0),
-    _spec("cpsat", "regularized", True, (*_BINARIZED, "lam", "warm_start"), 5, lam=0.01, warm_start="cart"),
-    _spec("dpdt", "dpdt", False, ("max_depth", "alpha", "cart_depth"), 3, min_depth=1),
-    _spec("adapttree", "heuristic", False, _BINARIZED, None),
-    _spec("rdt", "heuristic", False, _BINARIZED, 3, min_depth=1),
+    _spec("sat-depth", "depth", True, (*_BINARIZED, "solver", "engine"), None, engine="auto",
+          how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.consistent:solve_consistent",
+                   engine_args={"objective": "depth"}, fixed={"objective": "depth"}, result_objective="depth",
+                   engines=_CONSISTENT, light=True)),
+    _spec("sat-size", "nodes", True, (*_BINARIZED, "solver", "engine"), None, engine="auto",
+          how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.consistent:solve_consistent",
+                   engine_args={"objective": "size"}, fixed={"objective": "size"}, result_objective="nodes",
+                   engines=_CONSISTENT, light=True)),
+    _spec("maxsat", "errors", True, _WEIGHTED, 3, min_depth=1,
+          how=dict(estimator="MaxSATTreeClassifier", engine="satdt.solvers.maxsat:solve_max_accuracy")),
+    _spec("dp", "errors", True, (*_WEIGHTED, "lam"), 3, lam=None,
+          how=dict(estimator="DPTreeClassifier", engine="satdt.solvers.dp:solve_dp", light=True)),
+    _spec("binoct", "errors", True, (*_WEIGHTED, "solver", "warm_start"), 2, min_depth=1, warm_start="cart",
+          how=dict(estimator="BinOCTClassifier", engine="satdt.solvers.mip:solve_binoct",
+                   params={"solver": "backend"})),
+    _spec("oct", "regularized", True, (*_WEIGHTED, "solver", "warm_start", "alpha", "min_leaf"), 2,
+          min_depth=1, warm_start="cart", alpha=0.0,
+          how=dict(estimator="OCTClassifier", engine="satdt.solvers.mip:solve_oct", params={"solver": "backend"})),
+    _spec("cpsat", "regularized", True, (*_WEIGHTED, "lam", "warm_start"), 5, lam=0.01, warm_start="cart",
+          how=dict(estimator="CPSATTreeClassifier", engine="satdt.solvers.cpsat:solve_regularized",
+                   result_objective="regularized")),
+    _spec("dpdt", "dpdt", False, ("max_depth", "alpha", "cart_depth"), 3, min_depth=1,
+          how=dict(estimator="DPDTClassifier", engine="satdt.solvers.dpdt:solve_dpdt", binarized=False,
+                   result_objective="dpdt")),
+    _spec("adapttree", "heuristic", False, _BINARIZED, None,
+          how=dict(estimator="AdaptTreeClassifier", engine="satdt.solvers.rl.adapttree:solve_adapttree")),
+    _spec("rdt", "heuristic", False, _BINARIZED, 3, min_depth=1,
+          how=dict(estimator="RDTClassifier", engine="satdt.solvers.rl.rdt:solve_rdt",
+                   params={"max_depth": "depth"})),
 )}
 
 
@@ -115,3 +186,107 @@ def option_errors(method: str, given: dict[str, object]) -> list[str]:
             and given.get("binarization") in (None, "all"):
         errors.append("--n-thresholds applies to --binarization quantile or tree only (all: every midpoint)")
     return errors
+
+
+def result_objective(method: "str | MethodSpec", lam: float | None = None) -> str:
+    """``SolveResult.objective_name`` of ``method``'s results (dp with a ``lam``: ``"regularized"``)."""
+    s = method if isinstance(method, MethodSpec) else spec(method)
+    if s.name == "dp" and lam is not None:
+        return "regularized"
+    return s.result_objective
+
+
+def engine_function(method: "str | MethodSpec") -> Callable[..., Any]:
+    """The solve function of ``method``'s engine, imported now."""
+    import importlib
+
+    s = method if isinstance(method, MethodSpec) else spec(method)
+    return getattr(importlib.import_module(s.engine_module), s.engine.partition(":")[2])
+
+
+def _as_result(outcome: Any) -> Any:
+    """The ``SolveResult`` of an engine's outcome: itself, the first of a pair (RDT's result and
+    model), or its ``result`` attribute (DPDT's front, ADAPTTREE0's learning curve)."""
+    if isinstance(outcome, tuple):
+        return outcome[0]
+    return getattr(outcome, "result", outcome)
+
+
+def fit_problem(method: "str | MethodSpec", data: Any, deadline: Any = None, *, binarizer: Any = None,
+                keep: Callable[[Any], object] | None = None, on_binarized: Callable[[Any], object] | None = None,
+                **options: Any) -> Any:
+    """The one fit path: ``data`` -> (binarization) -> ``method``'s engine -> ``SolveResult``.
+
+    Taken by every estimator's ``fit`` and by ``satdt solve``.
+
+    Parameters
+    ----------
+    method : str or MethodSpec
+        A registry name or spec.
+    data : Dataset or BinaryProblem
+        A ``Dataset`` is binarized here (under ``deadline``) when the engine reads a
+        ``BinaryProblem``; a ``BinaryProblem`` goes to the engine as it is.
+    deadline : Deadline, float or None
+        The clock of the whole call, started where the user's clock starts (a float or None:
+        started now). It is handed down to the binarization and the engine, so every step gets
+        the time left, and ``result.runtime`` is its elapsed time at the end.
+    binarizer : Binarizer, None or False
+        The binarizer to use (None: ``Binarizer(binarization, n_thresholds)`` from ``options``;
+        False: the data goes to the engine unbinarized, e.g. RDT's softmax-linear model).
+    keep : callable, optional
+        Called with the engine's whole outcome (DPDT's front, RDT's model) before its
+        ``SolveResult`` is returned.
+    on_binarized : callable, optional
+        Called with the ``BinaryProblem`` made here, before the engine runs (``satdt solve``
+        keeps it for the greedy answer to a signal).
+    **options
+        The engine's keyword arguments (``binarization`` and ``n_thresholds`` are the
+        binarizer's); ``time_limit`` is the deadline's.
+
+    Returns
+    -------
+    SolveResult
+        The engine's result; when the time limit struck before the engine could answer
+        (:class:`~satdt.deadline.DeadlineExpired`, e.g. in the binarization), the majority leaf
+        (FEASIBLE), or no tree (UNKNOWN) for the consistent-tree questions. ``stats["engine_s"]``
+        is the engine call's own time; an INFEASIBLE result says in ``stats["proof"]`` what was
+        proven (:func:`satdt.result.explain_infeasible`).
+    """
+    from .deadline import Deadline, DeadlineExpired
+
+    s = method if isinstance(method, MethodSpec) else spec(method)
+    deadline = Deadline.of(deadline)
+    binarization = options.pop("binarization", "all")
+    n_thresholds = options.pop("n_thresholds", 10)
+    engine = engine_function(s)
+    source = data
+    try:
+        if s.binarized and binarizer is not False and not hasattr(data, "n_binary"):
+            if binarizer is None:
+                from .binarize import Binarizer
+
+                binarizer = Binarizer(binarization, n_thresholds=n_thresholds)
+            source = binarizer.problem(data, deadline=deadline)
+            if on_binarized is not None:
+                on_binarized(source)
+        t0 = time.perf_counter()
+        outcome = engine(source, **s.engine_args, time_limit=deadline, **options)
+        engine_s = time.perf_counter() - t0
+    except DeadlineExpired:
+        from .result import timeout_result
+
+        rows = getattr(data, "data", data)  # a BinaryProblem keeps its Dataset
+        depth = options.get("max_depth")  # CART's tree of that depth when better than the leaf
+        result = timeout_result(rows, s.name, result_objective(s, options.get("lam")), 0.0,
+                                lam=options.get("lam"),
+                                max_depth=depth if isinstance(depth, int) and not isinstance(depth, bool) else None)
+    else:
+        from .result import explain_infeasible
+
+        if keep is not None:
+            keep(outcome)
+        result = _as_result(outcome)
+        result.stats.setdefault("engine_s", round(engine_s, 4))
+        explain_infeasible(result, max_depth=options.get("max_depth"))
+    result.runtime = deadline.elapsed()
+    return result

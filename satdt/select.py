@@ -23,13 +23,13 @@ __all__ = ["TreeSelectorCV", "select_complexity"]
 
 def _param_for(method: str, grid: str) -> str:
     """The estimator parameter a ``lams`` or ``depths`` grid sets for ``method``."""
-    from .estimators import make_estimator
+    from .methods import spec
 
     if grid == "depths":
         return "max_depth"
-    params = make_estimator(method).get_params()
+    options = spec(method).options
     for name in ("lam", "alpha"):
-        if name in params:
+        if name in options:
             return name
     raise ValueError(f"'{method}' has no complexity penalty (lam or alpha): select its depth instead "
                      "(depths=, --depths)")
@@ -203,8 +203,8 @@ def select_complexity(X: Any, y: Any, method: str, *, lams: Sequence[float] | No
     # (name, parameter, fixed options) of every table: the method's, then each heuristic's
     depth = options.get("max_depth")
     if depth is None and grid == "lams":
-        from .estimators import METHODS
-        depth = METHODS[method][1] if method in METHODS else None
+        from .methods import METHODS
+        depth = METHODS[method].default_depth if method in METHODS else None
     runs = [(method, param, options)]
     for h in heuristics:
         knob = "max_depth" if grid == "depths" else ("ccp_alpha" if h == "cart" else "alpha")
@@ -274,7 +274,7 @@ class TreeSelectorCV(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     method : str
-        A :data:`satdt.estimators.METHODS` name: ``"dp"`` (the fastest exact engine),
+        A method of the registry (:data:`satdt.methods.METHODS`): ``"dp"`` (the fastest exact engine),
         ``"cpsat"``, ``"maxsat"``, ``"binoct"``, ``"oct"``, ``"dpdt"``, ``"sat-size"``...
     lams : sequence of float, optional
         The penalties tried: ``lam`` of ``dp`` / ``cpsat`` (errors / n + lam * leaves), ``alpha``

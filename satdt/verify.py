@@ -32,6 +32,8 @@ import numpy as np
 
 from .binarize import Binarizer, BinaryProblem
 from .data import Dataset, prepare
+from .deadline import Deadline
+from .methods import METHODS, fit_problem
 from .result import (FEASIBLE, INFEASIBLE, NOT_OPTIMAL, OBJECTIVE_NAMES, OPTIMAL, UNKNOWN, SolveResult, Status,
                      explain_infeasible)
 from .tree import Node, Tree, class_index
@@ -41,9 +43,14 @@ __all__ = ["Certificate", "certify", "certify_many", "as_tree", "tree_value", "o
 
 CERTIFIED, UNDECIDED = OPTIMAL, UNKNOWN  # the former names of the statuses of a certificate
 OBJECTIVES = tuple(OBJECTIVE_NAMES)  # "accuracy", "depth", "size", "regularized", "dpdt"
-ACCURACY_ENGINES = ("dp", "cpsat", "maxsat", "binoct")
-REGULARIZED_ENGINES = ("dp", "cpsat")
-CONSISTENT_ENGINES = ("dp", "sat")  # depth and size: DT_depth / DT_size by DP or by SAT
+#: (objective, engine) -> the registry method whose engine answers it (:mod:`satdt.methods`)
+_ENGINE_METHODS = {("accuracy", "dp"): "dp", ("accuracy", "cpsat"): "cpsat", ("accuracy", "maxsat"): "maxsat",
+                   ("accuracy", "binoct"): "binoct", ("regularized", "dp"): "dp", ("regularized", "cpsat"): "cpsat",
+                   ("depth", None): "sat-depth", ("size", None): "sat-size", ("dpdt", None): "dpdt"}
+ACCURACY_ENGINES = tuple(e for o, e in _ENGINE_METHODS if o == "accuracy")  # dp, cpsat, maxsat, binoct
+REGULARIZED_ENGINES = tuple(e for o, e in _ENGINE_METHODS if o == "regularized")  # dp, cpsat
+# depth and size: DT_depth / DT_size by DP or by SAT (the registry's engines of sat-depth but "auto")
+CONSISTENT_ENGINES = tuple(sorted(e for e in METHODS["sat-depth"].engines if e != "auto"))
 # "auto": depth and size by the measured rule of satdt.solvers.consistent.choose_engine, the
 # other objectives by the DP
 ENGINES = ("auto",) + ACCURACY_ENGINES + ("sat",)
@@ -216,50 +223,29 @@ def _check_args(objective: str, lam: float | None, alpha: float | None, engine: 
 
 # ---------------------------------------------------------------------------- engines
 def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float | None,
-                alpha: float | None, time_limit: float | None, engine: str) -> SolveResult:
+                alpha: float | None, time_limit: float | Deadline | None, engine: str) -> SolveResult:
+    """The exact engine of ``objective`` by the one fit path (:func:`satdt.methods.fit_problem`)."""
     if objective in ("depth", "size"):
-        from .solvers.consistent import solve_consistent
-
         problem.check_consistent()
-        return solve_consistent(problem, objective, engine=engine, max_depth=depth, time_limit=time_limit)
-    if engine == "auto":
-        engine = "dp"
-    if objective == "accuracy":
-        if depth == 0:
-            return _single_leaf_result(problem)
-        if engine == "dp":
-            from .solvers import dp
-            return dp.solve_max_accuracy_dp(problem, max_depth=depth, time_limit=time_limit)
-        if engine == "cpsat":
-            from .solvers import cpsat
-            res = cpsat.solve_regularized(problem, lam=0.0, max_depth=depth, time_limit=time_limit)
-            return _rescale(res, problem.n_rows, OBJECTIVE_NAMES["accuracy"])
-        if engine == "maxsat":
-            from .solvers import maxsat
-            return maxsat.solve_max_accuracy(problem, max_depth=depth, time_limit=time_limit)
-        from .solvers import mip
-        return mip.solve_binoct(problem, max_depth=depth, time_limit=time_limit)
-    if objective == "regularized":
-        if engine == "cpsat":
-            from .solvers import cpsat
-            return cpsat.solve_regularized(problem, lam=lam, max_depth=depth, time_limit=time_limit)
-        from .solvers import dp
-        return dp.solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=time_limit)
-    return _dpdt_exact(problem.data, alpha, depth, time_limit)
-
-
-def _dpdt_exact(data: Dataset, alpha: float, depth: int, time_limit: float | None) -> SolveResult:
-    """DPDT's backward induction with every split at every state: exact over all axis-aligned
-    trees of depth <= ``depth`` (exponential; the state budget raises a clear error)."""
-    from .solvers import dpdt
-
-    out = dpdt.solve_dpdt(data, max_depth=max(depth, 1), alphas=[alpha], alpha=alpha, generator="exhaustive",
-                          time_limit=time_limit)
-    res = out.result
-    complete = not res.stats.get("truncated", False)
-    return SolveResult(res.tree, OPTIMAL if complete else FEASIBLE, res.objective,
-                       res.objective if complete else None, res.runtime, method="dpdt-exhaustive",
-                       objective_name=OBJECTIVE_NAMES["dpdt"], stats=res.stats)
+        return fit_problem(_ENGINE_METHODS[objective, None], problem, time_limit, engine=engine, max_depth=depth)
+    if objective == "dpdt":
+        # DPDT's backward induction with every split at every state: exact over all axis-aligned
+        # trees of depth <= ``depth`` (exponential; the state budget raises a clear error)
+        res = fit_problem("dpdt", problem.data, time_limit, max_depth=max(depth, 1), alphas=[alpha], alpha=alpha,
+                          generator="exhaustive")
+        complete = not res.stats.get("truncated", False)
+        return SolveResult(res.tree, OPTIMAL if complete else FEASIBLE, res.objective,
+                           res.objective if complete else None, res.runtime, method="dpdt-exhaustive",
+                           objective_name=OBJECTIVE_NAMES["dpdt"], stats=res.stats)
+    engine = "dp" if engine == "auto" else engine
+    if objective == "accuracy" and depth == 0:
+        return _single_leaf_result(problem)
+    method = _ENGINE_METHODS[objective, engine]
+    if objective == "accuracy" and engine == "cpsat":  # errors / n with lam = 0: back to errors
+        res = fit_problem(method, problem, time_limit, lam=0.0, max_depth=depth)
+        return _rescale(res, problem.n_rows, OBJECTIVE_NAMES["accuracy"])
+    return fit_problem(method, problem, time_limit, max_depth=depth,
+                       **({"lam": lam} if objective == "regularized" else {}))
 
 
 def _single_leaf_result(problem: BinaryProblem) -> SolveResult:
@@ -279,7 +265,7 @@ def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:
 
 # ---------------------------------------------------------------------------- certify
 def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", max_depth: int | None = None,
-            lam: float | None = None, alpha: float | None = None, time_limit: float | None = None,
+            lam: float | None = None, alpha: float | None = None, time_limit: float | Deadline | None = None,
             engine: str = "auto", proof: str | None = None) -> Certificate:
     """Is ``tree`` optimal for ``objective`` on ``(X, y)``?
 
@@ -294,8 +280,9 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         ignored: the question is whether any error-free tree is shallower.
     lam, alpha : float
         Penalties of the ``regularized`` and ``dpdt`` objectives.
-    time_limit : float, optional
-        Wall-clock seconds for the engine.
+    time_limit : float or Deadline, optional
+        Wall-clock seconds for the engine, or a :class:`~satdt.deadline.Deadline` (the caller's
+        clock, e.g. ``satdt verify``'s: the engine gets the time it has left).
     engine : {"auto", "dp", "cpsat", "maxsat", "binoct", "sat"}
         Exact engine. ``"auto"`` (default): for ``depth`` and ``size`` the engine
         :func:`satdt.solvers.consistent.choose_engine` picks (the certificate's
@@ -340,7 +327,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
 
 def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "accuracy",
                  max_depth: int | None = None, lam: float | None = None, alpha: float | None = None,
-                 time_limit: float | None = None, engine: str = "auto") -> list[Certificate]:
+                 time_limit: float | Deadline | None = None, engine: str = "auto") -> list[Certificate]:
     """Certify several trees against one engine run (depth bound: the deepest tree's, or ``max_depth``).
 
     Parameters are those of :func:`certify`. Each tree is judged against the same optimum, so

@@ -6,16 +6,15 @@ import argparse
 import json
 import sys
 
-from .common import EXIT_OK, estimators_module, jsonable
+from ..methods import METHODS
+from .common import EXIT_OK, jsonable
 
 
 def cmd_bench(a: argparse.Namespace) -> int:
     from ..bench import HEURISTICS, Task, peers, resolve_dataset, run_benchmark, to_markdown
 
-    est = estimators_module()
-
     methods = [m for m in a.methods.split(",") if m]
-    known = set(est.METHODS) | set(HEURISTICS) | set(peers())
+    known = set(METHODS) | set(HEURISTICS) | set(peers())
     unknown = [m for m in methods if m not in known]
     if unknown:
         raise ValueError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(sorted(known))}")

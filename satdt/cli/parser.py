@@ -9,25 +9,24 @@ from typing import Any
 import numpy as np
 
 from ..binarize import STRATEGIES
+from ..methods import METHODS
 from ..verify import ENGINES, OBJECTIVES
-from .common import estimators_module
 
 
-# the names of satdt.estimators.METHODS, so that checking --method imports no scikit-learn (its
-# import is ~1.2 s of CPU, which --time-limit counts); tests/test_cli.py checks they agree
-METHOD_NAMES = frozenset({"sat-depth", "sat-size", "maxsat", "dp", "binoct", "oct", "cpsat", "dpdt",
-                           "adapttree", "rdt"})
+# the method names of the registry (satdt.methods, standard library only), so that checking
+# --method imports no scikit-learn (its import is ~1.2 s of CPU, which --time-limit counts)
+METHOD_NAMES = frozenset(METHODS)
 
 
 class _MethodChoices:
-    """``--method`` choices: the names of ``satdt.estimators.METHODS``, read from it only when a
-    name outside :data:`METHOD_NAMES` is checked or the choices are listed (help, errors)."""
+    """``--method`` choices: the registry's names, read when a name is checked or the choices are
+    listed (help, errors), so a spec added to the registry is a choice too."""
 
     def __contains__(self, name: object) -> bool:
-        return name in METHOD_NAMES or name in estimators_module().METHODS
+        return name in METHODS
 
     def __iter__(self):
-        return iter(sorted(estimators_module().METHODS))
+        return iter(sorted(METHODS))
 
 
 def _number(kind: type, low: float, strict: bool) -> Any:
@@ -190,12 +189,8 @@ def check_solve_options(parser: argparse.ArgumentParser, a: argparse.Namespace) 
     """The options of ``satdt solve`` against the method registry (:mod:`satdt.methods`): an
     option that does not apply to the method is a usage error (exit 2) naming the methods it
     applies to; then the registry-wide defaults are filled in. No heavy import."""
-    from ..methods import METHODS, OPTIONS, option_errors
+    from ..methods import OPTIONS, option_errors
 
-    if a.method not in METHODS:  # a method added to satdt.estimators only: its own checks
-        a.binarization = a.binarization or "all"
-        a.n_thresholds = 10 if a.n_thresholds is None else a.n_thresholds
-        return
     given = {key: getattr(a, key, None) for key in OPTIONS}
     errors = option_errors(a.method, given)
     if errors:

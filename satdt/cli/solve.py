@@ -1,8 +1,12 @@
 """``satdt solve``: one method on one dataset, its result as text or JSON, the tree exported.
 
-The light path (:data:`_LIGHT_METHODS` on the loaded data, without scikit-learn), the
-estimators' path, and the command's watchdog (:class:`_Guard`) that answers with the best tree so
-far when a step does not stop within the time limit.
+One fit path, :func:`satdt.methods.fit_problem`: called here directly for the registry's light
+methods (``MethodSpec.light``: no scikit-learn) on the loaded data, through the method's
+estimator otherwise; one limit, the command's :class:`~satdt.deadline.Deadline`, handed to both
+as a clock of the fit that ends with it (:meth:`~satdt.deadline.Deadline.from_now`), so
+``runtime_s`` is the fit's and ``wall_s`` the command's.
+And the command's watchdog (:class:`_Guard`) that answers with the best tree so far when a step
+does not stop within the time limit.
 """
 
 from __future__ import annotations
@@ -17,23 +21,32 @@ from pathlib import Path
 from typing import Any
 
 from ..data import Dataset, load_dataset
-from ..deadline import Deadline, DeadlineExpired, interrupted, set_max_memory
+from ..deadline import Deadline, interrupted, set_max_memory
+from ..methods import MethodSpec, fit_problem, result_objective, spec
 from ..progress import ProgressCallback
-from ..result import (FEASIBLE, INFEASIBLE, UNKNOWN, NoTreeFoundError, SolveResult, explain_infeasible,
-                      timeout_result)
+from ..result import FEASIBLE, INFEASIBLE, UNKNOWN, NoTreeFoundError, SolveResult, timeout_result
 from .signals import ESCALATE_AFTER, SignalPolicy
 from .common import (EXIT_OK, EXIT_USAGE, atomic_path, check_output, estimators_module, exit_now, fail,
                      data_frame, progress_callback, solve_summary, write_atomic)
 
 
 # Start fast: scikit-learn, pandas and OR-tools load only in the commands that use them.
-# satdt.estimators (scikit-learn) is imported by estimators_module(); `satdt solve` for the methods of
-# _LIGHT_METHODS on a plain CSV runs without it (tests/test_import_time.py).
-_LIGHT_METHODS = {"sat-depth": "depth", "sat-size": "size", "dp": "dp"}
+# satdt.estimators (scikit-learn) is imported by estimators_module(); `satdt solve` for the registry's
+# light methods (MethodSpec.light) on a plain CSV runs without it (tests/test_import_time.py).
 
 
-_METHOD_MODULES = {"cpsat": ["satdt.solvers.cpsat"], "binoct": ["satdt.solvers.mip"], "oct": ["satdt.solvers.mip"],
-                   "maxsat": ["satdt.solvers.maxsat"], "dpdt": ["satdt.solvers.dpdt"]}
+class _Answer:
+    """A result ``satdt solve`` prints that no estimator made (the fit path called directly, a
+    fallback, the watchdog's leaf): the printer reads ``result_``, ``tree_`` and ``binarization``,
+    the names a fitted estimator has."""
+
+    def __init__(self, result: SolveResult, binarization: str | None):
+        self.result_ = result
+        self.binarization = binarization
+
+    @property
+    def tree_(self) -> Any:
+        return self.result_.tree
 
 
 def _stuck_in(thread_id: int | None) -> str:
@@ -117,62 +130,41 @@ def _export(tree: Any, fmt: str) -> str:
     return {"text": tree.to_text, "json": lambda: tree.to_json(indent=2), "dot": tree.to_dot}[fmt]()
 
 
-def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
-                 progress: ProgressCallback | None = None) -> Any:
-    """``sat-depth`` / ``sat-size`` / ``dp`` without scikit-learn: what ``ConsistentTreeClassifier.fit``
-    / ``DPTreeClassifier.fit`` do (binarize, the engine, runtime of the whole call), on the loaded
-    :class:`Dataset`. None when the estimator must run (one class, bad parameters: the estimator
-    reports them)."""
-    from types import SimpleNamespace
-
-    from ..binarize import Binarizer
-
-    if len(data.classes) < 2 or a.n_thresholds < 1:
+def _fit_light(a: argparse.Namespace, s: MethodSpec, data: Dataset, deadline: Deadline,
+               progress: ProgressCallback | None = None) -> Any:
+    """A light method (``sat-depth``, ``sat-size``, ``dp``) by the fit path itself, without
+    scikit-learn, on the loaded :class:`Dataset`, under the command's limit (its runtime is the
+    fit's, as an estimator's). None when the estimator must run (one class, bad parameters: the
+    estimator reports them)."""
+    if len(data.classes) < 2 or a.n_thresholds < 1 or isinstance(a.max_depth, list):
         return None
-    if a.method == "dp" and isinstance(a.max_depth, list):
-        return None
-    if a.method == "dp" and a.max_depth is None:  # the registry's default (the estimator's)
-        from ..methods import METHODS
-
-        a.max_depth = METHODS["dp"].default_depth
-    start = time.perf_counter()  # the estimator's runtime: from fit (data loaded) to its end
-    binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
-    extra = {} if progress is None else {"progress": progress}
+    clock = deadline.from_now()  # the fit's clock: the command's end
+    if a.max_depth is None:  # the registry's default (the estimator's)
+        a.max_depth = s.default_depth
+    binarization, n_thresholds = a.binarization, a.n_thresholds
     plan = _plan_wide(a, data, deadline)
     if plan is not None and a.method != "dp":  # consistent trees: no engine fits; CART grown until pure
         return a.floor
     if plan is not None:
-        binarizer = Binarizer("quantile", n_thresholds=plan["n_thresholds"])
-    try:
-        problem = a.problem = binarizer.problem(data, deadline=deadline)
-    except DeadlineExpired:  # the time limit struck in the binarization: the majority leaf
-        name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _LIGHT_METHODS[a.method]
-        result = timeout_result(data, a.method, "nodes" if name == "size" else name,
-                                time.perf_counter() - start, lam=a.lam,
-                                max_depth=a.max_depth if isinstance(a.max_depth, int) else None)
-        # sat-depth / sat-size: UNKNOWN without a tree (a leaf is not consistent), still a result
-        return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
-    if a.method == "dp":
-        from ..solvers.dp import solve_dp
+        binarization, n_thresholds = "quantile", plan["n_thresholds"]
+    options: dict[str, Any] = {"max_depth": a.max_depth}
+    if progress is not None:
+        options["progress"] = progress
+    if s.engines:  # sat-depth / sat-size: --solver names a SAT backend, which implies the SAT engine
+        options.update(engine=a.engine or ("sat" if a.solver else "auto"),
+                       sat_options={"solver": a.solver} if a.solver else {})
+    else:
+        options["lam"] = a.lam
 
-        result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget(), **extra)
-        result.stats.setdefault("engine_s", round(result.runtime, 4))
-        result.runtime = max(result.runtime, time.perf_counter() - start)
-        if plan is not None:
-            result = _degraded_dp_result(a, result, plan)
-        return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
-    from ..solvers.consistent import solve_consistent
+    def keep_problem(problem: Any) -> None:
+        a.problem = problem
 
-    engine = a.engine or ("sat" if a.solver else "auto")
-    options = {"solver": a.solver} if a.solver else {}
-    result = solve_consistent(problem, _LIGHT_METHODS[a.method], engine=engine, max_depth=a.max_depth,
-                              time_limit=deadline.budget(), sat_options=options, **extra)
-    result.stats.setdefault("engine_s", round(result.runtime, 4))
-    result.runtime = max(result.runtime, time.perf_counter() - start)
-    if result.status == INFEASIBLE:  # a proof, reported as a result (exit 0)
-        explain_infeasible(result, max_depth=a.max_depth)
+    result = fit_problem(s, data, clock, binarization=binarization, n_thresholds=n_thresholds,
+                         on_binarized=keep_problem, **options)
+    if plan is not None and result.stats.get("timeout_in") is None:
+        result = _degraded_dp_result(a, result, plan)
     # no tree (UNKNOWN: the time limit came first) is a result too: the status and the bound
-    return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+    return _Answer(result, a.binarization)
 
 
 def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict | None:
@@ -181,13 +173,11 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
     CART's tree on all thresholds (:func:`satdt.fallback.cart_tree`) computed first and kept in
     ``a.floor``, the answer of every later limit (the watchdog, a signal) and the least the
     degraded run returns. A note goes to stderr and into ``stats``."""
-    from types import SimpleNamespace
-
     from ..deadline import max_memory
     from ..fallback import cart_tree
     from ..limits import plan_dp_binarization
 
-    if a.binarization != "all" or a.method not in _LIGHT_METHODS:
+    if a.binarization != "all" or not spec(a.method).light:
         return None
     depth = a.max_depth if a.method == "dp" else 3
     left = deadline.remaining()
@@ -196,7 +186,7 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
         return None
     start = time.perf_counter()
     consistent = a.method != "dp"
-    tree = cart_tree(data, None if consistent else a.max_depth, deadline=Deadline(None if left is None else 0.3 * left))
+    tree = cart_tree(data, None if consistent else a.max_depth, deadline=deadline.share(0.3))
     if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
         a.floor = _degraded(a, data, "CART's tree (resource plan)")
         a.floor.result_.stats["note"] = plan["note"].split(";")[0] + "; CART's tree did not finish either"
@@ -221,7 +211,7 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
              "tree_source": "cart", "errors": errors}
     result = SolveResult(tree, status, None if value is None else float(value), 0.0 if name == "errors" else None,
                          time.perf_counter() - start, a.method, name, stats)
-    a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
+    a.floor = _Answer(result, a.binarization)
     print(f"satdt: note: {note}", file=sys.stderr)
     return plan
 
@@ -263,20 +253,12 @@ def _check_export(a: argparse.Namespace) -> int | None:
     return None
 
 
-# the objective of each method's result (as its estimator's _objective_name), for a result made
-# by the CLI itself when the time ran out before the estimator could be imported
-_OBJECTIVE = {"sat-depth": "depth", "sat-size": "nodes", "maxsat": "errors", "binoct": "errors",
-              "oct": "errors", "cpsat": "regularized", "dpdt": "dpdt"}
-
-
 def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
     """The result when the time left cannot cover ``step`` (an import that cannot be interrupted):
     the majority-class leaf (FEASIBLE) for the methods any tree answers (DPDT included: its value
     of a leaf is errors / n), UNKNOWN without a tree for the consistent-tree questions, as the
     estimators return when binarization runs out."""
-    from types import SimpleNamespace
-
-    name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else _OBJECTIVE.get(a.method, "errors")
+    name = result_objective(a.method, a.lam)
     if name == "dpdt":  # DPDT's value of a leaf: errors / n (no test), as DPDT's own first tree
         result = timeout_result(data, a.method, "regularized", 0.0, lam=0.0, step=step)
         result.objective_name = "dpdt"
@@ -285,7 +267,7 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
         depth = getattr(a, "max_depth", None)
         result = timeout_result(data, a.method, name, 0.0, lam=lam, step=step,
                                 max_depth=depth if isinstance(depth, int) else None)
-    return SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+    return _Answer(result, a.binarization)
 
 
 def _weight_options(a: argparse.Namespace) -> dict:
@@ -375,8 +357,6 @@ def _last_resort(a: argparse.Namespace) -> Any:
 def _answer_interrupted(a: argparse.Namespace) -> int:
     """After the KeyboardInterrupt of the policy's escalation: the greedy tree on the binarized
     problem when there is one (the light path), else the majority leaf."""
-    from types import SimpleNamespace
-
     signum = interrupted()
     a.signals.answering.set()
     data = a.data_read
@@ -389,19 +369,18 @@ def _answer_interrupted(a: argparse.Namespace) -> int:
         return 128 + signum
     if getattr(a, "floor", None) is not None:
         model = a.floor
-    elif a.problem is not None and a.method in _LIGHT_METHODS:
+    elif a.problem is not None and spec(a.method).light:
         from ..deadline import clear_interrupt, interrupt
         from ..fallback import greedy_result
 
-        name = ("errors" if a.lam is None else "regularized") if a.method == "dp" else \
-            {"sat-depth": "depth", "sat-size": "nodes"}[a.method]
+        name = result_objective(a.method, a.lam)
         clear_interrupt()  # the greedy's own short clock must run (the escalation is spent)
         try:
             result = greedy_result(a.problem, data, a.method, name, a.max_depth, lam=a.lam,
                                    step=f"signal {signum}", seconds=0.4)
         finally:
             interrupt(signum)
-        model = SimpleNamespace(result_=result, tree_=result.tree, binarization=a.binarization)
+        model = _Answer(result, a.binarization)
     else:
         model = _degraded(a, data, f"signal {signum}")
         if model.result_ is not None:
@@ -429,25 +408,26 @@ def _solve(a: argparse.Namespace) -> int:
     a.guard = _Guard(a)
     learn_missing = getattr(a, "missing", "error") == "learn"
     data = a.guard.data = a.data_read = load_dataset(a.data, missing=True) if learn_missing else load_dataset(a.data)
-    light = (a.method in _LIGHT_METHODS and a.warm_start is None and a.min_leaf is None
-             and (a.lam is None or a.method == "dp") and a.alpha is None and a.cart_depth is None
-             and getattr(a, "class_weight", None) is None and getattr(a, "objective", None) is None
-             and getattr(a, "costs", None) is None and not learn_missing)
-    model = _light_solve(a, data, deadline, progress) if light else None
+    s = spec(a.method)
+    # the estimator's own checks and options (weights, missing values) need the estimator
+    light = (s.light and all(getattr(a, k, None) is None for k in ("warm_start", "min_leaf", "alpha", "cart_depth",
+                                                                     "class_weight", "objective", "costs"))
+             and (a.lam is None or "lam" in s.options) and not learn_missing)
+    model = _fit_light(a, s, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)
-    for module in ("satdt.estimators", "pandas", *_METHOD_MODULES.get(a.method, ())):
+    for module in ("satdt.estimators", "pandas", s.engine_module):
         if not clock.can_import(module, deadline):  # too late to start: the best result so far
             return _print_solve(a, _degraded(a, data, f"start-up (the import of {module} not started: "
                                                        f"{deadline.remaining():.2f} s left)"), data)
     est = estimators_module()
-    if a.method in _LIGHT_METHODS and a.engine is None and a.solver:
+    if s.engines and a.engine is None and a.solver:
         a.engine = "sat"  # --solver names a SAT backend: it implies the SAT engine
     if a.method in ("maxsat", "binoct") and a.binarization == "all":
         _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
-                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
+                               n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.from_now(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
                                progress=progress, **_weight_options(a))
     multiway_note = None
@@ -458,9 +438,7 @@ def _solve(a: argparse.Namespace) -> int:
         multiway_note = (f"--max-depth {a.max_depth} with categorical columns: binary tests only "
                          "(multiway='none'); a multiway split would be a chain deeper than the bound")
     frame = data_frame(data)
-    if a.time_limit is not None:  # the estimator's clock starts at fit: give it what is left now
-        model.set_params(time_limit=deadline.budget())
-    try:
+    try:  # the estimator's clock ends with the command's (time_limit=deadline.from_now()): no time lost
         model.fit(frame, data.labels)
     except NoTreeFoundError:
         # a proof (InfeasibleError) or the time limit before any tree: model.result_ holds the
@@ -478,19 +456,16 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     """maxsat / binoct on data whose ``all`` binarization is large (the resource model's test):
     CART's tree on all thresholds first (a few tenths of a second to ~1 s, cut at a fifth of the
     time left), the least the command answers (:func:`_at_least_the_floor`, the watchdog)."""
-    from types import SimpleNamespace
-
     from ..deadline import max_memory
     from ..fallback import cart_tree
     from ..limits import plan_dp_binarization
 
-    depth = a.max_depth if a.max_depth is not None else estimators_module().METHODS[a.method][1]
+    depth = a.max_depth if a.max_depth is not None else spec(a.method).default_depth
     plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
     if plan["strategy"] == "all":
         return
-    left = deadline.remaining()
     start = time.perf_counter()
-    tree = cart_tree(data, depth, deadline=Deadline(None if left is None else 0.2 * left))
+    tree = cart_tree(data, depth, deadline=deadline.share(0.2))
     if tree is None:
         return
     # the engine on quantile thresholds (the 'all' binarization alone would not finish): its
@@ -504,7 +479,7 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
                      "worse or missing)"}
     result = SolveResult(tree, FEASIBLE, float(errors), 0.0, time.perf_counter() - start, a.method, "errors",
                          stats)
-    a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
+    a.floor = _Answer(result, a.binarization)
 
 
 def _at_least_the_floor(a: argparse.Namespace, model: Any) -> Any:

@@ -52,7 +52,7 @@ def cmd_verify(a: argparse.Namespace) -> int:
     reporter = ProgressReporter("verify", None if extra else progress)  # else: start and done from here
     reporter.emit("start", message=f"certify {a.objective} on {data.name}")
     cert = certify(model, data, objective=a.objective, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
-                   time_limit=deadline.budget(), engine=a.engine, proof=a.proof, **extra)
+                   time_limit=deadline.from_now(), engine=a.engine, proof=a.proof, **extra)
     reporter.emit("done", incumbent=cert.best_found, bound=cert.bound, message=cert.status)
     if a.json:
         print(json.dumps(jsonable({**cert.to_dict(), "wall_s": round(a.clock.wall(), 3)})))

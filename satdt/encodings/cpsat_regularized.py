@@ -95,6 +95,7 @@ from ortools.sat.python import cp_model
 
 from .. import heaptree
 from ..binarize import BinaryProblem
+from ..deadline import DeadlineExpired
 from ..objectives import (ScaledObjective, engine_lambda, exact_objective,  # noqa: F401 (re-exported)
                           farey_neighbours, scaled_objective)
 from ..tree import Tree
@@ -104,8 +105,9 @@ __all__ = ["RegularizedEncoding", "build_model", "set_objective", "add_osdt_boun
            "threshold_chains", "exact_objective", "BuildInterrupted"]
 
 
-class BuildInterrupted(RuntimeError):
-    """``build_model`` stopped because its ``should_stop`` callback said so (time limit)."""
+class BuildInterrupted(DeadlineExpired, RuntimeError):
+    """``build_model`` stopped because its ``should_stop`` callback said so (time limit); one of
+    the :class:`~satdt.deadline.DeadlineExpired` family (a ``RuntimeError`` too, as before)."""
 
 
 # ---------------------------------------------------------------------- column structure

@@ -8,11 +8,12 @@ original features), ``result_`` (the :class:`satdt.result.SolveResult`), ``class
 One module a family, every public name importable from here: :mod:`.base` (the shared
 plumbing), :mod:`.consistent` (DT_depth / DT_size), :mod:`.exact` (MaxSAT, DP, BinOCT, OCT,
 CP-SAT), :mod:`.heuristic` (DPDT, ADAPTTREE0, RDT); :data:`METHODS` and :func:`make_estimator`
-map the CLI's method names to them.
+map the CLI's method names to them, read from the method registry (:mod:`satdt.methods`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..result import InfeasibleError, NoTreeFoundError  # (defined there: the CLI catches them without scikit-learn)
@@ -21,6 +22,7 @@ from .consistent import ConsistentTreeClassifier, SATTreeClassifier
 from .exact import (BinOCTClassifier, CPSATTreeClassifier, DepthBoundedClassifier, DPTreeClassifier,
                     MaxSATTreeClassifier, OCTClassifier)
 from .heuristic import AdaptTreeClassifier, DPDTClassifier, RDTClassifier
+from .. import methods as _registry
 
 __all__ = ["make_estimator", "METHODS", "ConsistentTreeClassifier", "SATTreeClassifier", "MaxSATTreeClassifier",
            "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier", "CPSATTreeClassifier", "DPDTClassifier",
@@ -29,19 +31,35 @@ __all__ = ["make_estimator", "METHODS", "ConsistentTreeClassifier", "SATTreeClas
 # the base classes' names before this module became a package (for subclasses outside satdt)
 _TreeClassifier, _DepthBoundedClassifier = TreeClassifier, DepthBoundedClassifier
 
-#: method name (CLI ``--method``) -> (estimator class, default max_depth)
-METHODS: dict[str, tuple[type, int | None]] = {
-    "sat-depth": (ConsistentTreeClassifier, None),
-    "sat-size": (ConsistentTreeClassifier, None),
-    "maxsat": (MaxSATTreeClassifier, 3),
-    "dp": (DPTreeClassifier, 3),
-    "binoct": (BinOCTClassifier, 2),
-    "oct": (OCTClassifier, 2),
-    "cpsat": (CPSATTreeClassifier, 5),
-    "dpdt": (DPDTClassifier, 3),
-    "adapttree": (AdaptTreeClassifier, None),
-    "rdt": (RDTClassifier, 3),
-}
+def _human(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class _EstimatorTable(Mapping):
+    """Method name (CLI ``--method``) -> (estimator class, default max_depth), read from the
+    registry (:data:`satdt.methods.METHODS`) at each look-up: a spec added there is here too."""
+
+    def __getitem__(self, method: str) -> tuple[type, int | None]:
+        spec = _registry.METHODS[method]
+        return globals()[spec.estimator], spec.default_depth
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_registry.METHODS)
+
+    def __len__(self) -> int:
+        return len(_registry.METHODS)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: method name (CLI ``--method``) -> (estimator class, default max_depth), from the registry
+METHODS: Mapping[str, tuple[type, int | None]] = _EstimatorTable()
+
+# options make_estimator refuses for a method that does not take them (the others are ignored
+# there, as the CLI's parser refuses them first): option -> its name in the message
+_REFUSED = {"engine": "engine", "min_leaf": "min leaf", "warm_start": "warm start", "class_weight": "class weight",
+            "objective": "objective", "costs": "costs"}
 
 
 def make_estimator(method: str, *, max_depth: int | None = None, lam: float | None = None,
@@ -53,60 +71,40 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
                    costs: Any = None, missing: str | None = None) -> TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
-    ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
-    ``alpha`` is OCT's penalty per split and DPDT's penalty per test; ``engine`` ("auto", "sat" or
-    "dp") answers ``sat-*`` by the measured choice, by SAT or by the dynamic program; ``warm_start`` ("cart", "dpdt" or
-    "none") is the starting tree of ``binoct``, ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min;
-    ``progress`` is the progress callback of the methods whose engines report it;
-    ``class_weight``, ``objective`` ("accuracy" or "balanced_accuracy") and ``costs`` (a k x k
-    matrix) apply to the exact accuracy methods (maxsat, dp, binoct, oct, cpsat); ``missing``
-    ("learn" or "error") to every method.
+    Read from the method's spec in :mod:`satdt.methods` (its estimator class, the options it
+    takes, their parameter names). ``solver`` is the SAT backend of ``sat-*`` and the MIP backend
+    of ``binoct``/``oct``; ``alpha`` is OCT's penalty per split and DPDT's penalty per test;
+    ``engine`` ("auto", "sat" or "dp") answers ``sat-*`` by the measured choice, by SAT or by the
+    dynamic program; ``warm_start`` ("cart", "dpdt" or "none") is the starting tree of ``binoct``,
+    ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min; ``progress`` is the progress callback of
+    the methods whose engines report it; ``class_weight``, ``objective`` ("accuracy" or
+    "balanced_accuracy") and ``costs`` (a k x k matrix) apply to the exact accuracy methods
+    (maxsat, dp, binoct, oct, cpsat); ``missing`` ("learn" or "error") to every method.
+    ``time_limit`` may be a :class:`satdt.deadline.Deadline` (the caller's clock).
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
-    cls, default_depth = METHODS[method]
-    if engine is not None and cls is not ConsistentTreeClassifier:
-        raise ValueError(f"engine applies to sat-depth and sat-size only, not to '{method}'")
-    kwargs: dict[str, Any] = {"time_limit": time_limit,
-                              "max_depth": default_depth if max_depth is None else max_depth}
-    if cls is not DPDTClassifier:
-        kwargs.update(binarization=binarization, n_thresholds=n_thresholds)
-    if cls is ConsistentTreeClassifier:
-        kwargs["objective"] = "depth" if method == "sat-depth" else "size"
-        if engine is not None:
-            kwargs["engine"] = engine
-        if solver:
-            kwargs["solver"] = solver
-    elif cls in (BinOCTClassifier, OCTClassifier) and solver:
-        kwargs["backend"] = solver
-    if min_leaf is not None:
-        if cls is not OCTClassifier:
-            raise ValueError(f"min leaf applies to oct only, not to '{method}'")
-        kwargs["min_leaf"] = min_leaf
-    if warm_start is not None:
-        if cls not in (BinOCTClassifier, OCTClassifier, CPSATTreeClassifier):
-            raise ValueError(f"warm start applies to binoct, oct and cpsat only, not to '{method}'")
-        if warm_start not in ("cart", "dpdt", "none"):
-            raise ValueError(f"warm start must be cart, dpdt or none, got {warm_start!r}")
-        kwargs["warm_start"] = False if warm_start == "none" else warm_start
-    if cls in (CPSATTreeClassifier, DPTreeClassifier) and lam is not None:
-        kwargs["lam"] = lam
-    if cls in (OCTClassifier, DPDTClassifier) and alpha is not None:
-        kwargs["alpha"] = alpha
-    if cls is DPDTClassifier and cart_depth is not None:
-        kwargs["cart_depth"] = cart_depth
-    weighted = {"class_weight": class_weight, "objective": objective, "costs": costs}
-    for name, value in weighted.items():
-        if value is None:
-            continue
-        if cls not in (MaxSATTreeClassifier, DPTreeClassifier, BinOCTClassifier, OCTClassifier, CPSATTreeClassifier):
-            raise ValueError(f"{name.replace('_', ' ')} applies to maxsat, dp, binoct, oct and cpsat only, "
+    spec = _registry.spec(method)
+    cls = METHODS[method][0]
+    given = {"max_depth": max_depth, "lam": lam, "alpha": alpha, "cart_depth": cart_depth,
+             "binarization": binarization, "n_thresholds": n_thresholds, "solver": solver or None,
+             "engine": engine, "min_leaf": min_leaf, "warm_start": warm_start, "class_weight": class_weight,
+             "objective": objective, "costs": costs}
+    for option, value in given.items():
+        if value is not None and option in _REFUSED and option not in spec.options:
+            if option == "engine":
+                raise ValueError(f"engine applies to sat-depth and sat-size only, not to '{method}'")
+            raise ValueError(f"{_REFUSED[option]} applies to {_human(_registry.methods_taking(option))} only, "
                              f"not to '{method}'")
-        kwargs[name] = value
+    if warm_start is not None and warm_start not in ("cart", "dpdt", "none"):
+        raise ValueError(f"warm start must be cart, dpdt or none, got {warm_start!r}")
+    given["max_depth"] = spec.default_depth if max_depth is None else max_depth
+    if warm_start == "none":
+        given["warm_start"] = False
+    kwargs: dict[str, Any] = {"time_limit": time_limit, **spec.fixed}
+    for option, value in given.items():
+        if option in spec.options and (value is not None or option == "max_depth"):
+            kwargs[spec.params.get(option, option)] = value
     if missing is not None:
         kwargs["missing"] = missing
     if progress is not None and "progress" in cls().get_params():
         kwargs["progress"] = progress
-    if cls is RDTClassifier:  # its depth parameter is `depth` (width x depth, as in the paper)
-        kwargs["depth"] = kwargs.pop("max_depth")
     return cls(**kwargs)

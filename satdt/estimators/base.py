@@ -1,10 +1,10 @@
 """What every satdt estimator shares: the parameter checks and :class:`TreeClassifier`, the
-scikit-learn plumbing of ``fit`` (validate -> binarize -> engine -> ``tree_``, a time limit over
-the whole call), ``predict``, ``predict_proba`` and ``to_sklearn``."""
+scikit-learn plumbing of ``fit`` (validate -> the one fit path :func:`satdt.methods.fit_problem`,
+i.e. binarize -> engine, -> ``tree_``, one clock over the whole call), ``predict``,
+``predict_proba`` and ``to_sklearn``."""
 
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 from typing import Any
 
@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..binarize import STRATEGIES, Binarizer, BinaryProblem
 from ..data import Dataset, encode_features, prepare
 from ..deadline import Deadline, DeadlineExpired
+from ..methods import fit_problem
 from ..result import (INFEASIBLE, OPTIMAL, InfeasibleError, NoTreeFoundError, SolveResult, explain_infeasible,
                       timeout_result)
 from ..tree import Tree
@@ -67,7 +68,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             if self.binarization not in STRATEGIES:
                 raise ValueError(f"binarization must be one of {', '.join(STRATEGIES)}, got {self.binarization!r}")
             check_int("n_thresholds", self.n_thresholds, 1)
-        check_real("time_limit", self.time_limit, 0.0, allow_none=True, strict=True)
+        if not isinstance(self.time_limit, Deadline):  # a Deadline: the caller's clock (satdt solve)
+            check_real("time_limit", self.time_limit, 0.0, allow_none=True, strict=True)
         progress = getattr(self, "progress", None)
         if progress is not None and not callable(progress):
             raise ValueError(f"progress must be a callable receiving ProgressEvent objects or None, got {progress!r}")
@@ -84,19 +86,20 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "TreeClassifier":
         """Find the tree for ``(X, y)``; ``X`` may be a DataFrame with text (categorical) columns.
 
-        ``time_limit`` covers the whole call: validation and binarization use part of it, the
-        engine gets the rest, and ``result_.runtime`` is the wall time of the whole call
-        (``result_.stats["engine_s"]`` the engine's part).
+        ``time_limit`` covers the whole call: one clock (:class:`satdt.deadline.Deadline`) starts
+        here, or is the caller's when ``time_limit`` is a ``Deadline``, and is handed down, so
+        validation and binarization use part of it and the engine gets the rest;
+        ``result_.runtime`` is that clock's elapsed time at the end (``result_.stats["engine_s"]``
+        the engine's part).
 
         ``sample_weight`` (non-negative numbers, one per row; scikit-learn semantics: a weight of
         2 is the row twice, zero-weight rows are dropped): see the class docstring for what each
         estimator does with it (:mod:`satdt.weights` for the integer scheme).
         """
-        start = time.perf_counter()
         self._validate_common()
         self._validate_params_()
         self._validate_weight_params()
-        self._deadline = Deadline(self.time_limit)
+        self._deadline = Deadline.of(self.time_limit)
         data = prepare(X, y, require_two_classes=False, missing=self._missing_mode == "learn")
         proof = getattr(self, "proof", None)
         if proof is not None:  # refused before the solve: a used directory, a space it cannot cover
@@ -126,10 +129,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         else:
             try:
                 self.result_ = self._solve(data)
-            except DeadlineExpired:  # binarization or a model build ran out of time: a result
-                self.result_ = self._timeout_result(data, time.perf_counter() - start)
+            except DeadlineExpired:  # a step outside the fit path (the DP's resource plan) ran out
+                self.result_ = self._timeout_result(data, 0.0)
         self.result_.stats.setdefault("engine_s", round(self.result_.runtime, 4))
-        self.result_.runtime = max(self.result_.runtime, time.perf_counter() - start)
+        self.result_.runtime = self._deadline.elapsed()  # the one clock of the call
         if self.result_.tree is None:
             if hasattr(self, "tree_"):
                 del self.tree_          # no stale tree from an earlier fit
@@ -300,8 +303,12 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         return self._deadline.budget()
 
     def _problem(self, data: Dataset) -> BinaryProblem:
+        return self._binarizer().problem(data, deadline=self._deadline)
+
+    def _binarizer(self) -> Binarizer:
+        """A new binarizer of this fit's parameters, kept in ``binarizer_``."""
         self.binarizer_ = Binarizer(self.binarization, n_thresholds=self.n_thresholds)
-        return self.binarizer_.problem(data, deadline=self._deadline)
+        return self.binarizer_
 
     def _progress(self) -> dict:
         """``progress=`` for the solve function, only when a callback is set (so engines that
@@ -324,8 +331,24 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         return SolveResult(tree, OPTIMAL, 0.0, 0.0, 0.0, method="single-class",
                            objective_name="errors", stats={"note": "one class: a single leaf"})
 
-    def _solve(self, data: Dataset) -> SolveResult:  # pragma: no cover - abstract
+    def _solve(self, data: Dataset) -> SolveResult:
+        """The one fit path (:func:`satdt.methods.fit_problem`): the registry's engine for
+        ``_method`` with :meth:`_engine_options`, under this fit's clock."""
+        return fit_problem(self._method, data, self._deadline,
+                           binarizer=self._fit_binarizer(),
+                           keep=self._keep_outcome, **self._engine_options())
+
+    def _fit_binarizer(self) -> Any:
+        """``binarizer=`` of :func:`~satdt.methods.fit_problem`: a new one, None (the engine
+        reads the data itself) or False (this fit's data is not binarized)."""
+        return self._binarizer() if self._uses_binarizer else None
+
+    def _engine_options(self) -> dict:  # pragma: no cover - abstract
+        """The engine's keyword arguments (all but the data and ``time_limit``)."""
         raise NotImplementedError
+
+    def _keep_outcome(self, outcome: Any) -> None:
+        """Keep what the engine returned besides its ``SolveResult`` (a front, a model)."""
 
     def _encode(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "tree_")

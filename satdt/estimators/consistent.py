@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..data import Dataset
-from ..result import SolveResult
 from .base import TreeClassifier, check_int
 
 __all__ = ["ConsistentTreeClassifier", "SATTreeClassifier"]
@@ -101,13 +99,9 @@ class ConsistentTreeClassifier(TreeClassifier):
         if self.engine not in ("auto", "sat", "dp"):
             raise ValueError(f"engine must be 'auto', 'sat' or 'dp', got {self.engine!r}")
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers.consistent import solve_consistent
-
-        problem = self._problem(data)
-        return solve_consistent(problem, self.objective, engine=self.engine, max_depth=self.max_depth,
-                                time_limit=self._time_left(), sat_options=self._sat_options(),
-                                **self._progress())
+    def _engine_options(self) -> dict:
+        return dict(engine=self.engine, max_depth=self.max_depth, sat_options=self._sat_options(),
+                    **self._progress())
 
     @property
     def _objective_name(self) -> str:

@@ -69,11 +69,8 @@ class MaxSATTreeClassifier(DepthBoundedClassifier):
 
     _method = "maxsat"
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers import maxsat
-
-        return maxsat.solve_max_accuracy(self._problem(data), max_depth=self.max_depth,
-                                         time_limit=self._time_left(), **self._progress())
+    def _engine_options(self) -> dict:
+        return dict(max_depth=self.max_depth, **self._progress())
 
 
 class DPTreeClassifier(DepthBoundedClassifier):
@@ -140,17 +137,18 @@ class DPTreeClassifier(DepthBoundedClassifier):
         check_real("lam", self.lam, 0.0, allow_none=True)
 
     def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers import dp
-
         if self.binarization == "all" and self.max_depth >= 2:  # the resource model, before binarizing
             from ..fallback import degrade_dp_data, plan_dp_data
+            from ..solvers import dp
 
             fit = plan_dp_data(data, self.max_depth, self._time_left())
             if fit is not None:
-                return degrade_dp_data(data, self.max_depth, self.lam, self._time_left(),
+                return degrade_dp_data(data, self.max_depth, self.lam, self._deadline,
                                        self._progress().get("progress"), dp.solve_dp, fit)
-        return dp.solve_dp(self._problem(data), max_depth=self.max_depth, lam=self.lam,
-                           time_limit=self._time_left(), **self._progress())
+        return super()._solve(data)
+
+    def _engine_options(self) -> dict:
+        return dict(max_depth=self.max_depth, lam=self.lam, **self._progress())
 
 
 class BinOCTClassifier(TreeClassifier):
@@ -220,11 +218,9 @@ class BinOCTClassifier(TreeClassifier):
     def _backend_kwargs(self) -> dict:
         return {} if self.backend is None else {"backend": self.backend}
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers import mip
-
-        return mip.solve_binoct(self._problem(data), max_depth=self.max_depth, time_limit=self._time_left(),
-                                warm_start=self.warm_start, **self._backend_kwargs(), **self._progress())
+    def _engine_options(self) -> dict:
+        return dict(max_depth=self.max_depth, warm_start=self.warm_start, **self._backend_kwargs(),
+                    **self._progress())
 
 
 class OCTClassifier(BinOCTClassifier):
@@ -265,12 +261,8 @@ class OCTClassifier(BinOCTClassifier):
         check_real("alpha", self.alpha, 0.0)
         check_int("min_leaf", self.min_leaf, 1)
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers import mip
-
-        return mip.solve_oct(self._problem(data), max_depth=self.max_depth, alpha=self.alpha,
-                             min_leaf=self.min_leaf, time_limit=self._time_left(), warm_start=self.warm_start,
-                             **self._backend_kwargs(), **self._progress())
+    def _engine_options(self) -> dict:
+        return dict(super()._engine_options(), alpha=self.alpha, min_leaf=self.min_leaf)
 
 
 class CPSATTreeClassifier(TreeClassifier):
@@ -324,10 +316,7 @@ class CPSATTreeClassifier(TreeClassifier):
         check_int("num_workers", self.num_workers, 1, allow_none=True)
         check_warm_start(self.warm_start)
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers import cpsat
-
-        return cpsat.solve_regularized(self._problem(data), lam=self.lam, max_depth=self.max_depth,
-                                       time_limit=self._time_left(), num_workers=self.num_workers,
-                                       seed=self.seed, warm_start=self.warm_start if isinstance(self.warm_start, str)
-                                       else ("cart" if self.warm_start else None), **self._progress())
+    def _engine_options(self) -> dict:
+        return dict(lam=self.lam, max_depth=self.max_depth, num_workers=self.num_workers, seed=self.seed,
+                    warm_start=self.warm_start if isinstance(self.warm_start, str)
+                    else ("cart" if self.warm_start else None), **self._progress())

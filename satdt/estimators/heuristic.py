@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..data import Dataset
-from ..result import NoTreeFoundError, SolveResult
+from ..result import NoTreeFoundError
 from .base import TreeClassifier, check_int, check_random_state, check_real
 
 __all__ = ["DPDTClassifier", "AdaptTreeClassifier", "RDTClassifier"]
@@ -82,18 +81,16 @@ class DPDTClassifier(TreeClassifier):
         check_real("alpha", self.alpha, 0.0)
         check_int("max_states", self.max_states, 1)
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers import dpdt
+    def _engine_options(self) -> dict:
+        return dict(max_depth=self.max_depth, cart_depth=self.cart_depth, alphas=self.alphas, alpha=self.alpha,
+                    generator=self.generator, exact_last=self.exact_last, max_states=self.max_states,
+                    random_state=self.random_state, **self._progress())
 
-        out = dpdt.solve_dpdt(data, max_depth=self.max_depth, cart_depth=self.cart_depth, alphas=self.alphas,
-                              alpha=self.alpha, generator=self.generator, exact_last=self.exact_last,
-                              max_states=self.max_states, random_state=self.random_state,
-                              time_limit=self._time_left(), **self._progress())
+    def _keep_outcome(self, out: Any) -> None:
         self.dpdt_result_ = out
         self.pareto_front_ = out.pareto_front
         self.pareto_front_nodes_ = out.pareto_front_nodes
         self.trees_ = out.trees
-        return out.result
 
 
 class AdaptTreeClassifier(TreeClassifier):
@@ -147,6 +144,7 @@ class AdaptTreeClassifier(TreeClassifier):
     """
 
     _weight_mode = "repeat"
+    _method = "adapttree"
 
     def __init__(self, n_episodes: int = 100, max_depth: int | None = None, costs: Any = None,
                  gamma: float = 0.9, n_layers: int = 32, memory: int = 512, resolution: int = 2,
@@ -184,17 +182,15 @@ class AdaptTreeClassifier(TreeClassifier):
             raise ValueError(f"multiway must be 'categorical', 'discrete' or 'none', got {self.multiway!r}")
         check_random_state(self.random_state)
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers.rl.adapttree import solve_adapttree
+    def _engine_options(self) -> dict:
+        return dict(n_episodes=self.n_episodes, gamma=self.gamma, n_layers=self.n_layers, memory=self.memory,
+                    resolution=self.resolution, costs=self.costs, max_depth=self.max_depth,
+                    error_cost=self.error_cost, multiway=self.multiway, max_arity=self.max_arity,
+                    random_state=self.random_state)
 
-        out = solve_adapttree(self._problem(data), n_episodes=self.n_episodes, gamma=self.gamma,
-                              n_layers=self.n_layers, memory=self.memory, resolution=self.resolution,
-                              costs=self.costs, max_depth=self.max_depth, error_cost=self.error_cost,
-                              multiway=self.multiway, max_arity=self.max_arity,
-                              random_state=self.random_state, time_limit=self._time_left())
+    def _keep_outcome(self, out: Any) -> None:
         self.adapttree_result_ = out
         self.learning_curve_ = [row["splits"] for row in out.curve]
-        return out.result
 
 
 class RDTClassifier(TreeClassifier):
@@ -239,6 +235,7 @@ class RDTClassifier(TreeClassifier):
     """
 
     _weight_mode = "repeat"
+    _method = "rdt"
 
     def __init__(self, width: int = 2, depth: int = 3, axis_aligned: bool = True, n_samples: int = 10,
                  epochs: int | None = None, lr_policy: float | None = None, lr_leaf: float | None = None,
@@ -299,18 +296,18 @@ class RDTClassifier(TreeClassifier):
             self.tree_ = None
             return self
 
-    def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers.rl.rdt import solve_rdt
+    def _fit_binarizer(self) -> Any:
+        return self._binarizer() if self.axis_aligned else False  # linear nodes read the data itself
 
-        source = self._problem(data) if self.axis_aligned else data
-        result, model = solve_rdt(source, width=self.width, depth=self.depth, axis_aligned=bool(self.axis_aligned),
-                                  n_samples=self.n_samples, epochs=self.epochs, lr_policy=self.lr_policy,
-                                  lr_leaf=self.lr_leaf, batch_size=self.batch_size, loss=self.loss,
-                                  predict=self.prediction, baseline=self.baseline, random_leaves=self.random_leaves,
-                                  random_state=self.random_state, time_limit=self._time_left())
+    def _engine_options(self) -> dict:
+        return dict(width=self.width, depth=self.depth, axis_aligned=bool(self.axis_aligned),
+                    n_samples=self.n_samples, epochs=self.epochs, lr_policy=self.lr_policy, lr_leaf=self.lr_leaf,
+                    batch_size=self.batch_size, loss=self.loss, predict=self.prediction, baseline=self.baseline,
+                    random_leaves=self.random_leaves, random_state=self.random_state)
+
+    def _keep_outcome(self, out: Any) -> None:
         if not self.axis_aligned:
-            self.model_ = model
-        return result
+            self.model_ = out[1]
 
     def predict(self, X: Any) -> np.ndarray:
         Xe = self._encode(X)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..deadline import DeadlineExpired
 from .check import _Costs, opt_small
 
 __all__ = ["Prover"]
@@ -80,7 +81,7 @@ class Prover:
         if hit is not None and (hit[2] or hit[1] >= need):
             return hit[0], hit[1]
         if self.deadline is not None and self.deadline():
-            raise TimeoutError("certificate: out of time")
+            raise DeadlineExpired("certificate: out of time")  # a TimeoutError, as documented
         leaf = cst.leaf(S)
         rule_leaf = cst.leaf_rule(S, k)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:

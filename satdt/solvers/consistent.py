@@ -17,13 +17,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..binarize import BinaryProblem
+from ..deadline import Deadline
+from ..methods import METHODS
 from ..progress import ProgressCallback
 from ..result import SolveResult
 
 __all__ = ["ENGINES", "OBJECTIVES", "choose_engine", "box_figures", "solve_consistent"]
 
-ENGINES = ("auto", "sat", "dp")
-OBJECTIVES = ("depth", "size")
+ENGINES = METHODS["sat-depth"].engines  # the registry's: "auto", "sat", "dp"
+OBJECTIVES = tuple(METHODS[m].engine_args["objective"] for m in ("sat-depth", "sat-size"))  # "depth", "size"
 
 # The DP engine's own algorithm="auto" takes the box DP up to these (satdt.solvers.dp constants
 # BOX_AUTO_CELLS / BOX_AUTO_WORK, read from there when present)
@@ -131,7 +133,7 @@ def choose_engine(problem: BinaryProblem, objective: str, max_depth: int | None 
 
 
 def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "auto",
-                     max_depth: int | None = None, time_limit: float | None = None,
+                     max_depth: int | None = None, time_limit: float | Deadline | None = None,
                      sat_options: dict | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """DT_depth (``objective="depth"``) or DT_size (``"size"``) by ``engine``.
 
@@ -141,7 +143,8 @@ def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "a
     objective : {"depth", "size"}
     engine : {"auto", "sat", "dp"}
         ``"auto"``: :func:`choose_engine`.
-    max_depth, time_limit : as the engines'
+    max_depth, time_limit : as the engines' (``time_limit``: seconds or the caller's ``Deadline``,
+        one clock for the depth cap's greedy tree and the engine)
     sat_options : dict, optional
         Extra keyword arguments of the SAT engine (``solver``, ``incremental``, ``rows_per_round``);
         ignored when the DP runs.
@@ -163,6 +166,7 @@ def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "a
 
         sat.check_solver_name(sat_options["solver"])
     figures: dict = {}
+    time_limit = Deadline.of(time_limit)
     asked_depth = max_depth
     max_depth = _useful_depth(problem, objective, max_depth, time_limit)
     if engine == "auto":
@@ -194,7 +198,7 @@ def solve_consistent(problem: BinaryProblem, objective: str, *, engine: str = "a
     return res
 
 
-def _useful_depth(problem: BinaryProblem, objective: str, max_depth: Any, time_limit: float | None) -> Any:
+def _useful_depth(problem: BinaryProblem, objective: str, max_depth: Any, time_limit: Deadline) -> Any:
     """``max_depth`` capped where no answer changes (:func:`satdt.limits.useful_depth`): for
     DT_size also at the leaves of a consistent greedy tree minus one (the fewest-nodes tree has no
     more leaves, hence no more depth). Invalid values pass through to the engine's own checks."""
@@ -208,10 +212,9 @@ def _useful_depth(problem: BinaryProblem, objective: str, max_depth: Any, time_l
     cap = useful_depth(problem, int(max_depth))
     if objective == "size" and cap > 6 and problem.n_distinct > 1:
         try:
-            from ..deadline import Deadline
             from .dp.consistent import _consistent_fallback
 
-            greedy = _consistent_fallback(problem, None, deadline=Deadline(time_limit))
+            greedy = _consistent_fallback(problem, None, deadline=time_limit)
         except Exception:  # noqa: BLE001 - inconsistent data, no core: the engines report it
             greedy = None
         if greedy is not None:

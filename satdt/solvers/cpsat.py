@@ -59,7 +59,7 @@ def _warm_start_arg(warm_start: WarmStart, hint: WarmStart) -> WarmStart:
 
 # ---------------------------------------------------------------------- parameters
 
-def _check(lam: float, max_depth: int, time_limit: float | None, num_workers: int | None) -> None:
+def _check(lam: float, max_depth: int, time_limit: float | Deadline | None, num_workers: int | None) -> None:
     if not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool) or max_depth < 0:
         raise ValueError(f"max_depth must be a non-negative integer, got {max_depth!r}")
     try:
@@ -68,7 +68,7 @@ def _check(lam: float, max_depth: int, time_limit: float | None, num_workers: in
         ok = False
     if not ok:
         raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
-    if time_limit is not None and not (time_limit > 0):
+    if time_limit is not None and not isinstance(time_limit, Deadline) and not (time_limit > 0):
         raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     if num_workers is not None and (int(num_workers) != num_workers or num_workers < 1):
         raise ValueError(f"num_workers must be a positive integer, got {num_workers!r}")
@@ -364,7 +364,7 @@ def _solve_encoded(enc: RegularizedEncoding, scaled: ScaledObjective, start_tree
 
 
 def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
-                      time_limit: float | None = None, num_workers: int | None = None,
+                      time_limit: float | Deadline | None = None, num_workers: int | None = None,
                       seed: int = 0, warm_start: WarmStart = "cart", osdt_bounds: bool = True,
                       log: bool = False, progress: ProgressCallback | None = None,
                       hint: WarmStart = _UNSET) -> SolveResult:
@@ -377,7 +377,7 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
         Penalty per leaf, ``>= 0`` (read as the exact rational value of the float).
     max_depth : int
         ``>= 0``; any tree shape up to this depth.
-    time_limit : float, optional
+    time_limit : float or Deadline, optional
         Wall-clock seconds for the whole call (building included).
     num_workers : int, optional
         CP-SAT workers; defaults to and is capped at :func:`n_cores`.
@@ -411,7 +411,7 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
     """
     warm_start = _warm_start_arg(warm_start, hint)
     _check(lam, max_depth, time_limit, num_workers)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     reporter = ProgressReporter("cpsat", progress)
     lam_f = Fraction(lam)
     reporter.emit("start", bound=float(_trivial_bound(problem, lam_f)), message=f"lam {lam}, depth <= {max_depth}")
@@ -420,7 +420,7 @@ def solve_regularized(problem: BinaryProblem, *, lam: float, max_depth: int,
         if warm_start is not None else None
     try:
         enc = _build_within(problem, max_depth, deadline)
-    except (BuildInterrupted, DeadlineExpired) as exc:
+    except DeadlineExpired as exc:  # BuildInterrupted included
         result = _interrupted(problem, start_tree, scaled_objective(lam_f, problem.n_rows, max_depth), deadline)
         if str(exc).startswith("NOT_RUN"):
             result.stats["cpsat_status"] = str(exc)
@@ -475,7 +475,7 @@ def _structure(node: Node) -> tuple:
 
 
 def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], max_depth: int,
-                              time_limit: float | None = None, num_workers: int | None = None,
+                              time_limit: float | Deadline | None = None, num_workers: int | None = None,
                               seed: int = 0, warm_start: WarmStart = "cart", osdt_bounds: bool = True,
                               log: bool = False, progress: ProgressCallback | None = None,
                               hint: WarmStart = _UNSET) -> PathResults:
@@ -503,7 +503,7 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
         raise ValueError("lams must hold at least one lambda")
     for lam in lams:
         _check(lam, max_depth, time_limit, num_workers)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     order = sorted(set(Fraction(x) for x in lams))
     workers = _workers(num_workers)
     _check_size(problem, max_depth)
@@ -511,7 +511,7 @@ def solve_regularization_path(problem: BinaryProblem, *, lams: Sequence[float], 
         if warm_start is not None else None
     try:
         enc = _build_within(problem, max_depth, deadline)
-    except (BuildInterrupted, DeadlineExpired):
+    except DeadlineExpired:  # BuildInterrupted included
         res = {lam: _interrupted(problem, None if base_tree is None else improve_tree(
             problem, base_tree, lam), scaled_objective(lam, problem.n_rows, max_depth), deadline)
             for lam in order}

@@ -266,7 +266,7 @@ def _run_rc2(encoding: MaxSatEncoding, solver: str, stratified: bool, deadline: 
         rc2.delete()
 
 
-def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
+def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: float | Deadline | None = None,
                        solver: str = "glucose4", stratified: bool = True, at_most_one: str = "none",
                        warm_start: bool = True, phases: bool = False,
                        progress: ProgressCallback | None = None) -> SolveResult:
@@ -277,7 +277,7 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
     problem : BinaryProblem
         Any data (conflicting rows are fine: they cost their minority counts).
     max_depth : int
-    time_limit : float, optional
+    time_limit : float or Deadline, optional
         Wall-clock seconds for the whole call.
     solver : str
         RC2's SAT oracle, one of :data:`MAXSAT_SOLVERS`.
@@ -308,7 +308,7 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
         When the formula's estimated size exceeds :func:`~satdt.deadline.max_memory`.
     """
     _validate(max_depth, solver)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     reporter = ProgressReporter("maxsat", progress)
     stats: dict = {"backend": f"rc2{'-stratified' if stratified else ''}+{solver}",
                    "distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary)}

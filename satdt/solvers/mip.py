@@ -358,7 +358,7 @@ def _trivial(problem: BinaryProblem, deadline: Deadline, method: str) -> SolveRe
 
 
 def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAULT_BACKEND,
-                 time_limit: float | None = None, warm_start: bool = True,
+                 time_limit: float | Deadline | None = None, warm_start: bool = True,
                  interface: str | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """Most accurate tree of depth <= ``max_depth`` with BinOCT (Verwer & Zhang, AAAI-19).
 
@@ -368,7 +368,7 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
     max_depth : int
         At least 1.
     backend : {"highs", "scip", "cbc", "cpsat"}
-    time_limit : float or None
+    time_limit : float, Deadline or None
         Wall-clock seconds for the whole call (model building included).
     warm_start : bool, "cart", "dpdt" or Tree
         Hint the engine with a tree of this depth (and keep it as the fallback tree): True or
@@ -393,7 +393,7 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
     """
     _validate(problem, max_depth)
     _check_backend(backend, interface)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     reporter = ProgressReporter("mip", progress)
     reporter.emit("start", bound=problem.min_errors, message=f"BinOCT depth {max_depth} ({backend})")
     if problem.n_binary == 0:
@@ -426,7 +426,7 @@ def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAU
 
 
 def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min_leaf: int = 1,
-              backend: str = DEFAULT_BACKEND, time_limit: float | None = None,
+              backend: str = DEFAULT_BACKEND, time_limit: float | Deadline | None = None,
               warm_start: bool = True, interface: str | None = None,
               progress: ProgressCallback | None = None) -> SolveResult:
     """Optimal classification tree of depth <= ``max_depth`` with OCT (Bertsimas & Dunn 2017).
@@ -449,7 +449,7 @@ def solve_oct(problem: BinaryProblem, *, max_depth: int, alpha: float = 0.0, min
     """
     _validate(problem, max_depth)
     _check_backend(backend, interface)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     if not alpha >= 0 or not math.isfinite(alpha):
         raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
     if isinstance(min_leaf, bool) or int(min_leaf) != min_leaf or min_leaf < 1:

@@ -76,7 +76,7 @@ def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, p
         raise ValueError(f"pair_ops must be non-negative, got {pair_ops!r}")
 
 
-def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | None = None,
+def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | Deadline | None = None,
                           upper_bound: int | None = None, pair_ops: float | None = None,
                           optimize_above_bound: bool = True, _search: SearchBase | None = None, engine: str = "core",
                           _binary_out: list | None = None, progress: ProgressCallback | None = None) -> SolveResult:
@@ -87,7 +87,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     problem : BinaryProblem
     max_depth : int
         Non-negative; 0 gives the majority leaf.
-    time_limit : float or None
+    time_limit : float, Deadline or None
         Wall-clock seconds for the whole call; on expiry the best tree so far is returned as
         FEASIBLE with the best proven bound.
     upper_bound : int or None
@@ -117,7 +117,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     """
     _validate(problem, max_depth, upper_bound, pair_ops)
     if _search is None:
-        deadline = Deadline(time_limit)
+        deadline = Deadline.of(time_limit)
         search = new_search(problem, deadline, pair_ops, engine)
     else:  # a search of the same problem and costs: its memo (row subset, depth) stays valid
         search, deadline = _search, _search.deadline
@@ -203,7 +203,7 @@ def _validate_lam(lam: float) -> None:
 
 
 def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
-                         time_limit: float | None = None,
+                         time_limit: float | Deadline | None = None,
                          pair_ops: float | None = None, start_tree: Tree | None = None,
                          engine: str = "core", progress: ProgressCallback | None = None) -> SolveResult:
     """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth`` (any shape),
@@ -232,7 +232,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
         :func:`solve_max_accuracy_dp`; above ``0.5`` the single leaf is optimal).
     max_depth : int
         Non-negative.
-    time_limit : float or None
+    time_limit : float, Deadline or None
         Wall-clock seconds for the whole call; on expiry the best tree so far is returned as
         FEASIBLE with a proven lower bound.
     pair_ops, engine
@@ -255,7 +255,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     """
     _validate(problem, max_depth, None, pair_ops)
     _validate_lam(lam)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     d = int(max_depth)
     n = int(problem.n_rows)
     scaled = scaled_objective(Fraction(lam), n, d)
@@ -319,7 +319,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
 
 
 def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None,
-             time_limit: float | None = None, progress: ProgressCallback | None = None) -> SolveResult:
+             time_limit: float | Deadline | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """The DP method of the estimator and the CLI: :func:`solve_max_accuracy_dp` when ``lam`` is
     None, else :func:`solve_regularized_dp` with that ``lam``.
 

@@ -128,7 +128,7 @@ def _box_tree(problem: BinaryProblem, lattice: BoxLattice, depth: int, leaves: i
 
 
 def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
-                       time_limit: float | None = None, pair_ops: float | None = None,
+                       time_limit: float | Deadline | None = None, pair_ops: float | None = None,
                        algorithm: str = "auto", engine: str = "core",
                        _binary_out: list | None = None, progress: ProgressCallback | None = None) -> SolveResult:
     """DT_depth by DP: the smallest ``k`` with a consistent tree of depth ``k``.
@@ -161,7 +161,7 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
     if max_depth is not None:
         _validate(problem, max_depth, None, pair_ops)
     problem.check_consistent()
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     steps: dict[int, object] = {}
     stats: dict = {"distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary),
                    "engine": "dp"}
@@ -249,7 +249,7 @@ def _check_consistent_tree(problem: BinaryProblem, tree: Tree, method: str) -> N
 
 
 def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
-                      time_limit: float | None = None, pair_ops: float | None = None,
+                      time_limit: float | Deadline | None = None, pair_ops: float | None = None,
                       algorithm: str = "auto", engine: str = "core",
                       progress: ProgressCallback | None = None) -> SolveResult:
     """DT_size by DP: the fewest nodes of a consistent tree of depth ``<= K``.
@@ -279,7 +279,7 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
     if max_depth is not None:
         _validate(problem, max_depth, None, pair_ops)
     problem.check_consistent()
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     n_classes = problem.n_present_classes
     stats: dict = {"distinct_rows": int(problem.n_distinct), "binary_features": int(problem.n_binary),
                    "engine": "dp"}
@@ -346,7 +346,7 @@ def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, sta
     """DT_size by the lexicographic regularized search (see :func:`solve_min_size_dp`)."""
     binary_trees: list[Tree] = []
     if max_depth is None:
-        depth = solve_min_depth_dp(problem, time_limit=deadline.remaining(), pair_ops=pair_ops, engine=engine,
+        depth = solve_min_depth_dp(problem, time_limit=deadline, pair_ops=pair_ops, engine=engine,
                                    algorithm="search", _binary_out=binary_trees,
                                    progress=as_ticks(reporter, "minimum depth: depth"))
         stats["depth_times_s"] = depth.stats["depth_times_s"]
@@ -368,11 +368,12 @@ def _min_size_search(problem, chains, max_depth, deadline, pair_ops, engine, sta
     # warm start: the consistent tree of the depth search (a greedy one rarely is consistent, and
     # an inconsistent incumbent costs more than any consistent tree: no pruning until one is found)
     warm = binary_trees[-1] if binary_trees else None
-    r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline.remaining(), pair_ops=pair_ops,
+    t0 = time.perf_counter()
+    r = solve_regularized_dp(problem, lam=lam, max_depth=K, time_limit=deadline, pair_ops=pair_ops,
                              engine=engine, start_tree=warm,
                              progress=as_ticks(reporter, f"fewest leaves at depth <= {K}: objective"))
     errors = int(r.stats["errors"])
-    stats.update(size_depth=K, size_time_s=round(r.runtime, 4), search_nodes=r.stats.get("nodes"),
+    stats.update(size_depth=K, size_time_s=round(time.perf_counter() - t0, 4), search_nodes=r.stats.get("nodes"),
                  lam_engine=r.stats["lam_engine"])
     if r.status == OPTIMAL:
         if errors > 0:

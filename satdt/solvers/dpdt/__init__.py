@@ -75,7 +75,7 @@ def _check_params(max_depth: Any, cart_depth: Any, alphas: Any, max_states: Any,
 
 
 def build_mdp(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[int] = 5,
-              max_states: int = 1_000_000, random_state: int = 0, time_limit: float | None = None,
+              max_states: int = 1_000_000, random_state: int = 0, time_limit: float | Deadline | None = None,
               generator: str = "hybrid", exact_last: bool = True,
               deadline: Deadline | None = None, reporter: ProgressReporter | None = None,
               n_alphas: int = 0) -> DPDTModel:
@@ -84,13 +84,13 @@ def build_mdp(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[i
     max_depth, cds, _, max_states = _check_params(max_depth, cart_depth, None, max_states, generator)
     return build_model(data, max_depth=max_depth, cart_depth=cds, max_states=max_states,
                        random_state=random_state, generator=generator, exact_last=bool(exact_last),
-                       deadline=deadline or Deadline(time_limit), reporter=reporter, n_alphas=n_alphas)
+                       deadline=deadline or Deadline.of(time_limit), reporter=reporter, n_alphas=n_alphas)
 
 
 def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[int] = 5,
                alphas: Sequence[float] | np.ndarray | None = None, alpha: float = 0.0,
                max_states: int = 1_000_000, random_state: int = 0,
-               time_limit: float | None = None, generator: str = "hybrid",
+               time_limit: float | Deadline | None = None, generator: str = "hybrid",
                exact_last: bool = True, progress: ProgressCallback | None = None) -> DPDTResult:
     """DPDT trees for a grid of alphas and the tree for ``alpha``.
 
@@ -111,7 +111,7 @@ def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[
         State budget; ValueError when the MDP would exceed it.
     random_state : int
         For scikit-learn's CART (reference tree, generators ``"hybrid"`` and ``"sklearn"``).
-    time_limit : float, optional
+    time_limit : float or Deadline, optional
         Wall-clock seconds; states not expanded in time become leaves (``stats["truncated"]``).
     generator : {"hybrid", "sklearn", "cart", "exhaustive"}
         How candidate tests are proposed (:mod:`.generators`). Default ``"hybrid"``: at the root
@@ -136,7 +136,7 @@ def solve_dpdt(data: Dataset, *, max_depth: int = 3, cart_depth: int | Sequence[
     t0 = time.perf_counter()
     alpha = check_alpha(alpha)
     max_depth, cds, grid, max_states = _check_params(max_depth, cart_depth, alphas, max_states, generator)
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     reporter = ProgressReporter("dpdt", progress)
     reporter.emit("start", message=f"depth {max_depth}, {len(grid)} alphas")
     model = build_mdp(data, max_depth=max_depth, cart_depth=cds, max_states=max_states,

@@ -406,7 +406,7 @@ def solve_rdt(problem_or_data: Any, *, width: int = 2, depth: int = 3, axis_alig
               n_samples: int = 10, epochs: int | None = None, lr_policy: float | None = None,
               lr_leaf: float | None = None, batch_size: int | None = None, loss: str = "squared",
               predict: str = "path", baseline: bool | str | None = None, random_leaves: bool | str = False,
-              random_state: int | None = 0, time_limit: float | None = None) -> tuple[SolveResult, Any]:
+              random_state: int | None = 0, time_limit: float | Deadline | None = None) -> tuple[SolveResult, Any]:
     """Train an RDT; the axis-aligned variant returns its hardened tree as a :class:`SolveResult`.
 
     ``problem_or_data``: a :class:`BinaryProblem` (required for ``axis_aligned``; the model is
@@ -420,7 +420,7 @@ def solve_rdt(problem_or_data: Any, *, width: int = 2, depth: int = 3, axis_alig
     lr_leaf=1, batch_size=32, baseline=True``; softmax-linear ``epochs=100, lr_policy=2,
     lr_leaf=1, batch_size=10, baseline=False`` (the paper's plain REINFORCE).
     """
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     data = problem_or_data.data if isinstance(problem_or_data, BinaryProblem) else problem_or_data
     stats: dict[str, Any] = {"solver": "rdt", "width": width, "depth": depth, "axis_aligned": axis_aligned,
                              "n_samples": n_samples, "loss": loss}

@@ -14,6 +14,7 @@ from math import ceil, log2
 from typing import Callable
 
 from ...binarize import BinaryProblem
+from ...deadline import Deadline
 from ...encodings.sat_depth import DepthEncoding, implied_pairs
 from ...progress import ProgressCallback
 from ...result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult, Status
@@ -102,7 +103,7 @@ def canonical_is_cheap(X, groups) -> bool:
 
 
 def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, solver: str = DEFAULT_SOLVER,
-                    time_limit: float | None = None, incremental: bool = True,
+                    time_limit: float | Deadline | None = None, incremental: bool = True,
                     rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                     warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
                     seed: int = 0, row_pick: str = DEFAULT_ROW_PICK, repair: bool = DEFAULT_REPAIR,
@@ -117,7 +118,7 @@ def solve_min_depth(problem: BinaryProblem, *, max_depth: int | None = None, sol
         Search depths up to this one only (INFEASIBLE if none fits).
     solver : str
         A python-sat backend among :data:`SOLVERS`.
-    time_limit : float, optional
+    time_limit : float or Deadline, optional
         Wall-clock seconds for the whole call.
     incremental : bool
         Incremental example addition (else every row from the start).

@@ -12,6 +12,7 @@ import time
 from math import ceil, log2
 
 from ...binarize import BinaryProblem
+from ...deadline import Deadline
 from ...encodings.sat_size import SizeEncoding
 from ...progress import ProgressCallback
 from ...result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
@@ -32,7 +33,7 @@ DEFAULT_SIZE_SEARCH = "descending"
 
 
 def solve_min_size(problem: BinaryProblem, *, max_depth: int | None = None, solver: str = DEFAULT_SOLVER,
-                   time_limit: float | None = None, incremental: bool = True,
+                   time_limit: float | Deadline | None = None, incremental: bool = True,
                    rows_per_round: int = DEFAULT_ROWS_PER_ROUND, at_most_one: str = DEFAULT_AT_MOST_ONE,
                    warm_start: bool = True, useless: bool = DEFAULT_USELESS, phases: bool = False,
                    size_search: str = DEFAULT_SIZE_SEARCH, seed: int = 0,

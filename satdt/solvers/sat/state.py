@@ -165,7 +165,7 @@ def new_state(problem, time_limit, solver, rows_per_round, at_most_one, incremen
               objective: str = "depth") -> SearchState:
     """The state of one call: its deadline (started now), its progress reporter (``"start"``
     emitted), no row used yet."""
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     report = ProgressReporter("sat", progress, tuning.PROGRESS_INTERVAL)
     problem.check_consistent()
     labels = problem.majority

@@ -315,7 +315,7 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
                     features: Sequence[str] = DEFAULT_FEATURES, costs: Any = None,
                     max_depth: int | None = None, error_cost: float = 1.0, q_init: float = 0.0,
                     multiway: str = "categorical", max_arity: int = 10,
-                    random_state: int | None = 0, time_limit: float | None = None) -> AdaptTreeResult:
+                    random_state: int | None = 0, time_limit: float | Deadline | None = None) -> AdaptTreeResult:
     """ADAPTTREE0 (module doc): SARSA over partitions, tile-coded splitting criteria.
 
     Parameters
@@ -350,11 +350,11 @@ def solve_adapttree(problem: BinaryProblem, *, n_episodes: int = 200, gamma: flo
         With ``"discrete"``: numeric features with at most this many distinct integer values
         split multiway.
     random_state : int or None
-    time_limit : float or None
+    time_limit : float, Deadline or None
         Wall-clock seconds; the best tree so far is returned when it runs out (an episode cut
         short leaves its open parts as leaves, so that tree may have training errors).
     """
-    deadline = Deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     if not isinstance(n_episodes, (int, np.integer)) or n_episodes < 1:
         raise ValueError(f"n_episodes must be an integer >= 1, got {n_episodes!r}")
     if not 0.0 <= gamma <= 1.0 or not 0.0 <= lam <= 1.0:
