@@ -1,15 +1,19 @@
-"""The result every method returns, and the one status vocabulary of engines and certificates."""
+"""The result every method returns, the one status vocabulary of engines and certificates, and the
+final check of a returned tree (:func:`finalize_tree`, :class:`TreeCheckError`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .tree import Tree
 
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from .binarize import BinaryProblem
+
 __all__ = ["Status", "OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "NOT_OPTIMAL", "STATUSES",
-           "OBJECTIVE_NAMES", "SolveResult", "timeout_result"]
+           "OBJECTIVE_NAMES", "SolveResult", "timeout_result", "TreeCheckError", "finalize_tree"]
 
 
 class Status(str, Enum):
@@ -151,3 +155,36 @@ def timeout_result(data: Any, method: str, objective_name: str, runtime: float,
     stats["errors"] = errors
     return SolveResult(tree, FEASIBLE if value > bound else OPTIMAL, value, bound, runtime, method,
                        objective_name, stats)
+
+
+class TreeCheckError(AssertionError):
+    """A tree failed its re-evaluation on the data: a bug in an engine, never a user error."""
+
+
+def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True,
+                  binary_errors=None) -> tuple[Tree, int]:
+    """Map a tree over binary columns to the original features, prune it, re-evaluate it.
+
+    Leaves are relabelled with their majority class on the training rows (this never adds an
+    error), empty-sided splits and same-class sibling leaves are removed (no change in
+    predictions on the training rows). ``binary_errors`` (a callable of the binary tree) counts
+    the errors over the binary columns without ``problem.X`` (the DP reads its column chains).
+
+    Returns
+    -------
+    tree : Tree
+        In the original features, with class counts at every node.
+    errors : int
+        Its training errors (weighted by ``data.weight``), counted with :meth:`Tree.errors` on
+        the original rows.
+    """
+    bin_errors = problem.errors(binary_tree) if binary_errors is None else binary_errors(binary_tree)
+    tree = problem.to_original(binary_tree, relabel=True)
+    if prune:
+        tree.prune()
+    data = problem.data
+    errors = int(tree.errors(data.X, data.y, data.weight))
+    if errors > bin_errors:
+        raise TreeCheckError(f"tree maps to {errors} errors on the original rows but had "
+                             f"{bin_errors} on the binarized rows")
+    return tree, errors

@@ -44,7 +44,7 @@ OBJECTIVES = tuple(OBJECTIVE_NAMES)  # "accuracy", "depth", "size", "regularized
 ACCURACY_ENGINES = ("dp", "cpsat", "maxsat", "binoct")
 REGULARIZED_ENGINES = ("dp", "cpsat")
 CONSISTENT_ENGINES = ("dp", "sat")  # depth and size: DT_depth / DT_size by DP or by SAT
-# "auto": depth and size by the measured rule of satdt.solvers.consistent.choose_engine, the
+# "auto": depth and size by the measured rule of satdt.solvers.engine_choice.choose_engine, the
 # other objectives by the DP
 ENGINES = ("auto",) + ACCURACY_ENGINES + ("sat",)
 _EPS = 1e-9
@@ -218,7 +218,7 @@ def _check_args(objective: str, lam: float | None, alpha: float | None, engine: 
 def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float | None,
                 alpha: float | None, time_limit: float | None, engine: str) -> SolveResult:
     if objective in ("depth", "size"):
-        from .solvers.consistent import solve_consistent
+        from .solvers.engine_choice import solve_consistent
 
         problem.check_consistent()
         return solve_consistent(problem, objective, engine=engine, max_depth=depth, time_limit=time_limit)
@@ -251,7 +251,7 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
 def _dpdt_exact(data: Dataset, alpha: float, depth: int, time_limit: float | None) -> SolveResult:
     """DPDT's backward induction with every split at every state: exact over all axis-aligned
     trees of depth <= ``depth`` (exponential; the state budget raises a clear error)."""
-    from .solvers import dpdt
+    from .heuristics import dpdt
 
     out = dpdt.solve_dpdt(data, max_depth=max(depth, 1), alphas=[alpha], alpha=alpha, generator="exhaustive",
                           time_limit=time_limit)
@@ -298,7 +298,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         Wall-clock seconds for the engine.
     engine : {"auto", "dp", "cpsat", "maxsat", "binoct", "sat"}
         Exact engine. ``"auto"`` (default): for ``depth`` and ``size`` the engine
-        :func:`satdt.solvers.consistent.choose_engine` picks (the certificate's
+        :func:`satdt.solvers.engine_choice.choose_engine` picks (the certificate's
         ``engine.stats["engine"]`` and ``["engine_reason"]`` say which ran and why), for the other
         objectives the dynamic program, the fastest measured there. ``accuracy``: any but
         "sat"; ``regularized``: "dp" or "cpsat"; ``depth`` and ``size``: "dp" or "sat"

@@ -104,7 +104,7 @@ def fail(message: str) -> int:
 
 
 def solve_summary(method: str, model: Any, data: Dataset) -> dict[str, Any]:
-    """The JSON object of ``satdt solve --json`` (DESIGN.md keys)."""
+    """The JSON object of ``satdt solve --json`` (keys: docs/architecture.md, "The command line")."""
     result, tree = model.result_, getattr(model, "tree_", None)
     if tree is None:  # a proven INFEASIBLE: no tree, the proof and its bound instead
         out = {"method": method, "dataset": data.name, "status": result.status,

@@ -41,7 +41,7 @@ class ConsistentTreeClassifier(TreeClassifier):
         each new incumbent or bound, a tick every ~2 s, done); e.g.
         :func:`satdt.progress.stderr_printer`.
     engine : {"auto", "sat", "dp"}
-        ``"auto"`` (default): the engine :func:`satdt.solvers.consistent.choose_engine` picks by
+        ``"auto"`` (default): the engine :func:`satdt.solvers.engine_choice.choose_engine` picks by
         the rule measured in ``benchmarks/results/sat.md`` (today the DP on every measured
         dataset, its box DP or its branch and bound by the data's boxes and chains);
         ``result_.stats["engine"]`` and ``["engine_reason"]`` say which ran and why.
@@ -102,7 +102,7 @@ class ConsistentTreeClassifier(TreeClassifier):
             raise ValueError(f"engine must be 'auto', 'sat' or 'dp', got {self.engine!r}")
 
     def _solve(self, data: Dataset) -> SolveResult:
-        from ..solvers.consistent import solve_consistent
+        from ..solvers.engine_choice import solve_consistent
 
         problem = self._problem(data)
         return solve_consistent(problem, self.objective, engine=self.engine, max_depth=self.max_depth,
