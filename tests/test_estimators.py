@@ -10,6 +10,7 @@ from satdt.data import DataError, load_dataset
 from satdt.estimators import (METHODS, BinOCTClassifier, ConsistentTreeClassifier, CPSATTreeClassifier,
                               DPDTClassifier, DPTreeClassifier, MaxSATTreeClassifier, OCTClassifier,
                               make_estimator)
+from satdt.methods import spec
 
 # Small settings so that scikit-learn's ~40 checks (random data, up to a few hundred rows) stay fast.
 CHECKED = [
@@ -73,9 +74,11 @@ def test_every_method_fits_a_small_dataset(method):
     pred = model.predict(data.X)
     errors = int((pred != data.labels).sum())
     assert model.tree_ is res.tree
-    assert res.status in ("OPTIMAL", "FEASIBLE")
+    # an exact engine proves its optimum on this small set well within the limit; a heuristic
+    # proves nothing
+    assert res.status == ("OPTIMAL" if spec(method).exact else "FEASIBLE"), res.stats
     if method.startswith("sat"):
-        assert errors == 0 and res.status == "OPTIMAL"
+        assert errors == 0
     else:
         assert model.tree_.depth() <= 2
     proba = model.predict_proba(data.X)
