@@ -10,6 +10,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .export import node_test
+
 __all__ = ["plot_dpdt_front", "plot_tree"]
 
 

@@ -8,8 +8,6 @@ out): on the small datasets it costs as much as the whole search and never close
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...heuristics.greedy import greedy_tree
 from ...tree import Tree
 from ...warmstart import cart_binary_tree
