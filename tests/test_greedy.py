@@ -11,7 +11,7 @@ import pytest
 from satdt.binarize import Binarizer
 from satdt.data import load_dataset, prepare
 from satdt.deadline import Deadline
-from satdt.heuristics.greedy import cart_tree, gini_scores, greedy_tree, grow, useful_tests
+from satdt.heuristics.greedy import best_test, cart_tree, gini_scores, greedy_tree, grow, leaf_support
 from satdt.tree import Tree
 
 from conftest import random_problem
@@ -102,15 +102,17 @@ def test_cart_tree_keeps_only_splits_that_lower_the_errors_and_stops_at_its_dead
     assert cart_tree(data, 3, deadline=Deadline(1e-9)) is None
 
 
-def test_gini_scores_and_useful_tests():
-    right = np.array([[0, 2, 3, 1], [0, 1, 3, 2]])   # (C, K): test 0 sends nothing right
+def test_gini_scores_best_test_and_leaf_support():
+    right = np.array([[0, 2, 3, 1], [0, 1, 3, 2]])   # (C, K): test 0 sends nothing right, test 2 all
     total = np.array([3, 3])
     score = gini_scores(right, total)
     assert score[0] == -np.inf and score[2] == -np.inf   # an empty side
-    assert score[1] == pytest.approx((4 + 1) / 3 + (1 + 4) / 3)
-    assert useful_tests(right, total).tolist() == [1, 3]
+    assert score[1] == score[3] == pytest.approx((4 + 1) / 3 + (1 + 4) / 3)
+    assert best_test(right, total) == 1                  # ties: the first
+    assert best_test(right, total, keep=np.array([True, False, True, True])) == 3
+    assert best_test(right[:, [0, 2]], total) == -1 and best_test(np.zeros((2, 0)), total) == -1
     # leaf support: with q = 1 and a leaf cost of 3, a side's best leaf must classify >= 3 rows
-    assert useful_tests(np.array([[3, 2], [0, 1]]), np.array([6, 1]), leaf_cost=3.0).tolist() == [0]
+    assert leaf_support(np.array([[3, 2], [0, 1]]), np.array([6, 1]), 1.0, 3.0).tolist() == [True, False]
 
 
 class _ChainTests:
@@ -124,10 +126,8 @@ class _ChainTests:
         s = self.search
         F, present = s.column_counts(rows)
         right = F[:s.C].astype(np.float64)
-        useful = useful_tests(right, total, present, s.q, s.lc)
-        if useful.size == 0:
-            return -1
-        return int(useful[int(np.argmax(gini_scores(right[:, useful], total)))])
+        keep = present & leaf_support(right, total, s.q, s.lc) if s.lc > 0 else present
+        return best_test(right, total, keep)
 
     def goes_right(self, rows, g):
         return self.search.goes_right(rows, g)

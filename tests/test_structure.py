@@ -79,7 +79,8 @@ def test_imports_inside_functions_are_read():
     source = ("import os\nfrom .tree import Tree\n\ndef f():\n    from .solvers import dp\n"
               "    if True:\n        import satdt.cli\n\nclass C:\n    def g(self):\n"
               "        from ..data import prepare\n"
-              "if TYPE_CHECKING:\n    from .binarize import BinaryProblem\nelse:\n    from .result import SolveResult\n")
+              "if TYPE_CHECKING:\n    from .binarize import BinaryProblem\n"
+              "else:\n    from .result import SolveResult\n")
     assert _imports(source, "warmstart") == {"tree", "solvers", "cli", "data", "result"}
     assert _imports(source, "solvers.sat.depth") == {"solvers.sat.tree", "solvers.sat.solvers", "cli",
                                                      "solvers.data", "solvers.sat.result"}

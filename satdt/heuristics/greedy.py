@@ -30,41 +30,55 @@ import numpy as np
 
 from ..tree import Node, Tree
 
-__all__ = ["gini_scores", "useful_tests", "grow", "ColumnTests", "ThresholdTests", "greedy_tree", "cart_tree"]
+__all__ = ["gini_scores", "best_test", "leaf_support", "grow", "ColumnTests", "ThresholdTests", "greedy_tree",
+           "cart_tree"]
 
 
-def gini_scores(right: np.ndarray, total: np.ndarray) -> np.ndarray:
+def gini_scores(right, total: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
     """The Gini criterion of each candidate test, to maximize (see the module docstring).
 
-    ``right`` ``(C, ...)``: the class weights on the right side of each test; ``total`` ``(C,)``:
-    the node's class weights. A test with an empty side scores ``-inf``.
+    ``right``: the class weights on the right side of each test, one array per class (a ``(C,
+    ...)`` array, or any iterable of ``C`` arrays, consumed class by class: no ``(C, ...)``
+    temporary); ``total`` ``(C,)``: the node's class weights (integer-valued, so every sum below
+    is exact). A test with an empty side, or not in ``keep`` (a mask shaped like one class of
+    ``right``), scores ``-inf``.
     """
-    right = np.asarray(right, dtype=np.float64)
-    total = np.asarray(total, dtype=np.float64).reshape((-1,) + (1,) * (right.ndim - 1))
-    n_right = right.sum(axis=0)
-    n_left = float(total.sum()) - n_right
-    sr = (right ** 2).sum(axis=0)
-    sl = ((total - right) ** 2).sum(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = sr / n_right + sl / n_left
-    return np.where((n_right > 0) & (n_left > 0), score, -np.inf)
-
-
-def useful_tests(right: np.ndarray, total: np.ndarray, keep: np.ndarray | None = None,
-                 q: float = 1.0, leaf_cost: float = 0.0) -> np.ndarray:
-    """Positions of the tests (columns of ``right`` ``(C, K)``) that split the node into two
-    non-empty sides, among ``keep`` (default: all). With a leaf cost also OSDT's leaf support
-    bound (Hu et al. 2019, Theorem 3.5): a side whose best leaf classifies ``k`` rows correctly
-    with ``q * k < leaf_cost`` cannot be a leaf of an optimal tree."""
-    right = np.asarray(right, dtype=np.float64)
     total = np.asarray(total, dtype=np.float64)
-    n_right = right.sum(axis=0)
-    ok = (n_right > 0) & (n_right < float(total.sum()) - 0.5)
+    n_right = sr = sl = None
+    for c, r in enumerate(right):
+        r = np.asarray(r, dtype=np.float64)
+        left = total[c] - r
+        if n_right is None:
+            n_right, sr, sl = r.copy(), r * r, left * left
+        else:
+            n_right += r
+            sr += r * r
+            sl += left * left
+    n_left = float(total.sum()) - n_right
+    # a valid side weighs >= 1: the floor only keeps the empty sides (masked below) finite
+    score = sr / np.maximum(n_right, 1e-12) + sl / np.maximum(n_left, 1e-12)
+    ok = (n_right > 0.5) & (n_left > 0.5)
     if keep is not None:
         ok &= keep
-    if leaf_cost > 0:
-        ok &= (q * right.max(axis=0) >= leaf_cost) & (q * (total[:, None] - right).max(axis=0) >= leaf_cost)
-    return np.flatnonzero(ok)
+    return np.where(ok, score, -np.inf)
+
+
+def best_test(right: np.ndarray, total: np.ndarray, keep: np.ndarray | None = None) -> int:
+    """The first test (column of ``right`` ``(C, K)``) of best :func:`gini_scores`, or -1 when
+    no test splits the node into two non-empty sides (among ``keep``)."""
+    score = gini_scores(right, total, keep)
+    k = int(np.argmax(score)) if score.size else 0
+    return k if score.size and score[k] > -np.inf else -1
+
+
+def leaf_support(right: np.ndarray, total: np.ndarray, q: float, leaf_cost: float) -> np.ndarray:
+    """OSDT's leaf support bound (Hu et al. 2019, Theorem 3.5) for each test (columns of
+    ``right`` ``(C, K)``): False when a side's best leaf classifies ``k`` rows correctly with
+    ``q * k < leaf_cost``, so that no optimal tree has it as a leaf (replacing its parent by the
+    sibling subtree loses at most ``k`` rows and saves a leaf)."""
+    right = np.asarray(right, dtype=np.float64)
+    left = np.asarray(total, dtype=np.float64)[:, None] - right
+    return (q * right.max(axis=0) >= leaf_cost) & (q * left.max(axis=0) >= leaf_cost)
 
 
 class Tests(Protocol):
@@ -116,12 +130,9 @@ class ColumnTests:
         self.q, self.leaf_cost = q, leaf_cost
 
     def best(self, rows: np.ndarray, total: np.ndarray) -> int:
-        Xr = self.X[rows]
-        right = (Xr.T.astype(np.float64) @ self.counts[rows]).T          # (C, B)
-        useful = useful_tests(right, total, q=self.q, leaf_cost=self.leaf_cost)
-        if useful.size == 0:
-            return -1
-        return int(useful[int(np.argmax(gini_scores(right[:, useful], total)))])
+        right = self.counts[rows].T @ self.X[rows].astype(np.float64)      # (C, B)
+        keep = leaf_support(right, total, self.q, self.leaf_cost) if self.leaf_cost > 0 else None
+        return best_test(right, total, keep)
 
     def goes_right(self, rows: np.ndarray, test: int) -> np.ndarray:
         return self.X[rows, test].astype(bool)
@@ -166,11 +177,11 @@ class ThresholdTests:
             V = np.ascontiguousarray(self.X[np.ix_(rows, cols)].T)  # (k, n): each feature's row contiguous
             order = np.argsort(V, axis=1)
             Vs = np.take_along_axis(V, order, axis=1)
-            # class weights right of each position (the rows after it in the feature's order)
-            right = np.stack([total[c] - np.cumsum(Yr[:, c][order], axis=1, dtype=np.float64)[:, :-1]
-                              for c in range(n_classes)])
-            score = gini_scores(right, total)
-            score[Vs[:, 1:] <= Vs[:, :-1]] = -np.inf  # no threshold between equal values
+            # class weights right of each position (the rows after it in the feature's order),
+            # one class at a time
+            right = (total[c] - np.cumsum(Yr[:, c][order], axis=1, dtype=np.float64)[:, :-1]
+                     for c in range(n_classes))
+            score = gini_scores(right, total, keep=Vs[:, 1:] > Vs[:, :-1])  # no threshold between equal values
             j, k = np.unravel_index(int(np.argmax(score)), score.shape)
             if score[j, k] > best[0]:
                 best = (float(score[j, k]), int(cols[j]), float((Vs[j, k] + Vs[j, k + 1]) / 2.0))
