@@ -4,6 +4,7 @@ level or inside a function), the old import paths of moved modules; the heap tre
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -71,7 +72,9 @@ def _imports(source: str, module: str) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def _modules() -> dict[str, set[str]]:
+    """Every module of the package -> the satdt modules it imports (parsed once per session)."""
     return {_name(p): _imports(p.read_text(), _name(p)) for p in PACKAGE.rglob("*.py")}
 
 

@@ -44,23 +44,29 @@ def gini_scores(right, total: np.ndarray, keep: np.ndarray | None = None) -> np.
     ``right``), scores ``-inf``.
     """
     total = np.asarray(total, dtype=np.float64)
-    n_right = sr = sl = None
-    for c, r in enumerate(right):
+    n_right = sr = sl = tmp = None
+    for c, r in enumerate(right):  # buffers reused in place: the arrays are large in cart_tree
         r = np.asarray(r, dtype=np.float64)
-        left = total[c] - r
         if n_right is None:
-            n_right, sr, sl = r.copy(), r * r, left * left
-        else:
-            n_right += r
-            sr += r * r
-            sl += left * left
-    n_left = float(total.sum()) - n_right
-    # a valid side weighs >= 1: the floor only keeps the empty sides (masked below) finite
-    score = sr / np.maximum(n_right, 1e-12) + sl / np.maximum(n_left, 1e-12)
-    ok = (n_right > 0.5) & (n_left > 0.5)
+            n_right, sr, sl, tmp = r.copy(), r * r, np.empty_like(r), np.empty_like(r)
+            np.subtract(total[c], r, out=tmp)
+            np.multiply(tmp, tmp, out=sl)
+            continue
+        n_right += r
+        np.multiply(r, r, out=tmp)
+        sr += tmp
+        np.subtract(total[c], r, out=tmp)
+        tmp *= tmp
+        sl += tmp
+    n_left = np.subtract(float(total.sum()), n_right, out=tmp)
+    ok = (n_right > 0.5) & (n_left > 0.5)  # a valid side weighs >= 1
     if keep is not None:
         ok &= keep
-    return np.where(ok, score, -np.inf)
+    np.divide(sr, n_right, out=sr, where=ok)
+    np.divide(sl, n_left, out=sl, where=ok)
+    sr += sl
+    sr[~ok] = -np.inf
+    return sr
 
 
 def best_test(right: np.ndarray, total: np.ndarray, keep: np.ndarray | None = None) -> int:
@@ -177,11 +183,10 @@ class ThresholdTests:
             V = np.ascontiguousarray(self.X[np.ix_(rows, cols)].T)  # (k, n): each feature's row contiguous
             order = np.argsort(V, axis=1)
             Vs = np.take_along_axis(V, order, axis=1)
-            # class weights right of each position (the rows after it in the feature's order),
-            # one class at a time
-            right = (total[c] - np.cumsum(Yr[:, c][order], axis=1, dtype=np.float64)[:, :-1]
-                     for c in range(n_classes))
-            score = gini_scores(right, total, keep=Vs[:, 1:] > Vs[:, :-1])  # no threshold between equal values
+            # class weights left of each position (the rows up to it in the feature's order), one
+            # class at a time: the criterion is symmetric in its two sides (the same floats)
+            left = (np.cumsum(Yr[:, c][order], axis=1, dtype=np.float64)[:, :-1] for c in range(n_classes))
+            score = gini_scores(left, total, keep=Vs[:, 1:] > Vs[:, :-1])  # no threshold between equal values
             j, k = np.unravel_index(int(np.argmax(score)), score.shape)
             if score[j, k] > best[0]:
                 best = (float(score[j, k]), int(cols[j]), float((Vs[j, k] + Vs[j, k + 1]) / 2.0))
