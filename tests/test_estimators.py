@@ -92,6 +92,7 @@ def test_dataframe_with_text_column_and_feature_names():
                           "size": [1.0, 2.0, 3.0, 1.0, 5.0, 2.0]})
     y = ["a", "b", "a", "b", "b", "a"]
     model = ConsistentTreeClassifier().fit(frame, y)
+    assert model.result_.status == "OPTIMAL"
     assert list(model.feature_names_in_) == ["colour", "size"]
     assert list(model.predict(frame)) == y
     with pytest.raises(DataError, match="not seen at fit time"):
@@ -103,6 +104,7 @@ def test_dataframe_with_text_column_and_feature_names():
 def test_single_class_gives_single_leaf():
     model = CPSATTreeClassifier(max_depth=2).fit(np.arange(6.0).reshape(-1, 1), ["x"] * 6)
     assert model.tree_.n_nodes == 1 and list(model.predict([[10.0]])) == ["x"]
+    assert model.result_.status == "OPTIMAL"
 
 
 @pytest.mark.parametrize("estimator, message", [
@@ -159,6 +161,7 @@ def test_to_sklearn_on_an_estimator_keeps_names_and_predictions():
     data = load_dataset("iris")
     X = pd.DataFrame(data.X, columns=["sl", "sw", "pl", "pw"])
     model = DPTreeClassifier(max_depth=3).fit(X, data.labels)
+    assert model.result_.status == "OPTIMAL"
     sk = model.to_sklearn()
     assert list(sk.feature_names_in_) == ["sl", "sw", "pl", "pw"]
     assert np.array_equal(sk.predict(X), model.predict(X))
