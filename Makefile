@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml setup.py $(wildcard satdt/solvers/dp/core/*.h
 	  echo "satdt: no Python.h for $(PYTHON); the DP core needs the Python headers (Debian/Ubuntu: apt-get install python3-dev)" >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,peers,cluster,plot]'
+	$(BIN)/python -m pip install -q -e '.[test,peers,cluster,plot,onnx]'
 	touch $@
 
 demo: setup

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from satdt import load_csv  # noqa: E402
-from satdt.solvers.dpdt import solve_dpdt  # noqa: E402
+from satdt.heuristics.dpdt import solve_dpdt  # noqa: E402
 
 DATASETS = ["bank", "bidding", "fault", "htru", "occupancy", "page", "raisin", "rice", "room",
             "segment", "wilt", "magic"]

@@ -6,7 +6,7 @@ For each dataset (the "all" binarization) and objective, runs the SAT engine
 and its box DP (``algorithm="boxes"``, only up to 4e7 boxes: above, its tables do not fit the
 DP's own limits), one after the other, and prints one Markdown row per cell with the problem's
 figures (rows, binary columns, boxes, chains), the three times and what
-:func:`satdt.solvers.consistent.choose_engine` picks. Times are the median of ``--repeat`` runs
+:func:`satdt.solvers.engine_choice.choose_engine` picks. Times are the median of ``--repeat`` runs
 (engine time, binarization excluded; one run when a run takes over 5 s); a run that does not
 finish counts as ``--time-limit``.
 
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from satdt import Binarizer, load_csv
     from satdt.binarize import ConflictError
     from satdt.solvers import sat
-    from satdt.solvers.consistent import choose_engine
+    from satdt.solvers.engine_choice import choose_engine
     from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
 
     print("| dataset | objective | rows | binary columns | boxes | chains | value | SAT s | DP search s | "

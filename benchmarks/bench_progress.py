@@ -21,7 +21,8 @@ from satdt.binarize import Binarizer  # noqa: E402
 
 
 def cases():
-    from satdt.solvers import cpsat, dpdt, maxsat, mip
+    from satdt.heuristics import dpdt
+    from satdt.solvers import cpsat, maxsat, mip
 
     iris = Binarizer("all").problem(load_dataset("iris"))
     monk = Binarizer("all").problem(load_dataset("monk1-onehot"))

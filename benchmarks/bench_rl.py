@@ -55,8 +55,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from satdt import Binarizer, load_dataset  # noqa: E402
-from satdt.solvers.rl.adapttree import id3_tree, paper_problem, solve_adapttree  # noqa: E402
-from satdt.solvers.rl.rdt import ReinforcedDecisionTree, gaussian_toy, solve_rdt  # noqa: E402
+from satdt.heuristics.rl.adapttree import id3_tree, paper_problem, solve_adapttree  # noqa: E402
+from satdt.heuristics.rl.rdt import ReinforcedDecisionTree, gaussian_toy, solve_rdt  # noqa: E402
 
 FIGURES = ROOT / "benchmarks" / "figures"
 DATASETS = ["monk1", "monk2", "monk3", "tic-tac-toe", "iris", "wine", "balance-scale", "car"]
@@ -286,7 +286,7 @@ def part_gap(runs: int, jobs: int, epochs: int) -> None:
 def part_datasets(datasets: list[str], depths: list[int], episodes: int, seeds: int) -> None:
     from sklearn.tree import DecisionTreeClassifier
 
-    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.heuristics.dpdt import solve_dpdt
     from satdt.verify import certify_many
 
     print(f"## ADAPTTREE0 and RDT against the proven optimum (load {_load()})\n")
@@ -367,7 +367,7 @@ MULTIWAY_DATASETS = ["monk1", "monk2", "monk3", "mouse", "balance-scale", "car"]
 def part_multiway(seeds: int, episodes: int = 100) -> None:
     """ADAPTTREE0 with multiway splits (``multiway="discrete"``: the integer-coded attributes split
     by every value) against ID3 (multiway) and the exact fewest tests (``min_multiway_tests``)."""
-    from satdt.solvers.rl.adapttree import attributes, count_tests, min_multiway_tests
+    from satdt.heuristics.rl.adapttree import attributes, count_tests, min_multiway_tests
 
     print(f"## ADAPTTREE0 with multiway splits (load {_load()})\n")
     print(f"Consistent trees; `all` binarization; `multiway=\"discrete\"` (integer features with <= 10 values "

@@ -39,7 +39,7 @@ DEFAULT_DATASETS = (
 def heuristic_trees(data, depth: int) -> dict:
     from sklearn.tree import DecisionTreeClassifier
 
-    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.heuristics.dpdt import solve_dpdt
 
     trees = {f"cart-{c}": DecisionTreeClassifier(max_depth=depth, criterion=c, random_state=0).fit(data.X, data.labels)
              for c in ("gini", "entropy")}

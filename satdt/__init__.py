@@ -3,6 +3,11 @@
 from typing import Any
 
 from . import _early_signals  # noqa: F401 - the satdt program's first signal handlers, before numpy
+from . import _moved
+
+_moved.install()  # old import paths of moved modules (satdt.solvers.dpdt, ...) keep working
+
+# (the imports below come after the signal handlers and the finder on purpose)
 from .binarize import Binarizer, BinaryProblem, BinaryTest, ConflictError
 from .data import DataError, Dataset, load_csv, load_dataset, prepare
 from .result import FEASIBLE, INFEASIBLE, NOT_OPTIMAL, OPTIMAL, UNKNOWN, SolveResult, Status

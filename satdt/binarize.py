@@ -33,10 +33,10 @@ second even for the rows x thresholds matrix of ``"all"`` on 15,000 rows), raisi
 the binary matrix is allocated its size is checked against :func:`~satdt.deadline.max_memory`
 (:class:`~satdt.deadline.MemoryLimitError` names it).
 
-Length (over the ~600 lines of issue 14): this module is the one place that knows how a test
-reads the original features, and both halves need that knowledge: making the tests and the
-distinct rows (:class:`Binarizer`), and answering questions about a tree over the tests without
-the rows x tests matrix (:meth:`BinaryProblem.route`, :meth:`~BinaryProblem.errors`,
+Length (over the ~600 lines a module may have without a stated reason): this module is the one
+place that knows how a test reads the original features, and both halves need that knowledge:
+making the tests and the distinct rows (:class:`Binarizer`), and answering questions about a tree
+over the tests without the rows x tests matrix (:meth:`BinaryProblem.route`, :meth:`~BinaryProblem.errors`,
 :meth:`~BinaryProblem.from_original`, :meth:`~BinaryProblem.column_ones`: on magic's 15k x 120k
 tests the matrix alone takes 2-5 s and 1.8 GB, which a time limit of a few seconds cannot
 afford). Splitting the second half into its own top-level module would put one class's methods

@@ -53,7 +53,7 @@ class DeadlineExpired(TimeoutError):
     """The time limit passed during a step that cannot return a partial result itself.
 
     Raised by :meth:`Deadline.check` inside a step (binarization, model building); the layer that
-    holds a fallback (a solver, an estimator, :func:`satdt.methods.fit_problem`) catches it and
+    holds a fallback (a solver, an estimator, :func:`satdt.fit.fit_problem`) catches it and
     returns its best tree so far with status FEASIBLE. It never reaches a user: a time limit is a
     result, not an error.
 

@@ -1,14 +1,14 @@
-"""The method registry: one :class:`MethodSpec` per method name of ``satdt solve --method``, and
-the one fit path, :func:`fit_problem`.
+"""The method registry: one :class:`MethodSpec` per method name of ``satdt solve --method``, read
+by the one fit path, :func:`satdt.fit.fit_problem`.
 
 Each spec says what the method optimizes, which engine answers it (the solve function, imported
 only when a method runs), which estimator class wraps it, which options apply to it and their
 defaults, and the depth bounds it accepts. Every reader takes it from here: the command line
 (refusing an option that does not apply, before any heavy import; ``satdt solve`` itself fits
-through :func:`fit_problem`), the estimators (``satdt.estimators.METHODS`` and
-``make_estimator``, and each estimator's ``fit``, which ends in :func:`fit_problem`),
+through :func:`satdt.fit.fit_problem`), the estimators (``satdt.estimators.METHODS`` and
+``make_estimator``, and each estimator's ``fit``, which ends in :func:`satdt.fit.fit_problem`),
 ``satdt.verify``, ``satdt.select``, ``satdt.bench`` and the engine choice
-(``satdt.solvers.consistent``). A new method is a new spec here, its engine, its estimator class
+(``satdt.solvers.engine_choice``). A new method is a new spec here, its engine, its estimator class
 (exported by :mod:`satdt.estimators`; an existing one may serve) and its tests.
 
 Standard library only: ``import satdt.methods`` loads no engine, no numpy.
@@ -16,12 +16,11 @@ Standard library only: ``import satdt.methods`` loads no engine, no numpy.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 __all__ = ["MethodSpec", "METHODS", "OPTIONS", "WEIGHT_OPTIONS", "spec", "methods_taking", "option_errors",
-           "result_objective", "engine_function", "fit_problem"]
+           "result_objective", "engine_function"]
 
 
 #: the options of ``satdt solve`` that apply to some methods only: argparse ``dest`` -> flag
@@ -118,11 +117,11 @@ _WEIGHTED = (*_BINARIZED, *WEIGHT_OPTIONS)
 
 METHODS: dict[str, MethodSpec] = {s.name: s for s in (
     _spec("sat-depth", "depth", True, (*_BINARIZED, "solver", "engine"), None, engine="auto",
-          how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.consistent:solve_consistent",
+          how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.engine_choice:solve_consistent",
                    engine_args={"objective": "depth"}, fixed={"objective": "depth"}, result_objective="depth",
                    engines=_CONSISTENT, light=True)),
     _spec("sat-size", "nodes", True, (*_BINARIZED, "solver", "engine"), None, engine="auto",
-          how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.consistent:solve_consistent",
+          how=dict(estimator="ConsistentTreeClassifier", engine="satdt.solvers.engine_choice:solve_consistent",
                    engine_args={"objective": "size"}, fixed={"objective": "size"}, result_objective="nodes",
                    engines=_CONSISTENT, light=True)),
     _spec("maxsat", "errors", True, _WEIGHTED, 3, min_depth=1,
@@ -139,12 +138,12 @@ METHODS: dict[str, MethodSpec] = {s.name: s for s in (
           how=dict(estimator="CPSATTreeClassifier", engine="satdt.solvers.cpsat:solve_regularized",
                    result_objective="regularized")),
     _spec("dpdt", "dpdt", False, ("max_depth", "alpha", "cart_depth"), 3, min_depth=1,
-          how=dict(estimator="DPDTClassifier", engine="satdt.solvers.dpdt:solve_dpdt", binarized=False,
+          how=dict(estimator="DPDTClassifier", engine="satdt.heuristics.dpdt:solve_dpdt", binarized=False,
                    result_objective="dpdt")),
     _spec("adapttree", "heuristic", False, _BINARIZED, None,
-          how=dict(estimator="AdaptTreeClassifier", engine="satdt.solvers.rl.adapttree:solve_adapttree")),
+          how=dict(estimator="AdaptTreeClassifier", engine="satdt.heuristics.rl.adapttree:solve_adapttree")),
     _spec("rdt", "heuristic", False, _BINARIZED, 3, min_depth=1,
-          how=dict(estimator="RDTClassifier", engine="satdt.solvers.rl.rdt:solve_rdt",
+          how=dict(estimator="RDTClassifier", engine="satdt.heuristics.rl.rdt:solve_rdt",
                    params={"max_depth": "depth"})),
 )}
 
@@ -202,91 +201,3 @@ def engine_function(method: "str | MethodSpec") -> Callable[..., Any]:
 
     s = method if isinstance(method, MethodSpec) else spec(method)
     return getattr(importlib.import_module(s.engine_module), s.engine.partition(":")[2])
-
-
-def _as_result(outcome: Any) -> Any:
-    """The ``SolveResult`` of an engine's outcome: itself, the first of a pair (RDT's result and
-    model), or its ``result`` attribute (DPDT's front, ADAPTTREE0's learning curve)."""
-    if isinstance(outcome, tuple):
-        return outcome[0]
-    return getattr(outcome, "result", outcome)
-
-
-def fit_problem(method: "str | MethodSpec", data: Any, deadline: Any = None, *, binarizer: Any = None,
-                keep: Callable[[Any], object] | None = None, on_binarized: Callable[[Any], object] | None = None,
-                **options: Any) -> Any:
-    """The one fit path: ``data`` -> (binarization) -> ``method``'s engine -> ``SolveResult``.
-
-    Taken by every estimator's ``fit`` and by ``satdt solve``.
-
-    Parameters
-    ----------
-    method : str or MethodSpec
-        A registry name or spec.
-    data : Dataset or BinaryProblem
-        A ``Dataset`` is binarized here (under ``deadline``) when the engine reads a
-        ``BinaryProblem``; a ``BinaryProblem`` goes to the engine as it is.
-    deadline : Deadline, float or None
-        The clock of the whole call, started where the user's clock starts (a float or None:
-        started now). It is handed down to the binarization and the engine, so every step gets
-        the time left, and ``result.runtime`` is its elapsed time at the end.
-    binarizer : Binarizer, None or False
-        The binarizer to use (None: ``Binarizer(binarization, n_thresholds)`` from ``options``;
-        False: the data goes to the engine unbinarized, e.g. RDT's softmax-linear model).
-    keep : callable, optional
-        Called with the engine's whole outcome (DPDT's front, RDT's model) before its
-        ``SolveResult`` is returned.
-    on_binarized : callable, optional
-        Called with the ``BinaryProblem`` made here, before the engine runs (``satdt solve``
-        keeps it for the greedy answer to a signal).
-    **options
-        The engine's keyword arguments (``binarization`` and ``n_thresholds`` are the
-        binarizer's); ``time_limit`` is the deadline's.
-
-    Returns
-    -------
-    SolveResult
-        The engine's result; when the time limit struck before the engine could answer
-        (:class:`~satdt.deadline.DeadlineExpired`, e.g. in the binarization), the majority leaf
-        (FEASIBLE), or no tree (UNKNOWN) for the consistent-tree questions. ``stats["engine_s"]``
-        is the engine call's own time; an INFEASIBLE result says in ``stats["proof"]`` what was
-        proven (:func:`satdt.result.explain_infeasible`).
-    """
-    from .deadline import Deadline, DeadlineExpired
-
-    s = method if isinstance(method, MethodSpec) else spec(method)
-    deadline = Deadline.of(deadline)
-    binarization = options.pop("binarization", "all")
-    n_thresholds = options.pop("n_thresholds", 10)
-    engine = engine_function(s)
-    source = data
-    try:
-        if s.binarized and binarizer is not False and not hasattr(data, "n_binary"):
-            if binarizer is None:
-                from .binarize import Binarizer
-
-                binarizer = Binarizer(binarization, n_thresholds=n_thresholds)
-            source = binarizer.problem(data, deadline=deadline)
-            if on_binarized is not None:
-                on_binarized(source)
-        t0 = time.perf_counter()
-        outcome = engine(source, **s.engine_args, time_limit=deadline, **options)
-        engine_s = time.perf_counter() - t0
-    except DeadlineExpired:
-        from .result import timeout_result
-
-        rows = getattr(data, "data", data)  # a BinaryProblem keeps its Dataset
-        depth = options.get("max_depth")  # CART's tree of that depth when better than the leaf
-        result = timeout_result(rows, s.name, result_objective(s, options.get("lam")), 0.0,
-                                lam=options.get("lam"),
-                                max_depth=depth if isinstance(depth, int) and not isinstance(depth, bool) else None)
-    else:
-        from .result import explain_infeasible
-
-        if keep is not None:
-            keep(outcome)
-        result = _as_result(outcome)
-        result.stats.setdefault("engine_s", round(engine_s, 4))
-        explain_infeasible(result, max_depth=options.get("max_depth"))
-    result.runtime = deadline.elapsed()
-    return result

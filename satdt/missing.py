@@ -7,7 +7,7 @@ sends them right; with the ``all`` binarization both copies give every midpoint 
 values, plus the test "missing or not" (the midpoint next to the sentinel). So every engine,
 unchanged, searches over every threshold *and* every direction of the missing rows at every
 test: its optimum is the optimum over trees with learned missing-value directions (the
-search space of DESIGN.md's definition). :func:`to_original` maps the tree back: a node on a copy
+search space defined in docs/architecture.md, "Definitions"). :func:`to_original` maps the tree back: a node on a copy
 becomes a node on ``x`` with ``missing_left`` set (left for ``x_lo``, right for ``x_hi``; the
 sentinel tests become ``x <= -inf`` with missing left, "is missing", and ``x <= inf`` with missing
 right, "is not missing"), and checks that it routes every training row as the engine's tree did.
@@ -116,7 +116,7 @@ def to_original(tree: Tree, mapping: MissingMap, data: Dataset, augmented: Datas
     before = tree.predict_index(augmented.X)
     after = out.predict_index(data.X)
     if not np.array_equal(before, after):
-        from .solvers.common import TreeCheckError
+        from .result import TreeCheckError
 
         raise TreeCheckError(f"the tree with learned missing-value directions routes "
                              f"{int((before != after).sum())} training row(s) differently")

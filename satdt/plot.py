@@ -10,6 +10,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .export import node_test
+
 __all__ = ["plot_dpdt_front", "plot_tree"]
 
 
@@ -32,13 +34,13 @@ def plot_dpdt_front(result: Any, path: str | Path, *, cart: bool = True, random_
 
     Parameters
     ----------
-    result : satdt.solvers.dpdt.DPDTResult
+    result : satdt.heuristics.dpdt.DPDTResult
     path : str or Path
         Output PNG file.
     cart : bool
         Also draw CART's pruning path.
     """
-    from .solvers.dpdt import cart_pruning_path
+    from .heuristics.dpdt import cart_pruning_path
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -215,7 +217,7 @@ def _node_label(tree: Any, node: Any, names: list[str]) -> str:
         if counts is not None:
             text += "\n[" + ", ".join(f"{c:g}" for c in counts) + "]"
         return text
-    text = tree._node_test(node)
+    text = node_test(tree, node)
     if counts is not None:
         text += f"\nrows: {float(np.sum(counts)):g}"
     return text

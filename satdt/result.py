@@ -1,15 +1,19 @@
-"""The result every method returns, and the one status vocabulary of engines and certificates."""
+"""The result every method returns, the one status vocabulary of engines and certificates, and the
+final check of a returned tree (:func:`finalize_tree`, :class:`TreeCheckError`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .tree import Tree
 
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from .binarize import BinaryProblem
+
 __all__ = ["Status", "OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "NOT_OPTIMAL", "STATUSES",
-           "OBJECTIVE_NAMES", "SolveResult", "timeout_result"]
+           "OBJECTIVE_NAMES", "SolveResult", "timeout_result", "TreeCheckError", "finalize_tree"]
 
 
 class Status(str, Enum):
@@ -127,22 +131,13 @@ def explain_infeasible(result: SolveResult, max_depth: int | None = None,
     return result
 
 
-#: seconds CART may take after a time limit struck before an engine started (within the
-#: documented tolerance of a limit, max(1 s, 5 %)): 0.06-0.1 s on magic (15,216 x 10) at depth 4-6
-CART_GRACE = 0.5
-
-
 def timeout_result(data: Any, method: str, objective_name: str, runtime: float,
-                   lam: float | None = None, step: str = "binarization",
-                   max_depth: int | None = None) -> SolveResult:
-    """The best tree when the time limit struck before an engine could start (during ``step``):
-    for the objectives any tree meets (``"errors"``, ``"regularized"`` with ``lam``), FEASIBLE,
-    CART's tree of depth ``max_depth`` on the original features (:func:`satdt.fallback.cart_tree`,
-    given at most :data:`CART_GRACE` seconds) when it is better than the majority-class leaf, else
-    that leaf; UNKNOWN without a tree for the objectives of consistent trees (``"depth"``,
-    ``"nodes"``), which a leaf does not meet. Never an exception: a time limit is a result."""
-    import time
-
+                   lam: float | None = None, step: str = "binarization") -> SolveResult:
+    """The majority-class leaf when the time limit struck before an engine could start (during
+    ``step``): FEASIBLE for the objectives any tree meets (``"errors"``, ``"regularized"`` with
+    ``lam``); UNKNOWN without a tree for the objectives of consistent trees (``"depth"``,
+    ``"nodes"``), which a leaf does not meet. Never an exception: a time limit is a result.
+    :func:`satdt.heuristics.greedy.timeout_answer` gives CART's tree instead when it is better."""
     import numpy as np
 
     from .tree import Node
@@ -158,38 +153,38 @@ def timeout_result(data: Any, method: str, objective_name: str, runtime: float,
     value = float(errors) if objective_name == "errors" else errors / int(counts.sum()) + float(lam or 0.0)
     bound = 0.0 if objective_name == "errors" else float(lam or 0.0)  # >= 1 leaf, >= 0 errors
     stats["errors"] = errors
-    if max_depth is not None and max_depth > 0 and value > bound:
-        start = time.perf_counter()
-        cart = _cart_or_none(data, int(max_depth))
-        runtime += time.perf_counter() - start
-        if cart is not None:
-            weight = getattr(data, "weight", None)
-            wrong = cart.predict_index(data.X) != data.y
-            cart_errors = int(wrong.sum() if weight is None else np.asarray(weight)[wrong].sum())
-            cart_value = float(cart_errors) if objective_name == "errors" else \
-                cart_errors / int(counts.sum()) + float(lam or 0.0) * cart.n_leaves
-            if cart_value < value:
-                tree, value, errors = cart, cart_value, cart_errors
-                stats.update(errors=errors, tree_source="greedy",
-                             note=f"time limit reached during {step}; no engine ran: CART's tree")
     return SolveResult(tree, FEASIBLE if value > bound else OPTIMAL, value, bound, runtime, method,
                        objective_name, stats)
 
 
-def _cart_or_none(data: Any, max_depth: int) -> Tree | None:
-    """CART's tree within :data:`CART_GRACE` seconds, or None (out of time, missing values, data
-    it cannot take)."""
-    import numpy as np
+class TreeCheckError(AssertionError):
+    """A tree failed its re-evaluation on the data: a bug in an engine, never a user error."""
 
-    from .deadline import Deadline
-    from .fallback import cart_tree
 
-    try:
-        if np.isnan(np.asarray(data.X, dtype=float)).any():
-            return None
-        tree = cart_tree(data, max_depth, deadline=Deadline(CART_GRACE))
-        if tree is not None and getattr(data, "weight", None) is not None:
-            tree.fit_counts(data.X, data.y, data.weight)
-        return tree
-    except Exception:  # noqa: BLE001 - the leaf is the answer then
-        return None
+def finalize_tree(problem: BinaryProblem, binary_tree: Tree, prune: bool = True,
+                  binary_errors=None) -> tuple[Tree, int]:
+    """Map a tree over binary columns to the original features, prune it, re-evaluate it.
+
+    Leaves are relabelled with their majority class on the training rows (this never adds an
+    error), empty-sided splits and same-class sibling leaves are removed (no change in
+    predictions on the training rows). ``binary_errors`` (a callable of the binary tree) counts
+    the errors over the binary columns without ``problem.X`` (the DP reads its column chains).
+
+    Returns
+    -------
+    tree : Tree
+        In the original features, with class counts at every node.
+    errors : int
+        Its training errors (weighted by ``data.weight``), counted with :meth:`Tree.errors` on
+        the original rows.
+    """
+    bin_errors = problem.errors(binary_tree) if binary_errors is None else binary_errors(binary_tree)
+    tree = problem.to_original(binary_tree, relabel=True)
+    if prune:
+        tree.prune()
+    data = problem.data
+    errors = int(tree.errors(data.X, data.y, data.weight))
+    if errors > bin_errors:
+        raise TreeCheckError(f"tree maps to {errors} errors on the original rows but had "
+                             f"{bin_errors} on the binarized rows")
+    return tree, errors

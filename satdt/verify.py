@@ -33,7 +33,8 @@ import numpy as np
 from .binarize import Binarizer, BinaryProblem
 from .data import Dataset, prepare
 from .deadline import Deadline
-from .methods import METHODS, fit_problem
+from .fit import fit_problem
+from .methods import METHODS
 from .result import (FEASIBLE, INFEASIBLE, NOT_OPTIMAL, OBJECTIVE_NAMES, OPTIMAL, UNKNOWN, SolveResult, Status,
                      explain_infeasible)
 from .tree import Node, Tree, class_index
@@ -51,7 +52,7 @@ ACCURACY_ENGINES = tuple(e for o, e in _ENGINE_METHODS if o == "accuracy")  # dp
 REGULARIZED_ENGINES = tuple(e for o, e in _ENGINE_METHODS if o == "regularized")  # dp, cpsat
 # depth and size: DT_depth / DT_size by DP or by SAT (the registry's engines of sat-depth but "auto")
 CONSISTENT_ENGINES = tuple(sorted(e for e in METHODS["sat-depth"].engines if e != "auto"))
-# "auto": depth and size by the measured rule of satdt.solvers.consistent.choose_engine, the
+# "auto": depth and size by the measured rule of satdt.solvers.engine_choice.choose_engine, the
 # other objectives by the DP
 ENGINES = ("auto",) + ACCURACY_ENGINES + ("sat",)
 _EPS = 1e-9
@@ -224,7 +225,7 @@ def _check_args(objective: str, lam: float | None, alpha: float | None, engine: 
 # ---------------------------------------------------------------------------- engines
 def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float | None,
                 alpha: float | None, time_limit: float | Deadline | None, engine: str) -> SolveResult:
-    """The exact engine of ``objective`` by the one fit path (:func:`satdt.methods.fit_problem`)."""
+    """The exact engine of ``objective`` by the one fit path (:func:`satdt.fit.fit_problem`)."""
     if objective in ("depth", "size"):
         problem.check_consistent()
         return fit_problem(_ENGINE_METHODS[objective, None], problem, time_limit, engine=engine, max_depth=depth)
@@ -285,7 +286,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         clock, e.g. ``satdt verify``'s: the engine gets the time it has left).
     engine : {"auto", "dp", "cpsat", "maxsat", "binoct", "sat"}
         Exact engine. ``"auto"`` (default): for ``depth`` and ``size`` the engine
-        :func:`satdt.solvers.consistent.choose_engine` picks (the certificate's
+        :func:`satdt.solvers.engine_choice.choose_engine` picks (the certificate's
         ``engine.stats["engine"]`` and ``["engine_reason"]`` say which ran and why), for the other
         objectives the dynamic program, the fastest measured there. ``accuracy``: any but
         "sat"; ``regularized``: "dp" or "cpsat"; ``depth`` and ``size``: "dp" or "sat"

@@ -167,7 +167,7 @@ def warm_start_trees(problem: BinaryProblem, warm_start, max_depth: int,
 
     ``warm_start``: None / False (none), True / ``"cart"`` (CART of depth ``max_depth``),
     ``"dpdt"`` (every tree of DPDT's Pareto front at depth ``max_depth``, the heuristic
-    comparator, :mod:`satdt.solvers.dpdt`), or a :class:`Tree` over the original features
+    comparator, :mod:`satdt.heuristics.dpdt`), or a :class:`Tree` over the original features
     (:func:`tree_on_columns`). The caller keeps the best by its own objective. With a
     ``deadline``, CART and DPDT get at most :data:`TIME_SHARE` of the time left; when CART gets
     no time, the single majority leaf stands in for it (a tree of every depth, at no cost).
@@ -180,7 +180,7 @@ def warm_start_trees(problem: BinaryProblem, warm_start, max_depth: int,
         return [single_leaf(problem) if tree is None else tree]
     if isinstance(warm_start, Tree):
         return [tree_on_columns(problem, warm_start, max_depth)]
-    from .solvers.dpdt import solve_dpdt  # the heuristic comparator, loaded only when asked for
+    from .heuristics.dpdt import solve_dpdt  # the heuristic comparator, loaded only when asked for
 
     left = None if deadline is None else deadline.remaining()
     front = solve_dpdt(problem.data, max_depth=max_depth, cart_depth=5 if max_depth <= 3 else [3, 2],

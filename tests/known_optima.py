@@ -3,8 +3,8 @@
 One row per (objective, dataset, depth, lambda). Every optimum is over satdt's ``all``
 binarization (every midpoint between consecutive distinct values; one test per category), i.e.
 over all axis-aligned trees, of the dataset named (a bundled dataset, :func:`satdt.load_dataset`,
-or for the ``quantbnb/`` sets a training file of the shared datasets directory, see
-:func:`dataset_file`).
+or for the ``quantbnb/`` sets a training file in ``$SATDT_DATA``, see :func:`dataset_file`; the
+test suite reads only the bundled sets).
 
 Objectives
     ``errors``       fewest training errors of a tree of depth <= ``depth`` (``value``: errors)
@@ -191,12 +191,16 @@ QUANTBNB = {"bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "r
 
 
 def dataset_file(name: str, data_dir: Path | None = None) -> Path | None:
-    """The shared training file of a ``quantbnb`` set (``$SATDT_DATA`` or ``../shared/datasets``);
-    None for a bundled dataset."""
+    """The training file of a ``quantbnb`` set under ``data_dir`` (default: ``$SATDT_DATA``), for
+    the peer re-verification of this script only (the test suite reads none: those sets are not
+    in the repository); None for a bundled dataset. ValueError when no directory is given."""
     if name not in QUANTBNB:
         return None
-    base = data_dir or Path(os.environ.get("SATDT_DATA", Path(__file__).resolve().parents[2] / "shared" / "datasets"))
-    return base / "quantbnb" / f"{name}.train.csv"
+    base = data_dir or os.environ.get("SATDT_DATA")
+    if not base:
+        raise ValueError(f"{name} is a Quant-BnB set, not in the repository: set SATDT_DATA to the directory "
+                         "that holds quantbnb/<name>.train.csv")
+    return Path(base) / "quantbnb" / f"{name}.train.csv"
 
 
 def _load(name: str):

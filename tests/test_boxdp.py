@@ -127,7 +127,7 @@ def test_time_limit_returns_a_consistent_tree():
     problem = Binarizer("all").problem(load_dataset("bmi"))
     for solve, optimum in zip((solve_min_depth_dp, solve_min_size_dp), min_depth_and_nodes("bmi")):
         r = solve(problem, time_limit=0.5, algorithm="boxes")
-        assert r.runtime <= 0.5 + 1.0   # DESIGN.md: within max(1 s, 5 %) of the limit
+        assert r.runtime <= 0.5 + 1.0   # docs/architecture.md, "Contracts": within max(1 s, 5 %)
         assert r.status == FEASIBLE and _consistent(problem, r.tree) and r.bound <= optimum <= r.objective
     # below the minimum depth of 6 classes (3): INFEASIBLE at once, no table built
     r = solve_min_depth_dp(problem, max_depth=2, time_limit=0.05, algorithm="boxes")

@@ -293,7 +293,7 @@ def test_tree_hint_and_bad_hint():
 def test_dpdt_tree_as_hint_keeps_its_value(lam):
     """A DPDT tree (original features) is mapped by routing: the hint is worth exactly the tree's
     own regularized value (or better, after improve_tree), and the optimum is unchanged."""
-    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.heuristics.dpdt import solve_dpdt
     from satdt.verify import tree_value
 
     data = load_dataset("monk3")
@@ -332,7 +332,7 @@ def test_regularization_path_matches_single_solves():
 def test_time_limit_returns_promptly():
     problem = Binarizer("all").problem(load_dataset("tic-tac-toe"))
     result = solve_regularized(problem, lam=0.001, max_depth=4, time_limit=1.0)
-    assert result.runtime <= 1.0 + 1.0   # DESIGN.md: within max(1 s, 5 %) of the limit
+    assert result.runtime <= 1.0 + 1.0   # docs/architecture.md, "Contracts": within max(1 s, 5 %)
     assert result.status in (FEASIBLE, UNKNOWN)
     if result.status == FEASIBLE:
         check_result(problem, result, 0.001, 4)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from satdt import methods
+from satdt import fit, methods
 from satdt.binarize import Binarizer
 from satdt.data import load_dataset
 from satdt.deadline import Deadline, DeadlineExpired
@@ -65,7 +65,7 @@ def test_fit_problem_and_the_estimator_read_the_clock_they_are_given():
 
     data = load_dataset("iris")
     clock = _clock()
-    result = methods.fit_problem("dp", data, clock, max_depth=2)
+    result = fit.fit_problem("dp", data, clock, max_depth=2)
     assert EARLIER <= result.runtime <= clock.elapsed()
     assert result.stats["engine_s"] < EARLIER  # the engine's own part, on its own
     clock = _clock(EARLIER + 60.0)
@@ -82,11 +82,11 @@ def test_an_expired_clock_gives_a_result_not_an_exception():
     data = load_dataset("iris")
     clock = Deadline(EARLIER)
     clock.start -= EARLIER + 1.0
-    cart = methods.fit_problem("dp", data, clock, max_depth=2)
+    cart = fit.fit_problem("dp", data, clock, max_depth=2)
     assert cart.status == "FEASIBLE" and cart.stats["timeout_in"] and cart.stats["tree_source"] == "greedy"
     assert cart.tree.depth() <= 2 and cart.objective == 6 < 100  # iris: CART 6 errors, the leaf 100
     assert cart.runtime >= EARLIER + 1.0
-    none = methods.fit_problem("sat-depth", data, clock)
+    none = fit.fit_problem("sat-depth", data, clock)
     assert none.status == "UNKNOWN" and none.tree is None and none.objective_name == "depth"
 
 

@@ -92,7 +92,7 @@ def _hard_problem():
 def test_time_limit_honoured():
     problem = _hard_problem()
     res = solve_max_accuracy_dp(problem, max_depth=4, time_limit=1.5)
-    assert res.runtime <= 1.5 + 1.0   # DESIGN.md: within max(1 s, 5 %) of the limit
+    assert res.runtime <= 1.5 + 1.0   # docs/architecture.md, "Contracts": within max(1 s, 5 %)
     assert res.status == "FEASIBLE"
     _check(problem, res, 4)
     assert problem.min_errors <= res.bound < res.objective

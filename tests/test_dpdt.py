@@ -1,4 +1,4 @@
-"""satdt.solvers.dpdt: DPDT (Kohler, Akrour & Preux) over a grid of alphas.
+"""satdt.heuristics.dpdt: DPDT (Kohler, Akrour & Preux) over a grid of alphas.
 
 Checks: exhaustive tests = brute-force optimum of the DPDT objective (300 tiny instances);
 Proposition 2 (never worse than CART's cost-complexity pruning path, every alpha); objectives
@@ -15,9 +15,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from satdt import bruteforce, load_dataset, prepare
 from satdt.result import FEASIBLE
-import satdt.solvers.dpdt.build as dpdt_build
-import satdt.solvers.dpdt.splits as dpdt_splits
-from satdt.solvers.dpdt import (best_split_errors, best_split_per_feature, cart_splits,
+import satdt.heuristics.dpdt.build as dpdt_build
+import satdt.heuristics.dpdt.splits as dpdt_splits
+from satdt.heuristics.dpdt import (best_split_errors, best_split_per_feature, cart_splits,
                                 dpdt_objective, last_level_children, solve_dpdt)
 from satdt.tree import Tree
 
@@ -200,7 +200,7 @@ def test_time_limit():
     y = (X[:, :3].sum(axis=1) + rng.normal(size=6000) > 0).astype(int)
     data = prepare(X, y)
     res = solve_dpdt(data, max_depth=4, cart_depth=5, time_limit=0.5)
-    assert res.result.runtime <= 0.5 + 1.0   # DESIGN.md: within max(1 s, 5 %) of the limit
+    assert res.result.runtime <= 0.5 + 1.0   # docs/architecture.md, "Contracts": within max(1 s, 5 %)
     assert res.result.status == FEASIBLE and res.stats["truncated"]
     assert res.result.objective == pytest.approx(dpdt_objective(res.tree, data, 0.0))
 

@@ -10,7 +10,7 @@ import pytest
 from satdt import Binarizer, load_dataset
 from satdt.cli import main
 from satdt.estimators import ConsistentTreeClassifier
-from satdt.solvers.consistent import choose_engine, solve_consistent
+from satdt.solvers.engine_choice import choose_engine, solve_consistent
 from satdt.verify import certify
 
 # (dataset, objective, engine auto picks, algorithm of the DP when it runs, optimum)

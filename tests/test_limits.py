@@ -38,10 +38,9 @@ def test_binarization_stops_at_the_deadline():
     X, y = _data(20000, 5)
     data = prepare(X, y)
     deadline = Deadline(0.05)
-    t0 = time.perf_counter()
     with pytest.raises(DeadlineExpired, match="binarization"):
         Binarizer("all").problem(data, deadline=deadline)
-    assert time.perf_counter() - t0 < 0.05 + 0.5
+    assert deadline.elapsed() <= 0.05 + deadline.tolerance()   # on the call's own clock
 
 
 def test_estimator_returns_carts_tree_when_binarization_runs_out():
@@ -189,10 +188,8 @@ def test_the_program_answers_at_the_limit_when_a_step_does_not_return(tmp_path):
 
 
 # ---------------------------------------------------------------- the library's own overruns
-# (issue 16, item 6: each step below returned seconds after its limit on the shared sets; the
-# timing asserts read result.runtime, the library's own clock, not wall-clock slack)
-
-SHARED = "/work/shared/datasets"
+# (each step below once returned seconds after its limit on the large benchmark sets; the timing
+# asserts read result.runtime, the library's own clock, not wall-clock slack)
 
 
 def test_consistent_fallback_stops_at_its_grace(monkeypatch):
@@ -208,9 +205,10 @@ def test_consistent_fallback_stops_at_its_grace(monkeypatch):
     assert full is not None and full.errors(problem.data.X, problem.data.y) == 0
     assert _consistent_fallback(problem, None, deadline=Deadline(1.0)).to_dict() == full.to_dict()
     monkeypatch.setattr(consistent, "FALLBACK_GRACE", 1e-9)         # a greedy longer than its grace
-    t0 = time.perf_counter()
-    assert _consistent_fallback(problem, None, deadline=Deadline(1.0)) is None
-    assert time.perf_counter() - t0 < 0.2
+    caller = Deadline(1.0)
+    assert _consistent_fallback(problem, None, deadline=caller) is None
+    # gave up within its grace: the caller's clock is still far inside its limit plus tolerance
+    assert caller.elapsed() <= caller.tolerance()
     monkeypatch.undo()
     # with max_depth the greedy stops at that depth: the same tree when it fits, else None
     for depth in range(full.depth() - 1, full.depth() + 2):
@@ -232,7 +230,7 @@ def test_dpdt_build_returns_at_its_limit(monkeypatch):
     late)."""
     import sklearn.tree  # noqa: F401  (its first import, 1-3 s at load 4, is not what is timed here)
 
-    from satdt.solvers.dpdt import build, solve_dpdt
+    from satdt.heuristics.dpdt import build, solve_dpdt
 
     late = []
     order = build._Builder._order
@@ -329,30 +327,56 @@ def test_maxsat_memory_estimate_covers_the_measured_peak():
     assert peak <= estimate <= 2.0 * peak, (peak, estimate)
 
 
-def _shared(name: str):
-    import os
-
-    from satdt.data import load_csv
-
-    path = f"{SHARED}/quantbnb/{name}.train.csv"
-    if not os.path.exists(path):
-        pytest.skip(f"shared dataset {path} not available")
-    return load_csv(path)
+#: the shapes of two Quant-BnB [18] training sets on which these runs overran before: rows, the
+#: distinct values of each feature, the size of each class (measured on the sets themselves)
+SHAPES = {
+    "magic": (15216, [14980, 14684, 6387, 5988, 4210, 15004, 15003, 14794, 14558, 14837], [9891, 5325]),
+    "fault": (1552, [839, 865, 1551, 1552, 809, 359, 295, 1532, 155, 98, 79, 2, 2, 23, 1143, 1121, 668, 407, 703,
+                     554, 3, 803, 173, 202, 796, 1265, 355], [129, 143, 322, 57, 43, 321, 537]),
+}
 
 
-SHARED_RUNS = [("magic", "sat-depth", {}, 5.0), ("magic", "sat-size", {"max_depth": 6}, 5.0),
+def _shaped(name: str):
+    """A data set of the shape of ``name`` (:data:`SHAPES`: as many rows, tests and classes, so
+    the same binarization and model sizes), generated: each feature takes exactly its number of
+    distinct values, the classes follow a noisy linear score in their sizes. Deterministic."""
+    rows, distinct, sizes = SHAPES[name]
+    rng = np.random.default_rng(sum(map(ord, name)))
+    columns = []
+    for k in distinct:
+        values = np.sort(rng.random(k))
+        index = np.concatenate([np.arange(k), rng.integers(0, k, size=rows - k)])
+        columns.append(values[rng.permutation(index)])
+    X = np.column_stack(columns)
+    score = X @ rng.normal(size=X.shape[1]) + 0.3 * rng.normal(size=rows)
+    y = np.empty(rows, dtype=np.int64)
+    order = rng.permutation(len(sizes))  # the classes along the score, each in its size
+    y[np.argsort(score)] = np.repeat(order, [sizes[c] for c in order])
+    return prepare(X, y)
+
+
+def test_shaped_sets_have_their_shapes():
+    for name, (rows, distinct, sizes) in SHAPES.items():
+        data = _shaped(name)
+        assert data.X.shape == (rows, len(distinct))
+        assert [len(np.unique(c)) for c in data.X.T] == distinct
+        assert np.bincount(data.y).tolist() == sizes
+
+
+SHAPED_RUNS = [("magic", "sat-depth", {}, 5.0), ("magic", "sat-size", {"max_depth": 6}, 5.0),
                ("magic", "cpsat", {"max_depth": 4, "lam": 0.001}, 5.0), ("magic", "binoct", {"max_depth": 3}, 5.0),
                ("magic", "dpdt", {"max_depth": 5}, 5.0), ("fault", "binoct", {"max_depth": 3}, 10.0)]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,method,kwargs,limit", SHARED_RUNS, ids=[f"{r[0]}-{r[1]}" for r in SHARED_RUNS])
-def test_library_limit_holds_on_the_shared_sets(name, method, kwargs, limit):
-    """The estimator's own runtime (no CLI watchdog) within max(1 s, 5 %) of the limit on the
-    largest shared sets, where each of these ran 3-10 s over before (benchmarks/results/limits.md)."""
+@pytest.mark.parametrize("name,method,kwargs,limit", SHAPED_RUNS, ids=[f"{r[0]}-{r[1]}" for r in SHAPED_RUNS])
+def test_library_limit_holds_on_the_shapes_of_the_large_sets(name, method, kwargs, limit):
+    """The estimator's own runtime (no CLI watchdog) within max(1 s, 5 %) of the limit on data of
+    the shape of the largest benchmark sets, where each of these ran 3-10 s over before
+    (benchmarks/results/limits.md)."""
     from satdt.estimators import NoTreeFoundError, make_estimator
 
-    data = _shared(name)
+    data = _shaped(name)
     model = make_estimator(method, time_limit=limit, **kwargs)
     try:
         model.fit(data.X, data.y)

@@ -89,7 +89,7 @@ def test_known_optima(name, depth, errors):
 def test_time_limit_is_honoured():
     problem = Binarizer("all").problem(load_dataset("monk2"))
     r = solve_max_accuracy(problem, max_depth=4, time_limit=1.0)
-    assert r.runtime <= 1.0 + 1.0   # DESIGN.md: within max(1 s, 5 %) of the limit
+    assert r.runtime <= 1.0 + 1.0   # docs/architecture.md, "Contracts": within max(1 s, 5 %)
     assert r.status in (FEASIBLE, UNKNOWN)
     if r.tree is not None:
         _check(problem, r)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from satdt import methods
+from satdt import fit, methods
 from satdt.estimators import METHODS as ESTIMATORS, make_estimator
 
 # registry option -> the estimator parameter it sets
@@ -99,7 +99,7 @@ def test_fit_problem_runs_every_registry_method(name):
     if name == "cpsat":
         options["lam"] = s.defaults["lam"]
     clock = Deadline(None)
-    result = methods.fit_problem(s, data, clock, **options)
+    result = fit.fit_problem(s, data, clock, **options)
     assert result.tree is not None and result.status in ("OPTIMAL", "FEASIBLE", "HEURISTIC")
     if s.exact:
         assert result.objective_name == methods.result_objective(s, options.get("lam"))

@@ -167,7 +167,7 @@ def test_groups_and_hints_feasible():
 def test_time_limit(solve):
     problem = Binarizer("all").problem(load_dataset("tic-tac-toe"))
     res = solve(problem, max_depth=3, time_limit=2.0)
-    assert res.runtime <= 2.0 + 1.0      # DESIGN.md: within max(1 s, 5 %) of the limit
+    assert res.runtime <= 2.0 + 1.0      # docs/architecture.md, "Contracts": within max(1 s, 5 %)
     assert res.status == "FEASIBLE"      # the CART warm start at least; the optimum is not proven in 2 s
     _check(problem, res, 3)
     assert problem.min_errors <= res.bound <= known_errors("tic-tac-toe", 3) <= res.objective
@@ -210,7 +210,7 @@ def test_bad_parameters():
 def test_warm_start_from_a_dpdt_tree_or_front():
     """A tree over the original features (here DPDT's) is the fallback on a time limit with its
     own errors, and on a full solve the optimum is unchanged."""
-    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.heuristics.dpdt import solve_dpdt
     from satdt.solvers.maxsat import solve_max_accuracy
 
     data = load_dataset("tic-tac-toe")
@@ -234,7 +234,7 @@ def test_warm_start_from_a_dpdt_tree_or_front():
 
 
 def dpdt_tree_of(problem, depth):
-    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.heuristics.dpdt import solve_dpdt
     return solve_dpdt(problem.data, max_depth=depth).tree
 
 

@@ -132,7 +132,7 @@ def test_cpsat_events():
 
 
 def test_dpdt_events():
-    from satdt.solvers.dpdt import solve_dpdt
+    from satdt.heuristics.dpdt import solve_dpdt
 
     events: list[ProgressEvent] = []
     out = solve_dpdt(load_dataset("iris"), max_depth=3, alphas=np.linspace(0, 0.1, 11), alpha=0.01,

@@ -10,9 +10,9 @@ from satdt.binarize import Binarizer
 from satdt.cli import main
 from satdt.data import load_dataset, prepare
 from satdt.estimators import AdaptTreeClassifier, RDTClassifier
-from satdt.solvers.rl.adapttree import (TileCoder, attributes, count_tests, id3_tree, min_multiway_tests,
+from satdt.heuristics.rl.adapttree import (TileCoder, attributes, count_tests, id3_tree, min_multiway_tests,
                                         paper_problem, paper_schedule, sarsa_update, solve_adapttree)
-from satdt.solvers.rl.rdt import ReinforcedDecisionTree, gaussian_toy, solve_rdt
+from satdt.heuristics.rl.rdt import ReinforcedDecisionTree, gaussian_toy, solve_rdt
 
 
 def _single_split_data(n=60, seed=0):
@@ -238,7 +238,7 @@ def test_monte_carlo_gradient_is_unbiased():
     rows = np.repeat(np.arange(len(y)), M)
     choices = np.zeros((len(rows), 2), dtype=np.int64)
     nodes = np.zeros(len(rows), dtype=np.int64)
-    from satdt.solvers.rl.rdt import _sample
+    from satdt.heuristics.rl.rdt import _sample
     for level in range(2):
         c = _sample(model.node_probs(Xt[rows], level, nodes), rng)
         choices[:, level], nodes = c, nodes * 2 + c
@@ -249,7 +249,7 @@ def test_monte_carlo_gradient_is_unbiased():
 def test_leave_one_out_baseline_keeps_the_gradient_unbiased():
     """baseline="loo": each trajectory's weight is Delta minus the mean Delta of the example's
     other M - 1 trajectories; the Monte-Carlo mean still estimates the exact gradient."""
-    from satdt.solvers.rl.rdt import _loss, _sample
+    from satdt.heuristics.rl.rdt import _loss, _sample
 
     model, Xt, y = _small_rdt(width=2, depth=2, seed=1)
     g_theta, _ = model.exact_gradient(Xt, y)

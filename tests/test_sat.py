@@ -229,9 +229,8 @@ def test_time_limited_calls_share_one_watchdog_thread():
 
 def test_time_limit_depth_returns_cart_tree_as_feasible():
     problem = Binarizer("all").problem(load_dataset("balance-scale"))
-    t0 = time.perf_counter()
     r = solve_min_depth(problem, time_limit=1.0)
-    assert time.perf_counter() - t0 < 2.0
+    assert r.runtime <= 1.0 + 1.0   # docs/architecture.md, "Contracts": within max(1 s, 5 %)
     assert r.status == FEASIBLE and r.bound <= r.objective
     _check_tree(problem, r)
 

@@ -1,8 +1,10 @@
-"""Package structure: no import cycle and no upward import between layers; the heap tree."""
+"""Package structure: no import cycle and no upward import between layers (every import, at module
+level or inside a function), the old import paths of moved modules; the heap tree."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -14,14 +16,16 @@ from satdt.tree import Node, Tree
 
 PACKAGE = Path(satdt.__file__).parent
 
-#: layers, lowest first: a module imports (at module level) only from its own layer or below
+#: layers, lowest first (docs/architecture.md, "Layers"): a module imports only from its own layer
+#: or below, at module level or inside a function
 LAYERS = [
-    {"deadline", "objectives", "progress", "data", "tree", "methods", "_early_signals"},
+    {"deadline", "objectives", "progress", "data", "tree", "export", "methods", "_early_signals", "_moved"},
     {"binarize", "result", "heaptree", "limits", "weights", "missing"},
-    {"warmstart", "bruteforce", "fallback"},
+    {"heuristics"},
+    {"warmstart", "bruteforce"},
     {"encodings"},
     {"solvers"},
-    {"verify", "select", "estimators", "plot", "bench", "cli", "proof", "__init__"},
+    {"fit", "verify", "select", "estimators", "plot", "bench", "cli", "proof", "fallback", "__init__"},
 ]
 
 
@@ -35,11 +39,27 @@ def _layer(module: str) -> int:
     return next(i for i, names in enumerate(LAYERS) if head in names)
 
 
-def _module_imports(path: Path) -> set[str]:
-    """satdt modules imported at module level (not inside functions) by ``path``."""
-    package = _name(path).split(".")[:-1]  # what a relative import of level 1 starts from
+def _run_time_nodes(module: ast.Module):
+    """Every node of ``module`` except the bodies of ``if TYPE_CHECKING:`` (imports for
+    annotations, which never run)."""
+    stack: list[ast.AST] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _imports(source: str, module: str) -> set[str]:
+    """satdt modules imported by ``source``, the text of the module ``module`` (e.g.
+    ``"solvers.sat.depth"``): every ``import`` and ``from ... import`` statement, at module level
+    and inside functions, classes and ``if`` / ``try`` blocks (an import deferred to a function is a
+    dependency all the same); not those under ``if TYPE_CHECKING:``."""
+    package = module.split(".")[:-1]  # what a relative import of level 1 starts from
     out = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in _run_time_nodes(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[:len(package) - node.level + 1] if node.level > 1 else package
             target = ".".join(base + ([node.module] if node.module else []))
@@ -52,8 +72,21 @@ def _module_imports(path: Path) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def _modules() -> dict[str, set[str]]:
-    return {_name(p): _module_imports(p) for p in PACKAGE.rglob("*.py")}
+    """Every module of the package -> the satdt modules it imports (parsed once per session)."""
+    return {_name(p): _imports(p.read_text(), _name(p)) for p in PACKAGE.rglob("*.py")}
+
+
+def test_imports_inside_functions_are_read():
+    source = ("import os\nfrom .tree import Tree\n\ndef f():\n    from .solvers import dp\n"
+              "    if True:\n        import satdt.cli\n\nclass C:\n    def g(self):\n"
+              "        from ..data import prepare\n"
+              "if TYPE_CHECKING:\n    from .binarize import BinaryProblem\n"
+              "else:\n    from .result import SolveResult\n")
+    assert _imports(source, "warmstart") == {"tree", "solvers", "cli", "data", "result"}
+    assert _imports(source, "solvers.sat.depth") == {"solvers.sat.tree", "solvers.sat.solvers", "cli",
+                                                     "solvers.data", "solvers.sat.result"}
 
 
 def test_no_upward_import():
@@ -62,28 +95,48 @@ def test_no_upward_import():
     assert wrong == []
 
 
-#: inside a package split by job, lowest first: a module imports (at module level) only its own
-#: layer or below, so each part can be read without the ones above it
+#: inside each package, lowest first: a module imports only its own layer or below (at module level
+#: or inside a function), so each part can be read without the ones above it
 PACKAGE_LAYERS = {
+    "solvers": [{"common", "mip_size"}, {"cpsat", "mip", "sat"}, {"maxsat", "dp"}, {"engine_choice"},
+                {"__init__"}],
     "solvers.sat": [{"tuning"}, {"backend"}, {"state"}, {"repair", "incumbent"}, {"rows"}, {"depth"}, {"size"},
                     {"__init__"}],
+    "solvers.dp": [{"chains", "boxes", "degrade", "_core"}, {"search"}, {"reference", "anytime"}, {"accuracy"},
+                   {"consistent", "distributed"}, {"fallback", "__init__"}],
+    "encodings": [{"mip_model", "sat_depth", "cpsat_regularized", "__init__"}, {"mip_oct", "mip_binoct", "sat_size",
+                                                                              "maxsat"}],
+    "heuristics": [{"greedy", "__init__"}, {"dpdt", "rl"}],
+    "heuristics.dpdt": [{"splits", "mdp"}, {"generators", "front"}, {"build"}, {"__init__"}],
+    "heuristics.rl": [{"adapttree", "rdt"}, {"__init__"}],
+    "heuristics.rl.adapttree": [{"attributes"}, {"learner"}, {"__init__"}],
+    "proof": [{"reference_encoding"}, {"check", "witness"}, {"lower"}, {"__init__"}],
     "estimators": [{"base"}, {"consistent", "exact", "heuristic"}, {"__init__"}],
     "cli": [{"common", "signals"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
-    "solvers.rl.adapttree": [{"attributes"}, {"learner"}, {"__init__"}],
 }
+
+
+#: compiled extension modules (built by pip, absent from a source tree that was not built)
+COMPILED = {"_core"}
+
+
+def test_every_package_has_layers():
+    packages = {".".join(_name(p).split(".")[:-1]) for p in PACKAGE.rglob("__init__.py")} - {""}
+    assert packages == set(PACKAGE_LAYERS)
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGE_LAYERS))
 def test_packages_split_by_job_import_downward(package):
     layers = PACKAGE_LAYERS[package]
+    depth = package.count(".") + 1
     modules = {m: deps for m, deps in _modules().items() if m.startswith(package + ".")}
-    names = {m[len(package) + 1:] for m in modules}
-    assert names == set().union(*layers), f"{package}: modules and layers differ"
+    names = {m.split(".")[depth] for m in modules}  # a subpackage is one name of its parent
+    assert names == set().union(*layers) - COMPILED, f"{package}: modules and layers differ"
 
     def layer(module: str) -> int:
-        name = module[len(package) + 1:].split(".")[0]
-        name = name if name in names else "__init__"  # a name the package itself defines
-        return next(i for i, layer_names in enumerate(layers) if name in layer_names)
+        name = module.split(".")[depth]
+        known = [i for i, layer_names in enumerate(layers) if name in layer_names]
+        return known[0] if known else layer("x." * depth + "__init__")  # a name the package defines
 
     wrong = [(m, d) for m, deps in modules.items() for d in deps
              if d.startswith(package + ".") and layer(d) > layer(m)]
@@ -152,3 +205,72 @@ def test_positions_levels_and_ranges():
     lo, mid, hi = heaptree.leaf_ranges(2)
     assert (lo.tolist(), mid.tolist(), hi.tolist()) == ([0, 0, 2], [2, 1, 3], [4, 2, 4])
     assert heaptree.ancestors(2, 2) == [(2, False), (0, True)]
+
+
+# ---------------------------------------------------------------------- old import paths
+#: modules that moved (satdt._moved.MOVED) and a few of their submodules: old name -> new name
+MOVED_MODULES = {
+    "satdt.solvers.dpdt": "satdt.heuristics.dpdt",
+    "satdt.solvers.dpdt.build": "satdt.heuristics.dpdt.build",
+    "satdt.solvers.dpdt.splits": "satdt.heuristics.dpdt.splits",
+    "satdt.solvers.rl": "satdt.heuristics.rl",
+    "satdt.solvers.rl.rdt": "satdt.heuristics.rl.rdt",
+    "satdt.solvers.rl.adapttree": "satdt.heuristics.rl.adapttree",
+    "satdt.solvers.rl.adapttree.learner": "satdt.heuristics.rl.adapttree.learner",
+    "satdt.solvers.consistent": "satdt.solvers.engine_choice",
+}
+
+#: names imported from an old path (module -> names), each the object of its new home
+OLD_NAMES = {
+    "satdt.solvers.dpdt": ["solve_dpdt", "build_mdp", "DPDTResult", "cart_pruning_path", "cart_splits"],
+    "satdt.solvers.rl": ["solve_adapttree", "solve_rdt", "ReinforcedDecisionTree"],
+    "satdt.solvers.rl.rdt": ["_sample", "_loss", "gaussian_toy"],
+    "satdt.solvers.consistent": ["choose_engine", "solve_consistent", "box_figures", "_chain_ranks"],
+    "satdt.solvers.common": ["finalize_tree", "TreeCheckError", "n_cores", "Deadline", "cart_binary_tree"],
+    "satdt.solvers.sat.incumbent": ["greedy_tree", "Incumbent"],
+    "satdt.fallback": ["greedy_result", "cart_tree", "degrade_dp", "plan_dp_data", "degrade_dp_data"],
+}
+
+
+@pytest.mark.parametrize("old", sorted(MOVED_MODULES))
+def test_old_module_path_is_the_moved_module(old):
+    import importlib
+
+    assert importlib.import_module(old) is importlib.import_module(MOVED_MODULES[old])
+
+
+def test_old_names_import():
+    import importlib
+
+    for module, names in OLD_NAMES.items():
+        imported = importlib.import_module(module)
+        for name in names:
+            assert getattr(imported, name) is not None, f"{module}.{name}"
+    from satdt.heuristics.greedy import cart_tree, greedy_tree
+    from satdt.solvers.dp.fallback import greedy_result
+    from satdt.result import TreeCheckError, finalize_tree
+    import satdt.fallback
+    import satdt.solvers.common
+    import satdt.solvers.sat.incumbent
+
+    assert (satdt.fallback.cart_tree, satdt.fallback.greedy_result) == (cart_tree, greedy_result)
+    assert satdt.solvers.sat.incumbent.greedy_tree is greedy_tree
+    assert (satdt.solvers.common.finalize_tree, satdt.solvers.common.TreeCheckError) == (finalize_tree,
+                                                                                       TreeCheckError)
+
+
+def test_old_paths_import_first_in_a_fresh_process():
+    """Imported before their new names (the finder's other road), with submodules by attribute."""
+    import subprocess
+    import sys
+
+    code = ("import satdt.solvers.dpdt.build as b, satdt.solvers.rl.adapttree as a\n"
+            "from satdt.solvers import dpdt, consistent\n"
+            "import satdt.heuristics.dpdt.build as b2, satdt.heuristics.rl.adapttree as a2\n"
+            "import satdt.heuristics.dpdt as d2, satdt.solvers.engine_choice as e2\n"
+            "assert b is b2 and a is a2 and dpdt is d2 and consistent is e2 and dpdt.build is b\n"
+            "assert b.__name__ == 'satdt.heuristics.dpdt.build'\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"

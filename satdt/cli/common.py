@@ -52,7 +52,7 @@ def process_age() -> float:
 # time this process has run so far: a loaded machine); if not, it does not start it and returns
 # the best result so far (see _degraded). An import cannot be interrupted once started.
 IMPORT_CPU = {"satdt.estimators": 1.2, "satdt.select": 1.2, "pandas": 0.4, "satdt.solvers.cpsat": 0.3,
-               "satdt.solvers.mip": 0.3, "satdt.solvers.maxsat": 0.15, "satdt.solvers.dpdt": 0.05}
+               "satdt.solvers.mip": 0.3, "satdt.solvers.maxsat": 0.15, "satdt.heuristics.dpdt": 0.05}
 
 
 class Clock:
@@ -104,7 +104,7 @@ def fail(message: str) -> int:
 
 
 def solve_summary(method: str, model: Any, data: Dataset) -> dict[str, Any]:
-    """The JSON object of ``satdt solve --json`` (DESIGN.md keys)."""
+    """The JSON object of ``satdt solve --json`` (keys: docs/architecture.md, "The command line")."""
     result, tree = model.result_, getattr(model, "tree_", None)
     if tree is None:  # a proven INFEASIBLE: no tree, the proof and its bound instead
         out = {"method": method, "dataset": data.name, "status": result.status,

@@ -1,6 +1,6 @@
 """``satdt solve``: one method on one dataset, its result as text or JSON, the tree exported.
 
-One fit path, :func:`satdt.methods.fit_problem`: called here directly for the registry's light
+One fit path, :func:`satdt.fit.fit_problem`: called here directly for the registry's light
 methods (``MethodSpec.light``: no scikit-learn) on the loaded data, through the method's
 estimator otherwise; one limit, the command's :class:`~satdt.deadline.Deadline`, handed to both
 as a clock of the fit that ends with it (:meth:`~satdt.deadline.Deadline.from_now`), so
@@ -22,7 +22,8 @@ from typing import Any
 
 from ..data import Dataset, load_dataset
 from ..deadline import Deadline, interrupted, set_max_memory
-from ..methods import MethodSpec, fit_problem, result_objective, spec
+from ..fit import fit_problem
+from ..methods import MethodSpec, result_objective, spec
 from ..progress import ProgressCallback
 from ..result import FEASIBLE, INFEASIBLE, UNKNOWN, NoTreeFoundError, SolveResult, timeout_result
 from .signals import ESCALATE_AFTER, SignalPolicy
@@ -264,9 +265,10 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
         result.objective_name = "dpdt"
     else:
         lam = (a.lam if a.lam is not None else 0.01) if name == "regularized" else None  # cpsat's default lam
-        depth = getattr(a, "max_depth", None)
-        result = timeout_result(data, a.method, name, 0.0, lam=lam, step=step,
-                                max_depth=depth if isinstance(depth, int) else None)
+        from ..heuristics.greedy import timeout_answer
+
+        result = timeout_answer(data, a.method, name, 0.0, lam=lam, step=step,
+                                max_depth=getattr(a, "max_depth", None))
     return _Answer(result, a.binarization)
 
 

@@ -1,5 +1,5 @@
 """What every satdt estimator shares: the parameter checks and :class:`TreeClassifier`, the
-scikit-learn plumbing of ``fit`` (validate -> the one fit path :func:`satdt.methods.fit_problem`,
+scikit-learn plumbing of ``fit`` (validate -> the one fit path :func:`satdt.fit.fit_problem`,
 i.e. binarize -> engine, -> ``tree_``, one clock over the whole call), ``predict``,
 ``predict_proba`` and ``to_sklearn``."""
 
@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..binarize import STRATEGIES, Binarizer, BinaryProblem
 from ..data import Dataset, encode_features, prepare
 from ..deadline import Deadline, DeadlineExpired
-from ..methods import fit_problem
+from ..fit import fit_problem
 from ..result import (INFEASIBLE, OPTIMAL, InfeasibleError, NoTreeFoundError, SolveResult, explain_infeasible,
                       timeout_result)
 from ..tree import Tree
@@ -318,10 +318,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _timeout_result(self, data: Dataset, runtime: float) -> SolveResult:
         """CART's tree or the majority leaf (FEASIBLE) when time ran out before the engine could
-        start (:func:`satdt.result.timeout_result`)."""
-        depth = getattr(self, "max_depth", None)
-        return timeout_result(data, self._method or type(self).__name__, self._objective_name, runtime,
-                              lam=getattr(self, "lam", None), max_depth=depth if _is_depth(depth) else None)
+        start (:func:`satdt.heuristics.greedy.timeout_answer`)."""
+        from ..heuristics.greedy import timeout_answer
+
+        return timeout_answer(data, self._method or type(self).__name__, self._objective_name, runtime,
+                              lam=getattr(self, "lam", None), max_depth=getattr(self, "max_depth", None))
 
     def _single_class_result(self, data: Dataset, label: int = 0) -> SolveResult:
         from ..tree import Node
@@ -332,14 +333,14 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
                            objective_name="errors", stats={"note": "one class: a single leaf"})
 
     def _solve(self, data: Dataset) -> SolveResult:
-        """The one fit path (:func:`satdt.methods.fit_problem`): the registry's engine for
+        """The one fit path (:func:`satdt.fit.fit_problem`): the registry's engine for
         ``_method`` with :meth:`_engine_options`, under this fit's clock."""
         return fit_problem(self._method, data, self._deadline,
                            binarizer=self._fit_binarizer(),
                            keep=self._keep_outcome, **self._engine_options())
 
     def _fit_binarizer(self) -> Any:
-        """``binarizer=`` of :func:`~satdt.methods.fit_problem`: a new one, None (the engine
+        """``binarizer=`` of :func:`~satdt.fit.fit_problem`: a new one, None (the engine
         reads the data itself) or False (this fit's data is not binarized)."""
         return self._binarizer() if self._uses_binarizer else None
 
@@ -398,8 +399,3 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = self._missing_mode == "learn"
         tags.non_deterministic = not self._deterministic
         return tags
-
-
-def _is_depth(value: object) -> bool:
-    """A usable depth bound (a positive integer, not a bool)."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value > 0

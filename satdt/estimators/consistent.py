@@ -39,7 +39,7 @@ class ConsistentTreeClassifier(TreeClassifier):
         each new incumbent or bound, a tick every ~2 s, done); e.g.
         :func:`satdt.progress.stderr_printer`.
     engine : {"auto", "sat", "dp"}
-        ``"auto"`` (default): the engine :func:`satdt.solvers.consistent.choose_engine` picks by
+        ``"auto"`` (default): the engine :func:`satdt.solvers.engine_choice.choose_engine` picks by
         the rule measured in ``benchmarks/results/sat.md`` (today the DP on every measured
         dataset, its box DP or its branch and bound by the data's boxes and chains);
         ``result_.stats["engine"]`` and ``["engine_reason"]`` say which ran and why.

@@ -99,7 +99,7 @@ class AdaptTreeClassifier(TreeClassifier):
     States are partitions of the training rows, an action splits one part by one attribute (a
     numeric threshold ``x <= t`` of the binarization, or a multiway feature split by every value,
     as in ID3, encoded in ``tree_`` as a chain of binary tests), the reward is minus the
-    attribute's cost per test (:mod:`satdt.solvers.rl.adapttree`). The tree kept is the best one
+    attribute's cost per test (:mod:`satdt.heuristics.rl.adapttree`). The tree kept is the best one
     met over the episodes (fewest errors, then lowest test cost); it is consistent with the
     training rows unless ``max_depth`` stops it or rows conflict. ``result_.objective`` is its
     number of tests (one multiway node = one test). Status is always FEASIBLE.
@@ -134,7 +134,7 @@ class AdaptTreeClassifier(TreeClassifier):
     ----------
     learning_curve_ : list of int
         Tests of the tree of each episode.
-    adapttree_result_ : satdt.solvers.rl.adapttree.AdaptTreeResult
+    adapttree_result_ : satdt.heuristics.rl.adapttree.AdaptTreeResult
 
     Notes
     -----
@@ -202,7 +202,7 @@ class RDTClassifier(TreeClassifier):
     ``axis_aligned=False`` it is the paper's model (softmax-linear policies over ``width``
     children, leaf score vectors): ``tree_`` is None, ``model_`` predicts by the most likely path
     (or the expected scores, ``prediction="expected"``) and ``predict_proba`` is one-hot on that
-    prediction. See :mod:`satdt.solvers.rl.rdt`. Status is always FEASIBLE.
+    prediction. See :mod:`satdt.heuristics.rl.rdt`. Status is always FEASIBLE.
 
     Parameters
     ----------
@@ -212,7 +212,7 @@ class RDTClassifier(TreeClassifier):
     n_samples : int
         Monte-Carlo trajectories per example (M).
     epochs, lr_policy, lr_leaf, batch_size, baseline : None or value
-        None: the variant's default (:func:`satdt.solvers.rl.rdt.solve_rdt`); ``baseline`` may
+        None: the variant's default (:func:`satdt.heuristics.rl.rdt.solve_rdt`); ``baseline`` may
         also be ``"loo"`` (softmax-linear variant: leave-one-out over the M trajectories).
     loss : {"squared", "hinge"}
     prediction : {"path", "expected"}

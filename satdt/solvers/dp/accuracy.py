@@ -20,7 +20,8 @@ from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...objectives import exact_objective, scaled_objective
 from ...progress import ProgressCallback, ProgressReporter
-from ...result import CART_GRACE, FEASIBLE, OPTIMAL, SolveResult
+from ...heuristics.greedy import CART_GRACE
+from ...result import FEASIBLE, OPTIMAL, SolveResult
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
 from .anytime import anytime_search
@@ -327,7 +328,7 @@ def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None
     (:func:`satdt.limits.useful_depth`, noted in ``stats["depth_cap"]``), and a ``lam`` whose
     exact integer objective would pass ``2**53`` at that depth is refused with the largest depth
     that works; a problem beyond the resource model (:func:`satdt.limits.dp_budget`) is solved on
-    quantile thresholds instead, CART's tree kept when better (:func:`satdt.fallback.degrade_dp`)."""
+    quantile thresholds instead, CART's tree kept when better (:func:`satdt.solvers.dp.degrade.degrade_dp`)."""
     asked = max_depth
     if isinstance(max_depth, (int, np.integer)) and not isinstance(max_depth, bool) and max_depth > 0:
         from ...limits import dp_lam_fits, dp_max_depth_for_lam, useful_depth
@@ -343,7 +344,7 @@ def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None
                 raise ValueError(f"dp with lam={lam:g} on {problem.n_rows} rows: the exact integer objective "
                                  f"stays below 2**53 up to depth {top} only; give a max depth <= {top}")
     if isinstance(max_depth, (int, np.integer)) and max_depth >= 2:
-        from ...fallback import degrade_dp
+        from .degrade import degrade_dp
 
         degraded = degrade_dp(problem, int(max_depth), lam, time_limit, progress, solve_dp)
         if degraded is not None:  # beyond the resource model: quantile thresholds, CART kept

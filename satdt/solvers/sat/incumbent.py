@@ -8,10 +8,8 @@ out): on the small datasets it costs as much as the whole search and never close
 
 from __future__ import annotations
 
-import numpy as np
-
-from ...binarize import BinaryProblem
-from ...tree import Node, Tree
+from ...heuristics.greedy import greedy_tree
+from ...tree import Tree
 from ...warmstart import cart_binary_tree
 from ..common import finalize_tree
 from . import tuning
@@ -49,29 +47,3 @@ class Incumbent:
                 if self.state.objective == "depth" and (self.limit is None or self.depth <= self.limit):
                     self.state.improve(self.depth, message="CART")  # (DT_size reports it once adopted, within K)
         return self.tree
-
-
-def greedy_tree(problem: BinaryProblem) -> Tree:
-    """CART's greedy top-down tree (weighted Gini, grown until every leaf is pure) over the binary
-    columns, in numpy: the same kind of upper bound as :func:`cart_binary_tree` without loading
-    scikit-learn (2-6 s on a loaded machine, which a short time limit cannot afford)."""
-    X, counts = problem.X, problem.counts.astype(np.float64)
-
-    def build(rows: np.ndarray) -> Node:
-        total = counts[rows].sum(axis=0)
-        if (total > 0).sum() <= 1:
-            return Node.leaf(int(np.argmax(total)))
-        Xr = X[rows]
-        right = Xr.T.astype(np.float64) @ counts[rows]          # (B, C) class weights going right
-        left = total[None, :] - right
-        n_right, n_left = right.sum(axis=1), left.sum(axis=1)
-        valid = (n_right > 0) & (n_left > 0)
-        if not valid.any():  # pragma: no cover - the problem is consistent
-            return Node.leaf(int(np.argmax(total)))
-        impurity = (n_left - (left ** 2).sum(axis=1) / np.maximum(n_left, 1e-12)
-                    + n_right - (right ** 2).sum(axis=1) / np.maximum(n_right, 1e-12))
-        j = int(np.argmin(np.where(valid, impurity, np.inf)))
-        go = Xr[:, j]
-        return Node.split(j, 0.5, build(rows[~go]), build(rows[go]))
-
-    return problem.leaf_labels(Tree(root=build(np.arange(problem.n_distinct)), classes=problem.classes))

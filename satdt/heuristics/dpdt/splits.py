@@ -7,7 +7,9 @@ feature ``order`` ``(p, m)``, inherited from the parent state (:mod:`.build`), n
 * :func:`cart_splits`: the splits of a Gini CART tree of a given depth, one vectorized pass per
   CART level over all nodes of that level (the ``"cart"`` test generator). The same splits as
   scikit-learn's ``DecisionTreeClassifier`` except that ties between features are broken by the
-  lowest feature index (scikit-learn breaks them by a random feature order).
+  lowest feature index (scikit-learn breaks them by a random feature order). The criterion is
+  :func:`satdt.heuristics.greedy.gini_scores`'s, computed here for all nodes of a level at once on
+  the state's inherited sort orders (the greedy grows one node at a time and re-sorts).
 * :func:`all_splits`: every split (the ``"exhaustive"`` generator).
 * :func:`best_split_errors`, :func:`best_split_per_feature`: the split with the fewest errors
   (majority leaves on both sides), overall or for each feature.

@@ -3,9 +3,10 @@
 References are numbered as in ``satdt/REFERENCES.md``.
 
 Algorithm 1 of "Interpretable Decision Tree Search as a Markov Decision Process", vectorized
-numpy, no numba: the trees of depth ``<= max_depth`` that minimize the DPDT objective of
-DESIGN.md (error rate + alpha * average number of tests per training row) among the policies of
-an MDP whose test actions come from a test generator, for a whole grid of alphas at once.
+numpy, no numba: the trees of depth ``<= max_depth`` that minimize the DPDT objective (error rate
++ alpha * average number of tests per training row; docs/architecture.md, "Definitions") among
+the policies of an MDP whose test actions come from a test generator, for a whole grid of alphas
+at once.
 
 The package, one job per module:
 

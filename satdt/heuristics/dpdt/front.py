@@ -25,7 +25,7 @@ __all__ = ["DPDTResult", "dpdt_objective", "cart_pruning_path", "GridTrees", "gr
 
 
 def dpdt_objective(tree: Tree, data: Dataset, alpha: float) -> float:
-    """DESIGN.md's DPDT objective of ``tree`` on ``data``, evaluated with :meth:`Tree.predict`."""
+    """The DPDT objective (docs/architecture.md, "Definitions") of ``tree`` on ``data``, evaluated with :meth:`Tree.predict`."""
     errors = int(tree.errors(data.X, data.y))
     return errors / data.n_rows + alpha * tree.average_tests(data.X)
 

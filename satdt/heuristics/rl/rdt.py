@@ -56,7 +56,7 @@ from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...result import FEASIBLE, SolveResult
 from ...tree import Node, Tree
-from ..common import finalize_tree
+from ...result import finalize_tree
 
 __all__ = ["ReinforcedDecisionTree", "AxisAlignedRDT", "solve_rdt", "gaussian_toy", "LOSSES"]
 

@@ -1,7 +1,7 @@
 """ADAPTTREE0's attributes: the binary columns and the multiway features of a
 :class:`~satdt.binarize.BinaryProblem`, their splitting statistics, the count of tests of a tree
 (one multiway node = one test), ID3 over them, the exact fewest tests (a reference for small
-discrete problems) and the paper's 7-attribute problem. See :mod:`satdt.solvers.rl.adapttree`.
+discrete problems) and the paper's 7-attribute problem. See :mod:`satdt.heuristics.rl.adapttree`.
 """
 
 from __future__ import annotations

@@ -386,7 +386,7 @@ class _Builder:
 def build_model(data: Dataset, *, max_depth: int, cart_depth: list[int], max_states: int,
                 random_state: int, generator: str, exact_last: bool, deadline: Deadline,
                 reporter: ProgressReporter | None = None, n_alphas: int = 0) -> DPDTModel:
-    """The DPDT MDP of ``data`` for checked parameters (:func:`satdt.solvers.dpdt.build_mdp`);
+    """The DPDT MDP of ``data`` for checked parameters (:func:`satdt.heuristics.dpdt.build_mdp`);
     with ``n_alphas``, the build leaves the time of their backward induction."""
     ref = RefTree(data, max_depth, random_state) if generator != "exhaustive" else None
     test_gen = TestGenerator(units=Units(data), generator=generator, max_depth=max_depth,

@@ -1,10 +1,10 @@
 """Reinforcement-learning tree builders: heuristic comparators for the exact engines.
 
-* :mod:`satdt.solvers.rl.adapttree`: ADAPTTREE0 (M. Preda, "Adaptive Building of Decision Trees
+* :mod:`satdt.heuristics.rl.adapttree`: ADAPTTREE0 (M. Preda, "Adaptive Building of Decision Trees
   by Reinforcement Learning", 2007): linear gradient-descent SARSA with tile coding over
   splitting-criteria features; an episode builds one consistent tree; categorical (and, on
   request, integer-coded) features split multiway, as in ID3, one test per multiway node.
-* :mod:`satdt.solvers.rl.rdt`: Reinforced Decision Trees (A. Léon, L. Denoyer, 2015): a tree of
+* :mod:`satdt.heuristics.rl.rdt`: Reinforced Decision Trees (A. Léon, L. Denoyer, 2015): a tree of
   stochastic softmax-linear node policies trained by policy gradient; the Random Trees
   baseline; an axis-aligned variant whose hardened trees are satdt :class:`~satdt.tree.Tree` s.
 

@@ -18,7 +18,7 @@ A *state* is ``(rows, depth)``: the training rows that reach a node and its dept
 Working in "weight units" (multiplying every reward by ``n``) the expectation over the
 transition probabilities becomes a sum: ``Q(s, test) = alpha * w(s) + V(left) + V(right)`` and
 ``V(s) = min(errors(s), min_test Q(s, test))``. The value of the root divided by ``n`` is the
-DPDT objective of DESIGN.md: error rate + alpha * average number of tests per training row.
+DPDT objective (docs/architecture.md, "Definitions"): error rate + alpha * average number of tests per training row.
 
 The model is stored level by level (:class:`Level`): one array per quantity over the states of
 a depth, the tests of state ``s`` at ``ptr[s]:ptr[s+1]``, each test pointing at its two

@@ -1,6 +1,6 @@
 """ADAPTTREE0's learner: tile coding of the splitting statistics, linear gradient-descent SARSA,
 the tree-building environment and :func:`solve_adapttree` (Preda's Algorithms 1 and 2). See
-:mod:`satdt.solvers.rl.adapttree` for the learning problem and the update.
+:mod:`satdt.heuristics.rl.adapttree` for the learning problem and the update.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ....binarize import BinaryProblem
 from ....deadline import Deadline
 from ....result import FEASIBLE, SolveResult
 from ....tree import Node, Tree
-from ...common import finalize_tree
+from ....result import finalize_tree
 from .attributes import Attributes, attributes, class_entropy, count_tests, feature_costs
 
 __all__ = ["solve_adapttree", "AdaptTreeResult", "TileCoder", "sarsa_update", "paper_schedule", "FEATURES",
