@@ -20,7 +20,7 @@ __all__ = ["MethodSpec", "METHODS", "OPTIONS", "spec", "methods_taking", "option
 OPTIONS = {
     "max_depth": "--max-depth", "lam": "--lam", "alpha": "--alpha", "cart_depth": "--cart-depth",
     "binarization": "--binarization", "n_thresholds": "--n-thresholds", "solver": "--solver",
-    "engine": "--engine", "min_leaf": "--min-leaf", "warm_start": "--warm-start",
+    "engine": "--engine", "min_leaf": "--min-leaf", "warm_start": "--warm-start", "n_jobs": "--n-jobs",
 }
 
 _BINARIZED = ("max_depth", "binarization", "n_thresholds")
@@ -67,7 +67,7 @@ METHODS: dict[str, MethodSpec] = {s.name: s for s in (
     _spec("sat-depth", "depth", True, (*_BINARIZED, "solver", "engine"), None, engine="auto"),
     _spec("sat-size", "nodes", True, (*_BINARIZED, "solver", "engine"), None, engine="auto"),
     _spec("maxsat", "errors", True, _BINARIZED, 3, min_depth=1),
-    _spec("dp", "errors", True, (*_BINARIZED, "lam"), 3, lam=None),
+    _spec("dp", "errors", True, (*_BINARIZED, "lam", "n_jobs"), 3, lam=None, n_jobs=None),
     _spec("binoct", "errors", True, (*_BINARIZED, "solver", "warm_start"), 2, min_depth=1, warm_start="cart"),
     _spec("oct", "regularized", True, (*_BINARIZED, "solver", "warm_start", "alpha", "min_leaf"), 2,
           min_depth=1, warm_start="cart", alpha=0.0),

@@ -154,7 +154,8 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
     if a.method == "dp":
         from ..solvers.dp import solve_dp
 
-        result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget(), **extra)
+        result = solve_dp(problem, max_depth=a.max_depth, lam=a.lam, time_limit=deadline.budget(),
+                          n_jobs=getattr(a, "n_jobs", None), **extra)
         result.stats.setdefault("engine_s", round(result.runtime, 4))
         result.runtime = max(result.runtime, time.perf_counter() - start)
         if plan is not None:
@@ -446,7 +447,7 @@ def _solve(a: argparse.Namespace) -> int:
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
-                               progress=progress, **_weight_options(a))
+                               progress=progress, n_jobs=getattr(a, "n_jobs", None), **_weight_options(a))
     multiway_note = None
     if a.method == "adapttree" and a.max_depth is not None and data.schema.categories:
         # a multiway split is stored as a chain of binary tests, one level each: with a depth

@@ -50,7 +50,7 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
                    time_limit: float | None = None, engine: str | None = None,
                    warm_start: str | None = None, min_leaf: int | None = None,
                    progress: Any = None, class_weight: Any = None, objective: str | None = None,
-                   costs: Any = None, missing: str | None = None) -> TreeClassifier:
+                   costs: Any = None, missing: str | None = None, n_jobs: int | None = None) -> TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     ``solver`` is the SAT backend of ``sat-*`` and the MIP backend of ``binoct``/``oct``;
@@ -60,7 +60,7 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
     ``progress`` is the progress callback of the methods whose engines report it;
     ``class_weight``, ``objective`` ("accuracy" or "balanced_accuracy") and ``costs`` (a k x k
     matrix) apply to the exact accuracy methods (maxsat, dp, binoct, oct, cpsat); ``missing``
-    ("learn" or "error") to every method.
+    ("learn" or "error") to every method; ``n_jobs`` (threads) to dp.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method '{method}'; choose one of {', '.join(METHODS)}")
@@ -89,6 +89,10 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
         if warm_start not in ("cart", "dpdt", "none"):
             raise ValueError(f"warm start must be cart, dpdt or none, got {warm_start!r}")
         kwargs["warm_start"] = False if warm_start == "none" else warm_start
+    if n_jobs is not None:
+        if cls is not DPTreeClassifier:
+            raise ValueError(f"n jobs applies to dp only, not to '{method}'")
+        kwargs["n_jobs"] = n_jobs
     if cls in (CPSATTreeClassifier, DPTreeClassifier) and lam is not None:
         kwargs["lam"] = lam
     if cls in (OCTClassifier, DPDTClassifier) and alpha is not None:
