@@ -78,20 +78,35 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     // with several classes is one unit per class), and each chain's bucket weights
     std::vector<int> start(T + p + 1, 0);
     std::vector<i64> wsum(T + p + 1, 0);  // prefix of the node's weight over (chain, bucket) slots
+    // threads: each chain's slots, units and tables are its own (the same arrays as one thread)
+    const bool threaded = pool_ && static_cast<double>(n) * p >= scan_threads_work_;
+    auto per_chain = [&](auto&& body) {
+        if (threaded)
+            pool_->run(p, [&](int k, int) { body(k); });
+        else
+            for (int k = 0; k < p; ++k) body(k);
+    };
+    std::vector<int> row_nu(n);
+    std::vector<i64> row_wt(n);
     int units = 0;
     for (int r = 0; r < n; ++r) {
         const int row = V.rows[r];
-        const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
         int nu = 0;
         i64 wt = 0;
         for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z)
             if (nz_cls_[z] < C_) { ++nu; wt += nz_w_[z]; }
         units += nu;
-        for (int k = 0; k < p; ++k) {
-            start[V.col0[k] + k + b[k] + 1] += nu;
-            wsum[V.col0[k] + k + b[k] + 1] += wt;
-        }
+        row_nu[r] = nu;
+        row_wt[r] = wt;
     }
+    per_chain([&](int k) {
+        const int s0 = V.col0[k] + k + 1;
+        for (int r = 0; r < n; ++r) {
+            const int32_t bk = V.bucket[static_cast<size_t>(r) * p + k];
+            start[s0 + bk] += row_nu[r];
+            wsum[s0 + bk] += row_wt[r];
+        }
+    });
     for (int x = 0; x < T + p; ++x) {
         start[x + 1] += start[x];
         wsum[x + 1] += wsum[x];
@@ -100,18 +115,20 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     std::vector<i64> uw(upos.size());
     {
         std::vector<int> fill(start.begin(), start.end() - 1);
-        for (int r = 0; r < n; ++r) {
-            const int row = V.rows[r];
-            const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
-            for (int k = 0; k < p; ++k)
+        per_chain([&](int k) {
+            const int s0 = V.col0[k] + k;
+            for (int r = 0; r < n; ++r) {
+                const int row = V.rows[r];
+                const int32_t bk = V.bucket[static_cast<size_t>(r) * p + k];
                 for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z) {
                     if (nz_cls_[z] >= C_) continue;
-                    const int x = fill[V.col0[k] + k + b[k]]++;
+                    const int x = fill[s0 + bk]++;
                     upos[x] = r;
                     ucls[x] = nz_cls_[z];
                     uw[x] = nz_w_[z];
                 }
-        }
+            }
+        });
     }
     // two classes (the common case) scan in blocks: each unit's bucket in every chain (so the
     // side of a root is a compare on a sequential array) and prefix weights (so a block of
@@ -125,11 +142,15 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
         scan_wpre_.resize(U + 1);
         scan_w1pre_.resize(U + 1);
         scan_wpre_[0] = scan_w1pre_[0] = 0;
+        per_chain([&](int kk) {  // the units of chain kk's order
+            for (int x = start[V.col0[kk] + kk], e = start[V.col0[kk + 1] + kk + 1]; x < e; ++x) {
+                const int32_t* b = &V.bucket[static_cast<size_t>(upos[x]) * p];
+                for (int k = 0; k < p; ++k) scan_bkt_[static_cast<size_t>(k) * U + x] = b[k];
+                scan_w_[x] = static_cast<int32_t>(uw[x]);
+                scan_w1_[x] = ucls[x] == 1 ? static_cast<int32_t>(uw[x]) : 0;
+            }
+        });
         for (int x = 0; x < U; ++x) {
-            const int32_t* b = &V.bucket[static_cast<size_t>(upos[x]) * p];
-            for (int k = 0; k < p; ++k) scan_bkt_[static_cast<size_t>(k) * U + x] = b[k];
-            scan_w_[x] = static_cast<int32_t>(uw[x]);
-            scan_w1_[x] = ucls[x] == 1 ? static_cast<int32_t>(uw[x]) : 0;
             scan_wpre_[x + 1] = scan_wpre_[x] + uw[x];
             scan_w1pre_[x + 1] = scan_w1pre_[x] + scan_w1_[x];
         }

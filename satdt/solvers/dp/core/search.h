@@ -32,6 +32,11 @@
 //   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
 //                           the similarity bound
 //   host.h                  what the search asks of its caller (signals, progress)
+//   pool.h                  the worker threads of n_jobs: the big depth-two kernels (a scan's
+//                           set-up and each root's chains, a pair solve's pairs) split into
+//                           tasks, combined in the serial order with the serial tie-break, so
+//                           every n_jobs gives the serial answer and tree; the clock and the
+//                           host stay on the calling thread
 //   bindings.cpp            the Python module satdt.solvers.dp._core (the only pybind11 file)
 //   unity.cpp               the components above as the one translation unit the module builds
 #pragma once
