@@ -277,7 +277,7 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
             }
         }
     }
-    if (pool_ && std::min(bitset_ops(V), hist_ops(V)) >= pair_threads_ops_) {
+    if (pool_ && std::min(bitset_ops(V), hist_ops(V)) >= pair_threads_ops_ && pool_->engaged()) {
         pair_threads(V, F, N, pb, by_bits, bits, planes, plane_class, plane_shift);
     } else if (by_bits) {
         const int NP = static_cast<int>(planes.size());

@@ -39,6 +39,19 @@ class Pool {
     Pool& operator=(const Pool&) = delete;
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
+    bool adaptive = true;  // false: engaged() always (tests)
+    // whether the next kernel should go to the workers: not while they keep missing the runs
+    // (a loaded machine where they rarely get a core: 64 runs in a row whose every task the
+    // caller ran itself), then for the next 512 kernels the caller works alone and tries again.
+    // Which thread runs a task never changes a result (see the top), so neither does this.
+    bool engaged() {
+        if (!adaptive) return true;
+        if (skip_ > 0) {
+            --skip_;
+            return false;
+        }
+        return true;
+    }
     // runs handed to the workers, and tasks the workers ran (the rest ran on the caller)
     long long runs() const { return runs_; }
     long long worker_tasks() const { return worker_tasks_.load(std::memory_order_relaxed); }
@@ -66,6 +79,13 @@ class Pool {
         for (int spin = 0; busy_.load(std::memory_order_acquire) != 0; ++spin)
             if (spin > 4000) std::this_thread::yield();
         job_ = nullptr;
+        const long long helped = worker_tasks_.load(std::memory_order_relaxed);
+        missed_ = helped == helped_before_ ? missed_ + 1 : 0;
+        helped_before_ = helped;
+        if (missed_ >= 64) {
+            missed_ = 0;
+            skip_ = 512;
+        }
     }
 
   private:
@@ -106,6 +126,8 @@ class Pool {
     int ntasks_ = 0;
     bool quit_ = false;
     long long runs_ = 0;
+    long long helped_before_ = 0;  // worker_tasks_ after the previous run
+    int missed_ = 0, skip_ = 0;    // see engaged
     std::atomic<long long> worker_tasks_{0};
 };
 

@@ -79,7 +79,7 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     std::vector<int> start(T + p + 1, 0);
     std::vector<i64> wsum(T + p + 1, 0);  // prefix of the node's weight over (chain, bucket) slots
     // threads: each chain's slots, units and tables are its own (the same arrays as one thread)
-    const bool threaded = pool_ && static_cast<double>(n) * p >= scan_threads_work_;
+    const bool threaded = pool_ && static_cast<double>(n) * p >= scan_threads_work_ && pool_->engaged();
     auto per_chain = [&](auto&& body) {
         if (threaded)
             pool_->run(p, [&](int k, int) { body(k); });
@@ -225,7 +225,7 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             const char* __restrict sdv = side.data();
             i64* __restrict cm = cum.data();
             const bool two = C_ == 2;  // two classes: the counts live in registers
-            if (blocks && pool_ && static_cast<double>(U) * p >= scan_threads_work_) {
+            if (blocks && pool_ && static_cast<double>(U) * p >= scan_threads_work_ && pool_->engaged()) {
                 // the chains on the threads: each finds its side's first best split point below
                 // the shared best G (err * p + chain: a chain keeps the points that beat the lower
                 // chains strictly and tie the higher ones), so G ends at the serial answer

@@ -107,10 +107,12 @@ class Search {
     int threads() const { return pool_ ? pool_->size() : 1; }
     // the least work of a kernel run on the threads: a depth-two scan's root, units x chains
     // (default 2^15), and a pair solve's estimated operations (default 2e5); below, one thread
-    // (a hand-off costs more). Tests set 0 to run every kernel on the threads.
+    // (a hand-off costs more). Tests set 0 to run every kernel on the threads (then also while
+    // the workers miss the runs: Pool::engaged).
     void set_thread_work(double scan_units, double pair_ops) {
         scan_threads_work_ = scan_units;
         pair_threads_ops_ = pair_ops;
+        if (pool_) pool_->adaptive = scan_units > 0 || pair_ops > 0;
     }
 
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds. The host
