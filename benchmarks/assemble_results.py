@@ -7,8 +7,9 @@ them in a fixed order under one header: ``python benchmarks/assemble_results.py`
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["anytime", "peers", "dl85", "sat", "maxsat", "mip", "dp", "cpsat", "dpdt", "cart_vs_optimal", "select", "startup", "rl", "progress", "limits", "proof", "weights"]
+ORDER = ["anytime", "threads", "peers", "dl85", "sat", "maxsat", "mip", "dp", "cpsat", "dpdt", "cart_vs_optimal", "select", "startup", "rl", "progress", "limits", "proof", "weights"]
 TITLES = {"anytime": "Good trees at a time limit: the anytime DP against pytrees-rs LDS and CART (issue 21)",
+          "threads": "The DP on two threads (n_jobs, issue 21)",
           "proof": "Certificates: producing and checking them (issue 23)",
           "weights": "Weights, balanced accuracy, costs and missing values (issue 24)",
           "peers": "The exact DP against STreeD and ConTree, side by side (issue 13)",

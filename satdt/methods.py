@@ -27,7 +27,7 @@ __all__ = ["MethodSpec", "METHODS", "OPTIONS", "WEIGHT_OPTIONS", "spec", "method
 OPTIONS = {
     "max_depth": "--max-depth", "lam": "--lam", "alpha": "--alpha", "cart_depth": "--cart-depth",
     "binarization": "--binarization", "n_thresholds": "--n-thresholds", "solver": "--solver",
-    "engine": "--engine", "min_leaf": "--min-leaf", "warm_start": "--warm-start",
+    "engine": "--engine", "min_leaf": "--min-leaf", "warm_start": "--warm-start", "n_jobs": "--n-jobs",
 }
 
 #: the weighted-objective options (``--class-weight``, ``--objective``, ``--costs``): estimator
@@ -126,7 +126,7 @@ METHODS: dict[str, MethodSpec] = {s.name: s for s in (
                    engines=_CONSISTENT, light=True)),
     _spec("maxsat", "errors", True, _WEIGHTED, 3, min_depth=1,
           how=dict(estimator="MaxSATTreeClassifier", engine="satdt.solvers.maxsat:solve_max_accuracy")),
-    _spec("dp", "errors", True, (*_WEIGHTED, "lam"), 3, lam=None,
+    _spec("dp", "errors", True, (*_WEIGHTED, "lam", "n_jobs"), 3, lam=None, n_jobs=None,
           how=dict(estimator="DPTreeClassifier", engine="satdt.solvers.dp:solve_dp", light=True)),
     _spec("binoct", "errors", True, (*_WEIGHTED, "solver", "warm_start"), 2, min_depth=1, warm_start="cart",
           how=dict(estimator="BinOCTClassifier", engine="satdt.solvers.mip:solve_binoct",

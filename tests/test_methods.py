@@ -11,7 +11,7 @@ from satdt.estimators import METHODS as ESTIMATORS, make_estimator
 # registry option -> the estimator parameter it sets
 PARAM = {"max_depth": "max_depth", "lam": "lam", "alpha": "alpha", "cart_depth": "cart_depth",
          "binarization": "binarization", "n_thresholds": "n_thresholds", "solver": ("solver", "backend"),
-         "engine": "engine", "min_leaf": "min_leaf", "warm_start": "warm_start"}
+         "engine": "engine", "min_leaf": "min_leaf", "warm_start": "warm_start", "n_jobs": "n_jobs"}
 
 
 def test_registry_names_the_estimators_methods():

@@ -50,6 +50,17 @@ _nonneg_int = _number(int, 0, strict=False)
 _positive_int = _number(int, 0, strict=True)
 
 
+def _n_jobs(text: str) -> int:
+    """An argparse type: scikit-learn's n_jobs, a non-zero integer (-1: all cores)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-zero integer, got {text}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be a non-zero integer (-1: all cores), got 0")
+    return value
+
+
 def _list_of(parse: Any) -> Any:
     """An argparse type: a comma-separated list of values each read by ``parse``."""
     def parse_list(text: str) -> list:
@@ -96,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="sat-depth, sat-size: auto (default: the measured rule, stats say which ran and "
                             "why), Avellaneda's SAT encodings, or the DP engine (branch and bound, or the DP "
                             "over every box on data with few distinct values); --solver alone implies sat")
+    solve.add_argument("--n-jobs", type=_n_jobs, default=None, metavar="N",
+                       help="dp: threads of the search (default: all cores; -1 all, 1 one); same tree for any N")
     solve.add_argument("--min-leaf", type=_positive_int, default=None, help="oct: minimum rows per nonempty leaf (N_min)")
     solve.add_argument("--warm-start", choices=("cart", "dpdt", "none"), default=None,
                        help="binoct, oct, cpsat: starting tree (default cart)")

@@ -156,6 +156,8 @@ def _fit_light(a: argparse.Namespace, s: MethodSpec, data: Dataset, deadline: De
                        sat_options={"solver": a.solver} if a.solver else {})
     else:
         options["lam"] = a.lam
+    if getattr(a, "n_jobs", None) is not None:  # dp's threads (the parser refuses it elsewhere)
+        options["n_jobs"] = a.n_jobs
 
     def keep_problem(problem: Any) -> None:
         a.problem = problem
@@ -431,7 +433,7 @@ def _solve(a: argparse.Namespace) -> int:
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.from_now(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
-                               progress=progress, **_weight_options(a))
+                               progress=progress, n_jobs=getattr(a, "n_jobs", None), **_weight_options(a))
     multiway_note = None
     if a.method == "adapttree" and a.max_depth is not None and data.schema.categories:
         # a multiway split is stored as a chain of binary tests, one level each: with a depth

@@ -59,7 +59,7 @@ METHODS: Mapping[str, tuple[type, int | None]] = _EstimatorTable()
 # options make_estimator refuses for a method that does not take them (the others are ignored
 # there, as the CLI's parser refuses them first): option -> its name in the message
 _REFUSED = {"engine": "engine", "min_leaf": "min leaf", "warm_start": "warm start", "class_weight": "class weight",
-            "objective": "objective", "costs": "costs"}
+            "objective": "objective", "costs": "costs", "n_jobs": "n jobs"}
 
 
 def make_estimator(method: str, *, max_depth: int | None = None, lam: float | None = None,
@@ -68,7 +68,7 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
                    time_limit: float | None = None, engine: str | None = None,
                    warm_start: str | None = None, min_leaf: int | None = None,
                    progress: Any = None, class_weight: Any = None, objective: str | None = None,
-                   costs: Any = None, missing: str | None = None) -> TreeClassifier:
+                   costs: Any = None, missing: str | None = None, n_jobs: int | None = None) -> TreeClassifier:
     """The estimator of a method name, with the options that apply to it (None: its default).
 
     Read from the method's spec in :mod:`satdt.methods` (its estimator class, the options it
@@ -79,7 +79,8 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
     ``oct`` and ``cpsat``; ``min_leaf`` is OCT's N_min; ``progress`` is the progress callback of
     the methods whose engines report it; ``class_weight``, ``objective`` ("accuracy" or
     "balanced_accuracy") and ``costs`` (a k x k matrix) apply to the exact accuracy methods
-    (maxsat, dp, binoct, oct, cpsat); ``missing`` ("learn" or "error") to every method.
+    (maxsat, dp, binoct, oct, cpsat); ``missing`` ("learn" or "error") to every method;
+    ``n_jobs`` (threads of the compiled core) to dp.
     ``time_limit`` may be a :class:`satdt.deadline.Deadline` (the caller's clock).
     """
     spec = _registry.spec(method)
@@ -87,7 +88,7 @@ def make_estimator(method: str, *, max_depth: int | None = None, lam: float | No
     given = {"max_depth": max_depth, "lam": lam, "alpha": alpha, "cart_depth": cart_depth,
              "binarization": binarization, "n_thresholds": n_thresholds, "solver": solver or None,
              "engine": engine, "min_leaf": min_leaf, "warm_start": warm_start, "class_weight": class_weight,
-             "objective": objective, "costs": costs}
+             "objective": objective, "costs": costs, "n_jobs": n_jobs}
     for option, value in given.items():
         if value is not None and option in _REFUSED and option not in spec.options:
             if option == "engine":

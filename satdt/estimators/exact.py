@@ -106,6 +106,10 @@ class DPTreeClassifier(DepthBoundedClassifier):
     proof : str or None
         An absent or empty directory: an OPTIMAL fit writes there a certificate that
         ``satdt check`` verifies (:mod:`satdt.proof`; ``binarization="all"``, numeric features).
+    n_jobs : int or None
+        Threads of the search (scikit-learn's convention: None or -1 all the cores this process
+        may use, ``-k`` all but ``k - 1``, 1 one thread). The optimum and the tree are the same for
+        every value (:func:`satdt.solvers.dp.solve_max_accuracy_dp`).
 
     Notes
     -----
@@ -121,12 +125,13 @@ class DPTreeClassifier(DepthBoundedClassifier):
     def __init__(self, max_depth: int = 3, lam: float | None = None, binarization: str = "all",
                  n_thresholds: int = 10, time_limit: float | None = None, progress: Any = None,
                  class_weight: Any = None, objective: str = "accuracy", costs: Any = None,
-                 missing: str = "learn", proof: str | None = None):
+                 missing: str = "learn", proof: str | None = None, n_jobs: int | None = None):
         super().__init__(max_depth=max_depth, binarization=binarization, n_thresholds=n_thresholds,
                          time_limit=time_limit, progress=progress, class_weight=class_weight,
                          objective=objective, costs=costs, missing=missing)
         self.lam = lam
         self.proof = proof
+        self.n_jobs = n_jobs
 
     @property
     def _objective_name(self) -> str:
@@ -135,6 +140,9 @@ class DPTreeClassifier(DepthBoundedClassifier):
     def _validate_params_(self) -> None:
         check_int("max_depth", self.max_depth, 0)
         check_real("lam", self.lam, 0.0, allow_none=True)
+        from ..solvers.dp.search import resolve_n_jobs
+
+        resolve_n_jobs(self.n_jobs)
 
     def _solve(self, data: Dataset) -> SolveResult:
         if self.binarization == "all" and self.max_depth >= 2:  # the resource model, before binarizing
@@ -148,7 +156,7 @@ class DPTreeClassifier(DepthBoundedClassifier):
         return super()._solve(data)
 
     def _engine_options(self) -> dict:
-        return dict(max_depth=self.max_depth, lam=self.lam, **self._progress())
+        return dict(max_depth=self.max_depth, lam=self.lam, n_jobs=self.n_jobs, **self._progress())
 
 
 class BinOCTClassifier(TreeClassifier):

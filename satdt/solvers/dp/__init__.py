@@ -73,6 +73,14 @@ chain, the ranks renumbered to the columns that still split the node, so a node 
 O(rows x chains + its own columns). The depth-two pair counts come from bitsets (64 rows a word,
 weights by bit-planes) or, for long chains, from 2-D histograms of two chains with suffix sums,
 whichever is estimated cheaper.
+
+Threads (``n_jobs``, default all the cores the process may use): the big depth-two kernels run
+their parts on a pool of worker threads (``core/pool.h``): the set-up of a depth-two scan and each
+root's chains, whose best split point is an atomic minimum over (errors, chain) that keeps the
+serial tie-break, and the pairs of a pair solve, whose per-thread best children are combined with
+the serial order's tie-break. So the answer *and the tree* are those of one thread for every
+``n_jobs``; the memo, the bounds and the order of the roots are untouched. Kernels below a work
+threshold run on the calling thread, which alone reads the clock and calls Python.
 """
 
 from .accuracy import DEFAULT_PAIR_OPS, ENGINES, solve_dp, solve_max_accuracy_dp, solve_regularized_dp

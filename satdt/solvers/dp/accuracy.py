@@ -26,7 +26,7 @@ from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
 from .anytime import anytime_search
 from .chains import Chains
-from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchOutcome, SearchTimeout
+from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchOutcome, SearchTimeout, resolve_n_jobs
 
 __all__ = ["solve_dp", "solve_max_accuracy_dp", "solve_regularized_dp", "new_search", "DEFAULT_PAIR_OPS",
            "ENGINES"]
@@ -39,12 +39,13 @@ ENGINES = ("core", "reference")
 
 
 def new_search(problem: BinaryProblem, deadline: Deadline, pair_ops: float | None, engine: str = "core",
-               q: int = 1, leaf_cost: int = 0, chains: Chains | None = None) -> SearchBase:
+               q: int = 1, leaf_cost: int = 0, chains: Chains | None = None, n_jobs: int | None = 1) -> SearchBase:
     """The search of ``problem`` for the cost ``q * errors + leaf_cost * leaves``: ``engine="core"``
-    (compiled, the default) or ``"reference"`` (numpy, for tests)."""
+    (compiled, the default; ``n_jobs`` threads, :class:`CoreSearch`) or ``"reference"`` (numpy,
+    for tests; one thread)."""
     if engine == "core":
         ops = CORE_PAIR_OPS if pair_ops is None else float(pair_ops)
-        return CoreSearch(problem, deadline, ops, q=q, leaf_cost=leaf_cost, chains=chains)
+        return CoreSearch(problem, deadline, ops, q=q, leaf_cost=leaf_cost, chains=chains, n_jobs=n_jobs)
     if engine == "reference":
         from .reference import ReferenceSearch
         ops = DEFAULT_PAIR_OPS if pair_ops is None else float(pair_ops)
@@ -80,7 +81,8 @@ def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, p
 def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit: float | Deadline | None = None,
                           upper_bound: int | None = None, pair_ops: float | None = None,
                           optimize_above_bound: bool = True, _search: SearchBase | None = None, engine: str = "core",
-                          _binary_out: list | None = None, progress: ProgressCallback | None = None) -> SolveResult:
+                          _binary_out: list | None = None, progress: ProgressCallback | None = None,
+                          n_jobs: int | None = None) -> SolveResult:
     """Most accurate tree of depth <= ``max_depth`` over the binary columns, by DP / branch and bound.
 
     Parameters
@@ -101,6 +103,10 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
         ``CORE_PAIR_OPS`` or ``DEFAULT_PAIR_OPS``).
     engine : {"core", "reference"}
         The compiled search (default) or its numpy reference (for tests).
+    n_jobs : int or None
+        Threads of the compiled search (scikit-learn's convention: None or -1 all the cores this
+        process may use, 1 the serial search). The optimum and the tree are the same for every
+        value; the threads share the big depth-two kernels (a scan's chains, a pair solve's rows).
     optimize_above_bound : bool
         When no tree has at most ``upper_bound`` errors: search again for the optimum (True), or
         stop with that proof (False: FEASIBLE, the best tree at hand, ``bound = upper_bound + 1``;
@@ -117,9 +123,10 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
         entries, incumbent source.
     """
     _validate(problem, max_depth, upper_bound, pair_ops)
+    resolve_n_jobs(n_jobs)
     if _search is None:
         deadline = Deadline.of(time_limit)
-        search = new_search(problem, deadline, pair_ops, engine)
+        search = new_search(problem, deadline, pair_ops, engine, n_jobs=n_jobs)
     else:  # a search of the same problem and costs: its memo (row subset, depth) stays valid
         search, deadline = _search, _search.deadline
     d = int(max_depth)
@@ -206,7 +213,8 @@ def _validate_lam(lam: float) -> None:
 def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
                          time_limit: float | Deadline | None = None,
                          pair_ops: float | None = None, start_tree: Tree | None = None,
-                         engine: str = "core", progress: ProgressCallback | None = None) -> SolveResult:
+                         engine: str = "core", progress: ProgressCallback | None = None,
+                         n_jobs: int | None = None) -> SolveResult:
     """Minimize ``errors / n + lam * leaves`` over trees of depth <= ``max_depth`` (any shape),
     by the same DP / branch and bound as :func:`solve_max_accuracy_dp`.
 
@@ -236,7 +244,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     time_limit : float, Deadline or None
         Wall-clock seconds for the whole call; on expiry the best tree so far is returned as
         FEASIBLE with a proven lower bound.
-    pair_ops, engine
+    pair_ops, engine, n_jobs
         As in :func:`solve_max_accuracy_dp`.
     start_tree : Tree or None
         A tree over the binary columns to start from (the incumbent when it beats the greedy
@@ -256,12 +264,13 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     """
     _validate(problem, max_depth, None, pair_ops)
     _validate_lam(lam)
+    resolve_n_jobs(n_jobs)
     deadline = Deadline.of(time_limit)
     d = int(max_depth)
     n = int(problem.n_rows)
     scaled = scaled_objective(Fraction(lam), n, d)
     leaf_cost = scaled.p * n
-    search = new_search(problem, deadline, pair_ops, engine, q=scaled.q, leaf_cost=leaf_cost)
+    search = new_search(problem, deadline, pair_ops, engine, q=scaled.q, leaf_cost=leaf_cost, n_jobs=n_jobs)
     if scaled.q * n + leaf_cost * 2 ** d >= 2 ** 53:
         raise ValueError(f"lam={lam!r} needs integers above 2**53 on {n} rows at depth {d}")
     S = np.arange(problem.n_distinct, dtype=np.int64)
@@ -320,7 +329,8 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
 
 
 def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None,
-             time_limit: float | Deadline | None = None, progress: ProgressCallback | None = None) -> SolveResult:
+             time_limit: float | Deadline | None = None, progress: ProgressCallback | None = None,
+             n_jobs: int | None = None) -> SolveResult:
     """The DP method of the estimator and the CLI: :func:`solve_max_accuracy_dp` when ``lam`` is
     None, else :func:`solve_regularized_dp` with that ``lam``.
 
@@ -350,10 +360,11 @@ def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None
         if degraded is not None:  # beyond the resource model: quantile thresholds, CART kept
             return degraded
     if lam is None:
-        result = solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit, progress=progress)
+        result = solve_max_accuracy_dp(problem, max_depth=max_depth, time_limit=time_limit, progress=progress,
+                                       n_jobs=n_jobs)
     else:
         result = solve_regularized_dp(problem, lam=lam, max_depth=max_depth, time_limit=time_limit,
-                                      progress=progress)
+                                      progress=progress, n_jobs=n_jobs)
     if max_depth != asked:
         result.stats["depth_cap"] = {"asked": int(asked), "used": int(max_depth),
                                      "why": "no optimal tree is deeper (satdt.limits.useful_depth)"}

@@ -20,7 +20,8 @@ from ...progress import ProgressReporter
 from ...tree import Node, Tree
 from .chains import Chains, build_chains, chain_counts, chain_errors, node_errors
 
-__all__ = ["SearchBase", "CoreSearch", "SearchOutcome", "SearchTimeout", "leaf_errors", "CORE_PAIR_OPS"]
+__all__ = ["SearchBase", "CoreSearch", "SearchOutcome", "SearchTimeout", "leaf_errors", "CORE_PAIR_OPS",
+           "resolve_n_jobs"]
 
 # pair_ops of the compiled search: negative = its own rule (the depth-two pair solver where it is
 # estimated cheaper than the root search), 0 = never, else the pair solver up to that many
@@ -32,6 +33,21 @@ try:
 except ImportError as exc:  # pragma: no cover - the package is built with its extension
     _core = None
     _CORE_ERROR = exc
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """Threads of the compiled search for ``n_jobs``, scikit-learn's convention: None or -1 all
+    the cores this process may use (:func:`satdt.solvers.common.n_cores`), ``-k`` all but
+    ``k - 1`` of them (at least one), a positive integer that many (1: the serial search)."""
+    from ..common import n_cores
+
+    if n_jobs is None:
+        return n_cores()
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
+    if n_jobs < 0:
+        return max(1, n_cores() + 1 + int(n_jobs))
+    return int(n_jobs)
 
 
 class SearchTimeout(Exception):
@@ -216,17 +232,30 @@ class SearchBase:
 
 
 class CoreSearch(SearchBase):
-    """The compiled branch and bound (``_core.Search``); one memo across :meth:`run` calls."""
+    """The compiled branch and bound (``_core.Search``); one memo across :meth:`run` calls.
+
+    ``n_jobs`` (:func:`resolve_n_jobs`): threads of the core's big kernels (a depth-two scan's
+    chains per root, a pair solve's rows); the same optimum and the same tree for every value
+    (each kernel combines its threads' parts in the serial order). Python is called (the
+    deadline's ``stop``, the progress callback, signals) from the calling thread only.
+
+    ``THREAD_WORK`` (class attribute): None, the core's thresholds of a kernel worth the threads;
+    tests set ``(0, 0)`` so that every kernel of a small problem runs on them."""
+
+    THREAD_WORK: tuple[float, float] | None = None
 
     def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
-                 q: int = 1, leaf_cost: int = 0, chains: Chains | None = None):
+                 q: int = 1, leaf_cost: int = 0, chains: Chains | None = None, n_jobs: int | None = 1):
         if _core is None:
             raise ImportError("satdt's compiled DP core is not built (reinstall with 'pip install -e .' "
                               f"and a C++ compiler): {_CORE_ERROR}")
         super().__init__(problem, deadline, pair_ops, q, leaf_cost, chains)
         ch = self.ch
         self._core = _core.Search(ch.rank, ch.chain.astype(np.int32), ch.level.astype(np.int32),
-                                  problem.counts.astype(np.int64), int(q), int(leaf_cost), float(pair_ops))
+                                  problem.counts.astype(np.int64), int(q), int(leaf_cost), float(pair_ops),
+                                  resolve_n_jobs(n_jobs))
+        if self.THREAD_WORK is not None:
+            self._core.set_thread_work(*self.THREAD_WORK)
 
     @property
     def memo_entries(self) -> int:

@@ -72,15 +72,16 @@ py::object tree_tuple(const satdt_dp::TreeArrays& t) {
 }
 
 std::unique_ptr<satdt_dp::Search> make_search(IntArray rank, IntArray col_chain, IntArray col_level, CountArray counts,
-                                              i64 q, i64 lc, double pair_ops) {
+                                              i64 q, i64 lc, double pair_ops, int threads) {
     if (rank.ndim() != 2 || counts.ndim() != 2 || col_chain.ndim() != 1 || col_level.ndim() != 1)
         throw std::invalid_argument("rank and counts must be 2-D, col_chain and col_level 1-D");
     const int m = static_cast<int>(rank.shape(0)), p = static_cast<int>(rank.shape(1));
     const int C = static_cast<int>(counts.shape(1)), B = static_cast<int>(col_chain.shape(0));
     if (counts.shape(0) != m || col_level.shape(0) != B || C < 1)
         throw std::invalid_argument("shapes of rank, counts, col_chain, col_level disagree");
+    if (threads < 1) throw std::invalid_argument("threads must be >= 1");
     return std::make_unique<satdt_dp::Search>(rank.data(), m, p, col_chain.data(), col_level.data(), B, counts.data(),
-                                              C, q, lc, pair_ops);
+                                              C, q, lc, pair_ops, threads);
 }
 
 py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::object progress, double interval,
@@ -146,6 +147,8 @@ py::dict stats(const satdt_dp::Search& s) {
     d["memo_entries"] = st.memo_entries;
     d["tree_nodes"] = st.tree_nodes;
     d["restricted_entries"] = st.restricted_entries;
+    d["thread_runs"] = st.thread_runs;
+    d["worker_tasks"] = st.worker_tasks;
     return d;
 }
 
@@ -155,10 +158,12 @@ PYBIND11_MODULE(_core, mod) {
     mod.doc() = "Compiled branch and bound of satdt's exact DP (see satdt.solvers.dp).";
     py::class_<satdt_dp::Search>(mod, "Search")
         .def(py::init(&make_search), py::arg("rank"), py::arg("col_chain"), py::arg("col_level"), py::arg("counts"),
-             py::arg("q"), py::arg("leaf_cost"), py::arg("pair_ops"))
+             py::arg("q"), py::arg("leaf_cost"), py::arg("pair_ops"), py::arg("threads") = 1)
         .def("solve", &solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
              py::arg("progress") = py::none(), py::arg("interval") = 2.0, py::arg("width") = 0,
              py::arg("rows") = py::none(), py::arg("stop") = py::none(), py::arg("roots") = py::none())
         .def("greedy", &greedy, py::arg("depth"), py::arg("time_limit"))
-        .def("stats", &stats);
+        .def("stats", &stats)
+        .def_property_readonly("threads", &satdt_dp::Search::threads)
+        .def("set_thread_work", &satdt_dp::Search::set_thread_work, py::arg("scan_units"), py::arg("pair_ops"));
 }

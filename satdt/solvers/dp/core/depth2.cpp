@@ -4,6 +4,9 @@
 // chains' buckets with suffix sums, whichever is estimated cheaper.
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "kernels.h"
@@ -71,6 +74,140 @@ void Search::pair_update(PairBest& pb, int i, int j, const i64* P, const std::ve
     if (vl > pb.vl[i]) { pb.vl[i] = vl; pb.jl[i] = j; }
 }
 
+// the order in which the serial pair solver meets child j of root i: the bitset counts in
+// ascending columns; the histograms the columns of i's own chain first, then the other chains
+// in order (columns are in chain order); the leaf (j = -1) before all
+inline int pair_rank(const View& V, int i, int j, bool hist) {
+    if (j < 0) return INT32_MIN;
+    return hist && V.cchain[j] == V.cchain[i] ? j - V.T() : j;
+}
+
+void Search::pair_update_ranked(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
+                                const i64* N, const View& V, bool hist) const {
+    i64 rr = 0, rl = 0, lr = 0, ll = 0;
+    for (int c = 0; c < C_; ++c) {
+        const i64 fi = F[static_cast<size_t>(c) * T + i], fj = F[static_cast<size_t>(c) * T + j];
+        rr = std::max(rr, P[c]);
+        rl = std::max(rl, fi - P[c]);
+        lr = std::max(lr, fj - P[c]);
+        ll = std::max(ll, N[c] - fi - fj + P[c]);
+    }
+    const i64 vr = q_ * (rr + rl) - lc_, vl = q_ * (lr + ll) - lc_;
+    if (vr > pb.vr[i] || (vr == pb.vr[i] && pair_rank(V, i, j, hist) < pair_rank(V, i, pb.jr[i], hist))) {
+        pb.vr[i] = vr;
+        pb.jr[i] = j;
+    }
+    if (vl > pb.vl[i] || (vl == pb.vl[i] && pair_rank(V, i, j, hist) < pair_rank(V, i, pb.jl[i], hist))) {
+        pb.vl[i] = vl;
+        pb.jl[i] = j;
+    }
+}
+
+// the pair counts of pair_depth2 on the threads: each thread keeps its own best children (ties
+// by pair_rank), combined into pb (which holds the leaves' values) in the same way. The clock
+// is read between batches of tasks, on this thread.
+void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N, PairBest& pb, bool by_bits,
+                          const std::vector<u64>& bits, const std::vector<std::vector<u64>>& planes,
+                          const std::vector<int>& plane_class, const std::vector<int>& plane_shift) {
+    const int T = V.T(), n = V.n(), p = V.p, nt = pool_->size();
+    const bool hist = !by_bits;
+    pair_parts_.resize(nt);
+    pair_hist_.resize(nt);
+    for (PairBest& part : pair_parts_) {
+        part.vr = pb.vr;
+        part.vl = pb.vl;
+        part.jr = pb.jr;
+        part.jl = pb.jl;
+    }
+    if (by_bits) {
+        const int W = (n + 63) / 64, NP = static_cast<int>(planes.size());
+        const int batch = 8 * nt;
+        for (int i0 = 0; i0 < T; i0 += batch) {
+            pool_->run(std::min(batch, T - i0), [&](int task, int th) {
+                const int i = i0 + task;
+                PairBest& part = pair_parts_[th];
+                i64 P[64];
+                std::vector<i64> Pv(C_ > 64 ? C_ : 0);
+                i64* Pc = C_ > 64 ? Pv.data() : P;
+                const u64* bi = &bits[static_cast<size_t>(i) * W];
+                for (int j = i + 1; j < T; ++j) {
+                    const u64* bj = &bits[static_cast<size_t>(j) * W];
+                    std::fill(Pc, Pc + C_, 0);
+                    for (int pl = 0; pl < NP; ++pl)
+                        Pc[plane_class[pl]] += popcount_and(bi, bj, planes[pl].data(), W) << plane_shift[pl];
+                    pair_update_ranked(part, i, j, Pc, F, T, N, V, false);
+                    pair_update_ranked(part, j, i, Pc, F, T, N, V, false);
+                }
+            });
+            check_time(true);
+        }
+    } else {
+        // tasks: each chain's own pairs (nested columns), then each pair of chains
+        std::vector<std::pair<int, int>> tasks;
+        for (int k = 0; k < p; ++k) tasks.push_back({k, k});
+        for (int a = 0; a < p; ++a)
+            for (int b = a + 1; b < p; ++b) tasks.push_back({a, b});
+        const int nts = static_cast<int>(tasks.size()), batch = 4 * nt;
+        for (int x0 = 0; x0 < nts; x0 += batch) {
+            pool_->run(std::min(batch, nts - x0), [&](int task, int th) {
+                const auto [a, b] = tasks[x0 + task];
+                PairBest& part = pair_parts_[th];
+                if (a == b) {  // same chain: x_i and x_j = the higher level
+                    std::vector<i64> P(C_);
+                    for (int i = V.col0[a]; i < V.col0[a + 1]; ++i)
+                        for (int j = i + 1; j < V.col0[a + 1]; ++j) {
+                            for (int c = 0; c < C_; ++c) P[c] = F[static_cast<size_t>(c) * T + j];
+                            pair_update_ranked(part, i, j, P.data(), F, T, N, V, true);
+                            pair_update_ranked(part, j, i, P.data(), F, T, N, V, true);
+                        }
+                    return;
+                }
+                std::vector<i64>& H = pair_hist_[th];
+                const int ta = V.col0[a + 1] - V.col0[a], tb = V.col0[b + 1] - V.col0[b], sb = tb + 1;
+                H.assign(static_cast<size_t>(ta + 1) * sb * C_, 0);
+                for (int r = 0; r < n; ++r) {
+                    const int32_t* bu = &V.bucket[static_cast<size_t>(r) * p];
+                    i64* h = &H[(static_cast<size_t>(bu[a]) * sb + bu[b]) * C_];
+                    const i64* wr = w(V.rows[r]);
+                    for (int c = 0; c < C_; ++c) h[c] += wr[c];
+                }
+                for (int la = ta; la >= 0; --la)
+                    for (int lb = tb; lb >= 0; --lb) {
+                        i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
+                        for (int c = 0; c < C_; ++c) {
+                            i64 v = h[c];
+                            if (la < ta) v += H[(static_cast<size_t>(la + 1) * sb + lb) * C_ + c];
+                            if (lb < tb) v += H[(static_cast<size_t>(la) * sb + lb + 1) * C_ + c];
+                            if (la < ta && lb < tb) v -= H[(static_cast<size_t>(la + 1) * sb + lb + 1) * C_ + c];
+                            h[c] = v;
+                        }
+                    }
+                for (int la = 1; la <= ta; ++la)
+                    for (int lb = 1; lb <= tb; ++lb) {
+                        const i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
+                        const int i = V.col0[a] + la - 1, j = V.col0[b] + lb - 1;
+                        pair_update_ranked(part, i, j, h, F, T, N, V, true);
+                        pair_update_ranked(part, j, i, h, F, T, N, V, true);
+                    }
+            });
+            check_time(true);
+        }
+    }
+    for (const PairBest& part : pair_parts_)
+        for (int i = 0; i < T; ++i) {
+            if (part.vr[i] > pb.vr[i] ||
+                (part.vr[i] == pb.vr[i] && pair_rank(V, i, part.jr[i], hist) < pair_rank(V, i, pb.jr[i], hist))) {
+                pb.vr[i] = part.vr[i];
+                pb.jr[i] = part.jr[i];
+            }
+            if (part.vl[i] > pb.vl[i] ||
+                (part.vl[i] == pb.vl[i] && pair_rank(V, i, part.jl[i], hist) < pair_rank(V, i, pb.jl[i], hist))) {
+                pb.vl[i] = part.vl[i];
+                pb.jl[i] = part.jl[i];
+            }
+        }
+}
+
 double Search::bitset_ops(const View& V) const {
     const double T = V.T(), W = (V.n() + 63) / 64;
     return T * T / 2 * W * (1 + C_ * 3);
@@ -119,13 +256,14 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
         pb.vl[i] = q_ * ml;
     }
     std::vector<i64> P(C_);
-    if (bitset_ops(V) <= hist_ops(V)) {
-        const int W = (n + 63) / 64;
-        std::vector<u64> bits;
+    const bool by_bits = bitset_ops(V) <= hist_ops(V);
+    const int W = (n + 63) / 64;
+    std::vector<u64> bits;
+    // weight bit-planes per class: weight of class c on a row set = sum_k 2^k popcount
+    std::vector<std::vector<u64>> planes;
+    std::vector<int> plane_class, plane_shift;
+    if (by_bits) {
         column_bits(V, W, bits);
-        // weight bit-planes per class: weight of class c on a row set = sum_k 2^k popcount
-        std::vector<std::vector<u64>> planes;
-        std::vector<int> plane_class, plane_shift;
         for (int c = 0; c < C_; ++c) {
             i64 mx = 0;
             for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c]);
@@ -138,6 +276,10 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
                 plane_shift.push_back(k);
             }
         }
+    }
+    if (pool_ && std::min(bitset_ops(V), hist_ops(V)) >= pair_threads_ops_ && pool_->engaged()) {
+        pair_threads(V, F, N, pb, by_bits, bits, planes, plane_class, plane_shift);
+    } else if (by_bits) {
         const int NP = static_cast<int>(planes.size());
         for (int i = 0; i < T; ++i) {
             check_time();

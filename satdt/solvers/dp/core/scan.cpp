@@ -2,6 +2,7 @@
 // thresholds of a few numeric features (long chains).
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "bounds.h"
@@ -10,14 +11,63 @@
 namespace satdt_dp {
 
 // ------------------------------------------------------------------ depth two, long chains
-// The depth-two tree of a node whose columns are mostly thresholds of a few numeric features
-// (ConTree's specialised depth-two solver [3]): for each root evaluated, the best depth-one
-// subtree of both sides in one pass over the rows sorted by each chain, skipping the split
-// points where the errors cannot have dropped below the best (moving w rows changes a side's
-// errors by at most w). Roots are taken best-first by their bounds, halving each chain's
-// interval of open roots; after a root, its chain's other roots get the monotonicity bounds
-// (opt of a side is monotone in its rows; a side grows or shrinks by the rows between two
-// levels). O(rows x chains) per root instead of O(columns x classes).
+// The best split point of each side as scan_chain_blocks keeps it. Serial: the chains in order,
+// a point kept when strictly below the best (the first of the least errors wins).
+struct SerialScanBest {
+    std::vector<i64>& best_err;
+    std::vector<int>& best_col;
+    std::vector<int>& best_lab_l;
+    std::vector<int>& best_lab_r;
+    i64 err(int sd) const { return best_err[sd]; }
+    void record(int sd, i64 e, int col, int lab_l, int lab_r) {
+        best_err[sd] = e;
+        best_col[sd] = col;
+        best_lab_l[sd] = lab_l;
+        best_lab_r[sd] = lab_r;
+    }
+};
+
+// Threads: chain k's points against the best of all chains so far, G = err * p + chain (an
+// atomic minimum). A point (e, k) is kept when e * p + k < G: it beats every point found on
+// the lower chains and ties or beats those of the higher ones, so the serial answer (least
+// errors, then lowest chain, then first point) is always kept and G ends at it, whatever the
+// threads' timing. Within a chain the first point of the least errors is found as in the
+// serial scan (a point is skipped only when it cannot be strictly below the chain's best).
+struct SharedScanBest {
+    std::atomic<i64>* g;
+    i64 p;
+    int k;
+    int *col, *lab_l, *lab_r;  // this chain's slots, per side
+    i64 cache[2] = {0, 0};     // err() of each side as last read from G (it only falls)
+    int reads = 0;
+    SharedScanBest(std::atomic<i64>* g_, int p_, int k_, int* col_, int* lab_l_, int* lab_r_)
+        : g(g_), p(p_), k(k_), col(col_), lab_l(lab_l_), lab_r(lab_r_) {
+        refresh(0);
+        refresh(1);
+    }
+    // the least e with e * p + k >= G: what a point of this chain must be below
+    void refresh(int sd) {
+        const i64 x = g[sd].load(std::memory_order_relaxed) - k;
+        cache[sd] = x <= 0 ? 0 : (x + p - 1) / p;
+    }
+    // G read now and then (a division): a stale value is only larger, so the scan evaluates more
+    // points, never skips one that can win
+    i64 err(int sd) {
+        if ((++reads & 127) == 0) refresh(sd);
+        return cache[sd];
+    }
+    void record(int sd, i64 e, int c, int ll, int lr) {
+        col[sd] = c;
+        lab_l[sd] = ll;
+        lab_r[sd] = lr;
+        const i64 enc = e * p + k;
+        i64 cur = g[sd].load(std::memory_order_relaxed);
+        while (enc < cur && !g[sd].compare_exchange_weak(cur, enc, std::memory_order_relaxed)) {
+        }
+        refresh(sd);  // <= e: a later point of this chain must beat this one strictly
+    }
+};
+
 Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, i64 ub, const Sub& leaf, i64 lb0,
                         bool top, i64* lb_out) {
     const int T = V.T(), n = V.n(), p = V.p;
@@ -28,20 +78,35 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     // with several classes is one unit per class), and each chain's bucket weights
     std::vector<int> start(T + p + 1, 0);
     std::vector<i64> wsum(T + p + 1, 0);  // prefix of the node's weight over (chain, bucket) slots
+    // threads: each chain's slots, units and tables are its own (the same arrays as one thread)
+    const bool threaded = pool_ && static_cast<double>(n) * p >= scan_threads_work_ && pool_->engaged();
+    auto per_chain = [&](auto&& body) {
+        if (threaded)
+            pool_->run(p, [&](int k, int) { body(k); });
+        else
+            for (int k = 0; k < p; ++k) body(k);
+    };
+    std::vector<int> row_nu(n);
+    std::vector<i64> row_wt(n);
     int units = 0;
     for (int r = 0; r < n; ++r) {
         const int row = V.rows[r];
-        const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
         int nu = 0;
         i64 wt = 0;
         for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z)
             if (nz_cls_[z] < C_) { ++nu; wt += nz_w_[z]; }
         units += nu;
-        for (int k = 0; k < p; ++k) {
-            start[V.col0[k] + k + b[k] + 1] += nu;
-            wsum[V.col0[k] + k + b[k] + 1] += wt;
-        }
+        row_nu[r] = nu;
+        row_wt[r] = wt;
     }
+    per_chain([&](int k) {
+        const int s0 = V.col0[k] + k + 1;
+        for (int r = 0; r < n; ++r) {
+            const int32_t bk = V.bucket[static_cast<size_t>(r) * p + k];
+            start[s0 + bk] += row_nu[r];
+            wsum[s0 + bk] += row_wt[r];
+        }
+    });
     for (int x = 0; x < T + p; ++x) {
         start[x + 1] += start[x];
         wsum[x + 1] += wsum[x];
@@ -50,18 +115,20 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     std::vector<i64> uw(upos.size());
     {
         std::vector<int> fill(start.begin(), start.end() - 1);
-        for (int r = 0; r < n; ++r) {
-            const int row = V.rows[r];
-            const int32_t* b = &V.bucket[static_cast<size_t>(r) * p];
-            for (int k = 0; k < p; ++k)
+        per_chain([&](int k) {
+            const int s0 = V.col0[k] + k;
+            for (int r = 0; r < n; ++r) {
+                const int row = V.rows[r];
+                const int32_t bk = V.bucket[static_cast<size_t>(r) * p + k];
                 for (int z = nz_off_[row]; z < nz_off_[row + 1]; ++z) {
                     if (nz_cls_[z] >= C_) continue;
-                    const int x = fill[V.col0[k] + k + b[k]]++;
+                    const int x = fill[s0 + bk]++;
                     upos[x] = r;
                     ucls[x] = nz_cls_[z];
                     uw[x] = nz_w_[z];
                 }
-        }
+            }
+        });
     }
     // two classes (the common case) scan in blocks: each unit's bucket in every chain (so the
     // side of a root is a compare on a sequential array) and prefix weights (so a block of
@@ -75,11 +142,15 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
         scan_wpre_.resize(U + 1);
         scan_w1pre_.resize(U + 1);
         scan_wpre_[0] = scan_w1pre_[0] = 0;
+        per_chain([&](int kk) {  // the units of chain kk's order
+            for (int x = start[V.col0[kk] + kk], e = start[V.col0[kk + 1] + kk + 1]; x < e; ++x) {
+                const int32_t* b = &V.bucket[static_cast<size_t>(upos[x]) * p];
+                for (int k = 0; k < p; ++k) scan_bkt_[static_cast<size_t>(k) * U + x] = b[k];
+                scan_w_[x] = static_cast<int32_t>(uw[x]);
+                scan_w1_[x] = ucls[x] == 1 ? static_cast<int32_t>(uw[x]) : 0;
+            }
+        });
         for (int x = 0; x < U; ++x) {
-            const int32_t* b = &V.bucket[static_cast<size_t>(upos[x]) * p];
-            for (int k = 0; k < p; ++k) scan_bkt_[static_cast<size_t>(k) * U + x] = b[k];
-            scan_w_[x] = static_cast<int32_t>(uw[x]);
-            scan_w1_[x] = ucls[x] == 1 ? static_cast<int32_t>(uw[x]) : 0;
             scan_wpre_[x + 1] = scan_wpre_[x] + uw[x];
             scan_w1pre_[x + 1] = scan_w1pre_[x] + scan_w1_[x];
         }
@@ -106,6 +177,8 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
     std::vector<i64> cum(2 * C_), tot_side(2 * C_), best_err(2), side_n(2), cap_err(2);
     std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
+    std::atomic<i64> shared_g[2];  // threads: the best split point of each side, err * p + chain
+    std::vector<int> slot_col(2 * p), slot_lab_l(2 * p), slot_lab_r(2 * p);  // each chain's
     try {
         while (true) {
             check_time();
@@ -152,9 +225,30 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             const char* __restrict sdv = side.data();
             i64* __restrict cm = cum.data();
             const bool two = C_ == 2;  // two classes: the counts live in registers
-            for (int k = 0; blocks && k < p && (best_err[0] > 0 || best_err[1] > 0); ++k)
-                scan_chain_blocks(V, k, a, la, start, tot_side, side_n, best_err, best_col, best_lab_l,
-                                  best_lab_r);
+            if (blocks && pool_ && static_cast<double>(U) * p >= scan_threads_work_ && pool_->engaged()) {
+                // the chains on the threads: each finds its side's first best split point below
+                // the shared best G (err * p + chain: a chain keeps the points that beat the lower
+                // chains strictly and tie the higher ones), so G ends at the serial answer
+                for (int sd = 0; sd < 2; ++sd) shared_g[sd].store(best_err[sd] * p, std::memory_order_relaxed);
+                pool_->run(p, [&](int k, int) {
+                    SharedScanBest sb(shared_g, p, k, &slot_col[2 * k], &slot_lab_l[2 * k], &slot_lab_r[2 * k]);
+                    if (sb.err(0) > 0 || sb.err(1) > 0)
+                        scan_chain_blocks(V, k, a, la, start, tot_side, side_n, sb);
+                });
+                for (int sd = 0; sd < 2; ++sd) {
+                    const i64 g = shared_g[sd].load(std::memory_order_relaxed);
+                    if (g >= best_err[sd] * p) continue;  // no split point beat the leaf or the cap
+                    const int k = static_cast<int>(g % p);
+                    best_err[sd] = g / p;
+                    best_col[sd] = slot_col[2 * k + sd];
+                    best_lab_l[sd] = slot_lab_l[2 * k + sd];
+                    best_lab_r[sd] = slot_lab_r[2 * k + sd];
+                }
+            } else if (blocks) {
+                SerialScanBest sb{best_err, best_col, best_lab_l, best_lab_r};
+                for (int k = 0; k < p && (best_err[0] > 0 || best_err[1] > 0); ++k)
+                    scan_chain_blocks(V, k, a, la, start, tot_side, side_n, sb);
+            }
             for (int k = 0; !blocks && k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
                 if (!two) std::fill(cum.begin(), cum.end(), 0);
                 // sn: weight of each side seen so far in this chain (the left part of the split
@@ -272,10 +366,9 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
 // seen weight passed thr (see depth2_scan); between two evaluations, a block of units whose
 // weight cannot carry either side past its thr is summed in one vectorizable pass (its class-1
 // and right-side weights), without looking at bucket ends.
+template <class Best>
 void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::vector<int>& start,
-                               const std::vector<i64>& tot_side, const std::vector<i64>& side_n,
-                               std::vector<i64>& best_err, std::vector<int>& best_col, std::vector<int>& best_lab_l,
-                               std::vector<int>& best_lab_r) {
+                               const std::vector<i64>& tot_side, const std::vector<i64>& side_n, Best& best) const {
     const int U = static_cast<int>(scan_w_.size());
     const int32_t* __restrict Ba = &scan_bkt_[static_cast<size_t>(a) * U];
     const int32_t* __restrict Bk = &scan_bkt_[static_cast<size_t>(k) * U];
@@ -324,13 +417,8 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
             const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
             const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
             const i64 err = side_n[sd] - ml - mr;
-            if (err < best_err[sd] && ml > 0 && mr > 0) {
-                best_err[sd] = err;
-                best_col[sd] = V.col0[k] + bb;
-                best_lab_l[sd] = l1 > l0;
-                best_lab_r[sd] = r1 > r0;
-            }
-            thr[sd] = err + sn[sd] - best_err[sd];
+            if (err < best.err(sd) && ml > 0 && mr > 0) best.record(sd, err, V.col0[k] + bb, l1 > l0, r1 > r0);
+            thr[sd] = err + sn[sd] - best.err(sd);
             evaluated = true;
         }
         if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;

@@ -12,8 +12,9 @@
 namespace satdt_dp {
 
 Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, const int32_t* col_level, int B,
-               const int64_t* counts, int C, i64 q, i64 lc, double pair_ops)
+               const int64_t* counts, int C, i64 q, i64 lc, double pair_ops, int threads)
     : q_(q), lc_(lc), pair_ops_(pair_ops) {
+    if (threads < 1) throw std::invalid_argument("threads must be >= 1");
     m_ = m;
     C_ = C;
     C1_ = C_ + 1;
@@ -79,6 +80,7 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
             if (b < 0 || b > len[k]) throw std::invalid_argument("rank out of range for its chain");
             root_.bucket[static_cast<size_t>(i) * p + k] = b;
         }
+    if (threads > 1) pool_ = std::make_unique<Pool>(threads);
 }
 
 SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
@@ -164,7 +166,7 @@ GreedyOutcome Search::greedy(int depth, double time_limit, Host* host) {
 
 Stats Search::stats() const {
     return {nodes_, roots_, pairs_, scans_, hits_, static_cast<i64>(memo_.size()), static_cast<i64>(arena_.size()),
-            static_cast<i64>(rmemo_.size())};
+            static_cast<i64>(rmemo_.size()), pool_ ? pool_->runs() : 0, pool_ ? pool_->worker_tasks() : 0};
 }
 
 // ------------------------------------------------------------------ helpers

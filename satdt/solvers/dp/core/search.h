@@ -32,17 +32,25 @@
 //   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
 //                           the similarity bound
 //   host.h                  what the search asks of its caller (signals, progress)
+//   pool.h                  the worker threads of n_jobs: the big depth-two kernels (a scan's
+//                           set-up and each root's chains, a pair solve's pairs) split into
+//                           tasks, combined in the serial order with the serial tie-break, so
+//                           every n_jobs gives the serial answer and tree; the clock and the
+//                           host stay on the calling thread
 //   bindings.cpp            the Python module satdt.solvers.dp._core (the only pybind11 file)
 //   unity.cpp               the components above as the one translation unit the module builds
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bounds.h"
 #include "host.h"
 #include "memo.h"
+#include "pool.h"
 #include "types.h"
 #include "view.h"
 
@@ -81,6 +89,7 @@ struct GreedyOutcome {
 
 struct Stats {
     i64 nodes, roots_evaluated, pair_solves, depth2_scans, memo_hits, memo_entries, tree_nodes, restricted_entries;
+    i64 thread_runs, worker_tasks;  // kernel runs handed to the threads; their tasks the workers ran
 };
 
 class Search {
@@ -88,9 +97,23 @@ class Search {
     // rank: m x p (row-major), each chain's rank of each distinct row, 0..len(chain); col_chain,
     // col_level: B columns in chain order (levels 1, 2, ... per chain); counts: m x C class
     // weights; cost = q * errors + lc * leaves; pair_ops: see use_pair_solver. The arrays are
-    // copied. Bad input: std::invalid_argument.
+    // copied. threads > 1: the big kernels (a depth-two scan's chains per root, a pair solve's
+    // rows) run on that many threads (pool.h), with the same answers and trees as one thread
+    // (each combines its parts in the serial order, with the serial tie-break); threads = 1 is
+    // the serial search. Bad input: std::invalid_argument.
     Search(const int32_t* rank, int m, int p, const int32_t* col_chain, const int32_t* col_level, int B,
-           const int64_t* counts, int C, i64 q, i64 lc, double pair_ops);
+           const int64_t* counts, int C, i64 q, i64 lc, double pair_ops, int threads = 1);
+
+    int threads() const { return pool_ ? pool_->size() : 1; }
+    // the least work of a kernel run on the threads: a depth-two scan's root, units x chains
+    // (default 2^15), and a pair solve's estimated operations (default 2e5); below, one thread
+    // (a hand-off costs more). Tests set 0 to run every kernel on the threads (then also while
+    // the workers miss the runs: Pool::engaged).
+    void set_thread_work(double scan_units, double pair_ops) {
+        scan_threads_work_ = scan_units;
+        pair_threads_ops_ = pair_ops;
+        if (pool_) pool_->adaptive = scan_units > 0 || pair_ops > 0;
+    }
 
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds. The host
     // (may be null) is polled every 50 ms: see Host.
@@ -160,6 +183,8 @@ class Search {
     std::vector<i64> scratch_a_, scratch_b_;
     std::vector<int32_t> scan_bkt_, scan_w_, scan_w1_;  // depth2_scan's per-unit tables, reused
     std::vector<i64> scan_wpre_, scan_w1pre_;
+    std::unique_ptr<Pool> pool_;  // threads > 1 (see the constructor)
+    double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
     // ------------------------------------------------------------------ helpers (search.cpp)
     // a call's clock (solve, greedy): check_time counts from now
@@ -240,9 +265,18 @@ class Search {
         std::vector<i64> vr, vl;  // best value of the right / left subtree of each root
         std::vector<int> jr, jl;  // its column (-1: a leaf)
     };
+    std::vector<PairBest> pair_parts_;  // one per thread (threads > 1)
+    std::vector<std::vector<i64>> pair_hist_;
     Sub depth1(const std::vector<i64>& F, int T, const i64* N);
     inline void pair_update(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
                             const i64* N) const;
+    // pair_update in any order of the pairs: a tie goes to the child the serial order meets
+    // first (rank, see pair_rank), so the threads' parts combine to the serial answer
+    inline void pair_update_ranked(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
+                                   const i64* N, const View& V, bool hist) const;
+    void pair_threads(const View& V, const std::vector<i64>& F, const i64* N, PairBest& pb, bool by_bits,
+                      const std::vector<u64>& bits, const std::vector<std::vector<u64>>& planes,
+                      const std::vector<int>& plane_class, const std::vector<int>& plane_shift);
     double bitset_ops(const View& V) const;
     double hist_ops(const View& V) const;
     bool use_pair_solver(const View& V) const;
@@ -271,10 +305,9 @@ class Search {
     // ------------------------------------------------------------------ depth two, long chains (scan.cpp)
     Sub depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, i64 ub, const Sub& leaf, i64 lb0,
                     bool top, i64* lb_out);
+    template <class Best>
     void scan_chain_blocks(const View& V, int k, int a, int la, const std::vector<int>& start,
-                           const std::vector<i64>& tot_side, const std::vector<i64>& side_n,
-                           std::vector<i64>& best_err, std::vector<int>& best_col, std::vector<int>& best_lab_l,
-                           std::vector<int>& best_lab_r);
+                           const std::vector<i64>& tot_side, const std::vector<i64>& side_n, Best& best) const;
 };
 
 }  // namespace satdt_dp

@@ -1,0 +1,134 @@
+// satdt.solvers.dp core: a persistent pool of worker threads for the search's big kernels (the
+// chains of a depth-two scan's root, the rows of a pair solve).
+//
+// run(n, f) calls f(task, thread) for every task in [0, n), the calling thread taking part as
+// thread 0, and returns when all are done. Tasks are claimed dynamically (an atomic counter), so
+// a task must write only to its own slot (or to its thread's scratch) and the caller combines
+// the slots in a fixed order: results never depend on which thread ran which task. Tasks must
+// not throw and must not call the host: the search's clock and the host's poll stay on the
+// calling thread (which holds the right to take the GIL), between two run calls.
+//
+// Workers spin briefly after a run (a root search dispatches one run per root, often less than a
+// millisecond apart), then sleep on a condition variable.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace satdt_dp {
+
+class Pool {
+  public:
+    explicit Pool(int threads) {
+        for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+    }
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            quit_ = true;
+            gen_.fetch_add(1, std::memory_order_release);
+        }
+        cv_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+    Pool(const Pool&) = delete;
+    Pool& operator=(const Pool&) = delete;
+
+    int size() const { return static_cast<int>(workers_.size()) + 1; }
+    bool adaptive = true;  // false: engaged() always (tests)
+    // whether the next kernel should go to the workers: not while they keep missing the runs
+    // (a loaded machine where they rarely get a core: 64 runs in a row whose every task the
+    // caller ran itself), then for the next 512 kernels the caller works alone and tries again.
+    // Which thread runs a task never changes a result (see the top), so neither does this.
+    bool engaged() {
+        if (!adaptive) return true;
+        if (skip_ > 0) {
+            --skip_;
+            return false;
+        }
+        return true;
+    }
+    // runs handed to the workers, and tasks the workers ran (the rest ran on the caller)
+    long long runs() const { return runs_; }
+    long long worker_tasks() const { return worker_tasks_.load(std::memory_order_relaxed); }
+
+    template <class F>
+    void run(int n, F&& f) {
+        if (n <= 0) return;
+        if (workers_.empty() || n == 1) {
+            for (int i = 0; i < n; ++i) f(i, 0);
+            return;
+        }
+        ++runs_;
+        std::function<void(int, int)> job = [&f](int i, int t) { f(i, t); };
+        job_ = &job;
+        ntasks_ = n;
+        next_.store(0, std::memory_order_relaxed);
+        busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            gen_.fetch_add(1, std::memory_order_release);
+        }
+        cv_.notify_all();
+        drain(0);
+        // the workers finish their last task; then none touches job_ until the next generation
+        for (int spin = 0; busy_.load(std::memory_order_acquire) != 0; ++spin)
+            if (spin > 4000) std::this_thread::yield();
+        job_ = nullptr;
+        const long long helped = worker_tasks_.load(std::memory_order_relaxed);
+        missed_ = helped == helped_before_ ? missed_ + 1 : 0;
+        helped_before_ = helped;
+        if (missed_ >= 64) {
+            missed_ = 0;
+            skip_ = 512;
+        }
+    }
+
+  private:
+    void drain(int t) {
+        const std::function<void(int, int)>& job = *job_;
+        long long done = 0;
+        for (int i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < ntasks_; ++done) job(i, t);
+        if (t > 0 && done > 0) worker_tasks_.fetch_add(done, std::memory_order_relaxed);
+    }
+
+    void work(int t) {
+        unsigned seen = 0;
+        while (true) {
+            // spin a little for the next run, then sleep
+            unsigned g = gen_.load(std::memory_order_acquire);
+            for (int spin = 0; g == seen && spin < 20000; ++spin) {
+                if ((spin & 255) == 255) std::this_thread::yield();
+                g = gen_.load(std::memory_order_acquire);
+            }
+            if (g == seen) {
+                std::unique_lock<std::mutex> lk(mu_);
+                cv_.wait(lk, [&] { return gen_.load(std::memory_order_acquire) != seen; });
+                g = gen_.load(std::memory_order_acquire);
+            }
+            seen = g;
+            if (quit_) return;
+            drain(t);
+            busy_.fetch_sub(1, std::memory_order_acq_rel);
+        }
+    }
+
+    std::vector<std::thread> workers_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::atomic<unsigned> gen_{0};
+    std::atomic<int> next_{0}, busy_{0};
+    const std::function<void(int, int)>* job_ = nullptr;
+    int ntasks_ = 0;
+    bool quit_ = false;
+    long long runs_ = 0;
+    long long helped_before_ = 0;  // worker_tasks_ after the previous run
+    int missed_ = 0, skip_ = 0;    // see engaged
+    std::atomic<long long> worker_tasks_{0};
+};
+
+}  // namespace satdt_dp

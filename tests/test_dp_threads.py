@@ -1,0 +1,203 @@
+"""The compiled DP search on threads (``n_jobs``): the same optimum and the same tree as one
+thread and as brute force, the same tree on every run, and time limits, the deadline's stop and
+Ctrl-C still honoured while the threads run.
+
+Most instances are small: there the core's thread thresholds are set to 0
+(``_core.Search.set_thread_work``) so that every depth-two scan root and every pair solve runs
+its parts on the threads, whatever its size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from satdt import bruteforce
+from satdt.binarize import Binarizer
+from satdt.data import load_dataset, prepare
+from satdt.deadline import Deadline
+from satdt.solvers.dp import solve_dp, solve_max_accuracy_dp, solve_regularized_dp
+from satdt.solvers.dp.search import CoreSearch, resolve_n_jobs
+from satdt.solvers.common import n_cores
+
+from conftest import random_problem
+
+slow = pytest.mark.slow
+
+
+def _shape(node):
+    """A tree over the original features as nested tuples (feature, threshold, left, right) / label."""
+    if node.is_leaf:
+        return int(node.label)
+    return (int(node.feature), float(node.threshold), _shape(node.left), _shape(node.right))
+
+
+def _forced(problem, n_jobs, pair_ops, q=1, leaf_cost=0):
+    """A compiled search on n_jobs threads whose every kernel runs on the threads."""
+    search = CoreSearch(problem, Deadline(None), pair_ops, q=q, leaf_cost=leaf_cost, n_jobs=n_jobs)
+    assert search._core.threads == n_jobs
+    search._core.set_thread_work(0, 0)
+    return search
+
+
+def _problem(seed):
+    """Binary features, short integer chains and long chains (the depth-two scan), 2-3 classes,
+    merged duplicate rows with other labels."""
+    rng = np.random.default_rng(seed)
+    kind = seed % 3
+    n = int(rng.integers(12, 40))
+    f = int(rng.integers(2, 5))
+    high = {0: 2, 1: 4, 2: 40}[kind]
+    X = rng.integers(0, high, size=(n, f)).astype(float)
+    k = 2 + int(seed % 5 == 4)
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    return Binarizer("all").problem(prepare(X, y))
+
+
+# 240 instances x depths 2 and 3 x three depth-two paths x n_jobs 1, 2, 3; seeds >= 30 slow
+@pytest.mark.parametrize("block", [b if b < 3 else pytest.param(b, marks=slow) for b in range(24)])
+def test_threads_equal_serial_and_bruteforce(block):
+    runs_on_threads = 0
+    for seed in range(10 * block, 10 * block + 10):
+        problem = _problem(seed)
+        for depth in (2, 3):
+            ref = bruteforce.min_errors(problem, depth)[0]
+            for pair_ops in (0.0, 1e12, -1.0):  # scan / root search only, pair solver always, the rule
+                runs = []
+                for n_jobs in (1, 2, 3):
+                    search = _forced(problem, n_jobs, pair_ops) if n_jobs > 1 else \
+                        CoreSearch(problem, Deadline(None), pair_ops, n_jobs=1)
+                    res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                    assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, n_jobs)
+                    assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
+                    runs.append(_shape(res.tree.root))
+                    runs_on_threads += res.stats["thread_runs"] if n_jobs > 1 else 0
+                assert runs[0] == runs[1] == runs[2], (seed, depth, pair_ops)
+    assert runs_on_threads > 0  # the kernels did run on the threads
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_threads_regularized_equal_serial(seed, monkeypatch):
+    """The regularized objective (leaf cost) through solve_regularized_dp, every kernel on the
+    threads: the brute-force optimum and one tree for n_jobs 1, 2, 3."""
+    from fractions import Fraction
+
+    monkeypatch.setattr(CoreSearch, "THREAD_WORK", (0.0, 0.0))
+    problem = random_problem(500 + seed, n_rows=14 + seed, n_features=3, n_classes=2 + seed % 2,
+                             binary=seed % 2 == 0, max_value=8)
+    n = problem.n_rows
+    for lam in (0.01, 0.05):
+        ref = bruteforce.best_tree(problem, 3, lambda c: Fraction(int(c.sum() - c.max()), n) + Fraction(lam))[0]
+        shapes = []
+        for n_jobs in (1, 2, 3):
+            res = solve_regularized_dp(problem, lam=lam, max_depth=3, n_jobs=n_jobs)
+            assert res.status == "OPTIMAL"
+            assert res.objective == pytest.approx(float(ref), abs=1e-12)
+            shapes.append(_shape(res.tree.root))
+        assert shapes[0] == shapes[1] == shapes[2]
+
+
+def _continuous(n=6000, f=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, f))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return Binarizer("all").problem(prepare(X, y))
+
+
+def test_threads_default_thresholds_same_tree_and_deterministic():
+    """A problem big enough for the default thresholds (6,000 rows, 8 continuous features:
+    depth-two scans on the threads): one thread and two give the same optimum and tree, and two
+    runs on two threads the same tree."""
+    problem = _continuous()
+    shapes = []
+    for n_jobs in (1, 2, 2):
+        res = solve_max_accuracy_dp(problem, max_depth=2, n_jobs=n_jobs)
+        assert res.status == "OPTIMAL"
+        assert (res.stats["thread_runs"] > 0) == (n_jobs > 1)
+        shapes.append((res.objective, _shape(res.tree.root)))
+    assert shapes[0] == shapes[1] == shapes[2]
+
+
+def test_compas_depth3_same_tree_on_threads():
+    """compas (binary features after `all`; the pair solver on the threads at depth 3)."""
+    problem = Binarizer("all").problem(load_dataset("compas"))
+    out = [solve_max_accuracy_dp(problem, max_depth=3, n_jobs=n_jobs) for n_jobs in (1, 2)]
+    assert all(r.status == "OPTIMAL" for r in out)
+    assert out[0].objective == out[1].objective
+    assert _shape(out[0].tree.root) == _shape(out[1].tree.root)
+
+
+def test_time_limit_with_threads():
+    problem = _continuous(seed=1)
+    res = solve_max_accuracy_dp(problem, max_depth=4, time_limit=1.5, n_jobs=2)
+    assert res.runtime <= 1.5 + 1.0
+    assert res.status == "FEASIBLE"
+    assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == res.objective
+    assert problem.min_errors <= res.bound <= res.objective
+
+
+def test_interrupt_with_threads():
+    """satdt.deadline.interrupt (the deadline's stop, polled from the calling thread) and Ctrl-C
+    stop a search whose kernels run on two threads."""
+    import _thread
+    import threading
+    import time
+
+    from satdt.deadline import clear_interrupt, interrupt
+
+    problem = _continuous(seed=2)
+    timer = threading.Timer(1.0, interrupt)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        res = solve_max_accuracy_dp(problem, max_depth=4, time_limit=120, n_jobs=2)
+    finally:
+        timer.cancel()
+        clear_interrupt()
+    assert time.perf_counter() - start < 1.0 + 1.5
+    assert res.status == "FEASIBLE"
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            solve_dp(problem, max_depth=4, time_limit=120, n_jobs=2)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 0.5 + 1.5
+
+
+def test_n_jobs_convention():
+    assert resolve_n_jobs(None) == resolve_n_jobs(-1) == n_cores()
+    assert resolve_n_jobs(1) == 1 and resolve_n_jobs(3) == 3
+    assert resolve_n_jobs(-n_cores() - 5) == 1
+    for bad in (0, 1.5, "2", True):
+        with pytest.raises(ValueError):
+            resolve_n_jobs(bad)
+    problem = random_problem(0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        solve_max_accuracy_dp(problem, max_depth=2, n_jobs=0)
+    search = CoreSearch(problem, Deadline(None), -1.0, n_jobs=None)
+    assert search._core.threads == n_cores()
+
+
+def test_estimator_and_cli_take_n_jobs(tmp_path, capsys):
+    from satdt.cli import main
+    from satdt.estimators import DPTreeClassifier
+
+    problem = random_problem(3, n_rows=40, n_features=4, binary=False)
+    data = problem.data
+    a = DPTreeClassifier(max_depth=2, n_jobs=1).fit(data.X, data.y)
+    b = DPTreeClassifier(max_depth=2, n_jobs=2).fit(data.X, data.y)
+    assert a.get_params()["n_jobs"] == 1
+    assert a.result_.objective == b.result_.objective
+    assert _shape(a.tree_.root) == _shape(b.tree_.root)
+    with pytest.raises(ValueError, match="n_jobs"):
+        DPTreeClassifier(max_depth=2, n_jobs=0).fit(data.X, data.y)
+    path = tmp_path / "d.csv"
+    rows = np.column_stack([data.X, data.y])
+    path.write_text("a,b,c,d,y\n" + "\n".join(",".join(str(v) for v in r) for r in rows) + "\n")
+    assert main(["solve", str(path), "--method", "dp", "--max-depth", "2", "--n-jobs", "2"]) == 0
+    assert "OPTIMAL" in capsys.readouterr().out
+    assert main(["solve", str(path), "--method", "cpsat", "--n-jobs", "2"]) == 2
+    assert "--n-jobs does not apply to cpsat" in capsys.readouterr().err
