@@ -219,6 +219,7 @@ class Binarizer:
                 continue
             if pre is not None:
                 tests += [BinaryTest(j, t) for t in pre[j]]
+                _check(deadline, "binarization")
                 continue
             mids = _midpoints(X[:, j])
             if self.strategy == "quantile" and len(mids) > self.n_thresholds:

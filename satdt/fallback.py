@@ -72,7 +72,7 @@ def greedy_result(problem: Any, data: Any, method: str, objective_name: str, max
     return SolveResult(tree, status, value, bound, runtime, method, objective_name, stats)
 
 
-def cart_tree(data: Any, max_depth: int | None, deadline: Any = None, max_cells: float = 2e7) -> Any:
+def cart_tree(data: Any, max_depth: int | None, deadline: Any = None, max_cells: float = 1e6) -> Any:
     """CART's greedy tree (Gini; the split kept only when it lowers the errors) on the original
     numeric features, thresholds at the midpoints between consecutive distinct values (the ``all``
     binarization's), without scikit-learn or a binarized problem: numpy sorts of the node's rows,
@@ -95,7 +95,11 @@ def cart_tree(data: Any, max_depth: int | None, deadline: Any = None, max_cells:
         N = Yr.sum(0).astype(np.float64)
         n = len(rows)
         best = (-1.0, -1, 0.0)
-        chunk = max(1, int(max_cells // max(1, n * n_classes)))
+        # chunks of at most max_cells (rows x features): the deadline is checked between them and
+        # between classes, so a limit overruns by one chunk's work at most (10^6 rows: one column)
+        chunk = max(1, int(max_cells // max(1, n)))
+        nL = np.arange(1, n, dtype=np.float64)
+        nR = n - nL
         for start in range(0, len(columns), chunk):
             if deadline is not None and deadline.expired():
                 raise TimeoutError
@@ -103,11 +107,21 @@ def cart_tree(data: Any, max_depth: int | None, deadline: Any = None, max_cells:
             V = np.ascontiguousarray(X[np.ix_(rows, cols)].T)  # (k, n): each feature's row contiguous
             order = np.argsort(V, axis=1)
             Vs = np.take_along_axis(V, order, axis=1)
-            nL = np.arange(1, n, dtype=np.float64)
             score = np.zeros((len(cols), n - 1))
-            for c in range(n_classes):  # class by class: no (k, n, C) temporary
+            tmp = np.empty_like(score)
+            for c in range(n_classes):  # class by class: no (k, n, C) temporary; in place
+                if deadline is not None and deadline.expired():
+                    raise TimeoutError
+                if N[c] == 0:
+                    continue
                 Lc = np.cumsum(Yr[:, c][order], axis=1, dtype=np.float64)[:, :-1]
-                score += Lc ** 2 / nL + (N[c] - Lc) ** 2 / (n - nL)
+                np.square(Lc, out=tmp)
+                tmp /= nL
+                score += tmp
+                np.subtract(N[c], Lc, out=Lc)
+                np.square(Lc, out=Lc)
+                Lc /= nR
+                score += Lc
             score[Vs[:, 1:] <= Vs[:, :-1]] = -1.0  # no threshold between equal values
             j, k = np.unravel_index(int(np.argmax(score)), score.shape)
             if score[j, k] > best[0]:

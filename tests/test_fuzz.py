@@ -279,9 +279,19 @@ if __name__ == "__main__":
                         help="the campaign: this share of the runs (the last seeds) --big with the extreme "
                              "shapes (30,000-100,000 rows, 5,000-20,000 columns), the rest small")
     parser.add_argument("--log", type=Path, default=None, help="append each run's outcome here (JSON lines)")
+    parser.add_argument("--rerun", type=Path, default=None,
+                        help="run once more the cases of this --log that had a violation (noise or overrun?)")
     args = parser.parse_args()
     seeds = range(args.seed, args.seed + args.runs)
-    if args.big_share is None:
+    if args.rerun is not None:
+        failed = [json.loads(line) for line in args.rerun.read_text().splitlines() if line.strip()]
+        failed = [r for r in failed if r["violations"]]
+        results = []
+        for big, extreme in sorted({(bool(r.get("big")), bool(r.get("extreme"))) for r in failed}):
+            seeds = [r["seed"] for r in failed if (bool(r.get("big")), bool(r.get("extreme"))) == (big, extreme)]
+            results += fuzz(seeds, big=big, extreme=extreme, jobs=args.jobs, log=args.log)
+        print(f"rerun of the {len(failed)} cases with a violation in {args.rerun}:")
+    elif args.big_share is None:
         results = fuzz(seeds, big=args.big, jobs=args.jobs, log=args.log)
     else:
         n_big = int(round(args.big_share * args.runs))

@@ -60,7 +60,7 @@ def _stuck_in(thread_id: int | None) -> str:
 class _Guard:
     """The ``satdt solve`` program's last resort for ``--time-limit``: a step that does not stop in
     time (a native call, a build without deadline checks) is not waited for. At the limit plus
-    half the tolerance (max(1 s, 5 %)) a daemon thread prints the majority-class leaf (FEASIBLE;
+    a quarter of the tolerance (max(1 s, 5 %)) a daemon thread prints the majority-class leaf (FEASIBLE;
     UNKNOWN without a tree for sat-depth / sat-size), with ``stats["watchdog"]`` naming where the
     main thread was, and ends the process. Only as the program (not a library call: a library
     cannot end its caller's process), and only when the command has not started printing."""
@@ -73,7 +73,8 @@ class _Guard:
         limit = a.time_limit
         if limit is None or not a.clock.whole_process:
             return
-        fire_at = a.clock.start + limit + 0.5 * max(1.0, 0.05 * limit)
+        # a quarter of the tolerance: the answer (CART's tree within its grace, printing, exit) in the next quarter
+        fire_at = a.clock.start + limit + 0.25 * max(1.0, 0.05 * limit)
         timer = threading.Timer(max(0.0, fire_at - time.perf_counter()), self.fire)
         timer.daemon = True
         timer.start()
@@ -139,8 +140,8 @@ def _light_solve(a: argparse.Namespace, data: Dataset, deadline: Deadline,
     binarizer = Binarizer(a.binarization, n_thresholds=a.n_thresholds)
     extra = {} if progress is None else {"progress": progress}
     plan = _plan_wide(a, data, deadline)
-    if plan is not None and a.method != "dp":  # consistent trees: no engine fits; CART grown until pure
-        return a.floor
+    if plan is not None and (a.method != "dp" or plan["strategy"] == "cart"):
+        return a.floor  # consistent trees: no engine fits, CART grown until pure; dp: no column budget
     if plan is not None:
         binarizer = Binarizer("quantile", n_thresholds=plan["n_thresholds"])
     try:
@@ -436,15 +437,22 @@ def _solve(a: argparse.Namespace) -> int:
     model = _light_solve(a, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)
+    if a.method in ("maxsat", "binoct", "oct", "cpsat") and a.binarization == "all":
+        # the resource model before the heavy imports (numpy only): CART's floor is then the
+        # answer of the watchdog and of an import not started
+        _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
+        if getattr(a, "floor_only", False):  # no model fits: CART's tree, the plan's note in stats
+            return _print_solve(a, a.floor, data)
     for module in ("satdt.estimators", "pandas", *_METHOD_MODULES.get(a.method, ())):
         if not clock.can_import(module, deadline):  # too late to start: the best result so far
-            return _print_solve(a, _degraded(a, data, f"start-up (the import of {module} not started: "
-                                                       f"{deadline.remaining():.2f} s left)"), data)
+            step = f"start-up (the import of {module} not started: {deadline.remaining():.2f} s left)"
+            if a.floor is not None:
+                a.floor.result_.stats["timeout_in"] = step
+                return _print_solve(a, a.floor, data)
+            return _print_solve(a, _degraded(a, data, step), data)
     est = estimators_module()
     if a.method in _LIGHT_METHODS and a.engine is None and a.solver:
         a.engine = "sat"  # --solver names a SAT backend: it implies the SAT engine
-    if a.method in ("maxsat", "binoct") and a.binarization == "all":
-        _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.budget(),
@@ -482,10 +490,15 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
 
     from ..deadline import max_memory
     from ..fallback import cart_tree
-    from ..limits import plan_dp_binarization
+    from ..limits import plan_dp_binarization, plan_engine_binarization
 
-    depth = a.max_depth if a.max_depth is not None else estimators_module().METHODS[a.method][1]
-    plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
+    from ..methods import METHODS as SPECS
+
+    depth = a.max_depth if a.max_depth is not None else SPECS[a.method].default_depth
+    if a.method == "maxsat":  # its own size check refuses what is too large; the DP's model says when
+        plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
+    else:  # binoct, oct, cpsat: their model's size and build time from the shape (satdt.limits)
+        plan = plan_engine_binarization(data, a.method, int(depth), deadline.remaining(), max_memory())
     if plan["strategy"] == "all":
         return
     left = deadline.remaining()
@@ -499,11 +512,17 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     a.binarization, a.n_thresholds = "quantile", plan["n_thresholds"]
     print(f"satdt: note: {plan['note']}", file=sys.stderr)
     errors = int((tree.predict_index(data.X) != data.y).sum())
+    lam = None
+    if a.method == "cpsat":
+        lam = float(a.lam if a.lam is not None else SPECS["cpsat"].defaults.get("lam", 0.01))
+    value = float(errors) if lam is None else errors / data.n_rows + lam * tree.n_leaves
+    a.floor_only = plan["strategy"] == "cart"
     stats = {"tree_source": "cart", "errors": errors,
-             "note": f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was "
-                     "worse or missing)"}
-    result = SolveResult(tree, FEASIBLE, float(errors), 0.0, time.perf_counter() - start, a.method, "errors",
-                         stats)
+             "resource_plan": {k: v for k, v in plan.items() if k != "note"},
+             "note": plan["note"] if a.floor_only else
+             f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was worse or missing)"}
+    result = SolveResult(tree, FEASIBLE, value, 0.0 if lam is None else lam, time.perf_counter() - start,
+                         a.method, "errors" if lam is None else "regularized", stats)
     a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
 
 
