@@ -209,7 +209,7 @@ def degrade_dp_data(data: Any, max_depth: int, lam: float | None, time_limit: fl
             "tree on all thresholds when better")
     warnings.warn(note, stacklevel=4)
     left = deadline.remaining()
-    floor = cart_tree(data, int(max_depth), deadline=Deadline(None if left is None else 0.3 * left))
+    floor = cart_tree(data, int(max_depth), deadline=Deadline(None if left is None else max(1e-3, 0.3 * left)))
     small = Binarizer("quantile", n_thresholds=k).problem(data)
     result = solve(small, max_depth=max_depth, lam=lam, time_limit=deadline.budget(), progress=progress)
     name = result.objective_name

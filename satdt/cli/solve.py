@@ -197,7 +197,9 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
         return None
     start = time.perf_counter()
     consistent = a.method != "dp"
-    tree = cart_tree(data, None if consistent else a.max_depth, deadline=Deadline(None if left is None else 0.3 * left))
+    share = 0.3 if a.method == "dp" and plan["strategy"] != "cart" else 0.8  # the rest for the DP, if it runs
+    tree = cart_tree(data, None if consistent else a.max_depth,
+                     deadline=Deadline(None if left is None else max(1e-3, share * left)))
     if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
         a.floor = _degraded(a, data, "CART's tree (resource plan)")
         a.floor.result_.stats["note"] = plan["note"].split(";")[0] + "; CART's tree did not finish either"
@@ -437,20 +439,24 @@ def _solve(a: argparse.Namespace) -> int:
     model = _light_solve(a, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)
-    if a.method in ("maxsat", "binoct", "oct", "cpsat") and a.binarization == "all":
+    if a.method in ("maxsat", "binoct", "oct", "cpsat", "dpdt") and a.binarization == "all":
         # the resource model before the heavy imports (numpy only): CART's floor is then the
         # answer of the watchdog and of an import not started
         _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
         if getattr(a, "floor_only", False):  # no model fits: CART's tree, the plan's note in stats
             return _print_solve(a, a.floor, data)
+    def too_late(step: str) -> int:  # the best result so far: CART's floor, else the majority leaf
+        if a.floor is not None:
+            a.floor.result_.stats["timeout_in"] = step
+            return _print_solve(a, a.floor, data)
+        return _print_solve(a, _degraded(a, data, step), data)
+
     for module in ("satdt.estimators", "pandas", *_METHOD_MODULES.get(a.method, ())):
-        if not clock.can_import(module, deadline):  # too late to start: the best result so far
-            step = f"start-up (the import of {module} not started: {deadline.remaining():.2f} s left)"
-            if a.floor is not None:
-                a.floor.result_.stats["timeout_in"] = step
-                return _print_solve(a, a.floor, data)
-            return _print_solve(a, _degraded(a, data, step), data)
+        if not clock.can_import(module, deadline):  # too late to start
+            return too_late(f"start-up (the import of {module} not started: {deadline.remaining():.2f} s left)")
     est = estimators_module()
+    if a.time_limit is not None and deadline.remaining() <= 0.01:  # no time left to give an estimator
+        return too_late("start-up (the imports took the time limit)")
     if a.method in _LIGHT_METHODS and a.engine is None and a.solver:
         a.engine = "sat"  # --solver names a SAT backend: it implies the SAT engine
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
@@ -495,7 +501,8 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     from ..methods import METHODS as SPECS
 
     depth = a.max_depth if a.max_depth is not None else SPECS[a.method].default_depth
-    if a.method == "maxsat":  # its own size check refuses what is too large; the DP's model says when
+    if a.method in ("maxsat", "dpdt"):  # maxsat: its own size check refuses what is too large; dpdt:
+        # CART's trees at every state; the DP's model says when the data is that large
         plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
     else:  # binoct, oct, cpsat: their model's size and build time from the shape (satdt.limits)
         plan = plan_engine_binarization(data, a.method, int(depth), deadline.remaining(), max_memory())
@@ -503,15 +510,24 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
         return
     left = deadline.remaining()
     start = time.perf_counter()
-    tree = cart_tree(data, depth, deadline=Deadline(None if left is None else 0.2 * left))
+    share = 0.8 if plan["strategy"] == "cart" and a.method != "dpdt" else 0.2  # no engine after it: most of the time
+    tree = cart_tree(data, depth, deadline=Deadline(None if left is None else max(1e-3, share * left)))
     if tree is None:
         return
     # the engine on quantile thresholds (the 'all' binarization alone would not finish): its
     # answer can only improve on CART's tree on all thresholds, which stays the floor
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    if a.method == "dpdt":  # no binarization to change: DPDT runs, CART's tree is the floor of its value
+        value = errors / data.n_rows + float(a.alpha or 0.0) * tree.average_tests(data.X)
+        stats = {"tree_source": "cart", "errors": errors, "note": f"CART's tree on all {plan['tests_all']} "
+                 "thresholds (DPDT's answer was worse or missing: wide data, see resource_plan)",
+                 "resource_plan": {k: v for k, v in plan.items() if k != "note"}}
+        result = SolveResult(tree, FEASIBLE, value, None, time.perf_counter() - start, a.method, "dpdt", stats)
+        a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
+        return
     a.plan = plan
     a.binarization, a.n_thresholds = "quantile", plan["n_thresholds"]
     print(f"satdt: note: {plan['note']}", file=sys.stderr)
-    errors = int((tree.predict_index(data.X) != data.y).sum())
     lam = None
     if a.method == "cpsat":
         lam = float(a.lam if a.lam is not None else SPECS["cpsat"].defaults.get("lam", 0.01))
