@@ -347,7 +347,7 @@ def load_csv(path: str | os.PathLike, categorical: Sequence[int | str] | None = 
     _check_header(path)
     if categorical is None:
         simple = _read_simple_csv(path, require_two_classes)
-        if simple is None and path.stat().st_size > _SIMPLE_CSV_MAX_BYTES:
+        if simple is None and path.stat().st_size > _SIMPLE_CSV_MAX_BYTES and _header_fields(path) > _WIDE_CSV_FIELDS:
             simple = _read_numeric_csv(path, require_two_classes)
         if simple is not None:
             return simple
@@ -459,10 +459,25 @@ def _plain_labels(labels: Sequence[str]) -> np.ndarray | None:
     return np.array(labels, dtype=object)
 
 
+#: the numpy reader takes files with more header fields than this (wide data, where pandas' frame of
+#: one object per column costs seconds); on tall files pandas' C parser is faster than numpy's
+_WIDE_CSV_FIELDS = 1000
+
+
+def _header_fields(path: Path) -> int:
+    """The number of comma-separated fields of the file's first line (0 when unreadable)."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            return f.readline().count(",") + 1
+    except (OSError, UnicodeDecodeError):
+        return 0
+
+
 def _read_numeric_csv(path: Path, require_two_classes: bool) -> Dataset | None:
     """A large CSV file whose features are all finite numbers, read by numpy's C parser
     (``np.loadtxt``) without pandas: on 200 x 50,000 floats 0.7 s of CPU where pandas' import,
-    parser and frame took ~3 s (issue 22's wide data). Plain files only: no quotes, distinct
+    parser and frame took ~3 s (issue 22's wide data; :func:`load_csv` calls it for files of more
+    than :data:`_WIDE_CSV_FIELDS` columns). Plain files only: no quotes, distinct
     non-empty header names, every non-blank line as many fields as the header, labels as
     :func:`_plain_labels` types them; anything else (text, empty or non-finite values) returns
     None and pandas reads the file with its own checks and messages. Numbers are parsed correctly

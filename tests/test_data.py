@@ -112,6 +112,7 @@ def test_large_numeric_csv_read_by_numpy_equals_pandas(tmp_path, monkeypatch):
     from satdt.data import DataError, load_csv
 
     monkeypatch.setattr(data_module, "_SIMPLE_CSV_MAX_BYTES", 0)  # small files take the numpy path
+    monkeypatch.setattr(data_module, "_WIDE_CSV_FIELDS", 2)
     rng = np.random.default_rng(3)
     X = np.column_stack([rng.normal(size=40).round(7), rng.integers(-3, 3, 40), np.full(40, 2.5)])
     for labels in (rng.integers(0, 3, 40).astype(str), rng.choice(["yes", "no"], 40),

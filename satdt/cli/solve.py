@@ -60,7 +60,7 @@ def _stuck_in(thread_id: int | None) -> str:
 class _Guard:
     """The ``satdt solve`` program's last resort for ``--time-limit``: a step that does not stop in
     time (a native call, a build without deadline checks) is not waited for. At the limit plus
-    a quarter of the tolerance (max(1 s, 5 %)) a daemon thread prints the majority-class leaf (FEASIBLE;
+    half the tolerance (max(1 s, 5 %)) a daemon thread prints the majority-class leaf (FEASIBLE;
     UNKNOWN without a tree for sat-depth / sat-size), with ``stats["watchdog"]`` naming where the
     main thread was, and ends the process. Only as the program (not a library call: a library
     cannot end its caller's process), and only when the command has not started printing."""
@@ -73,8 +73,7 @@ class _Guard:
         limit = a.time_limit
         if limit is None or not a.clock.whole_process:
             return
-        # a quarter of the tolerance: the answer (CART's tree within its grace, printing, exit) in the next quarter
-        fire_at = a.clock.start + limit + 0.25 * max(1.0, 0.05 * limit)
+        fire_at = a.clock.start + limit + 0.5 * max(1.0, 0.05 * limit)
         timer = threading.Timer(max(0.0, fire_at - time.perf_counter()), self.fire)
         timer.daemon = True
         timer.start()
