@@ -438,7 +438,7 @@ def _solve(a: argparse.Namespace) -> int:
     model = _light_solve(a, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)
-    if a.method in ("maxsat", "binoct", "oct", "cpsat", "dpdt") and a.binarization == "all":
+    if a.method in ("maxsat", "binoct", "oct", "cpsat", *_HEURISTIC_FLOORS) and a.binarization == "all":
         # the resource model before the heavy imports (numpy only): CART's floor is then the
         # answer of the watchdog and of an import not started
         _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
@@ -487,6 +487,10 @@ def _solve(a: argparse.Namespace) -> int:
     return _print_solve(a, model, data)
 
 
+#: methods that run as asked on wide data, with CART's tree on all thresholds as the floor of their answer
+_HEURISTIC_FLOORS = ("dpdt", "adapttree", "rdt")
+
+
 def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> None:
     """maxsat / binoct on data whose ``all`` binarization is large (the resource model's test):
     CART's tree on all thresholds first (a few tenths of a second to ~1 s, cut at a fifth of the
@@ -500,8 +504,8 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     from ..methods import METHODS as SPECS
 
     depth = a.max_depth if a.max_depth is not None else SPECS[a.method].default_depth
-    if a.method in ("maxsat", "dpdt"):  # maxsat: its own size check refuses what is too large; dpdt:
-        # CART's trees at every state; the DP's model says when the data is that large
+    if a.method in ("maxsat", *_HEURISTIC_FLOORS):  # maxsat: its own size check refuses what is too
+        # large; the heuristics grow CART-like trees; the DP's model says when the data is that large
         plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
     else:  # binoct, oct, cpsat: their model's size and build time from the shape (satdt.limits)
         plan = plan_engine_binarization(data, a.method, int(depth), deadline.remaining(), max_memory())
@@ -509,19 +513,22 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
         return
     left = deadline.remaining()
     start = time.perf_counter()
-    share = 0.8 if plan["strategy"] == "cart" and a.method != "dpdt" else 0.2  # no engine after it: most of the time
+    # no engine after it: most of the time; a heuristic still runs after it: half
+    share = 0.5 if a.method in _HEURISTIC_FLOORS else 0.8 if plan["strategy"] == "cart" else 0.2
     tree = cart_tree(data, depth, deadline=Deadline(None if left is None else max(1e-3, share * left)))
     if tree is None:
         return
     # the engine on quantile thresholds (the 'all' binarization alone would not finish): its
     # answer can only improve on CART's tree on all thresholds, which stays the floor
     errors = int((tree.predict_index(data.X) != data.y).sum())
-    if a.method == "dpdt":  # no binarization to change: DPDT runs, CART's tree is the floor of its value
-        value = errors / data.n_rows + float(a.alpha or 0.0) * tree.average_tests(data.X)
+    if a.method in _HEURISTIC_FLOORS:  # the heuristic runs as asked; CART's tree is the floor of its value
+        name = "dpdt" if a.method == "dpdt" else "errors"
+        value = (errors / data.n_rows + float(a.alpha or 0.0) * tree.average_tests(data.X) if name == "dpdt"
+                 else float(errors))
         stats = {"tree_source": "cart", "errors": errors, "note": f"CART's tree on all {plan['tests_all']} "
-                 "thresholds (DPDT's answer was worse or missing: wide data, see resource_plan)",
+                 f"thresholds ({a.method}'s answer was worse or missing: wide data, see resource_plan)",
                  "resource_plan": {k: v for k, v in plan.items() if k != "note"}}
-        result = SolveResult(tree, FEASIBLE, value, None, time.perf_counter() - start, a.method, "dpdt", stats)
+        result = SolveResult(tree, FEASIBLE, value, None, time.perf_counter() - start, a.method, name, stats)
         a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
         return
     a.plan = plan
