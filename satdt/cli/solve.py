@@ -504,6 +504,8 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     from ..methods import METHODS as SPECS
 
     depth = a.max_depth if a.max_depth is not None else SPECS[a.method].default_depth
+    if not isinstance(depth, int):  # no depth bound (adapttree's default), or dpdt's per-depth list: no floor
+        return
     if a.method in ("maxsat", *_HEURISTIC_FLOORS):  # maxsat: its own size check refuses what is too
         # large; the heuristics grow CART-like trees; the DP's model says when the data is that large
         plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
