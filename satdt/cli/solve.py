@@ -530,6 +530,11 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
         stats = {"tree_source": "cart", "errors": errors, "note": f"CART's tree on all {plan['tests_all']} "
                  f"thresholds ({a.method}'s answer was worse or missing: wide data, see resource_plan)",
                  "resource_plan": {k: v for k, v in plan.items() if k != "note"}}
+        if a.method != "dpdt":  # the RL builders on the quantile thresholds (the 'all' matrix: 4-6 GB at 200 x 5,000)
+            a.binarization, a.n_thresholds = "quantile", plan["n_thresholds"]
+            stats["note"] += f"; {a.method} on {plan['n_thresholds']} quantile threshold(s) per feature"
+            print(f"satdt: note: {plan['note'].split(';')[0]}; {a.method} on {plan['n_thresholds']} quantile "
+                  "threshold(s) per feature", file=sys.stderr)
         result = SolveResult(tree, FEASIBLE, value, None, time.perf_counter() - start, a.method, name, stats)
         a.floor = SimpleNamespace(result_=result, tree_=tree, binarization=a.binarization)
         return
