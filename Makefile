@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-fast bench clean
+.PHONY: setup demo test test-fast fuzz bench clean
 
 setup: $(VENV)/.installed
 
@@ -34,6 +34,12 @@ test: setup
 # the edit loop: everything but the tests marked slow (under 2 minutes on 2 cores)
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow"
+
+# issue 22's fuzzer campaign (not part of `make test`: ~45 min on 2 cores): 2,000 satdt runs,
+# a quarter of them wide / tall / extreme shapes; each run's outcome in benchmarks/out/fuzz.jsonl
+fuzz: setup
+	mkdir -p benchmarks/out
+	$(BIN)/python tests/test_fuzz.py --runs 2000 --seed 20000 --big-share 0.25 --log benchmarks/out/fuzz.jsonl
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -21,6 +21,14 @@ last-resort watchdog answers for a step that overruns); ``runtime_s`` is then th
 own clock and the contract is checked on it (rows saved to ``limits-lib-<limit>.json``)::
 
     python benchmarks/bench_limits.py --library --limits 5 30 --out /tmp/limits-lib.md
+
+``--shapes`` runs issue 22's shape targets instead: random float data of 200 x 5,000, 200 x
+50,000 and 10^6 x 10 (written to a temporary directory, deleted afterwards), every method with
+``--max-depth 3 --time-limit 10``, each run one process timed from fork to exit, its peak RSS from
+``wait4``; the targets are wall <= 10.5 s, peak RSS <= 4 GB, exit 0, and for the accuracy methods a
+tree at least as good as scikit-learn's CART of the same depth on the method's own objective::
+
+    python benchmarks/bench_limits.py --shapes --out /tmp/shapes.md
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -190,17 +199,173 @@ def render(rows: list[dict], cmdline: str) -> str:
     return "\n".join(lines + _within_counts(rows)) + "\n"
 
 
+#: issue 22's shapes: name -> (rows, columns)
+SHAPES = {"200x5000": (200, 5_000), "200x50000": (200, 50_000), "1000000x10": (1_000_000, 10)}
+SHAPE_METHODS = ["sat-depth", "sat-size", "maxsat", "dp", "binoct", "oct", "cpsat", "dpdt", "adapttree", "rdt"]
+#: the methods whose tree must be at least as good as CART's (their objective: errors, or errors / n
+#: + lam * leaves for cpsat, errors + alpha * splits for oct with alpha 0, dpdt's errors at alpha 0)
+ACCURACY_METHODS = {"maxsat", "dp", "binoct", "oct", "cpsat", "dpdt"}
+SHAPE_LIMIT, SHAPE_DEPTH, SHAPE_RSS = 10.0, 3, 4e9
+
+
+def write_shape(folder: Path, name: str, seed: int = 22) -> Path:
+    """Random floats (6 significant digits) and random binary labels, as a CSV with a header."""
+    import numpy as np
+
+    rows, cols = SHAPES[name]
+    rng = np.random.default_rng(seed)
+    path = folder / f"{name}.csv"
+    with open(path, "w") as f:
+        f.write(",".join([f"x{j}" for j in range(cols)] + ["label"]) + "\n")
+        for start in range(0, rows, 50_000):
+            n = min(50_000, rows - start)
+            block = np.column_stack([rng.random((n, cols)).round(6), rng.integers(0, 2, n)])
+            np.savetxt(f, block, delimiter=",", fmt=["%.6g"] * cols + ["%d"])
+        del block
+    return path
+
+
+_CART_RUN = """
+import json, sys
+import pandas as pd
+from sklearn.tree import DecisionTreeClassifier
+data = pd.read_csv(sys.argv[1]).to_numpy()
+X, y = data[:, :-1], data[:, -1].astype(int)
+tree = DecisionTreeClassifier(max_depth=int(sys.argv[2]), random_state=0).fit(X, y)
+print(json.dumps({"errors": int((tree.predict(X) != y).sum()), "leaves": int(tree.get_n_leaves()), "n": len(y)}))
+"""
+
+
+def cart_reference(path: Path, depth: int) -> dict:
+    """scikit-learn's CART of ``depth`` on the file: its errors and leaves. In a process of its
+    own: the benchmark's process stays small, and a child forked from it does not inherit its
+    resident size into ``ru_maxrss`` (Linux keeps the larger of the two across ``exec``)."""
+    proc = subprocess.run([sys.executable, "-c", _CART_RUN, str(path), str(depth)], capture_output=True,
+                          text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def run_shape(path: Path, method: str, cart: dict) -> dict:
+    """One ``satdt solve`` of the shape targets: wall from fork to exit, peak RSS from ``wait4``."""
+    cmd = [str(REPO / ".venv" / "bin" / "satdt"), "solve", str(path), "--method", method,
+           "--max-depth", str(SHAPE_DEPTH), "--time-limit", f"{SHAPE_LIMIT:g}", "--json", "--quiet"]
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    code = os.waitstatus_to_exitcode(status)
+    row = {"shape": path.stem, "method": method, "wall_s": round(wall, 2), "rss_gb": round(usage.ru_maxrss * 1024 / 1e9, 2),
+           "exit": code, "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+           "cart_errors": cart["errors"], "cart_leaves": cart["leaves"]}
+    try:
+        answer = json.loads(stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        answer = None
+    if answer is None:
+        row.update(status="error", errors=None, objective=None, depth=None, source="",
+                   note=(stderr.strip().splitlines() or [""])[-1][:140])
+    else:
+        stats = answer.get("stats") or {}
+        row.update(status=answer.get("status"), errors=answer.get("errors"), objective=answer.get("objective"),
+                   objective_name=answer.get("objective_name"), depth=answer.get("depth"),
+                   leaves=answer.get("n_leaves"), source=str(stats.get("tree_source", "")),
+                   note=str(stats.get("note") or stats.get("watchdog") or stats.get("timeout_in") or "")[:140])
+    problems = []
+    if code != 0:
+        problems.append(f"exit {code}")
+    if wall > SHAPE_LIMIT + 0.5:
+        problems.append("wall")
+    if usage.ru_maxrss * 1024 > SHAPE_RSS:
+        problems.append("RSS")
+    if method in ACCURACY_METHODS:
+        if row.get("errors") is None:
+            problems.append("no tree")
+        elif method == "cpsat":  # errors / n + lam * leaves, lam = 0.01 (the default)
+            cart_value = cart["errors"] / cart["n"] + 0.01 * cart["leaves"]
+            if row["objective"] is None or row["objective"] > cart_value + 1e-9:
+                problems.append(f"worse than CART ({cart_value:.4f})")
+        elif row["errors"] > cart["errors"]:
+            problems.append("worse than CART")
+    row["problems"] = problems
+    return row
+
+
+def render_shapes(rows: list[dict], cmdline: str) -> str:
+    lines = ["## Shape targets (issue 22)", "", f"Command: `{cmdline}`", "",
+             f"Every method as `satdt solve FILE --method M --max-depth {SHAPE_DEPTH} --time-limit {SHAPE_LIMIT:g} "
+             "--json --quiet` on random floats (6 digits, random binary labels), one process each: wall from fork "
+             "to exit, peak RSS of the process (`wait4`). Targets: wall <= 10.5 s, RSS <= 4 GB, exit 0, and for "
+             "the accuracy methods (" + ", ".join(sorted(ACCURACY_METHODS)) + ") a tree at least as good as "
+             f"scikit-learn's `DecisionTreeClassifier(max_depth={SHAPE_DEPTH})` on the method's objective (cpsat: "
+             "errors / n + 0.01 leaves). `load` = the 1-min load average before / after the run "
+             f"({os.cpu_count()} cores).", "",
+             "| shape | method | wall s | peak RSS GB | exit | status | errors (CART) | depth | tree source | load | "
+             "target | note |",
+             "| --- | --- | ---: | ---: | ---: | --- | --- | ---: | --- | --- | --- | --- |"]
+    for r in rows:
+        target = "ok" if not r["problems"] else "**" + ", ".join(r["problems"]) + "**"
+        lines.append(f"| {r['shape']} | {r['method']} | {r['wall_s']} | {r['rss_gb']} | {r['exit']} | {r['status']} | "
+                     f"{r['errors']} ({r['cart_errors']}) | {r['depth']} | {r['source']} | "
+                     f"{r['load_before']:.1f} / {r['load_after']:.1f} | {target} | {r['note'].replace('|', '/')} |")
+    ok = sum(not r["problems"] for r in rows)
+    return "\n".join(lines + ["", f"{ok} of {len(rows)} runs met every target."]) + "\n"
+
+
+def main_shapes(a: argparse.Namespace, cmdline: str) -> None:
+    """Issue 22's shape targets: the files in a temporary directory, every method on each."""
+    out_dir = REPO / "benchmarks" / "out"
+    out_dir.mkdir(exist_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="satdt-shapes-") as tmp:
+        for name in a.shapes_only or list(SHAPES):
+            t0 = time.perf_counter()
+            path = write_shape(Path(tmp), name)
+            cart = cart_reference(path, SHAPE_DEPTH)
+            print(f"{name}: written and CART in {time.perf_counter() - t0:.1f} s: {cart}", file=sys.stderr, flush=True)
+            for method in (m for m in SHAPE_METHODS if m in a.methods):
+                row = run_shape(path, method, cart)
+                if row["problems"] and a.rerun:  # once more, to tell the load's noise from an overrun
+                    again = run_shape(path, method, cart)
+                    row["note"] = (f"rerun: {again['wall_s']} s, {again['rss_gb']} GB, "
+                                   f"{', '.join(again['problems']) or 'ok'}; " + row["note"])[:200]
+                    row["rerun"] = again
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr, flush=True)
+                (out_dir / "limits-shapes.json").write_text(json.dumps({"command": cmdline, "rows": rows}, indent=1))
+            os.unlink(path)
+    text = render_shapes(rows, cmdline)
+    print(text)
+    if a.out is not None:
+        a.out.write_text(text)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--limits", type=float, nargs="+", default=[5.0, 30.0, 60.0])
-    ap.add_argument("--methods", nargs="+", default=list(METHODS))
+    ap.add_argument("--methods", nargs="+", default=None, help="default: all of the mode's methods")
     ap.add_argument("--datasets", nargs="+", default=[str(d) for d in DATASETS])
     ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "limits.md")
     ap.add_argument("--library", action="store_true",
                     help="time each estimator's fit in its own process (no CLI, no watchdog)")
     ap.add_argument("--render", nargs="+", type=Path, default=None,
                     help="write the table from saved limits-*.json files, run nothing")
+    ap.add_argument("--shapes", action="store_true",
+                    help="issue 22's shape targets (200 x 5,000, 200 x 50,000, 10^6 x 10 random floats)")
+    ap.add_argument("--shapes-only", nargs="+", choices=list(SHAPES), default=None, help="with --shapes: these shapes")
+    ap.add_argument("--rerun", action="store_true", help="with --shapes: run a cell that misses a target once more")
     a = ap.parse_args()
+    if a.methods is None:
+        a.methods = SHAPE_METHODS if a.shapes else list(METHODS)
+    if a.shapes:
+        if "--out" not in sys.argv:
+            a.out = None
+        main_shapes(a, "python benchmarks/bench_limits.py " + " ".join(sys.argv[1:]))
+        return
     out_dir = REPO / "benchmarks" / "out"
     out_dir.mkdir(exist_ok=True)
     if a.render:

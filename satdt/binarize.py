@@ -112,6 +112,55 @@ def _midpoints(values: np.ndarray) -> np.ndarray:
     return np.where(mid < v[1:], mid, v[:-1])
 
 
+#: cells (rows x columns) of one block of :func:`_numeric_thresholds`
+_THRESHOLD_BLOCK_CELLS = 1 << 23
+
+
+def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
+                        deadline: Deadline | None = None) -> dict[int, list[float]] | None:
+    """For every numeric column of ``X``: :func:`_midpoints`, or with ``k`` the ``quantile``
+    strategy's choice among them (the midpoint at or after each of ``k`` evenly spaced quantiles,
+    duplicates once; every midpoint when there are at most ``k``), as :meth:`Binarizer.fit`'s loop
+    computes them column by column, for blocks of columns at once (one sort, one ``np.quantile``
+    per block). None when ``X`` has NaN (the loop handles missing values)."""
+    numeric = np.array([j for j in range(X.shape[1]) if not schema.is_categorical(j)], dtype=np.int64)
+    n = X.shape[0]
+    if n < 2 or len(numeric) == 0 or np.isnan(X[:, numeric]).any():
+        return None
+    out: dict[int, list[float]] = {}
+    step = max(1, _THRESHOLD_BLOCK_CELLS // n)
+    probs = None if k is None else np.arange(1, k + 1) / (k + 1)
+    for lo in range(0, len(numeric), step):
+        _check(deadline, "binarization")
+        cols = numeric[lo:lo + step]
+        block = X[:, cols]
+        S = np.sort(block, axis=0)
+        valid = S[1:] > S[:-1]                                # consecutive distinct values
+        mid = (S[:-1] + S[1:]) / 2.0
+        mid = np.where(mid < S[1:], mid, S[:-1])              # as _midpoints at adjacent floats
+        count = valid.sum(axis=0)
+        flat = mid.T[valid.T]                                 # column by column, ascending
+        start = np.concatenate(([0], np.cumsum(count)[:-1]))
+        keep = np.ones(len(flat), dtype=bool)
+        if probs is not None:
+            qs = np.quantile(block, probs, axis=0)            # (k, columns)
+            # searchsorted(mids, q): the midpoints below q, clipped to the last one; q grows with
+            # the probability, so np.unique of a column's picks = the picks unlike the one before
+            idx = np.stack([((mid < q[None, :]) & valid).sum(axis=0) for q in qs])
+            chosen = np.minimum(idx, np.maximum(count - 1, 0))
+            first = np.ones_like(chosen, dtype=bool)
+            first[1:] = chosen[1:] != chosen[:-1]
+            few = count <= k                                   # every midpoint of these columns
+            keep = np.repeat(few, count)
+            picked = (start[None, :] + chosen)[first & ~few[None, :]]
+            keep[picked] = True
+        values = flat[keep]
+        sizes = np.bincount(np.repeat(np.arange(len(cols)), count)[keep], minlength=len(cols))
+        for j, part in zip(cols.tolist(), np.split(values, np.cumsum(sizes)[:-1])):
+            out[j] = part.tolist()
+    return out
+
+
 def _repeated_quantile(values: np.ndarray, weight: np.ndarray, probs: np.ndarray) -> np.ndarray:
     """``np.quantile`` (linear) of ``values`` with each repeated ``weight`` times (integers),
     without building the repeated array: the quantiles of weighted rows are those of the rows
@@ -156,6 +205,10 @@ class Binarizer:
             raise ValueError(f"n_thresholds must be at least 1, got {self.n_thresholds}")
         X, schema = data.X, data.schema
         guessed = self._guessed_thresholds(data) if self.strategy == "tree" else None
+        # the numeric columns' thresholds in one pass over sorted blocks of columns, when nothing
+        # per column is needed (no weights, no missing values): the loop below only reads them
+        pre = (_numeric_thresholds(X, schema, self.n_thresholds if self.strategy == "quantile" else None, deadline)
+               if self.strategy in ("all", "quantile") and data.weight is None and X.shape[1] > 1 else None)
         tests: list[BinaryTest] = []
         for j in range(X.shape[1]):
             if schema.is_categorical(j):
@@ -163,6 +216,10 @@ class Binarizer:
                 if len(codes) == 2:
                     codes = codes[:1]
                 tests += [BinaryTest(j, float(c), schema.describe_category(j, c)) for c in codes]
+                continue
+            if pre is not None:
+                tests += [BinaryTest(j, t) for t in pre[j]]
+                _check(deadline, "binarization")
                 continue
             mids = _midpoints(X[:, j])
             if self.strategy == "quantile" and len(mids) > self.n_thresholds:

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = ["useful_depth", "dp_lam_fits", "dp_max_depth_for_lam", "dp_budget", "plan_dp_binarization",
-           "count_all_tests", "sat_size_bytes"]
+           "count_all_tests", "sat_size_bytes", "engine_model_estimate", "plan_engine_binarization"]
 
 
 def useful_depth(problem: Any, max_depth: int, lam: float | Fraction | None = None,
@@ -145,7 +145,8 @@ def plan_dp_binarization(data: Any, depth: int, seconds: float | None, nbytes: f
     ``seconds`` and ``nbytes``, and if not the quantile thresholds per feature that fit.
 
     Returns ``{"strategy": "all"}`` or ``{"strategy": "quantile", "n_thresholds": k, "note": ...,
-    "tests_all": T, "estimate_bytes": B, "estimate_s": S}``.
+    "tests_all": T, "estimate_bytes": B, "estimate_s": S}``, or ``"strategy": "cart"`` when not
+    even one threshold per feature fits (no engine: CART's tree on all thresholds is the answer).
     """
     rows, features = int(data.X.shape[0]), int(data.X.shape[1])
     if float(rows) * features * features < DP_SMALL_UNITS:  # tests x features <= rows x features^2: small
@@ -155,11 +156,117 @@ def plan_dp_binarization(data: Any, depth: int, seconds: float | None, nbytes: f
     if fit["fits"]:
         return {"strategy": "all", "tests_all": tests}
     est_bytes, est_s, cols = fit["bytes"], fit["seconds"], fit["columns"]
-    k = max(1, min(DP_WIDE_MAX_PER_FEATURE, cols // max(1, features)))
     from .deadline import format_bytes
+
+    if cols < features:  # not even one threshold a feature fits: CART's tree, no engine
+        note = (f"the 'all' binarization ({tests} tests x {rows} rows) would need about {format_bytes(est_bytes)} "
+                f"and {est_s:.3g} s in the DP, and one threshold per feature ({features} columns) is above the "
+                f"{cols} it takes; CART's tree on all thresholds, no exact engine")
+        return {"strategy": "cart", "n_thresholds": 1, "note": note, "tests_all": tests,
+                "estimate_bytes": est_bytes, "estimate_s": est_s}
+    k = max(1, min(DP_WIDE_MAX_PER_FEATURE, cols // max(1, features)))
 
     note = (f"the 'all' binarization ({tests} tests x {rows} rows) would need about {format_bytes(est_bytes)} and "
             f"{est_s:.3g} s in the DP; {k} quantile threshold(s) per feature instead (a tree at least as good "
             f"as CART's on all thresholds is kept)")
     return {"strategy": "quantile", "n_thresholds": k, "note": note, "tests_all": tests,
             "estimate_bytes": est_bytes, "estimate_s": est_s}
+
+
+#: bytes of the CP-SAT model per (distinct row, tree position) pair and per (column, position)
+#: pair: the path literals and their clauses in the Python proto and CP-SAT's copy, order of
+#: magnitude (:func:`satdt.solvers.cpsat.estimate_model_bytes`)
+CPSAT_BYTES_PER_ROW_POSITION = 400
+CPSAT_BYTES_PER_COLUMN_POSITION = 200
+#: seconds per unit of :func:`satdt.solvers.cpsat.estimate_build_units` (5.5-7.3 us measured on
+#: fault at depths 3-4 and magic at depth 2, load 3-4, the binary matrix apart), rounded up
+CPSAT_SECONDS_PER_BUILD_UNIT = 8e-6
+
+#: the largest quantile thresholds per feature :func:`plan_engine_binarization` tries (the
+#: ``quantile`` strategy's default)
+ENGINE_MAX_PER_FEATURE = 10
+
+
+# the MIP engines' measured costs (used here and by satdt.solvers.mip_size)
+#: peak bytes per constraint-matrix nonzero from the arrays to the engine's copy (COO blocks,
+#: their concatenation, CSR, the proto, the engine's own matrix), measured order of magnitude
+BYTES_PER_NONZERO = 160
+#: seconds per nonzero to build the model and load it into an engine (numpy blocks, CSR, proto,
+#: the engine's conversion and first presolve); measured on the quantbnb sets, rounded up
+SECONDS_PER_NONZERO = 4e-7
+#: seconds per constraint that an encoding adds in its own call (BinOCT's threshold rows): 6.5e-5
+#: measured on fault (121,648 rows in 8 s at load 2.7), rounded up
+SECONDS_PER_ROW = 7e-5
+#: seconds per nonzero an engine takes to convert and presolve a loaded model before it looks at
+#: its time limit or interrupter: CP-SAT through MathOpt ran 2.3 s on fault's 5.5e6-nonzero
+#: BinOCT model given 1 s (4.2e-7 s a nonzero), rounded up. An engine is not started with less
+#: time left than this, and gets its time limit less this (CP-SAT then ended 0.5-1 s after its
+#: own limit on that model, at load 2, i.e. near the deadline).
+
+def engine_model_estimate(method: str, rows: int, columns: int, features: int, classes: int,
+                          depth: int) -> tuple[float, float]:
+    """Bytes and seconds to build and load the ``binoct`` / ``oct`` / ``cpsat`` model of ``columns``
+    binary columns over ``features`` numeric features, ``rows`` distinct rows, ``classes``
+    classes, at ``depth``, from the shape alone (before any binarization): the estimates the
+    engines make on the built problem (:func:`satdt.solvers.mip.estimate_binoct` /
+    :func:`~satdt.solvers.mip.estimate_oct` with their bytes and seconds per nonzero,
+    :func:`satdt.solvers.cpsat.estimate_model_bytes` / ``estimate_build_units``), with every
+    column's thresholds spread evenly over its feature and half of the binary matrix ones."""
+    import math
+
+    D, m, B, F, C = int(depth), float(rows), float(columns), max(1, int(features)), max(2, int(classes))
+    leaves = 2.0 ** D
+    if method == "binoct":
+        levels = F * (math.ceil(math.log2(max(B / F, 2.0))) + 1)
+        nonzeros = levels * m * D * leaves + m * leaves * (1 + C) + 2 * leaves * C
+        threshold_rows = (leaves - 1) * 2 * B
+        return nonzeros * BYTES_PER_NONZERO, nonzeros * SECONDS_PER_NONZERO + threshold_rows * SECONDS_PER_ROW
+    if method == "oct":
+        nonzeros = leaves * D * (m * B / 2 + 2 * m) + m * leaves * (4 + 2 * C) + B * leaves
+        return nonzeros * BYTES_PER_NONZERO + 8 * m * B, nonzeros * SECONDS_PER_NONZERO
+    if method == "cpsat":
+        positions, internal = 2.0 ** (D + 1) - 1, leaves - 1
+        nbytes = m * positions * CPSAT_BYTES_PER_ROW_POSITION + B * leaves * CPSAT_BYTES_PER_COLUMN_POSITION
+        units = 2 * internal * B + m * (positions + D) + m + internal * m * (F + 6) + positions * m
+        return nbytes, units * CPSAT_SECONDS_PER_BUILD_UNIT
+    raise ValueError(f"no model estimate for method {method!r}")
+
+
+def plan_engine_binarization(data: Any, method: str, depth: int, seconds: float | None, nbytes: float) -> dict:
+    """Whether the ``binoct`` / ``oct`` / ``cpsat`` model of the ``all`` binarization of ``data``
+    fits at ``depth`` (its estimated memory within half of ``nbytes``, its estimated build and load
+    within half of ``seconds``: the engine needs the rest), and if not the most quantile thresholds
+    per feature (up to :data:`ENGINE_MAX_PER_FEATURE`) whose model fits, or none (``"cart"``).
+
+    Returns ``{"strategy": "all"}``, or ``{"strategy": "quantile" | "cart", "n_thresholds": k,
+    "note": ..., "tests_all": T, "estimate_bytes": B, "estimate_s": S}`` (the estimates of the
+    ``all`` model), as :func:`plan_dp_binarization`.
+    """
+    rows, features = int(data.X.shape[0]), int(data.X.shape[1])
+    classes = len(getattr(data, "classes", [])) or 2
+    cats = getattr(data.schema, "categories", {}) or {}
+    numeric = max(1, features - len(cats))
+
+    def fits(columns: int) -> tuple[bool, float, float]:
+        b, s = engine_model_estimate(method, rows, columns, numeric, classes, depth)
+        return b <= 0.5 * nbytes and (seconds is None or s <= 0.5 * seconds), b, s
+
+    if float(rows) * features < 2e4 and depth <= 4:  # small: the engines' own guards suffice
+        return {"strategy": "all"}
+    tests = count_all_tests(data)
+    ok, est_bytes, est_s = fits(tests)
+    if ok:
+        return {"strategy": "all", "tests_all": tests}
+    from .deadline import format_bytes
+
+    head = (f"the {method} model of the 'all' binarization ({tests} tests x {rows} rows, depth {depth}) would need "
+            f"about {format_bytes(est_bytes)} and {est_s:.3g} s to build")
+    plan = {"tests_all": tests, "estimate_bytes": est_bytes, "estimate_s": est_s}
+    for k in range(ENGINE_MAX_PER_FEATURE, 0, -1):
+        if numeric * k < tests and fits(numeric * k + sum(len(v) for v in cats.values()))[0]:
+            return dict(plan, strategy="quantile", n_thresholds=k,
+                        note=f"{head}; {k} quantile threshold(s) per feature instead (a tree at least as good "
+                             "as CART's on all thresholds is kept)")
+    return dict(plan, strategy="cart", n_thresholds=1,
+                note=f"{head}, and one quantile threshold per feature would not fit either; CART's tree on all "
+                     "thresholds, no exact engine")

@@ -290,3 +290,29 @@ def test_tree_questions_never_build_the_binary_matrix(seed):
         np.testing.assert_array_equal(ones, np.count_nonzero(dense.X, axis=0))
         assert sorted(map(tuple, (r.tolist() for _, r in lazy.route(labelled)))) == \
             sorted(map(tuple, (r.tolist() for _, r in labelled.apply(dense.X))))
+
+
+@pytest.mark.parametrize("strategy,k", [("all", 10), ("quantile", 1), ("quantile", 3), ("quantile", 10)])
+def test_numeric_thresholds_in_blocks_equal_the_column_loop(strategy, k, monkeypatch):
+    """The block-wise thresholds (one sort and one np.quantile per block of columns, issue 22's
+    wide data) are the column-by-column loop's, ties, constants and adjacent floats included."""
+    import satdt.binarize as B
+    from satdt.data import prepare
+
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n = int(rng.integers(2, 40)) if trial % 4 else int(rng.integers(300, 1500))
+        cols = []
+        for kind in rng.integers(0, 5, int(rng.integers(2, 7))):
+            cols.append([rng.normal(size=n), rng.integers(0, 4, n).astype(float), np.full(n, 3.0),
+                         np.nextafter(1.0, 2.0) ** rng.integers(0, 3, n),
+                         rng.choice([0.1, 0.2, 0.30000000000000004, 0.3], n)][kind])
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        data = prepare(np.column_stack(cols), y)
+        blocks = Binarizer(strategy, n_thresholds=k, drop_duplicates=False).fit(data).tests_
+        with monkeypatch.context() as m:
+            m.setattr(B, "_numeric_thresholds", lambda *a, **kw: None)
+            loop = Binarizer(strategy, n_thresholds=k, drop_duplicates=False).fit(data).tests_
+        assert [(t.feature, t.threshold) for t in blocks] == [(t.feature, t.threshold) for t in loop]
+        assert len(blocks) > 0 or all(len(np.unique(c)) < 2 for c in cols)

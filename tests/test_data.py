@@ -100,3 +100,39 @@ def test_csv_with_bom_and_text(tmp_path):
     assert data.feature_names == ["colour", "size"]
     assert data.schema.categories == {0: ["blue", "red"]}
     assert list(data.classes) == ["no", "yes"]
+
+
+def test_large_numeric_csv_read_by_numpy_equals_pandas(tmp_path, monkeypatch):
+    """Files above the plain reader's size go to numpy's parser when every feature is a finite
+    number (issue 22's wide data: no pandas import); the Dataset is pandas' one, and anything
+    else (text, empty cells, quotes, ragged rows) still goes to pandas with its messages."""
+    import pandas as pd
+
+    import satdt.data as data_module
+    from satdt.data import DataError, load_csv
+
+    monkeypatch.setattr(data_module, "_SIMPLE_CSV_MAX_BYTES", 0)  # small files take the numpy path
+    monkeypatch.setattr(data_module, "_WIDE_CSV_FIELDS", 2)
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(size=40).round(7), rng.integers(-3, 3, 40), np.full(40, 2.5)])
+    for labels in (rng.integers(0, 3, 40).astype(str), rng.choice(["yes", "no"], 40),
+                   rng.choice(["1.0", "2.0"], 40)):
+        path = tmp_path / "d.csv"
+        with open(path, "w") as f:
+            f.write("a,b,c,label\n")
+            for row, lab in zip(X, labels):
+                f.write(",".join(repr(float(v)) for v in row) + f",{lab}\n")
+        fast = data_module._read_numeric_csv(path, True)
+        assert fast is not None
+        frame = pd.read_csv(path)
+        slow = data_module.prepare(frame.iloc[:, :-1], frame.iloc[:, -1], name="d")
+        assert np.array_equal(fast.X, slow.X) and np.array_equal(fast.y, slow.y)
+        assert list(fast.classes) == list(slow.classes) and fast.feature_names == slow.feature_names
+        assert type(fast.classes[0]) is type(slow.classes[0])
+    for bad in ("1.0,2.0,nan,1\n", "1.0,,3.0,1\n", "1.0,x,3.0,1\n", '"1.0",2.0,3.0,1\n', "1.0,2.0,1\n"):
+        path = tmp_path / "bad.csv"
+        path.write_text("a,b,c,label\n1.0,2.0,3.0,0\n" + bad)
+        assert data_module._read_numeric_csv(path, True) is None
+    path.write_text("a,b,c,label\n1.0,2.0,3.0,0\n1.0,2.0,nan,1\n")
+    with pytest.raises(DataError, match="row 1"):
+        load_csv(path)

@@ -59,9 +59,18 @@ class Case:
     extra: list = field(default_factory=list)
 
 
-def make_case(seed: int, big: bool = False) -> Case:
+def make_case(seed: int, big: bool = False, extreme: bool = False) -> Case:
     rng = np.random.default_rng(seed)
-    if big and rng.random() < 0.3:  # wide, or tall
+    # the campaign's extreme shapes (up to 10^5 rows, 20,000 columns) from their own stream, so
+    # that the cases of a seed without them stay the same
+    far = np.random.default_rng([seed, 22]) if extreme else None
+    if far is not None and far.random() < 0.15:
+        rng.random()  # the draw the branch below would take
+        if far.random() < 0.5:
+            rows, cols = int(far.integers(30_000, 100_001)), int(far.integers(1, 6))
+        else:
+            rows, cols = int(far.integers(20, 200)), int(far.integers(5_000, 20_001))
+    elif big and rng.random() < 0.3:  # wide, or tall
         if rng.random() < 0.5:
             rows, cols = int(rng.integers(50, 300)), int(rng.integers(500, 3000))
         else:
@@ -204,14 +213,27 @@ def rescore(answer: dict, path: Path) -> list[str]:
     return problems
 
 
-def fuzz(seeds, big: bool = False, jobs: int = 2) -> list[dict]:
+def fuzz(seeds, big: bool = False, jobs: int = 2, extreme: bool = False, log: Path | None = None) -> list[dict]:
+    """Run the cases of ``seeds`` ``jobs`` at a time, each data file deleted after its run; with
+    ``log``, each run's outcome appended to it as one JSON line as it ends."""
     from concurrent.futures import ThreadPoolExecutor
+
+    def one(case: Case, folder: Path) -> dict:
+        try:
+            result = run_case(case, folder)
+        finally:
+            for suffix in (".csv", ".out", ".err"):
+                (folder / f"case{case.seed}{suffix}").unlink(missing_ok=True)
+        if log is not None:
+            with open(log, "a") as f:
+                f.write(json.dumps(dict(result, big=big, extreme=extreme)) + "\n")
+        return result
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        cases = [make_case(s, big) for s in seeds]
+        cases = [make_case(s, big, extreme) for s in seeds]
         with ThreadPoolExecutor(jobs) as pool:
-            return list(pool.map(lambda c: run_case(c, folder), cases))
+            return list(pool.map(lambda c: one(c, folder), cases))
 
 
 def summary(results: list[dict]) -> str:
@@ -253,5 +275,32 @@ if __name__ == "__main__":
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--big", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--big-share", type=float, default=None,
+                        help="the campaign: this share of the runs (the last seeds) --big with the extreme "
+                             "shapes (30,000-100,000 rows, 5,000-20,000 columns), the rest small")
+    parser.add_argument("--log", type=Path, default=None, help="append each run's outcome here (JSON lines)")
+    parser.add_argument("--rerun", type=Path, default=None,
+                        help="run once more the cases of this --log that had a violation (noise or overrun?)")
     args = parser.parse_args()
-    print(summary(fuzz(range(args.seed, args.seed + args.runs), big=args.big, jobs=args.jobs)))
+    seeds = range(args.seed, args.seed + args.runs)
+    if args.rerun is not None:
+        failed = [json.loads(line) for line in args.rerun.read_text().splitlines() if line.strip()]
+        failed = [r for r in failed if r["violations"]]
+        results = []
+        for big, extreme in sorted({(bool(r.get("big")), bool(r.get("extreme"))) for r in failed}):
+            seeds = [r["seed"] for r in failed if (bool(r.get("big")), bool(r.get("extreme"))) == (big, extreme)]
+            results += fuzz(seeds, big=big, extreme=extreme, jobs=args.jobs, log=args.log)
+        print(f"rerun of the {len(failed)} cases with a violation in {args.rerun}:")
+    elif args.big_share is None:
+        results = fuzz(seeds, big=args.big, jobs=args.jobs, log=args.log)
+    else:
+        n_big = int(round(args.big_share * args.runs))
+        small, large = seeds[:args.runs - n_big], seeds[args.runs - n_big:]
+        t0 = time.perf_counter()
+        results = fuzz(small, jobs=args.jobs, log=args.log)
+        print("small:\n" + summary(results), flush=True)
+        big_results = fuzz(large, big=True, extreme=True, jobs=args.jobs, log=args.log)
+        print("big and extreme:\n" + summary(big_results), flush=True)
+        results += big_results
+        print(f"campaign: {time.perf_counter() - t0:.0f} s")
+    print(summary(results))

@@ -566,7 +566,7 @@ def _wide_run(path, method, limit):
 
 @pytest.mark.parametrize("method, depth", [("dp", 3), pytest.param("sat-depth", None, marks=pytest.mark.slow),
                                            pytest.param("maxsat", 3, marks=pytest.mark.slow),
-                                           pytest.param("binoct", 2, marks=pytest.mark.slow)])
+                                           pytest.param("cpsat", 5, marks=pytest.mark.slow)])
 def test_wide_data_returns_at_least_carts_tree_within_the_limit(tmp_path, method, depth):
     """Item 1: on a random 200 x 3,000 float CSV (~600k thresholds) `dp` ran out of memory or
     returned the majority leaf, `sat-depth` died in std::bad_alloc, `maxsat` refused after the
@@ -590,6 +590,11 @@ def test_wide_data_returns_at_least_carts_tree_within_the_limit(tmp_path, method
         assert errors <= _cart_errors(path, depth), (errors, answer["stats"].get("note"))
     if method in ("dp", "sat-depth"):
         assert "resource_plan" in answer["stats"] and "note: the 'all' binarization" in proc.stderr
+    if method == "cpsat":  # binoct and oct take the same path: the model estimated from the shape
+        # (satdt.limits.plan_engine_binarization) is far too large at depth 5: CART's tree, said so
+        assert answer["stats"]["tree_source"] == "cart" and answer["objective_name"] == "regularized"
+        assert answer["stats"]["resource_plan"]["strategy"] == "cart" and "note: the cpsat model" in proc.stderr
+        assert abs(answer["objective"] - (errors / 200 + 0.01 * answer["n_leaves"])) < 1e-9
 
 
 def test_box_count_of_wide_data_is_inf_without_a_warning():
@@ -650,3 +655,42 @@ def test_a_signal_during_the_start_up_still_gets_an_answer(name):
     assert "Traceback" not in err
     answer = json.loads(out.strip().splitlines()[-1])
     assert answer["stats"]["interrupted"] is True
+
+
+def test_engine_plan_degrades_wide_and_tall_shapes():
+    """The binoct / oct / cpsat model estimated from the shape (issue 22): small data keeps the
+    'all' binarization; 200 x 5,000 random floats at depth 3 in 10 s gets no model at all (CART's
+    tree), and fewer thresholds per feature when a few fit."""
+    from satdt.limits import engine_model_estimate, plan_engine_binarization
+
+    rng = np.random.default_rng(0)
+    small = prepare(rng.normal(size=(50, 3)), rng.integers(0, 2, 50))
+    wide = prepare(rng.random((200, 5000)).round(6), rng.integers(0, 2, 200))
+    medium = prepare(rng.random((1000, 60)).round(4), rng.integers(0, 2, 1000))
+    for method in ("binoct", "oct", "cpsat"):
+        assert plan_engine_binarization(small, method, 3, 10.0, 16e9)["strategy"] == "all"
+        plan = plan_engine_binarization(wide, method, 3, 10.0, 16e9)
+        assert plan["tests_all"] > 900_000 and "CART" in plan["note"]
+        assert plan["strategy"] == ("quantile" if method == "oct" else "cart")  # OCT: 1 threshold fits
+        if plan["strategy"] == "quantile":
+            nbytes, seconds = engine_model_estimate(method, 200, 5000 * plan["n_thresholds"], 5000, 2, 3)
+            assert nbytes <= 8e9 and seconds <= 5.0
+        assert plan_engine_binarization(medium, method, 3, 10.0, 16e9)["strategy"] == "quantile"
+        # the estimate grows with columns, rows and depth
+        b1, s1 = engine_model_estimate(method, 200, 1000, 100, 2, 3)
+        b2, s2 = engine_model_estimate(method, 200, 4000, 100, 2, 3)
+        b3, s3 = engine_model_estimate(method, 200, 1000, 100, 2, 4)
+        assert b2 > b1 and s2 > s1 and b3 > b1 and s3 > s1
+    with pytest.raises(ValueError):
+        engine_model_estimate("maxsat", 10, 10, 1, 2, 2)
+
+
+def test_dp_plan_without_a_column_budget_is_carts_tree():
+    """200 x 50,000 floats at depth 3: not one threshold per feature fits the DP's columns, so the
+    plan is CART's tree alone (no engine on a 50,000-column problem)."""
+    from satdt.limits import plan_dp_binarization
+
+    rng = np.random.default_rng(1)
+    wide = prepare(rng.random((200, 30000)).round(6), rng.integers(0, 2, 200))
+    plan = plan_dp_binarization(wide, 3, 10.0, 16e9)
+    assert plan["strategy"] == "cart" and "no exact engine" in plan["note"]

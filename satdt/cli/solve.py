@@ -144,8 +144,8 @@ def _fit_light(a: argparse.Namespace, s: MethodSpec, data: Dataset, deadline: De
         a.max_depth = s.default_depth
     binarization, n_thresholds = a.binarization, a.n_thresholds
     plan = _plan_wide(a, data, deadline)
-    if plan is not None and a.method != "dp":  # consistent trees: no engine fits; CART grown until pure
-        return a.floor
+    if plan is not None and (a.method != "dp" or plan["strategy"] == "cart"):
+        return a.floor  # consistent trees: no engine fits, CART grown until pure; dp: no column budget
     if plan is not None:
         binarization, n_thresholds = "quantile", plan["n_thresholds"]
     options: dict[str, Any] = {"max_depth": a.max_depth}
@@ -189,7 +189,8 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
         return None
     start = time.perf_counter()
     consistent = a.method != "dp"
-    tree = cart_tree(data, None if consistent else a.max_depth, deadline=deadline.share(0.3))
+    share = 0.3 if a.method == "dp" and plan["strategy"] != "cart" else 0.8  # the rest for the DP, if it runs
+    tree = cart_tree(data, None if consistent else a.max_depth, deadline=deadline.share(share))
     if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
         a.floor = _degraded(a, data, "CART's tree (resource plan)")
         a.floor.result_.stats["note"] = plan["note"].split(";")[0] + "; CART's tree did not finish either"
@@ -420,15 +421,27 @@ def _solve(a: argparse.Namespace) -> int:
     model = _fit_light(a, s, data, deadline, progress) if light else None
     if model is not None:
         return _print_solve(a, model, data)
+    if a.method in ("maxsat", "binoct", "oct", "cpsat", *_HEURISTIC_FLOORS) and a.binarization == "all":
+        # the resource model before the heavy imports (numpy only): CART's floor is then the
+        # answer of the watchdog and of an import not started
+        _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
+        if getattr(a, "floor_only", False):  # no model fits: CART's tree, the plan's note in stats
+            return _print_solve(a, a.floor, data)
+
+    def too_late(step: str) -> int:  # the best result so far: CART's floor, else the majority leaf
+        if a.floor is not None:
+            a.floor.result_.stats["timeout_in"] = step
+            return _print_solve(a, a.floor, data)
+        return _print_solve(a, _degraded(a, data, step), data)
+
     for module in ("satdt.estimators", "pandas", s.engine_module):
-        if not clock.can_import(module, deadline):  # too late to start: the best result so far
-            return _print_solve(a, _degraded(a, data, f"start-up (the import of {module} not started: "
-                                                       f"{deadline.remaining():.2f} s left)"), data)
+        if not clock.can_import(module, deadline):  # too late to start
+            return too_late(f"start-up (the import of {module} not started: {deadline.remaining():.2f} s left)")
     est = estimators_module()
+    if a.time_limit is not None and deadline.remaining() <= 0.01:  # no time left to give an estimator
+        return too_late("start-up (the imports took the time limit)")
     if s.engines and a.engine is None and a.solver:
         a.engine = "sat"  # --solver names a SAT backend: it implies the SAT engine
-    if a.method in ("maxsat", "binoct") and a.binarization == "all":
-        _engine_floor(a, data, deadline)  # may set quantile thresholds (a.plan)
     model = est.make_estimator(a.method, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.from_now(),
@@ -456,33 +469,66 @@ def _solve(a: argparse.Namespace) -> int:
     return _print_solve(a, model, data)
 
 
+#: methods that run as asked on wide data, with CART's tree on all thresholds as the floor of their answer
+_HEURISTIC_FLOORS = ("dpdt", "adapttree", "rdt")
+
+
 def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> None:
     """maxsat / binoct on data whose ``all`` binarization is large (the resource model's test):
     CART's tree on all thresholds first (a few tenths of a second to ~1 s, cut at a fifth of the
     time left), the least the command answers (:func:`_at_least_the_floor`, the watchdog)."""
     from ..deadline import max_memory
     from ..fallback import cart_tree
-    from ..limits import plan_dp_binarization
+    from ..limits import plan_dp_binarization, plan_engine_binarization
 
     depth = a.max_depth if a.max_depth is not None else spec(a.method).default_depth
-    plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
+    if not isinstance(depth, int):  # no depth bound (adapttree's default), or dpdt's per-depth list: no floor
+        return
+    if a.method in ("maxsat", *_HEURISTIC_FLOORS):  # maxsat: its own size check refuses what is too
+        # large; the heuristics grow CART-like trees; the DP's model says when the data is that large
+        plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
+    else:  # binoct, oct, cpsat: their model's size and build time from the shape (satdt.limits)
+        plan = plan_engine_binarization(data, a.method, int(depth), deadline.remaining(), max_memory())
     if plan["strategy"] == "all":
         return
     start = time.perf_counter()
-    tree = cart_tree(data, depth, deadline=deadline.share(0.2))
+    # no engine after it: most of the time; a heuristic still runs after it: half
+    share = 0.5 if a.method in _HEURISTIC_FLOORS else 0.8 if plan["strategy"] == "cart" else 0.2
+    tree = cart_tree(data, depth, deadline=deadline.share(share))
     if tree is None:
         return
     # the engine on quantile thresholds (the 'all' binarization alone would not finish): its
     # answer can only improve on CART's tree on all thresholds, which stays the floor
+    errors = int((tree.predict_index(data.X) != data.y).sum())
+    if a.method in _HEURISTIC_FLOORS:  # the heuristic runs as asked; CART's tree is the floor of its value
+        name = "dpdt" if a.method == "dpdt" else "errors"
+        value = (errors / data.n_rows + float(a.alpha or 0.0) * tree.average_tests(data.X) if name == "dpdt"
+                 else float(errors))
+        stats = {"tree_source": "cart", "errors": errors, "note": f"CART's tree on all {plan['tests_all']} "
+                 f"thresholds ({a.method}'s answer was worse or missing: wide data, see resource_plan)",
+                 "resource_plan": {k: v for k, v in plan.items() if k != "note"}}
+        if a.method != "dpdt":  # the RL builders on the quantile thresholds (the 'all' matrix: 4-6 GB at 200 x 5,000)
+            a.binarization, a.n_thresholds = "quantile", plan["n_thresholds"]
+            stats["note"] += f"; {a.method} on {plan['n_thresholds']} quantile threshold(s) per feature"
+            print(f"satdt: note: {plan['note'].split(';')[0]}; {a.method} on {plan['n_thresholds']} quantile "
+                  "threshold(s) per feature", file=sys.stderr)
+        result = SolveResult(tree, FEASIBLE, value, None, time.perf_counter() - start, a.method, name, stats)
+        a.floor = _Answer(result, a.binarization)
+        return
     a.plan = plan
     a.binarization, a.n_thresholds = "quantile", plan["n_thresholds"]
     print(f"satdt: note: {plan['note']}", file=sys.stderr)
-    errors = int((tree.predict_index(data.X) != data.y).sum())
+    lam = None
+    if a.method == "cpsat":
+        lam = float(a.lam if a.lam is not None else spec("cpsat").defaults.get("lam", 0.01))
+    value = float(errors) if lam is None else errors / data.n_rows + lam * tree.n_leaves
+    a.floor_only = plan["strategy"] == "cart"
     stats = {"tree_source": "cart", "errors": errors,
-             "note": f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was "
-                     "worse or missing)"}
-    result = SolveResult(tree, FEASIBLE, float(errors), 0.0, time.perf_counter() - start, a.method, "errors",
-                         stats)
+             "resource_plan": {k: v for k, v in plan.items() if k != "note"},
+             "note": plan["note"] if a.floor_only else
+             f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was worse or missing)"}
+    result = SolveResult(tree, FEASIBLE, value, 0.0 if lam is None else lam, time.perf_counter() - start,
+                         a.method, "errors" if lam is None else "regularized", stats)
     a.floor = _Answer(result, a.binarization)
 
 

@@ -16,8 +16,7 @@ from ..binarize import STRATEGIES, Binarizer, BinaryProblem
 from ..data import Dataset, encode_features, prepare
 from ..deadline import Deadline, DeadlineExpired
 from ..fit import fit_problem
-from ..result import (INFEASIBLE, OPTIMAL, InfeasibleError, NoTreeFoundError, SolveResult, explain_infeasible,
-                      timeout_result)
+from ..result import INFEASIBLE, OPTIMAL, InfeasibleError, NoTreeFoundError, SolveResult, explain_infeasible
 from ..tree import Tree
 
 __all__ = ["TreeClassifier", "check_int", "check_real", "check_warm_start", "check_random_state"]

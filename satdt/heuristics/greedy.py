@@ -161,9 +161,11 @@ def greedy_tree(problem, max_depth: int | None = None) -> Tree:
 
 class ThresholdTests:
     """The midpoints between consecutive distinct values of the numeric ``columns`` of ``X`` as
-    tests, scanned in chunks of at most ``max_cells`` (rows x features x classes) floats; test
-    ``k`` is ``(feature, threshold)`` of :attr:`found` (left: ``x[feature] <= threshold``).
-    ``deadline.expired()`` is checked before each chunk (:class:`TimeoutError`)."""
+    tests, scanned in chunks of at most ``max_cells`` (rows x features) floats; test ``k`` is
+    ``(feature, threshold)`` of :attr:`found` (left: ``x[feature] <= threshold``).
+    ``deadline.expired()`` is checked before each chunk and each class of it
+    (:class:`TimeoutError`), so a limit overruns by one chunk's work of one class at most (10^6
+    rows: one column)."""
 
     def __init__(self, X: np.ndarray, onehot_y: np.ndarray, columns: np.ndarray, max_cells: float,
                  deadline=None):
@@ -175,7 +177,7 @@ class ThresholdTests:
         n, n_classes = len(rows), self.Y.shape[1]
         Yr = self.Y[rows]
         best = (-np.inf, -1, 0.0)
-        chunk = max(1, int(self.max_cells // max(1, n * n_classes)))
+        chunk = max(1, int(self.max_cells // max(1, n)))
         for start in range(0, len(self.columns), chunk):
             if self.deadline is not None and self.deadline.expired():
                 raise TimeoutError
@@ -185,7 +187,8 @@ class ThresholdTests:
             Vs = np.take_along_axis(V, order, axis=1)
             # class weights left of each position (the rows up to it in the feature's order), one
             # class at a time: the criterion is symmetric in its two sides (the same floats)
-            left = (np.cumsum(Yr[:, c][order], axis=1, dtype=np.float64)[:, :-1] for c in range(n_classes))
+            left = (np.cumsum(Yr[:, c][order], axis=1, dtype=np.float64)[:, :-1]
+                    for c in range(n_classes) if not self._expired())
             score = gini_scores(left, total, keep=Vs[:, 1:] > Vs[:, :-1])  # no threshold between equal values
             j, k = np.unravel_index(int(np.argmax(score)), score.shape)
             if score[j, k] > best[0]:
@@ -194,6 +197,12 @@ class ThresholdTests:
             return -1
         self.found.append((best[1], best[2]))
         return len(self.found) - 1
+
+    def _expired(self) -> bool:
+        """False, or :class:`TimeoutError` when the deadline has passed."""
+        if self.deadline is not None and self.deadline.expired():
+            raise TimeoutError
+        return False
 
     def goes_right(self, rows: np.ndarray, test: int) -> np.ndarray:
         feature, threshold = self.found[test]
@@ -204,7 +213,7 @@ class ThresholdTests:
         return Node.split(feature, threshold, left, right)
 
 
-def cart_tree(data, max_depth: int | None, deadline=None, max_cells: float = 2e7) -> Tree | None:
+def cart_tree(data, max_depth: int | None, deadline=None, max_cells: float = 1e6) -> Tree | None:
     """CART's greedy tree (the split kept only when it lowers the errors) on the original numeric
     features of ``data`` (a :class:`~satdt.data.Dataset`), thresholds at the midpoints between
     consecutive distinct values (the ``all`` binarization's), without scikit-learn or a binarized

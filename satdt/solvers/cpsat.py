@@ -78,11 +78,10 @@ def _workers(num_workers: int | None) -> int:
     return min(int(num_workers or n_cores()), n_cores())
 
 
-#: bytes of the CP-SAT model per (distinct row, tree position) pair and per (column, position)
-#: pair: the path literals and their clauses in the Python proto and CP-SAT's copy, order of
-#: magnitude
-_BYTES_PER_ROW_POSITION = 400
-_BYTES_PER_COLUMN_POSITION = 200
+# bytes of the model per (distinct row, position) and (column, position) pair: in satdt.limits,
+# which estimates the model from the shape before anything heavy is imported
+from ..limits import CPSAT_BYTES_PER_COLUMN_POSITION as _BYTES_PER_COLUMN_POSITION  # noqa: E402
+from ..limits import CPSAT_BYTES_PER_ROW_POSITION as _BYTES_PER_ROW_POSITION  # noqa: E402
 
 
 def estimate_model_bytes(problem: BinaryProblem, max_depth: int) -> int:
@@ -94,9 +93,7 @@ def estimate_model_bytes(problem: BinaryProblem, max_depth: int) -> int:
                + problem.n_binary * (2 ** max_depth) * _BYTES_PER_COLUMN_POSITION)
 
 
-#: seconds per unit of :func:`estimate_build_units` (5.5-7.3 us measured on fault at depths 3-4
-#: and magic at depth 2, load 3-4, the binary matrix apart), rounded up
-SECONDS_PER_BUILD_UNIT = 8e-6
+from ..limits import CPSAT_SECONDS_PER_BUILD_UNIT as SECONDS_PER_BUILD_UNIT  # noqa: E402
 #: seconds per constraint CP-SAT takes past its own time limit (loading and presolving the model
 #: before it looks at the limit): 1.3 s on fault's 920,784 constraints given 8 s, 0.7 s given 1 s
 #: (1.4e-6 a constraint, at load 3), rounded up; the limit it is given is the time left less this

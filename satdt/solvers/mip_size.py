@@ -13,24 +13,11 @@ import numpy as np
 from ..binarize import BinaryProblem
 from ..deadline import Deadline, DeadlineExpired, check_memory, format_bytes
 from ..encodings.mip_binoct import feature_groups
+from ..limits import BYTES_PER_NONZERO, SECONDS_PER_NONZERO, SECONDS_PER_ROW  # measured; see there
 
 __all__ = ["estimate_binoct", "estimate_oct", "binoct_threshold_rows", "BYTES_PER_NONZERO",
            "SECONDS_PER_NONZERO", "SECONDS_PER_ROW", "ENGINE_START_SECONDS_PER_NONZERO"]
 
-#: peak bytes per constraint-matrix nonzero from the arrays to the engine's copy (COO blocks,
-#: their concatenation, CSR, the proto, the engine's own matrix), measured order of magnitude
-BYTES_PER_NONZERO = 160
-#: seconds per nonzero to build the model and load it into an engine (numpy blocks, CSR, proto,
-#: the engine's conversion and first presolve); measured on the quantbnb sets, rounded up
-SECONDS_PER_NONZERO = 4e-7
-#: seconds per constraint that an encoding adds in its own call (BinOCT's threshold rows): 6.5e-5
-#: measured on fault (121,648 rows in 8 s at load 2.7), rounded up
-SECONDS_PER_ROW = 7e-5
-#: seconds per nonzero an engine takes to convert and presolve a loaded model before it looks at
-#: its time limit or interrupter: CP-SAT through MathOpt ran 2.3 s on fault's 5.5e6-nonzero
-#: BinOCT model given 1 s (4.2e-7 s a nonzero), rounded up. An engine is not started with less
-#: time left than this, and gets its time limit less this (CP-SAT then ended 0.5-1 s after its
-#: own limit on that model, at load 2, i.e. near the deadline).
 ENGINE_START_SECONDS_PER_NONZERO = 5e-7
 
 
