@@ -163,25 +163,8 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
                     return;
                 }
                 std::vector<i64>& H = pair_hist_[th];
+                pair_histogram(V, a, b, H);
                 const int ta = V.col0[a + 1] - V.col0[a], tb = V.col0[b + 1] - V.col0[b], sb = tb + 1;
-                H.assign(static_cast<size_t>(ta + 1) * sb * C_, 0);
-                for (int r = 0; r < n; ++r) {
-                    const int32_t* bu = &V.bucket[static_cast<size_t>(r) * p];
-                    i64* h = &H[(static_cast<size_t>(bu[a]) * sb + bu[b]) * C_];
-                    const i64* wr = w(V.rows[r]);
-                    for (int c = 0; c < C_; ++c) h[c] += wr[c];
-                }
-                for (int la = ta; la >= 0; --la)
-                    for (int lb = tb; lb >= 0; --lb) {
-                        i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
-                        for (int c = 0; c < C_; ++c) {
-                            i64 v = h[c];
-                            if (la < ta) v += H[(static_cast<size_t>(la + 1) * sb + lb) * C_ + c];
-                            if (lb < tb) v += H[(static_cast<size_t>(la) * sb + lb + 1) * C_ + c];
-                            if (la < ta && lb < tb) v -= H[(static_cast<size_t>(la + 1) * sb + lb + 1) * C_ + c];
-                            h[c] = v;
-                        }
-                    }
                 for (int la = 1; la <= ta; ++la)
                     for (int lb = 1; lb <= tb; ++lb) {
                         const i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
@@ -235,6 +218,31 @@ bool Search::use_pair_solver(const View& V) const {
     if (hist < bits && T >= 512 && T >= 8.0 * V.p) return false;
     const double root = T * (static_cast<double>(V.n()) * V.p * C1_ + 4.0 * T * C_) * 0.1;
     return pair <= root;
+}
+
+// the class weights of every (level_a >= la, level_b >= lb) of two chains a < b of the view: a 2-D
+// histogram of (bucket_a, bucket_b) per class, then 2-D suffix sums; H[(la * (tb + 1) + lb) * C + c]
+void Search::pair_histogram(const View& V, int a, int b, std::vector<i64>& H) const {
+    const int n = V.n(), p = V.p;
+    const int ta = V.col0[a + 1] - V.col0[a], tb = V.col0[b + 1] - V.col0[b], sb = tb + 1;
+    H.assign(static_cast<size_t>(ta + 1) * sb * C_, 0);
+    for (int r = 0; r < n; ++r) {
+        const int32_t* bu = &V.bucket[static_cast<size_t>(r) * p];
+        i64* h = &H[(static_cast<size_t>(bu[a]) * sb + bu[b]) * C_];
+        const i64* wr = w(V.rows[r]);
+        for (int c = 0; c < C_; ++c) h[c] += wr[c];
+    }
+    for (int la = ta; la >= 0; --la)
+        for (int lb = tb; lb >= 0; --lb) {
+            i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
+            for (int c = 0; c < C_; ++c) {
+                i64 v = h[c];
+                if (la < ta) v += H[(static_cast<size_t>(la + 1) * sb + lb) * C_ + c];
+                if (lb < tb) v += H[(static_cast<size_t>(la) * sb + lb + 1) * C_ + c];
+                if (la < ta && lb < tb) v -= H[(static_cast<size_t>(la + 1) * sb + lb + 1) * C_ + c];
+                h[c] = v;
+            }
+        }
 }
 
 Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) {
@@ -310,24 +318,7 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
             for (int b = a + 1; b < p; ++b) {
                 const int tb = V.col0[b + 1] - V.col0[b];
                 const int sb = tb + 1;
-                H.assign(static_cast<size_t>(ta + 1) * sb * C_, 0);
-                for (int r = 0; r < n; ++r) {
-                    const int32_t* bu = &V.bucket[static_cast<size_t>(r) * p];
-                    i64* h = &H[(static_cast<size_t>(bu[a]) * sb + bu[b]) * C_];
-                    const i64* wr = w(V.rows[r]);
-                    for (int c = 0; c < C_; ++c) h[c] += wr[c];
-                }
-                for (int la = ta; la >= 0; --la)
-                    for (int lb = tb; lb >= 0; --lb) {
-                        i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];
-                        for (int c = 0; c < C_; ++c) {
-                            i64 v = h[c];
-                            if (la < ta) v += H[(static_cast<size_t>(la + 1) * sb + lb) * C_ + c];
-                            if (lb < tb) v += H[(static_cast<size_t>(la) * sb + lb + 1) * C_ + c];
-                            if (la < ta && lb < tb) v -= H[(static_cast<size_t>(la + 1) * sb + lb + 1) * C_ + c];
-                            h[c] = v;
-                        }
-                    }
+                pair_histogram(V, a, b, H);
                 for (int la = 1; la <= ta; ++la)
                     for (int lb = 1; lb <= tb; ++lb) {
                         const i64* h = &H[(static_cast<size_t>(la) * sb + lb) * C_];

@@ -250,7 +250,7 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
     const Sub leaf = leaf_of(N.data());
     i64 lb0 = q_ * N[C_] + 2 * lc_;
     if (d == 0 || leaf.val <= lb0) return leaf;
-    if (top && !top_roots_.empty()) return top_part(P, pos, rows, N, d, ub, leaf, lb0, Fin, presin);
+    if (top && !top_roots_.empty()) return top_part(P, pos, N, d, ub, leaf, lb0, Fin, presin);
     const u64 h = Memo::hash_rows(rows, d);
     Entry* e = memo_.find(rows, d, h);
     if (e != nullptr) {
@@ -286,26 +286,9 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
         return s;
     }
     check_time();
-    std::vector<i64> Fown;
-    std::vector<char> pown;
-    const std::vector<i64>* F = Fin;
-    const std::vector<char>* pres = presin;
-    if (F == nullptr) {
-        count(P, pos.data(), np, Fown, &pown, C1_);
-        F = &Fown;
-        pres = &pown;
-    } else if (pres == nullptr) {
-        presence(P, pos.data(), np, pown);
-        pres = &pown;
-    }
-    const int TP = P.T();
-    std::vector<int> U = useful(*F, *pres, N.data(), TP);
-    // the node's own view: its rows, the columns that split it
-    View V = subview(P, pos.data(), np, U);
+    std::vector<i64> FV;
+    View V = node_view(P, pos, N.data(), Fin, presin, FV);
     const int T = V.T();
-    std::vector<i64> FV(static_cast<size_t>(C1_) * T);
-    for (int c = 0; c < C1_; ++c)
-        for (int j = 0; j < T; ++j) FV[static_cast<size_t>(c) * T + j] = (*F)[static_cast<size_t>(c) * TP + U[j]];
     Sub res;
     if (d == 1 || T == 0) {
         res = depth1(FV, T, N.data());
@@ -338,13 +321,10 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
     return s;
 }
 
-// the top node of a part of the root's subproblems (solve's roots): the root search over the
-// allowed columns only; nothing stored, since the answer holds for those roots only
-Sub Search::top_part(const View& P, const std::vector<int>& pos, const std::vector<int>& rows,
-                     const std::vector<i64>& N, int d, i64 ub, const Sub& leaf, i64 lb0,
-                     const std::vector<i64>* Fin, const std::vector<char>* presin) {
-    (void)rows;
-    check_time();
+// the node's own view: its rows ``pos`` of P, the columns that split them (useful), and their
+// class counts FV (from Fin when the caller counted them, else counted here)
+View Search::node_view(const View& P, const std::vector<int>& pos, const i64* N, const std::vector<i64>* Fin,
+                       const std::vector<char>* presin, std::vector<i64>& FV) {
     const int np = static_cast<int>(pos.size());
     std::vector<i64> Fown;
     std::vector<char> pown;
@@ -359,12 +339,23 @@ Sub Search::top_part(const View& P, const std::vector<int>& pos, const std::vect
         pres = &pown;
     }
     const int TP = P.T();
-    std::vector<int> U = useful(*F, *pres, N.data(), TP);
+    std::vector<int> U = useful(*F, *pres, N, TP);
     View V = subview(P, pos.data(), np, U);
     const int T = V.T();
-    std::vector<i64> FV(static_cast<size_t>(C1_) * T);
+    FV.assign(static_cast<size_t>(C1_) * T, 0);
     for (int c = 0; c < C1_; ++c)
         for (int j = 0; j < T; ++j) FV[static_cast<size_t>(c) * T + j] = (*F)[static_cast<size_t>(c) * TP + U[j]];
+    return V;
+}
+
+// the top node of a part of the root's subproblems (solve's roots): the root search over the
+// allowed columns only; nothing stored, since the answer holds for those roots only
+Sub Search::top_part(const View& P, const std::vector<int>& pos, const std::vector<i64>& N, int d, i64 ub,
+                     const Sub& leaf, i64 lb0, const std::vector<i64>* Fin, const std::vector<char>* presin) {
+    check_time();
+    std::vector<i64> FV;
+    View V = node_view(P, pos, N.data(), Fin, presin, FV);
+    const int T = V.T();
     std::vector<int> tests;
     for (int j = 0; j < T; ++j)
         if (top_roots_[V.gcol[j]]) tests.push_back(j);

@@ -281,14 +281,16 @@ class Search {
     double hist_ops(const View& V) const;
     bool use_pair_solver(const View& V) const;
     Sub pair_depth2(const View& V, const std::vector<i64>& F, const i64* N);
+    void pair_histogram(const View& V, int a, int b, std::vector<i64>& H) const;
     int side_tree(const View& V, const std::vector<i64>& F, const i64* N, int i, int j, bool right);
 
     // ------------------------------------------------------------------ the recursion (search.cpp)
     Sub solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>* Fin,
                    const std::vector<char>* presin, bool top);
-    Sub top_part(const View& P, const std::vector<int>& pos, const std::vector<int>& rows, const std::vector<i64>& N,
-                 int d, i64 ub, const Sub& leaf, i64 lb0, const std::vector<i64>* Fin,
-                 const std::vector<char>* presin);
+    View node_view(const View& P, const std::vector<int>& pos, const i64* N, const std::vector<i64>* Fin,
+                   const std::vector<char>* presin, std::vector<i64>& FV);
+    Sub top_part(const View& P, const std::vector<int>& pos, const std::vector<i64>& N, int d, i64 ub,
+                 const Sub& leaf, i64 lb0, const std::vector<i64>* Fin, const std::vector<char>* presin);
     void similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vector<i64>& lb_same,
                  std::vector<i64>& lb_other, bool left);
     Sub child(const View& V, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>& F,
