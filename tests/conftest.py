@@ -33,3 +33,16 @@ def random_problem(seed: int, n_rows: int = 20, n_features: int = 4, n_classes: 
 @pytest.fixture
 def make_problem():
     return random_problem
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """Every test leaves SIGINT / SIGTERM as it found them (a command run in-process installs its
+    signal policy; a later test's simulated Ctrl-C must meet Python's own handler)."""
+    import signal
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in saved.items():
+        if signal.getsignal(signum) is not handler and handler is not None:
+            signal.signal(signum, handler)

@@ -526,7 +526,10 @@ def test_ctrl_c_interrupts_the_compiled_search():
 
     from satdt.solvers.dp import solve_dp
 
+    import signal
+
     problem = Binarizer("all").problem(load_dataset("compas"))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own Ctrl-C
     timer = threading.Timer(0.3, _thread.interrupt_main)
     t0 = time.perf_counter()
     timer.start()
@@ -535,6 +538,7 @@ def test_ctrl_c_interrupts_the_compiled_search():
             solve_dp(problem, max_depth=5, time_limit=60)  # ~20 s to the proof
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - t0 < 5
 
 

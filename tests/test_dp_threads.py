@@ -159,6 +159,9 @@ def test_interrupt_with_threads():
         clear_interrupt()
     assert time.perf_counter() - start < 1.0 + 1.5
     assert res.status == "FEASIBLE"
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own Ctrl-C
     timer = threading.Timer(0.5, _thread.interrupt_main)
     start = time.perf_counter()
     timer.start()
@@ -167,6 +170,7 @@ def test_interrupt_with_threads():
             solve_dp(problem, max_depth=4, time_limit=120, n_jobs=2)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - start < 0.5 + 1.5
 
 
