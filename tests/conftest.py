@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -46,3 +48,22 @@ def _signal_handlers_restored():
     for signum, handler in saved.items():
         if signal.getsignal(signum) is not handler and handler is not None:
             signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def ctrl_c_after(seconds: float):
+    """A simulated Ctrl-C ``seconds`` after entering the block, under Python's own SIGINT handler
+    (whatever handler was set before is put back after): the block must end in KeyboardInterrupt."""
+    import _thread
+    import signal
+    import threading
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(seconds, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            yield
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)

@@ -14,7 +14,7 @@ from satdt.binarize import Binarizer
 from satdt.data import load_dataset, prepare
 from satdt.solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
 
-from conftest import random_problem
+from conftest import ctrl_c_after, random_problem
 from known_optima import known, min_depth_and_nodes, rows
 
 slow = pytest.mark.slow
@@ -520,25 +520,14 @@ def test_progress_callback_error_stops_the_compiled_search():
 
 def test_ctrl_c_interrupts_the_compiled_search():
     """The core polls Python's signals: a SIGINT stops a long search within a fraction of a second."""
-    import _thread
-    import threading
     import time
 
     from satdt.solvers.dp import solve_dp
 
-    import signal
-
     problem = Binarizer("all").problem(load_dataset("compas"))
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own Ctrl-C
-    timer = threading.Timer(0.3, _thread.interrupt_main)
     t0 = time.perf_counter()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            solve_dp(problem, max_depth=5, time_limit=60)  # ~20 s to the proof
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, previous)
+    with ctrl_c_after(0.3):
+        solve_dp(problem, max_depth=5, time_limit=60)  # ~20 s to the proof
     assert time.perf_counter() - t0 < 5
 
 

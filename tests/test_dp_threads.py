@@ -19,7 +19,7 @@ from satdt.solvers.dp import solve_dp, solve_max_accuracy_dp, solve_regularized_
 from satdt.solvers.dp.search import CoreSearch, resolve_n_jobs
 from satdt.solvers.common import n_cores
 
-from conftest import random_problem
+from conftest import ctrl_c_after, random_problem
 
 slow = pytest.mark.slow
 
@@ -142,7 +142,6 @@ def test_time_limit_with_threads():
 def test_interrupt_with_threads():
     """satdt.deadline.interrupt (the deadline's stop, polled from the calling thread) and Ctrl-C
     stop a search whose kernels run on two threads."""
-    import _thread
     import threading
     import time
 
@@ -159,18 +158,9 @@ def test_interrupt_with_threads():
         clear_interrupt()
     assert time.perf_counter() - start < 1.0 + 1.5
     assert res.status == "FEASIBLE"
-    import signal
-
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own Ctrl-C
-    timer = threading.Timer(0.5, _thread.interrupt_main)
     start = time.perf_counter()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            solve_dp(problem, max_depth=4, time_limit=120, n_jobs=2)
-    finally:
-        timer.cancel()
-        signal.signal(signal.SIGINT, previous)
+    with ctrl_c_after(0.5):
+        solve_dp(problem, max_depth=4, time_limit=120, n_jobs=2)
     assert time.perf_counter() - start < 0.5 + 1.5
 
 

@@ -270,8 +270,7 @@ def timeout_answer(data, method: str, objective_name: str, runtime: float, lam: 
     weight = getattr(data, "weight", None)
     if weight is not None:
         cart.fit_counts(data.X, data.y, weight)
-    wrong = cart.predict_index(data.X) != data.y
-    errors = int(wrong.sum() if weight is None else np.asarray(weight)[wrong].sum())
+    errors = int(cart.errors(data.X, data.y, weight))
     n = int(len(data.y) if weight is None else np.asarray(weight).sum())
     value = float(errors) if objective_name == "errors" else errors / n + float(lam or 0.0) * cart.n_leaves
     if value < result.objective:

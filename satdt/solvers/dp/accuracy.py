@@ -66,6 +66,20 @@ def _finalize(problem: BinaryProblem, binary_tree: Tree,
     return finalize_tree(problem, binary_tree, binary_errors=binary_errors if from_chains else None)
 
 
+def _incumbent(search: SearchBase, problem: BinaryProblem, S: np.ndarray, d: int) -> tuple[Tree, str]:
+    """The search's first incumbent and its source: CART's Gini-greedy tree over the binary
+    columns (pruned against the leaf cost), even when the time ran out before it (the compiled
+    greedy gets :data:`~satdt.heuristics.greedy.CART_GRACE` seconds past the deadline, within the
+    tolerance of a limit); the leaf at depth 0, without columns, or when even that runs out."""
+    if d > 0 and problem.n_binary > 0:
+        grace = {"grace": CART_GRACE} if isinstance(search, CoreSearch) else {}
+        try:
+            return Tree(root=search.greedy(S, d, **grace)[1], classes=problem.classes), "greedy"
+        except SearchTimeout:
+            pass
+    return Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+
+
 def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, pair_ops: float) -> None:
     if not isinstance(problem, BinaryProblem):
         raise ValueError(f"problem must be a BinaryProblem, got {type(problem).__name__}")
@@ -137,15 +151,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
 
     # incumbent: CART's Gini-greedy tree of that depth over the binary columns, from the column
     # counts (no scikit-learn: its import alone costs more than most searches)
-    try:
-        if d == 0 or problem.n_binary == 0:
-            inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
-        else:
-            # CART's tree even when the time ran out before (within the tolerance of a limit)
-            grace = {"grace": CART_GRACE} if isinstance(search, CoreSearch) else {}
-            inc_tree, source = Tree(root=search.greedy(S, d, **grace)[1], classes=problem.classes), "greedy"
-    except SearchTimeout:
-        inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+    inc_tree, source = _incumbent(search, problem, S, d)
     inc_cost = search.binary_errors(inc_tree)
     reporter.emit("incumbent", incumbent=inc_cost, message=source)
     bound = floor
@@ -283,13 +289,7 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     reporter.emit("start", bound=to_objective(floor), message=f"depth {d}, lam {float(lam):g}")
 
     # incumbent: the Gini-greedy tree of that depth, pruned bottom-up against the leaf cost
-    try:
-        if d == 0 or problem.n_binary == 0:
-            raise SearchTimeout
-        grace = {"grace": CART_GRACE} if isinstance(search, CoreSearch) else {}
-        inc_tree, source = Tree(root=search.greedy(S, d, **grace)[1], classes=problem.classes), "greedy"
-    except SearchTimeout:
-        inc_tree, source = Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+    inc_tree, source = _incumbent(search, problem, S, d)
     inc_cost = search.binary_cost(inc_tree)
     if start_tree is not None and start_tree.depth() <= d:  # a given tree over the binary columns
         given = search.binary_cost(start_tree)

@@ -58,9 +58,10 @@ Sub Search::depth1(const std::vector<i64>& F, int T, const i64* N) {
     return best;
 }
 
-void Search::pair_update(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
-                                const i64* N) const {
-    // root i, child j: right of i = x_i, left = not x_i
+// root i, child j: what the best depth-one subtree on x_j keeps right of i (x_i: vr) and left of
+// it (not x_i: vl), from the pair counts P of (x_i, x_j); q * kept rows - the leaf cost
+void Search::pair_values(int i, int j, const i64* P, const std::vector<i64>& F, int T, const i64* N, i64& vr,
+                         i64& vl) const {
     i64 rr = 0, rl = 0, lr = 0, ll = 0;
     for (int c = 0; c < C_; ++c) {
         const i64 fi = F[static_cast<size_t>(c) * T + i], fj = F[static_cast<size_t>(c) * T + j];
@@ -69,7 +70,14 @@ void Search::pair_update(PairBest& pb, int i, int j, const i64* P, const std::ve
         lr = std::max(lr, fj - P[c]);
         ll = std::max(ll, N[c] - fi - fj + P[c]);
     }
-    const i64 vr = q_ * (rr + rl) - lc_, vl = q_ * (lr + ll) - lc_;
+    vr = q_ * (rr + rl) - lc_;
+    vl = q_ * (lr + ll) - lc_;
+}
+
+void Search::pair_update(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
+                                const i64* N) const {
+    i64 vr, vl;
+    pair_values(i, j, P, F, T, N, vr, vl);
     if (vr > pb.vr[i]) { pb.vr[i] = vr; pb.jr[i] = j; }
     if (vl > pb.vl[i]) { pb.vl[i] = vl; pb.jl[i] = j; }
 }
@@ -84,15 +92,8 @@ inline int pair_rank(const View& V, int i, int j, bool hist) {
 
 void Search::pair_update_ranked(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
                                 const i64* N, const View& V, bool hist) const {
-    i64 rr = 0, rl = 0, lr = 0, ll = 0;
-    for (int c = 0; c < C_; ++c) {
-        const i64 fi = F[static_cast<size_t>(c) * T + i], fj = F[static_cast<size_t>(c) * T + j];
-        rr = std::max(rr, P[c]);
-        rl = std::max(rl, fi - P[c]);
-        lr = std::max(lr, fj - P[c]);
-        ll = std::max(ll, N[c] - fi - fj + P[c]);
-    }
-    const i64 vr = q_ * (rr + rl) - lc_, vl = q_ * (lr + ll) - lc_;
+    i64 vr, vl;
+    pair_values(i, j, P, F, T, N, vr, vl);
     if (vr > pb.vr[i] || (vr == pb.vr[i] && pair_rank(V, i, j, hist) < pair_rank(V, i, pb.jr[i], hist))) {
         pb.vr[i] = vr;
         pb.jr[i] = j;

@@ -268,6 +268,8 @@ class Search {
     std::vector<PairBest> pair_parts_;  // one per thread (threads > 1)
     std::vector<std::vector<i64>> pair_hist_;
     Sub depth1(const std::vector<i64>& F, int T, const i64* N);
+    inline void pair_values(int i, int j, const i64* P, const std::vector<i64>& F, int T, const i64* N, i64& vr,
+                     i64& vl) const;
     inline void pair_update(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
                             const i64* N) const;
     // pair_update in any order of the pairs: a tie goes to the child the serial order meets
