@@ -143,7 +143,7 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
         start = np.concatenate(([0], np.cumsum(count)[:-1]))
         keep = np.ones(len(flat), dtype=bool)
         if probs is not None:
-            qs = np.quantile(block, probs, axis=0)            # (k, columns)
+            qs = np.quantile(S, probs, axis=0)                # (k, columns); S: the same values, sorted (faster)
             # searchsorted(mids, q): the midpoints below q, clipped to the last one; q grows with
             # the probability, so np.unique of a column's picks = the picks unlike the one before
             idx = np.stack([((mid < q[None, :]) & valid).sum(axis=0) for q in qs])
@@ -361,6 +361,22 @@ def _first_of_equal_rows(words: np.ndarray, deadline: Deadline | None = None) ->
     return rep
 
 
+def _sums_by_code(code: np.ndarray, keys: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sum modulo 2**64 of the uint64 ``keys`` of the rows of each code (``0 <= code <
+    n_codes``), and the rows of each code: ``np.bincount`` in floats over the keys' 32-bit halves,
+    in slices of 2**20 rows so that every float sum is an exact integer (< 2**52)."""
+    total = np.zeros(n_codes, dtype=np.uint64)
+    rows = np.zeros(n_codes, dtype=np.int64)
+    low_mask, shift, step = np.uint64(0xFFFFFFFF), np.uint64(32), 1 << 20
+    for lo in range(0, len(code), step):
+        c, k = code[lo:lo + step], keys[lo:lo + step]
+        low = np.bincount(c, weights=(k & low_mask).astype(np.float64), minlength=n_codes).astype(np.uint64)
+        high = np.bincount(c, weights=(k >> shift).astype(np.float64), minlength=n_codes).astype(np.uint64)
+        total += (high << shift) + low
+        rows += np.bincount(c, minlength=n_codes)
+    return total, rows
+
+
 def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None = None) -> list[BinaryTest]:
     """Drop constant columns and columns equal to, or the complement of, an earlier one.
 
@@ -389,6 +405,13 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
                     digest[start + k] = total - keys[equal].sum(dtype=np.uint64)
                     size[start + k] = n - int(equal.sum())
                 first_right[start:stop] = values[0] != thresholds
+            elif 8 * len(thresholds) < n and (np.diff(thresholds) > 0).all():  # few thresholds: no sort
+                # code = the thresholds below the value; column j = values > t_j = code > j
+                code = np.searchsorted(thresholds, values, side="left")
+                per_code, rows_per_code = _sums_by_code(code, keys, len(thresholds) + 1)
+                digest[start:stop] = np.cumsum(per_code[::-1], dtype=np.uint64)[::-1][1:]
+                size[start:stop] = np.cumsum(rows_per_code[::-1])[::-1][1:]
+                first_right[start:stop] = values[0] > thresholds
             else:             # column = values > threshold: a suffix of the rows in value order
                 order = np.argsort(values, kind="stable")
                 suffix = np.zeros(n + 1, dtype=np.uint64)

@@ -19,11 +19,14 @@ project's machine; see ``benchmarks/results/limits.md``) and err on the large si
 
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 from typing import Any
 
 __all__ = ["useful_depth", "dp_lam_fits", "dp_max_depth_for_lam", "dp_budget", "plan_dp_binarization",
-           "count_all_tests", "sat_size_bytes", "engine_model_estimate", "plan_engine_binarization"]
+           "count_all_tests", "sat_size_bytes", "engine_model_estimate", "plan_engine_binarization",
+           "MAXSAT_SECONDS_PER_LITERAL", "maxsat_literals", "maxsat_fits"]
 
 
 def useful_depth(problem: Any, max_depth: int, lam: float | Fraction | None = None,
@@ -230,6 +233,41 @@ def engine_model_estimate(method: str, rows: int, columns: int, features: int, c
         units = 2 * internal * B + m * (positions + D) + m + internal * m * (F + 6) + positions * m
         return nbytes, units * CPSAT_SECONDS_PER_BUILD_UNIT
     raise ValueError(f"no model estimate for method {method!r}")
+
+
+#: seconds per literal to build MaxSAT's clause blocks and load them into the oracle
+#: (:mod:`satdt.solvers.maxsat`): 1.3-2.5e-7 measured (fault, magic; 1.5e7-1.7e8 literals in
+#: 2-44 s) at load 2, 2.9e-7 on car at depth 4 (1.8e6 literals in 0.53 s) at load 6; rounded up
+MAXSAT_SECONDS_PER_LITERAL = 3e-7
+
+
+def maxsat_literals(rows: int, columns: int, classes: int, pairs: int, depth: int) -> tuple[int, int]:
+    """(hard clauses, literals) of MaxSAT's encoding from the shape: the feature clauses of each
+    level (``rows`` distinct rows x nodes of the level x ``columns``, width level + 2) dominate;
+    then the prediction clauses (``pairs`` (row, class) pairs x leaves x class bits, width depth
+    + 2)."""
+    n_bits = max(1, math.ceil(math.log2(max(int(classes), 2))))
+    clauses = literals = 0
+    for level in range(int(depth)):
+        k = int(rows) * 2 ** level * int(columns)
+        clauses, literals = clauses + k, literals + k * (level + 2)
+    k = int(pairs) * 2 ** int(depth) * n_bits
+    return clauses + k, literals + k * (int(depth) + 2)
+
+
+def maxsat_fits(data: Any, thresholds_per_feature: int, depth: int, seconds: float | None) -> bool:
+    """Whether MaxSAT's formula on ``thresholds_per_feature`` quantile thresholds of every numeric
+    feature of ``data`` can be loaded in half of ``seconds`` (:data:`MAXSAT_SECONDS_PER_LITERAL`),
+    with at most ``min(rows, (k + 1) ** features)`` distinct rows: no binarization of 10^6 rows
+    for a formula that cannot load in time (the engine's own check comes after it)."""
+    if seconds is None:
+        return True
+    rows, features = int(data.X.shape[0]), max(1, int(data.X.shape[1]))
+    k = max(1, int(thresholds_per_feature))
+    distinct = min(float(rows), float(k + 1) ** features)
+    classes = len(getattr(data, "classes", [])) or 2
+    _, literals = maxsat_literals(int(distinct), k * features, classes, int(distinct), depth)
+    return literals * MAXSAT_SECONDS_PER_LITERAL <= 0.5 * seconds
 
 
 def plan_engine_binarization(data: Any, method: str, depth: int, seconds: float | None, nbytes: float) -> dict:

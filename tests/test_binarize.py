@@ -201,6 +201,23 @@ def test_redundant_tests_dropped_as_by_the_binary_matrix(seed):
     assert Binarizer("all").fit(d).tests_ == _kept_by_matrix(full, d.X)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_redundant_few_thresholds_dropped_as_by_the_binary_matrix(seed):
+    """Features with few thresholds against their rows take the codes' path (no sort): the same
+    tests dropped as by the full binary matrix (quantile thresholds of copied, coarsened and
+    reversed features, and features with many thresholds, which take the sorting path)."""
+    from satdt.binarize import _drop_redundant
+
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(200, 600))
+    a = rng.integers(0, 12, n).astype(float)
+    X = np.column_stack([a, -a, a * 3 - 1, np.floor(a / 2), rng.normal(size=n), rng.integers(0, 2, n)])
+    d = prepare(X, rng.integers(0, 3, n))
+    for strategy, k in (("quantile", 3), ("quantile", 7), ("all", None)):
+        tests = Binarizer(strategy, n_thresholds=k or 10, drop_duplicates=False).fit(d).tests_
+        assert _drop_redundant(tests, d.X) == _kept_by_matrix(tests, d.X)
+
+
 @pytest.mark.parametrize("name", ["iris", "car", "compas", "zoo", "monk1", "bmi"])
 @pytest.mark.parametrize("strategy", ["all", "quantile"])
 def test_problem_from_codes_equals_problem_from_matrix(name, strategy):

@@ -87,6 +87,30 @@ def test_cart_tree_takes_the_first_test_of_best_exact_score(seed):
         assert depth is None or tree.depth() <= depth
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_cart_tree_presorted_path_gives_the_same_tree(seed, monkeypatch):
+    """Tall data take each column's order once for the whole tree (``PRESORT_MIN_ROWS``): the same
+    first test of best exact score at every node, so the same tree as the sort per node."""
+    import satdt.heuristics.greedy as greedy
+
+    data = _tied_data(seed)
+    onehot = np.eye(len(data.classes), dtype=np.int64)[data.y]
+    before = {depth: cart_tree(data, depth) for depth in (None, 2, 3)}
+    monkeypatch.setattr(greedy, "PRESORT_MIN_ROWS", 1)
+
+    def sides(rows):
+        out = []
+        for f in range(data.X.shape[1]):
+            v = np.unique(data.X[rows, f])
+            out += [((f, float((a + b) / 2.0)), data.X[rows, f] > (a + b) / 2.0) for a, b in zip(v[:-1], v[1:])]
+        return out
+
+    for depth, tree in before.items():
+        presorted = cart_tree(data, depth)
+        _check_first_exact_best(presorted.root, np.arange(data.n_rows), onehot, sides)
+        assert presorted.to_dict() == tree.to_dict()
+
+
 def test_cart_tree_keeps_only_splits_that_lower_the_errors_and_stops_at_its_deadline():
     data = load_dataset("iris")
     tree = cart_tree(data, 3)

@@ -160,7 +160,7 @@ def test_time_limit_holds_for_every_method(method, kwargs):
 
 def test_the_program_answers_at_the_limit_when_a_step_does_not_return(tmp_path):
     """As the `satdt` program, a step that ignores the deadline (here a stuck engine) is not waited
-    for: at the limit plus half the tolerance the command prints the majority leaf, naming where
+    for: at the limit plus a quarter of the tolerance the command prints the majority leaf, naming where
     it was stuck, and exits 0."""
     import json
     import subprocess

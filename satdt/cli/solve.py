@@ -71,10 +71,16 @@ def _stuck_in(thread_id: int | None) -> str:
     return " < ".join(chain)
 
 
+#: the share of a time limit's tolerance (max(1 s, 5 %)) after which the command's watchdog
+#: answers: a quarter leaves the answer's printing and the process's exit (0.05-0.2 s measured on
+#: 10^6 rows at load 2-3) within half the tolerance
+WATCHDOG_SHARE = 0.25
+
+
 class _Guard:
     """The ``satdt solve`` program's last resort for ``--time-limit``: a step that does not stop in
     time (a native call, a build without deadline checks) is not waited for. At the limit plus
-    half the tolerance (max(1 s, 5 %)) a daemon thread prints the majority-class leaf (FEASIBLE;
+    a quarter of the tolerance (max(1 s, 5 %): :data:`WATCHDOG_SHARE`) a daemon thread prints the majority-class leaf (FEASIBLE;
     UNKNOWN without a tree for sat-depth / sat-size), with ``stats["watchdog"]`` naming where the
     main thread was, and ends the process. Only as the program (not a library call: a library
     cannot end its caller's process), and only when the command has not started printing."""
@@ -87,7 +93,7 @@ class _Guard:
         limit = a.time_limit
         if limit is None or not a.clock.whole_process:
             return
-        fire_at = a.clock.start + limit + 0.5 * max(1.0, 0.05 * limit)
+        fire_at = a.clock.start + limit + WATCHDOG_SHARE * max(1.0, 0.05 * limit)
         timer = threading.Timer(max(0.0, fire_at - time.perf_counter()), self.fire)
         timer.daemon = True
         timer.start()
@@ -189,7 +195,8 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
         return None
     start = time.perf_counter()
     consistent = a.method != "dp"
-    share = 0.3 if a.method == "dp" and plan["strategy"] != "cart" else 0.8  # the rest for the DP, if it runs
+    # the rest for the DP, if it runs; tall data: CART's sorts are most of the work (~2.5 s on 10^6 x 10)
+    share = (0.5 if data.n_rows >= 100_000 else 0.3) if a.method == "dp" and plan["strategy"] != "cart" else 0.8
     tree = cart_tree(data, None if consistent else a.max_depth, deadline=deadline.share(share))
     if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
         a.floor = _degraded(a, data, "CART's tree (resource plan)")
@@ -231,7 +238,8 @@ def _degraded_dp_result(a: argparse.Namespace, result: Any, plan: dict) -> Any:
         result.stats["note"] = plan["note"]
         return result
     stats = dict(result.stats)
-    stats.update(note=plan["note"], resource_plan=floor.stats["resource_plan"],
+    stats.update(note=plan["note"], resource_plan=floor.stats.get("resource_plan", {k: v for k, v in plan.items()
+                                                                                 if k != "note"}),
                  quantile_status=result.status, quantile_objective=result.objective)
     better = result.tree is not None and result.objective is not None and result.objective <= floor.objective
     tree, value = (result.tree, result.objective) if better else (floor.tree, floor.objective)
@@ -479,7 +487,7 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     time left), the least the command answers (:func:`_at_least_the_floor`, the watchdog)."""
     from ..deadline import max_memory
     from ..fallback import cart_tree
-    from ..limits import plan_dp_binarization, plan_engine_binarization
+    from ..limits import maxsat_fits, plan_dp_binarization, plan_engine_binarization
 
     depth = a.max_depth if a.max_depth is not None else spec(a.method).default_depth
     if not isinstance(depth, int):  # no depth bound (adapttree's default), or dpdt's per-depth list: no floor
@@ -487,6 +495,11 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     if a.method in ("maxsat", *_HEURISTIC_FLOORS):  # maxsat: its own size check refuses what is too
         # large; the heuristics grow CART-like trees; the DP's model says when the data is that large
         plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
+        if a.method == "maxsat" and plan["strategy"] == "quantile" \
+                and not maxsat_fits(data, plan["n_thresholds"], int(depth), deadline.remaining()):
+            plan = {**plan, "strategy": "cart", "note": plan["note"].split(";")[0] + "; MaxSAT's formula on "
+                    f"{plan['n_thresholds']} quantile threshold(s) per feature would not load in the time left "
+                    "either: CART's tree on all thresholds, no exact engine"}
     else:  # binoct, oct, cpsat: their model's size and build time from the shape (satdt.limits)
         plan = plan_engine_binarization(data, a.method, int(depth), deadline.remaining(), max_memory())
     if plan["strategy"] == "all":

@@ -44,6 +44,7 @@ from pysat.formula import WCNF
 
 from ..binarize import BinaryProblem
 from ..deadline import Deadline, check_memory, format_bytes
+from ..limits import MAXSAT_SECONDS_PER_LITERAL, maxsat_literals
 from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
 from ..tree import Tree
@@ -69,9 +70,9 @@ BYTES_PER_LISTED_LITERAL = 40
 MEMORY_MARGIN = 1.4
 #: literals handed to the oracle per slice of a clause block
 CHUNK_LITERALS = 1 << 22
-#: seconds per literal to build the blocks and load them into the oracle: 1.3-2.5e-7 measured
-#: (fault, magic; 1.5e7-1.7e8 literals in 2-44 s) at load 2, rounded up
-SECONDS_PER_LITERAL = 3e-7
+#: seconds per literal to build the blocks and load them into the oracle (in :mod:`satdt.limits`,
+#: which plans from the shape before a binarization)
+SECONDS_PER_LITERAL = MAXSAT_SECONDS_PER_LITERAL
 
 #: RC2 oracles (interruptible, so time limits hold)
 MAXSAT_SOLVERS = INTERRUPTIBLE
@@ -176,15 +177,8 @@ def estimate_formula(problem: BinaryProblem, max_depth: int) -> tuple[int, int]:
     """(hard clauses, literals) of :class:`MaxSatEncoding` from the shapes: the feature clauses
     of each level (distinct rows x nodes of the level x columns, width level + 2) dominate;
     then the prediction clauses ((row, class) pairs x leaves x class bits, width depth + 2)."""
-    m, B = problem.n_distinct, problem.n_binary
-    n_bits = max(1, int(np.ceil(np.log2(max(problem.n_classes, 2)))))
-    pairs = int(np.count_nonzero(problem.counts))
-    clauses = literals = 0
-    for level in range(max_depth):
-        k = m * 2 ** level * B
-        clauses, literals = clauses + k, literals + k * (level + 2)
-    k = pairs * 2 ** max_depth * n_bits
-    return clauses + k, literals + k * (max_depth + 2)
+    return maxsat_literals(problem.n_distinct, problem.n_binary, problem.n_classes,
+                           int(np.count_nonzero(problem.counts)), max_depth)
 
 
 def estimate_formula_bytes(problem: BinaryProblem, max_depth: int) -> int:
