@@ -171,6 +171,8 @@ def main() -> None:
     ap.add_argument("--limits", nargs="+", type=float, default=[60])
     ap.add_argument("--tools", default="satdt,lds,contree,cart")
     ap.add_argument("--curve", action="store_true", help="also satdt's incumbent/bound curve (longest limit)")
+    ap.add_argument("--curve-only", action="store_true",
+                    help="only satdt's curves (one in-process run of the longest limit per set and depth)")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "out" / "anytime.csv"))
     ap.add_argument("--table", metavar="CSV", help="print the Markdown table of a CSV of this script and stop")
     a = ap.parse_args()
@@ -191,7 +193,7 @@ def main() -> None:
         for name in sets:
             train, test = paths(name)
             for depth in a.depths:
-                for limit in a.limits:
+                for limit in ([] if a.curve_only else a.limits):
                     for tool in tools:
                         load = round(os.getloadavg()[0], 1)
                         row = (run_satdt(train, test, depth, limit) if tool == "satdt"
@@ -200,9 +202,12 @@ def main() -> None:
                         print(json.dumps(row), flush=True)
                         writer.writerow(row)
                         fh.flush()
-                if a.curve:
+                if a.curve or a.curve_only:
                     pts = curve(name, depth, max(a.limits), REPO / "benchmarks" / "figures")
                     print(json.dumps({"set": name, "depth": depth, "curve": pts}), flush=True)
+                    with out.with_name(out.stem + "_curves.jsonl").open("a") as fc:  # the points, for the table
+                        fc.write(json.dumps({"set": name, "depth": depth, "limit": max(a.limits),
+                                             "load": round(os.getloadavg()[0], 1), "curve": pts}) + "\n")
 
 
 if __name__ == "__main__":

@@ -107,7 +107,10 @@ def test_every_phase_of_the_schedule_keeps_exactness(seed, lam, monkeypatch):
         ref = float(bruteforce.min_regularized(problem, lam, depth)[0])
         res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=30)
     stats = res.stats["anytime"]
-    assert stats["restricted_runs"] >= 1 and stats["complete_slices"] >= 3
+    # the complete search proves the optimum, or at depth <= LOCAL_DEPTH local improvement does (the
+    # whole tree re-solved exactly once the restricted search improved the incumbent)
+    assert stats["restricted_runs"] >= 1
+    assert stats["complete_slices"] >= 3 or (depth <= anytime.LOCAL_DEPTH and stats["local_solves"] >= 1)
     assert res.status == "OPTIMAL"
     assert res.objective == pytest.approx(ref) and res.bound == pytest.approx(ref)
     data = problem.data
@@ -131,6 +134,17 @@ def test_local_improvement_replaces_a_subtree_by_its_optimum():
     # every subtree of depth <= 3 of a depth-3 tree is the whole tree: one exact solve of all rows
     assert state.stats["local_solves"] == 1
     assert state.cost == found.cost == bruteforce.min_errors(problem, 3)[0]
+    assert state.proven  # that solve finished: it was the complete search's proof
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_depth_one_is_proven_by_the_first_local_improvement(seed):
+    """At depth 1 the schedule's first step (the greedy tree's last splits re-solved exactly) is
+    the whole problem: OPTIMAL (the brute-force optimum) with no complete slice."""
+    problem = _instance(300 + seed)
+    res = solve_max_accuracy_dp(problem, max_depth=1, time_limit=30)
+    assert res.status == "OPTIMAL" and res.stats["anytime"]["complete_slices"] == 0
+    assert res.objective == bruteforce.min_errors(problem, 1)[0] == res.bound
 
 
 @slow

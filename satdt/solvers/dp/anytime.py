@@ -18,7 +18,8 @@ the incumbent better, and feed the complete search the tighter upper bound they 
 3. **Local improvement** (DT-SLIM, Schidler and Szeider): every subtree of depth <= 3 of the
    incumbent is re-solved *exactly* on the rows that reach it, with its own cost as upper bound,
    and replaced when a better one exists. Its answers are exact, so they stay in the exact memo,
-   where the complete search finds them again.
+   where the complete search finds them again. At depth <= 3 the subtree is the whole tree: when
+   that solve finishes, it is the complete search's proof (the incumbent is optimal).
 4. **The complete search again**, resumed with the incumbent as upper bound for twice the time
    the heuristic round took (its memo keeps every subproblem already solved, so nothing is lost
    between slices); then a heuristic round of twice the length, resuming the width where the last
@@ -93,6 +94,8 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     # the greedy tree's last splits chosen for the fewest errors, not by Gini (milliseconds): CART's
     # tree is rarely left as it is, even when the machine is too loaded for anything else
     state.local(MIN_SLICE, depth=1)
+    if state.proven:  # depth 1: that was the whole problem
+        return state.outcome()
     slice_s = max(MIN_SLICE, FIRST_SLICE * left)
     if state.complete(slice_s):
         return state.outcome()
@@ -116,6 +119,8 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
             if improved:
                 gained = True
                 state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)))
+                if state.proven:  # local improvement re-solved the whole tree (depth <= LOCAL_DEPTH)
+                    return state.outcome()
             if not finished:
                 cut = True
                 break  # the same width resumes next round (its memo is kept)
@@ -229,6 +234,8 @@ class _State:
                 root = _replace(root, path, out.node)
                 changed = True
                 self.stats["local_improvements"] += 1
+            if out.finished and not path and budget == self.d:  # the whole tree (depth <= `depth`):
+                self.proven = True  # this was the complete search, with the incumbent's cost as bound
         if changed:
             self._adopt(root, search.tree_cost(root), "local")
 
