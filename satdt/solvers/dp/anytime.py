@@ -25,9 +25,10 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    between slices); then a heuristic round of twice the length, resuming the width where the last
    one stopped (``WIDTHS``), and so on, until the complete search finishes (OPTIMAL) or time is up.
    After the first slice the complete search gets about two thirds of the time, four fifths while
-   the heuristic rounds find nothing better (their rounds then stop growing), and half while a
-   restricted search is cut by its round before its end (the rounds grow until it ends: on a
-   loaded machine, or a large set, its first tree is the one worth waiting for).
+   the heuristic rounds find nothing better (their rounds then stop growing; a wider restricted
+   search cut by its round resumes in the next), and half while the first restricted search is
+   cut by its round before its end (the rounds grow until it ends: on a loaded machine, or a
+   large set, its first tree is the one worth waiting for).
 
 The search stays complete: given time, the complete search runs to its end, and the cells it
 proves within the first slice pay nothing for the anytime phases.
@@ -103,6 +104,7 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     width = next(widths)
     cap = max(MIN_SLICE, slice_s / 2)
     exhausted = False  # the widest restricted search finished: the complete search takes the rest
+    first_tree = False  # a restricted search has finished (its tree is in hand)
     while not deadline.expired():
         if exhausted:
             state.complete(deadline.remaining())
@@ -118,12 +120,13 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
             finished, improved = state.restricted(width, cap - used)
             if improved:
                 gained = True
-                state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)))
+                state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)), depth=LOCAL_DEPTH if d > LOCAL_DEPTH else d - 1)
                 if state.proven:  # local improvement re-solved the whole tree (depth <= LOCAL_DEPTH)
                     return state.outcome()
             if not finished:
                 cut = True
                 break  # the same width resumes next round (its memo is kept)
+            first_tree = True
             wider = next(widths, None)
             if wider is None:
                 exhausted = True
@@ -133,12 +136,14 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
             break
         # the complete search gets twice the round's time (about 2/3 of the time after the first
         # slice), four times when the round found nothing better (about 4/5: the heuristics stall
-        # where the complete search is about to prove the optimum), the round's time when the
-        # restricted search was cut before its end (it has not had its chance yet)
-        share = 1 if cut and not gained else 2 if gained else 4
+        # where the complete search is about to prove the optimum), the round's time while the
+        # first restricted search is cut before its end (its first tree has not had its chance yet;
+        # a wider one cut without a better tree is a stall: it resumes next round, memo kept)
+        waiting = cut and not gained and not first_tree
+        share = 1 if waiting else 2 if gained else 4
         if state.complete(max(MIN_SLICE, share * (deadline.elapsed() - start))):
             break
-        if gained or cut:
+        if gained or waiting:
             cap *= 2
     return state.outcome()
 
