@@ -31,7 +31,7 @@ from ortools.sat.python import cp_model
 from ..binarize import BinaryProblem
 from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding, ScaledObjective,
                                            add_osdt_bounds, build_model, exact_objective,
-                                           scaled_objective, set_objective, threshold_chains)
+                                           scaled_objective, set_objective)
 from ..deadline import Deadline, DeadlineExpired, check_memory
 from ..progress import ProgressCallback, ProgressReporter
 from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
@@ -109,7 +109,7 @@ def estimate_build_units(problem: BinaryProblem, max_depth: int) -> int:
     I, P = 2 ** D - 1, 2 ** (D + 1) - 1
     m, B = problem.n_distinct, problem.n_binary
     units = int(np.count_nonzero(problem.counts))
-    chains = len(threshold_chains(problem)) if I else 0
+    chains = len(problem.threshold_chains()) if I else 0
     return 2 * I * B + m * (P + D) + units + I * m * (chains + 6) + P * units
 
 
