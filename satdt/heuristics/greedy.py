@@ -28,6 +28,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..deadline import DeadlineExpired
 from ..tree import Node, Tree
 
 __all__ = ["gini_scores", "best_test", "leaf_support", "grow", "ColumnTests", "ThresholdTests", "greedy_tree",
@@ -180,7 +181,7 @@ class ThresholdTests:
         chunk = max(1, int(self.max_cells // max(1, n)))
         for start in range(0, len(self.columns), chunk):
             if self.deadline is not None and self.deadline.expired():
-                raise TimeoutError
+                raise DeadlineExpired("CART's greedy tree")
             cols = self.columns[start:start + chunk]
             V = np.ascontiguousarray(self.X[np.ix_(rows, cols)].T)  # (k, n): each feature's row contiguous
             order = np.argsort(V, axis=1)
@@ -199,9 +200,9 @@ class ThresholdTests:
         return len(self.found) - 1
 
     def _expired(self) -> bool:
-        """False, or :class:`TimeoutError` when the deadline has passed."""
+        """False, or :class:`~satdt.deadline.DeadlineExpired` when the deadline has passed."""
         if self.deadline is not None and self.deadline.expired():
-            raise TimeoutError
+            raise DeadlineExpired("CART's greedy tree")
         return False
 
     def goes_right(self, rows: np.ndarray, test: int) -> np.ndarray:
@@ -231,7 +232,7 @@ def cart_tree(data, max_depth: int | None, deadline=None, max_cells: float = 1e6
     tests = ThresholdTests(X, onehot, np.flatnonzero(numeric), max_cells, deadline)
     try:
         _, root = grow(tests, onehot, np.arange(X.shape[0]), max_depth)
-    except TimeoutError:
+    except DeadlineExpired:
         return None
     tree = Tree(root, classes=data.classes, feature_names=list(data.feature_names))
     tree.fit_counts(X, y)
