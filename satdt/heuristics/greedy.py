@@ -253,7 +253,7 @@ def timeout_answer(data, method: str, objective_name: str, runtime: float, lam: 
     import time
 
     from ..deadline import Deadline
-    from ..result import timeout_result
+    from ..result import objective_value, timeout_result
 
     result = timeout_result(data, method, objective_name, runtime, lam=lam, step=step)
     depth_ok = isinstance(max_depth, (int, np.integer)) and not isinstance(max_depth, bool) and max_depth > 0
@@ -273,7 +273,7 @@ def timeout_answer(data, method: str, objective_name: str, runtime: float, lam: 
         cart.fit_counts(data.X, data.y, weight)
     errors = int(cart.errors(data.X, data.y, weight))
     n = int(len(data.y) if weight is None else np.asarray(weight).sum())
-    value = float(errors) if objective_name == "errors" else errors / n + float(lam or 0.0) * cart.n_leaves
+    value = objective_value(objective_name, cart, errors, n, lam)
     if value < result.objective:
         result.tree, result.objective = cart, value
         result.stats.update(errors=errors, tree_source="greedy",

@@ -34,7 +34,7 @@ from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding
                                            scaled_objective, set_objective)
 from ..deadline import Deadline, DeadlineExpired, check_memory
 from ..progress import ProgressCallback, ProgressReporter
-from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult, engine_result
 from ..tree import Node, Tree
 from ..warmstart import check_warm_start, single_leaf, warm_start_trees
 from .common import TreeCheckError, finalize_tree, n_cores
@@ -256,8 +256,8 @@ def _add_hint(enc: RegularizedEncoding, tree: Tree) -> None:
 def _result(problem: BinaryProblem, binary_tree: Tree | None, status: str, scaled: ScaledObjective,
             bound: Fraction | None, deadline: Deadline, stats: dict) -> SolveResult:
     if binary_tree is None:
-        return SolveResult(None, UNKNOWN, None, None if bound is None else float(bound),
-                           deadline.elapsed(), METHOD, "regularized", stats)
+        return engine_result(None, None, bound=bound, runtime=deadline, method=METHOD,
+                             objective_name="regularized", stats=stats)
     tree, errors = finalize_tree(problem, binary_tree)
     value = exact_objective(errors, tree.n_leaves, problem.n_rows, scaled.lam)
     stats.update(errors=errors, leaves=tree.n_leaves,
@@ -268,12 +268,9 @@ def _result(problem: BinaryProblem, binary_tree: Tree | None, status: str, scale
         if engine is not None and mine != engine:
             raise TreeCheckError(f"CP-SAT proved optimum {engine} but the finalized tree has "
                                  f"engine value {mine} (errors {errors}, leaves {tree.n_leaves})")
-        bound = value
-    elif bound is not None:
-        bound = min(bound, value)
     tree.meta.update(method=METHOD, objective="regularized", lam=float(scaled.lam))
-    return SolveResult(tree, status, float(value), None if bound is None else float(bound),
-                       deadline.elapsed(), METHOD, "regularized", stats)
+    return engine_result(tree, value, status=status, bound=bound, runtime=deadline, method=METHOD,
+                         objective_name="regularized", stats=stats)
 
 
 def _trivial_bound(problem: BinaryProblem, lam: Fraction) -> Fraction:

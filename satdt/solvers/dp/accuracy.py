@@ -22,7 +22,7 @@ from ...deadline import Deadline
 from ...objectives import exact_objective, scaled_objective
 from ...progress import ProgressCallback, ProgressReporter
 from ...heuristics.greedy import CART_GRACE
-from ...result import FEASIBLE, OPTIMAL, SolveResult
+from ...result import OPTIMAL, SolveResult, engine_result
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
 from .anytime import anytime_search
@@ -164,10 +164,11 @@ class ErrorsCost:
     def value(self, errors: int, leaves: int) -> int:
         return errors
 
-    def answer(self, problem: BinaryProblem, d: int, errors: int, leaves: int, status: str,
-               bound: float) -> tuple[int, int, dict]:
-        """(objective, bound, extra stats) of the finalized tree."""
-        return errors, int(errors if status == OPTIMAL else np.ceil(bound - 1e-9)), {}
+    def answer(self, problem: BinaryProblem, d: int, errors: int, leaves: int, proven: bool,
+               bound: float) -> tuple[int, int | None, dict]:
+        """(objective, its proven bound from the search's ``bound``, extra stats) of the
+        finalized tree (errors); no bound is needed for a proven optimum."""
+        return errors, None if proven else int(np.ceil(bound - 1e-9)), {}
 
     def proven_stats(self, status: str, value: int) -> dict:
         return {}
@@ -199,14 +200,14 @@ class RegularizedCost:
     def value(self, errors: int, leaves: int) -> int:
         return self.scaled.engine_value(errors, leaves)
 
-    def answer(self, problem: BinaryProblem, d: int, errors: int, leaves: int, status: str,
-               bound: float) -> tuple[float, float, dict]:
+    def answer(self, problem: BinaryProblem, d: int, errors: int, leaves: int, proven: bool,
+               bound: float) -> tuple[Fraction, Fraction | None, dict]:
         value = exact_objective(errors, leaves, self.n, self.scaled.lam)
-        exact_bound = value if status == OPTIMAL else \
-            min(value, self.scaled.lower_bound(bound, 2 ** d, int(problem.min_errors)))
+        # the smallest exact objective of any pair whose engine value reaches the search's bound
+        exact_bound = None if proven else self.scaled.lower_bound(bound, 2 ** d, int(problem.min_errors))
         stats = dict(errors=errors, leaves=leaves, train_accuracy=1.0 - errors / self.n, lam=self.lam,
                      lam_engine=f"{self.scaled.p}/{self.scaled.q}", engine_bound=float(bound))
-        return float(value), float(exact_bound), stats
+        return value, exact_bound, stats
 
     def proven_stats(self, status: str, value: int) -> dict:
         return {"engine_objective": int(value)} if status == OPTIMAL else {}
@@ -276,17 +277,19 @@ def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost 
                              f"rows, search said {inc_cost:g}")
     if binary_out is not None:  # the tree over the binary columns, for a warm start elsewhere
         binary_out.append(inc_tree)
-    status = OPTIMAL if proven or bound >= value else FEASIBLE
-    objective, final_bound, extra = cost.answer(problem, d, errors, leaves, status, bound)
+    proven = proven or bound >= value  # in the search's own (integer) cost
+    objective, final_bound, extra = cost.answer(problem, d, errors, leaves, proven, bound)
     cost.tag(tree)
     stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
                  chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct, **extra)
     if anytime_stats is not None:
         stats["anytime"] = anytime_stats
-    stats.update(cost.proven_stats(status, value))
-    reporter.emit("done", incumbent=objective, bound=final_bound, nodes=int(search.stats["nodes"]), message=status)
-    return SolveResult(tree=tree, status=status, objective=objective, bound=final_bound,
-                       runtime=deadline.elapsed(), method="dp", objective_name=cost.objective_name, stats=stats)
+    result = engine_result(tree, objective, proven=proven, bound=final_bound, runtime=deadline, method="dp",
+                           objective_name=cost.objective_name, stats=stats)
+    stats.update(cost.proven_stats(result.status, value))
+    reporter.emit("done", incumbent=result.objective, bound=result.bound, nodes=int(search.stats["nodes"]),
+                  message=result.status)
+    return result
 
 
 def _run_reported(search: SearchBase, reporter: ProgressReporter, d: int, ub: float,
