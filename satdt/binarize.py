@@ -281,14 +281,14 @@ class Binarizer:
 
 def feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
     """Runs of consecutive tests on one feature: (feature, categorical, start, stop)."""
-    blocks: list[tuple[int, bool, int, int]] = []
-    for k, test in enumerate(tests):
-        key = (test.feature, test.category is not None)
-        if blocks and blocks[-1][:2] == key and blocks[-1][3] == k:
-            blocks[-1] = (*key, blocks[-1][2], k + 1)
-        else:
-            blocks.append((*key, k, k + 1))
-    return blocks
+    n = len(tests)
+    if n == 0:
+        return []
+    feature = np.fromiter((t.feature for t in tests), dtype=np.int64, count=n)
+    categorical = np.fromiter((t.category is not None for t in tests), dtype=bool, count=n)
+    cuts = np.flatnonzero((feature[1:] != feature[:-1]) | (categorical[1:] != categorical[:-1])) + 1
+    starts, stops = np.concatenate(([0], cuts)), np.concatenate((cuts, [n]))
+    return [(int(feature[a]), bool(categorical[a]), int(a), int(b)) for a, b in zip(starts, stops)]
 
 
 def _block(tests: list[BinaryTest], X: np.ndarray, block: tuple[int, bool, int, int],
