@@ -30,91 +30,33 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def _binary(data):
-    from satdt.binarize import Binarizer
-
-    return Binarizer("all").fit(data).transform(data.X).astype(np.int32)
-
-
-def _binary_of(train, test):
-    from satdt.binarize import Binarizer
-
-    return Binarizer("all").fit(train).transform(test.X).astype(np.int32)
-
-
 def run(tool: str, path: str, depth: int, lam: float | None, time_limit: float, test: str | None = None) -> dict:
     from satdt.data import load_csv
 
     data = load_csv(path)
     start = time.perf_counter()
-    if tool == "pystreed":
-        from pystreed import STreeDClassifier
-
-        X = _binary(data)
-        # STreeD's cost_complexity is charged per split and normalised by n like lam: errors/n +
-        # lam * splits = errors/n + lam * leaves - lam, the same optima as satdt's objective
-        model = STreeDClassifier(optimization_task="cost-complex-accuracy" if lam else "accuracy", max_depth=depth,
-                                 cost_complexity=lam or 0.0, time_limit=time_limit)
-        fit_start = time.perf_counter()
-        model.fit(X, data.y)
-        fit_s = time.perf_counter() - fit_start
-        pred = model.predict(X)
-        leaves = None
-    elif tool == "pycontree":
-        from pycontree import ConTree
-
-        X = data.X
-        model = ConTree(max_depth=depth, time_limit=time_limit)
-        fit_start = time.perf_counter()
-        model.fit(X, data.y)
-        fit_s = time.perf_counter() - fit_start
-        pred = model.predict(X)
-        leaves = None
-    elif tool == "gosdt":
-        from gosdt import GOSDTClassifier
-
-        X = _binary(data)
-        model = GOSDTClassifier(regularization=0.01 if lam is None else lam, depth_budget=depth,
-                                allow_small_reg=True, time_limit=int(time_limit))
-        fit_start = time.perf_counter()
-        model.fit(X, data.y)
-        fit_s = time.perf_counter() - fit_start
-        pred = np.asarray(model.trees_[0].predict(X))
-        leaves = None
-    elif tool == "pytrees-lds":
-        from pytrees import ConTreeClassifier
-
-        X = data.X
-        # the anytime ConTree of pytrees-rs: limited-discrepancy search in Gini order
-        model = ConTreeClassifier(max_depth=depth, max_time=time_limit, use_lds=True, sort_by_heuristic=True)
-        fit_start = time.perf_counter()
-        model.fit(X, data.y)
-        fit_s = time.perf_counter() - fit_start
-        pred = model.predict(X)
-        leaves = None
-        status = getattr(model, "status_", None)
-    elif tool == "cart":
+    if tool == "cart":
         from sklearn.tree import DecisionTreeClassifier
 
-        X = data.X
         model = DecisionTreeClassifier(max_depth=depth, random_state=0)
         fit_start = time.perf_counter()
-        model.fit(X, data.y)
-        fit_s = time.perf_counter() - fit_start
-        pred = model.predict(X)
-        leaves = int(model.get_n_leaves())
-    else:
-        raise SystemExit(f"unknown tool {tool!r}")
+        model.fit(data.X, data.y)
+        fit_s, leaves, status = time.perf_counter() - fit_start, int(model.get_n_leaves()), None
+        predict, pred = model.predict, model.predict(data.X)
+    else:  # a peer through its adapter (satdt.peers): STreeD and GOSDT on satdt's `all` columns
+        from satdt.peers import fit_peer
+
+        fit = fit_peer(tool, data, max_depth=depth, lam=lam, time_limit=time_limit)
+        fit_s, leaves, status = fit.fit_s, None, fit.status
+        predict, pred = fit.predict, fit.training_predictions()
     seconds = time.perf_counter() - start
     row = {"tool": tool, "errors": int((np.asarray(pred) != data.y).sum()), "leaves": leaves,
            "solver_s": round(seconds, 4), "fit_s": round(fit_s, 4)}
     if tool == "pytrees-lds":
         row["status"] = status
-    if test is not None:  # accuracy out of sample (the raw features; STreeD/GOSDT through the binarizer)
+    if test is not None:  # accuracy out of sample (STreeD/GOSDT through the training binarizer)
         tdata = load_csv(test)
-        Xt = _binary_of(data, tdata) if tool in ("pystreed", "gosdt") else tdata.X
-        tpred = np.asarray(model.trees_[0].predict(Xt) if tool == "gosdt" else model.predict(Xt))
-        row["test_accuracy"] = round(float((tpred == tdata.y).mean()), 4)
+        row["test_accuracy"] = round(float((np.asarray(predict(tdata.X)) == tdata.y).mean()), 4)
     return row
 
 

@@ -17,8 +17,8 @@ backend (processes), and on a cluster through joblib's Dask or Ray backends, for
 
 Methods are those of the registry (:data:`satdt.methods.METHODS`, fitted through
 :func:`satdt.estimators.make_estimator`) plus ``cart-gini`` and ``cart-entropy``
-(scikit-learn's CART at the same depth) and, when their packages are installed, ``pystreed``,
-``pycontree`` and ``gosdt`` (optional peers).
+(scikit-learn's CART at the same depth) and, when their packages are installed, the peers of
+:mod:`satdt.peers` (``pystreed``, ``pycontree``, ``gosdt``, ``pytrees-lds``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import resource
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -70,62 +71,25 @@ def resolve_dataset(name: str, data_dir: str | Path | None = None) -> Dataset:
 
 
 def peers() -> dict[str, Callable[[Dataset, Task], tuple[Any, dict]]]:
-    """Optional peer solvers that are importable here: name -> runner."""
-    found: dict[str, Callable] = {}
-    try:
-        import pystreed  # noqa: F401
-        found["pystreed"] = _run_pystreed
-    except ImportError:
-        pass
-    try:
-        import pycontree  # noqa: F401
-        found["pycontree"] = _run_pycontree
-    except ImportError:
-        pass
-    try:
-        import gosdt  # noqa: F401
-        found["gosdt"] = _run_gosdt
-    except ImportError:
-        pass
-    return found
+    """Optional peer solvers that are importable here (:func:`satdt.peers.available`): name ->
+    runner ``(data, task) -> (predictions on data, extra row fields)``."""
+    from .peers import available
+
+    return {name: partial(_run_peer, name) for name in available()}
 
 
-def _run_pystreed(data: Dataset, task: Task) -> tuple[Any, dict]:
-    """STreeD (pystreed): max accuracy at depth d, or cost complexity ``lam`` per split."""
-    from pystreed import STreeDClassifier
-
-    # cost_complexity is read only by the "cost-complex-accuracy" task (ignored by "accuracy")
-    model = STreeDClassifier(optimization_task="cost-complex-accuracy" if task.lam else "accuracy",
-                             max_depth=task.max_depth or 3, cost_complexity=task.lam or 0.0,
-                             time_limit=task.time_limit or 600)
-    model.fit(data.X, data.y)
-    return model.predict(data.X), {}
+#: a peer's depth when the task gives none
+_PEER_DEPTH = {"gosdt": 5}
 
 
-def _run_pycontree(data: Dataset, task: Task) -> tuple[Any, dict]:
-    """ConTree (pycontree): max accuracy at depth d on continuous features."""
-    from pycontree import ConTree
+def _run_peer(name: str, data: Dataset, task: Task) -> tuple[Any, dict]:
+    """One peer through its adapter (:mod:`satdt.peers`) on ``task``'s depth (3 when it has none,
+    5 for GOSDT), ``lam`` and time limit (600 s when none)."""
+    from .peers import fit_peer
 
-    model = ConTree(max_depth=task.max_depth or 3, time_limit=task.time_limit or 600)
-    model.fit(data.X, data.y)
-    return model.predict(data.X), {}
-
-
-def _run_gosdt(data: Dataset, task: Task) -> tuple[Any, dict]:
-    """GOSDT on satdt's ``all`` binarization; ``depth_budget`` = max_depth, as measured: with
-    depth_budget=5 it returns the depth-5 optima of satdt's exact engines."""
-    from gosdt import GOSDTClassifier
-
-    from .binarize import Binarizer
-
-    Xb = Binarizer(task.binarization).fit(data).transform(data.X).astype(int)
-    model = GOSDTClassifier(regularization=0.01 if task.lam is None else task.lam,
-                            depth_budget=task.max_depth or 5, allow_small_reg=True,
-                            time_limit=int(task.time_limit or 600))
-    model.fit(Xb, data.y)
-    # GOSDTClassifier.predict calls check_array(force_all_finite=...), gone from scikit-learn
-    # 1.8; its extracted tree predicts directly
-    return np.asarray(model.trees_[0].predict(Xb)), {"n_leaves": None}
+    fit = fit_peer(name, data, max_depth=task.max_depth or _PEER_DEPTH.get(name, 3), lam=task.lam,
+                   time_limit=task.time_limit or 600, binarization=task.binarization)
+    return fit.training_predictions(), ({"n_leaves": None} if name == "gosdt" else {})
 
 
 def _reset_peak_rss() -> bool:

@@ -35,8 +35,9 @@ the binary matrix is allocated its size is checked against :func:`~satdt.deadlin
 
 Length (over the ~600 lines a module may have without a stated reason): this module is the one
 place that knows how a test reads the original features, and both halves need that knowledge:
-making the tests and the distinct rows (:class:`Binarizer`), and answering questions about a tree
-over the tests without the rows x tests matrix (:meth:`BinaryProblem.route`, :meth:`~BinaryProblem.errors`,
+making the tests and the distinct rows (:class:`Binarizer`), and answering questions about the
+tests (their chains of nested thresholds, :meth:`BinaryProblem.threshold_chains`, which every
+engine reads) and about a tree over the tests without the rows x tests matrix (:meth:`BinaryProblem.route`, :meth:`~BinaryProblem.errors`,
 :meth:`~BinaryProblem.from_original`, :meth:`~BinaryProblem.column_ones`: on magic's 15k x 120k
 tests the matrix alone takes 2-5 s and 1.8 GB, which a time limit of a few seconds cannot
 afford). Splitting the second half into its own top-level module would put one class's methods
@@ -280,14 +281,14 @@ class Binarizer:
 
 def feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
     """Runs of consecutive tests on one feature: (feature, categorical, start, stop)."""
-    blocks: list[tuple[int, bool, int, int]] = []
-    for k, test in enumerate(tests):
-        key = (test.feature, test.category is not None)
-        if blocks and blocks[-1][:2] == key and blocks[-1][3] == k:
-            blocks[-1] = (*key, blocks[-1][2], k + 1)
-        else:
-            blocks.append((*key, k, k + 1))
-    return blocks
+    n = len(tests)
+    if n == 0:
+        return []
+    feature = np.fromiter((t.feature for t in tests), dtype=np.int64, count=n)
+    categorical = np.fromiter((t.category is not None for t in tests), dtype=bool, count=n)
+    cuts = np.flatnonzero((feature[1:] != feature[:-1]) | (categorical[1:] != categorical[:-1])) + 1
+    starts, stops = np.concatenate(([0], cuts)), np.concatenate((cuts, [n]))
+    return [(int(feature[a]), bool(categorical[a]), int(a), int(b)) for a, b in zip(starts, stops)]
 
 
 def _block(tests: list[BinaryTest], X: np.ndarray, block: tuple[int, bool, int, int],
@@ -467,6 +468,27 @@ def _codes(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray | None:
     return codes
 
 
+def _threshold_chains(tests: list[BinaryTest], n: int) -> tuple[np.ndarray, ...]:
+    """:meth:`BinaryProblem.threshold_chains` of ``n`` columns with these tests (every column
+    a chain of one when the tests do not describe the columns)."""
+    if len(tests) != n or n == 0:
+        out = [np.array([j], dtype=np.int64) for j in range(n)]
+    else:
+        feature = np.fromiter((t.feature for t in tests), dtype=np.int64, count=n)
+        threshold = np.fromiter((t.threshold for t in tests), dtype=float, count=n)
+        categorical = np.fromiter((t.category is not None for t in tests), dtype=bool, count=n)
+        column = np.arange(n, dtype=np.int64)
+        group = np.where(categorical, -1 - column, feature)       # a categorical test: a group of its own
+        order = np.lexsort((column, threshold, group))            # by group, then threshold, then column
+        cuts = np.flatnonzero(group[order][1:] != group[order][:-1]) + 1
+        chains = np.split(order, cuts)
+        first = np.minimum.reduceat(order, np.concatenate(([0], cuts)))
+        out = [chains[i] for i in np.argsort(first, kind="stable")]
+    for chain in out:
+        chain.flags.writeable = False       # shared by every engine of the problem
+    return tuple(out)
+
+
 class BinaryProblem:
     """Distinct binarized rows with class counts: what every encoding consumes.
 
@@ -512,6 +534,7 @@ class BinaryProblem:
                 first[row_of[::-1]] = np.arange(row_of.size)[::-1]
         self.first = first
         self.codes = codes
+        self._chains: tuple[np.ndarray, ...] | None = None
 
     def __repr__(self) -> str:
         return (f"BinaryProblem({self.n_distinct} distinct rows of {self.n_rows}, {self.n_binary} tests, "
@@ -631,6 +654,25 @@ class BinaryProblem:
     def min_errors(self) -> int:
         """Errors no tree can avoid: rows outvoted inside their distinct row."""
         return int((self.weights - self.counts.max(axis=1)).sum())
+
+    # ---------------------------------------------------------- chains
+    def threshold_chains(self) -> tuple[np.ndarray, ...]:
+        """The binary columns partitioned into chains of nested tests: the one grouping that
+        every engine reads (the DP's chain ranks, CP-SAT's chain prefixes, BinOCT's feature
+        groups, the box DP's size and the engine choice).
+
+        The numeric tests of one feature, sorted by threshold (ties by column), form one chain:
+        a test is True when ``x > t``, so each column's right-going rows contain the next one's
+        (nested by construction, read from the thresholds alone: no binary matrix). Every other
+        column (a categorical test; every column of a problem without tests) is a chain of one.
+        The chains come in the order of their first column, each an int64 array of columns.
+        With ``missing="learn"`` a feature with missing values is two features of the engines'
+        data (:func:`satdt.missing.augment`), hence two chains. Computed once.
+        """
+        if self._chains is None:
+            n = self._X.shape[1] if self._X is not None else len(self.tests)
+            self._chains = _threshold_chains(self.tests, n)
+        return self._chains
 
     def conflicts(self) -> list[list[int]]:
         """Groups of original row indices identical after binarization but labelled differently."""

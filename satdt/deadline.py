@@ -59,8 +59,8 @@ class DeadlineExpired(TimeoutError):
 
     The one family of "time is up" in satdt: a ``TimeoutError`` (so a caller's ``except
     TimeoutError`` catches it), and the base of the engines' own cases (CP-SAT's
-    ``BuildInterrupted``). The DP search's ``SearchTimeout`` (``satdt.solvers.dp.search``) is
-    caught inside the DP and never leaves it.
+    ``BuildInterrupted``, the DP search's ``SearchTimeout`` in ``satdt.solvers.dp.search``,
+    caught inside the DP) and of CART's greedy tree running out (``satdt.heuristics.greedy``).
     """
 
 

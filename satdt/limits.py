@@ -80,6 +80,21 @@ def dp_max_depth_for_lam(lam: float | Fraction, n: int, limit: int = 64) -> int:
 SAT_SIZE_BYTES_PER_UNIT = 700.0
 
 
+def box_size(ranks: list[int]) -> tuple[float, float]:
+    """The box DP (:mod:`satdt.solvers.dp.boxes`) over chains of ``ranks`` (``R = columns + 1``
+    per chain of :meth:`~satdt.binarize.BinaryProblem.threshold_chains`): its boxes (the cells of
+    one level table, every product of one interval of ranks per chain) and the cell operations
+    of one level of its recurrence, ``sum_f boxes / I_f * R_f^3 / 6``. Floats: ``inf`` past
+    float64 without numpy's overflow warning (wide data has thousands of chains); the ranks are
+    taken in sorted order, so any order of the chains gives the same figures."""
+    ranks = sorted(int(r) for r in ranks)
+    cells = 1.0
+    for r in ranks:
+        cells *= float(r) * (float(r) + 1.0) / 2.0  # Python floats: inf on overflow, no warning
+    work = float(sum(cells / (r * (r + 1) / 2) * (r ** 3 - r) / 6 for r in ranks))
+    return cells, work
+
+
 def sat_size_bytes(n_distinct: int, n_binary: int, depth: int) -> float:
     """Memory of the DT_size SAT encoding of a perfect tree of depth ``depth``."""
     if depth > 200:

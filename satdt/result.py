@@ -11,9 +11,10 @@ from .tree import Tree
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from .binarize import BinaryProblem
+    from .deadline import Deadline
 
 __all__ = ["Status", "OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "NOT_OPTIMAL", "STATUSES",
-           "OBJECTIVE_NAMES", "SolveResult", "timeout_result", "TreeCheckError", "finalize_tree"]
+           "OBJECTIVE_NAMES", "SolveResult", "engine_result", "objective_value", "trivial_bound", "timeout_result", "TreeCheckError", "finalize_tree"]
 
 
 class Status(str, Enum):
@@ -86,6 +87,11 @@ class SolveResult:
     def proven(self) -> bool:
         return self.status in (OPTIMAL, INFEASIBLE)
 
+    @property
+    def gap(self) -> float | None:
+        """``objective - bound`` (0 when OPTIMAL); None without both."""
+        return None if self.objective is None or self.bound is None else self.objective - self.bound
+
     def summary(self) -> dict[str, Any]:
         """Plain-JSON summary (no tree)."""
         out = {"method": self.method, "status": self.status, "objective_name": self.objective_name,
@@ -93,6 +99,79 @@ class SolveResult:
         if self.tree is not None:
             out.update(depth=self.tree.depth(), n_nodes=self.tree.n_nodes, n_leaves=self.tree.n_leaves)
         return out
+
+
+def engine_result(tree: Tree | None, objective: Any, *, method: str, objective_name: str,
+                  runtime: float | Deadline, status: str | None = None, proven: bool = False,
+                  bound: Any = None, stats: dict[str, Any] | None = None) -> SolveResult:
+    """The one place a :class:`SolveResult` is made from an engine's outcome.
+
+    Parameters
+    ----------
+    tree, objective
+        The finalized tree (original features, re-evaluated) and its value for
+        ``objective_name``; None when the engine has no tree.
+    status
+        What the engine said, when it says it: OPTIMAL (its proof), INFEASIBLE (its proof that
+        no tree meets the limits), FEASIBLE or UNKNOWN.
+    proven
+        The engine proved ``tree`` optimal (the same as ``status=OPTIMAL``).
+    bound
+        The best proven lower bound on the optimum (None: none).
+    runtime
+        Seconds, or the call's :class:`~satdt.deadline.Deadline` (its elapsed time).
+
+    The status and bound are derived the same way for every engine: with a tree, OPTIMAL when
+    the engine proved it or its bound reaches the tree's value (then ``bound = objective``),
+    else FEASIBLE with the bound capped at the tree's value (no tree beats the optimum, so a
+    bound above a tree at hand is no bound); without a tree, INFEASIBLE when the engine proved
+    it, else UNKNOWN. Values may be exact (``Fraction``): the comparisons are exact, the result
+    holds floats.
+    """
+    if tree is None:
+        status, objective = (INFEASIBLE if status == INFEASIBLE else UNKNOWN), None
+    else:
+        if status == INFEASIBLE:
+            raise ValueError("an INFEASIBLE result has no tree")
+        optimal = proven or status == OPTIMAL or (bound is not None and bound >= objective)
+        status = OPTIMAL if optimal else FEASIBLE
+        if optimal or bound is not None and bound > objective:
+            bound = objective
+    if not isinstance(runtime, (int, float)):
+        runtime = runtime.elapsed()
+    return SolveResult(tree, status, _plain(objective), _plain(bound), runtime, method, objective_name,
+                       {} if stats is None else stats)
+
+
+def objective_value(objective_name: str, tree: Tree, errors: float, n: float, lam: float | None = None,
+                    alpha: float | None = None, X: Any = None) -> float:
+    """The value of ``tree`` for a :class:`SolveResult` objective from its training ``errors`` on
+    ``n`` rows: ``errors``; ``regularized``, ``errors / n + lam * leaves``; ``dpdt``,
+    ``errors / n + alpha * `` the average tests per row of ``X``; ``depth``; ``nodes``."""
+    if objective_name == "errors":
+        return float(errors)
+    if objective_name == "regularized":
+        return errors / n + float(lam or 0.0) * tree.n_leaves
+    if objective_name == "dpdt":
+        return errors / n + float(alpha or 0.0) * tree.average_tests(X)
+    if objective_name == "depth":
+        return float(tree.depth())
+    if objective_name == "nodes":
+        return float(tree.n_nodes)
+    raise ValueError(f"no value for the objective {objective_name!r}")
+
+
+def trivial_bound(objective_name: str, lam: float | None = None) -> float | None:
+    """The bound every tree meets without a search: no error (``errors``); no error and one leaf
+    (``regularized``: ``lam``); none for the other objectives."""
+    return {"errors": 0.0, "regularized": float(lam or 0.0)}.get(objective_name)
+
+
+def _plain(value: Any) -> Any:
+    """A Fraction as a float; ints, floats and None as they are."""
+    from fractions import Fraction
+
+    return float(value) if isinstance(value, Fraction) else value
 
 
 class NoTreeFoundError(RuntimeError):
@@ -145,16 +224,15 @@ def timeout_result(data: Any, method: str, objective_name: str, runtime: float,
     stats = {"timeout_in": step, "note": f"time limit reached during {step}; no engine ran"}
     counts = np.bincount(data.y, weights=getattr(data, "weight", None), minlength=len(data.classes)).astype(np.int64)
     if objective_name not in ("errors", "regularized"):
-        return SolveResult(None, UNKNOWN, None, None, runtime, method, objective_name, stats)
+        return engine_result(None, None, runtime=runtime, method=method, objective_name=objective_name, stats=stats)
     tree = Tree(Node.leaf(int(np.argmax(counts))), classes=data.classes,
                 feature_names=list(data.feature_names))
     tree.fit_counts(data.X, data.y, getattr(data, "weight", None))
     errors = int(counts.sum() - counts.max())
-    value = float(errors) if objective_name == "errors" else errors / int(counts.sum()) + float(lam or 0.0)
-    bound = 0.0 if objective_name == "errors" else float(lam or 0.0)  # >= 1 leaf, >= 0 errors
     stats["errors"] = errors
-    return SolveResult(tree, FEASIBLE if value > bound else OPTIMAL, value, bound, runtime, method,
-                       objective_name, stats)
+    return engine_result(tree, objective_value(objective_name, tree, errors, int(counts.sum()), lam),
+                         bound=trivial_bound(objective_name, lam), runtime=runtime, method=method,
+                         objective_name=objective_name, stats=stats)
 
 
 class TreeCheckError(AssertionError):

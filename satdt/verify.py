@@ -35,7 +35,7 @@ from .data import Dataset, prepare
 from .deadline import Deadline
 from .fit import fit_problem
 from .methods import METHODS
-from .result import (FEASIBLE, INFEASIBLE, NOT_OPTIMAL, OBJECTIVE_NAMES, OPTIMAL, UNKNOWN, SolveResult, Status,
+from .result import (INFEASIBLE, NOT_OPTIMAL, OBJECTIVE_NAMES, OPTIMAL, UNKNOWN, SolveResult, Status, engine_result,
                      explain_infeasible)
 from .tree import Node, Tree, class_index
 
@@ -235,9 +235,8 @@ def _run_engine(problem: BinaryProblem, objective: str, depth: int, lam: float |
         res = fit_problem("dpdt", problem.data, time_limit, max_depth=max(depth, 1), alphas=[alpha], alpha=alpha,
                           generator="exhaustive")
         complete = not res.stats.get("truncated", False)
-        return SolveResult(res.tree, OPTIMAL if complete else FEASIBLE, res.objective,
-                           res.objective if complete else None, res.runtime, method="dpdt-exhaustive",
-                           objective_name=OBJECTIVE_NAMES["dpdt"], stats=res.stats)
+        return engine_result(res.tree, res.objective, proven=complete, runtime=res.runtime, method="dpdt-exhaustive",
+                             objective_name=OBJECTIVE_NAMES["dpdt"], stats=res.stats)
     engine = "dp" if engine == "auto" else engine
     if objective == "accuracy" and depth == 0:
         return _single_leaf_result(problem)
@@ -253,7 +252,7 @@ def _single_leaf_result(problem: BinaryProblem) -> SolveResult:
     tree = Tree(Node.leaf(int(np.argmax(problem.counts.sum(axis=0)))), classes=problem.classes,
                 feature_names=list(problem.data.feature_names)).fit_counts(problem.data.X, problem.data.y)
     errors = float(problem.n_rows - problem.counts.sum(axis=0).max())
-    return SolveResult(tree, OPTIMAL, errors, errors, 0.0, method="leaf", objective_name=OBJECTIVE_NAMES["accuracy"])
+    return engine_result(tree, errors, proven=True, runtime=0.0, method="leaf", objective_name=OBJECTIVE_NAMES["accuracy"])
 
 
 def _rescale(res: SolveResult, n: int, name: str) -> SolveResult:

@@ -31,6 +31,8 @@ machine, with the commands of :func:`verify`::
     .venv/bin/python tests/known_optima.py --verify --only errors   # one objective
     .venv/bin/python tests/known_optima.py --verify --unverified    # try the unconfirmed rows
 
+Each peer runs through its adapter, :func:`satdt.peers.fit_peer`.
+
 * ``errors``: STreeD [10] (``pystreed``, ``STreeDClassifier(optimization_task="accuracy",
   max_depth=d, cost_complexity=0)``) on the ``all``-binarized 0/1 matrix; for the all-numeric
   ``quantbnb`` sets ConTree [3] (``pycontree``, ``ConTree(max_depth=d)``) on the raw features.
@@ -51,7 +53,6 @@ References in brackets are numbered as in ``satdt/REFERENCES.md``.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -210,17 +211,16 @@ def _load(name: str):
     return load_dataset(name) if path is None else load_csv(path)
 
 
-def _streed_errors(Xb, y, depth, *, lam=0.0, splits=None, time_limit=600):
-    from pystreed import STreeDClassifier
-    # with a node limit STreeD's depth-two terminal solver misses deeper trees of <= 3 splits
-    # (pystreed 1.4.0, lung-cancer: 1 error with 3 splits at depth 3, where a 0-error tree exists)
-    model = STreeDClassifier(optimization_task="accuracy", max_depth=depth, max_num_nodes=splits,
-                             cost_complexity=lam, time_limit=time_limit, use_terminal_solver=splits is None)
-    model.fit(Xb, y)
-    if not model.fit_result.is_optimal():  # a time-out proves nothing
+def _streed_errors(data, depth, *, splits=None, time_limit=600):
+    """STreeD's fewest training errors at ``depth`` (with at most ``splits`` splits) on the
+    ``all``-binarized rows, through its adapter (:mod:`satdt.peers`: with a node limit, without
+    STreeD's terminal solver); TimeoutError when STreeD did not prove it."""
+    from satdt.peers import fit_peer
+
+    fit = fit_peer("pystreed", data, max_depth=depth, max_splits=splits, time_limit=time_limit)
+    if not fit.proven:  # a time-out proves nothing
         raise TimeoutError(f"STreeD did not prove depth {depth}, {splits} splits in {time_limit} s")
-    pred = model.predict(Xb)
-    return int((pred != y).sum()), model
+    return int((fit.training_predictions() != data.y).sum())
 
 
 def verify(only: str | None = None, time_limit: float = 600,
@@ -249,46 +249,41 @@ def verify(only: str | None = None, time_limit: float = 600,
 def _verify_one(o: Optimum, time_limit: float) -> str:
     import numpy as np
 
-    from satdt.binarize import Binarizer
+    from satdt.peers import fit_peer
 
     data = _load(o.dataset)
     y = np.asarray(data.y)
     if o.verified == CONTREE:
-        from pycontree import ConTree
-        model = ConTree(max_depth=o.depth, time_limit=time_limit)
-        start = time.perf_counter()
-        model.fit(data.X, y)
-        if time.perf_counter() - start >= 0.99 * time_limit:  # stopped by its limit: no proof
+        fit = fit_peer("pycontree", data, max_depth=o.depth, time_limit=time_limit)
+        if not fit.proven:  # stopped by its limit: no proof
             raise TimeoutError(f"ConTree did not finish depth {o.depth} in {time_limit} s")
-        got = int((model.predict(data.X) != y).sum())
+        got = int((fit.training_predictions() != y).sum())
         verdict = "ok" if got == o.value else f"ConTree says {got}"
-    else:
-        Xb = Binarizer("all").fit(data).transform(data.X).astype(np.int32)
-        if o.objective == "errors":
-            got, _ = _streed_errors(Xb, y, o.depth, time_limit=time_limit)
-            verdict = "ok" if got == o.value else f"STreeD says {got}"
-        elif o.objective == "regularized":
-            # fewest errors with at most s splits, for every s that can still beat the value:
-            # the optimum is min_s errors(s) / n + lam (s + 1), exactly
-            best = None
-            for s in range(min(int(o.value / o.lam), 2 ** o.depth - 1) + 1):
-                if s == 0:  # one leaf: the majority class
-                    errors = len(y) - int(np.unique(y, return_counts=True)[1].max())
-                else:
-                    errors, _ = _streed_errors(Xb, y, o.depth, splits=s, time_limit=time_limit)
-                value = Fraction(errors, len(y)) + Fraction(o.lam) * (s + 1)
-                best = value if best is None else min(best, value)
-            verdict = "ok" if best == o.exact else f"STreeD gives {float(best):.6f}"
-        elif o.objective == "min_depth":
-            k = int(o.value)
-            at_k, _ = _streed_errors(Xb, y, k, time_limit=time_limit)
-            below, _ = _streed_errors(Xb, y, k - 1, time_limit=time_limit)
-            verdict = "ok" if at_k == 0 < below else f"STreeD errors {below} at {k - 1}, {at_k} at {k}"
-        else:  # min_nodes
-            s = (int(o.value) - 1) // 2
-            at_s, _ = _streed_errors(Xb, y, o.depth, splits=s, time_limit=time_limit)
-            below, _ = _streed_errors(Xb, y, o.depth, splits=s - 1, time_limit=time_limit)
-            verdict = "ok" if at_s == 0 < below else f"STreeD errors {below} with {s - 1} splits, {at_s} with {s}"
+    elif o.objective == "errors":
+        got = _streed_errors(data, o.depth, time_limit=time_limit)
+        verdict = "ok" if got == o.value else f"STreeD says {got}"
+    elif o.objective == "regularized":
+        # fewest errors with at most s splits, for every s that can still beat the value:
+        # the optimum is min_s errors(s) / n + lam (s + 1), exactly
+        best = None
+        for s in range(min(int(o.value / o.lam), 2 ** o.depth - 1) + 1):
+            if s == 0:  # one leaf: the majority class
+                errors = len(y) - int(np.unique(y, return_counts=True)[1].max())
+            else:
+                errors = _streed_errors(data, o.depth, splits=s, time_limit=time_limit)
+            value = Fraction(errors, len(y)) + Fraction(o.lam) * (s + 1)
+            best = value if best is None else min(best, value)
+        verdict = "ok" if best == o.exact else f"STreeD gives {float(best):.6f}"
+    elif o.objective == "min_depth":
+        k = int(o.value)
+        at_k = _streed_errors(data, k, time_limit=time_limit)
+        below = _streed_errors(data, k - 1, time_limit=time_limit)
+        verdict = "ok" if at_k == 0 < below else f"STreeD errors {below} at {k - 1}, {at_k} at {k}"
+    else:  # min_nodes
+        s = (int(o.value) - 1) // 2
+        at_s = _streed_errors(data, o.depth, splits=s, time_limit=time_limit)
+        below = _streed_errors(data, o.depth, splits=s - 1, time_limit=time_limit)
+        verdict = "ok" if at_s == 0 < below else f"STreeD errors {below} with {s - 1} splits, {at_s} with {s}"
     return verdict
 
 

@@ -333,3 +333,86 @@ def test_numeric_thresholds_in_blocks_equal_the_column_loop(strategy, k, monkeyp
             loop = Binarizer(strategy, n_thresholds=k, drop_duplicates=False).fit(data).tests_
         assert [(t.feature, t.threshold) for t in blocks] == [(t.feature, t.threshold) for t in loop]
         assert len(blocks) > 0 or all(len(np.unique(c)) < 2 for c in cols)
+
+
+# ------------------------------------------------------------------ chains: one grouping for every engine
+
+def _chain_problems():
+    """Random problems of every kind the engines meet: numeric, categorical (text), missing
+    values (``missing="learn"``, through :func:`satdt.missing.augment`), the ``quantile`` and
+    ``tree`` strategies, from the features' codes and from the binary matrix."""
+    from satdt.binarize import BinaryProblem
+    from satdt.missing import augment
+
+    out = []
+    for seed in range(12):
+        rng = np.random.default_rng(700 + seed)
+        n = int(rng.integers(12, 40))
+        frame = pd.DataFrame({"a": rng.integers(0, 6, n).astype(float), "b": rng.normal(size=n).round(1),
+                              "c": rng.choice(["red", "green", "blue"], n), "d": rng.integers(0, 2, n).astype(float),
+                              "e": rng.choice(["x", "y"], n)})
+        frame = frame[list(rng.permutation(frame.columns))]        # categorical columns anywhere
+        if seed % 3 == 0:                                           # missing values in numeric columns
+            for col in ("a", "b"):
+                frame.loc[rng.random(n) < 0.25, col] = np.nan
+        y = rng.integers(0, int(rng.integers(2, 4)), n)
+        y[:2] = [0, 1]
+        data = prepare(frame, y, missing=seed % 3 == 0)
+        engine_data, mapping = augment(data)
+        assert (mapping is not None) == (seed % 3 == 0 and np.isnan(data.X).any())
+        strategy = ("all", "quantile", "tree")[seed % 3]
+        b = Binarizer(strategy, n_thresholds=3, max_depth=2).fit(engine_data)
+        out.append((f"seed {seed} {strategy}", b.problem(engine_data, fit=False), mapping))
+        out.append((f"seed {seed} {strategy} matrix",
+                    BinaryProblem.build(b.transform(engine_data.X), engine_data, list(b.tests_), strategy), mapping))
+    return out
+
+
+@pytest.mark.parametrize("name,problem,mapping", _chain_problems(), ids=lambda v: v if isinstance(v, str) else "")
+def test_threshold_chains_feed_every_engine(name, problem, mapping):
+    """:meth:`BinaryProblem.threshold_chains` is the grouping of CP-SAT, BinOCT, the DP's ranks,
+    the box DP's size and the engine choice; a feature with missing values gives two chains."""
+    from satdt.encodings.cpsat_regularized import build_model, threshold_chains
+    from satdt.encodings.mip_binoct import build_binoct, feature_groups
+    from satdt.limits import box_size
+    from satdt.solvers.dp.boxes import box_count, box_work
+    from satdt.solvers.dp.chains import build_chains
+    from satdt.solvers.engine_choice import _chain_ranks, box_figures
+
+    chains = [c.tolist() for c in problem.threshold_chains()]
+    # the definition, written out: a numeric feature's tests by threshold, a categorical test alone
+    groups: dict = {}
+    for j, t in enumerate(problem.tests):
+        groups.setdefault(("num", t.feature) if t.category is None else ("cat", j), []).append((t.threshold, j))
+    assert chains == [[j for _, j in sorted(g)] for g in groups.values()]
+    for cols in chains:                                  # nested: a row is True on a prefix
+        assert np.all(np.diff(problem.X[:, cols].astype(int), axis=1) <= 0)
+    if mapping is not None:                              # missing="learn": two chains per such feature
+        for j in mapping.low:
+            copies = [k for k, (f, side) in enumerate(mapping.source) if f == j and side is not None]
+            assert len(copies) == 2
+            assert sum(problem.tests[c[0]].feature in copies and problem.tests[c[0]].category is None
+                       for c in chains) == sum(any(t.feature == k for t in problem.tests) for k in copies)
+
+    # CP-SAT and BinOCT read the chains as they are
+    assert [c.tolist() for c in threshold_chains(problem)] == chains
+    assert [c.tolist() for c in feature_groups(problem)] == chains
+    if problem.n_binary:
+        assert [c.tolist() for c in build_model(problem, 2).chains] == chains
+        assert [c.tolist() for c in build_binoct(problem, 1).groups] == chains
+
+    # the DP: the same chains, the numeric ones first (by feature), with exact ranks
+    ch = build_chains(problem)
+    dp_chains = [ch.orig[ch.chain == k].tolist() for k in range(ch.rank.shape[1])]
+    numeric = [c for c in chains if problem.tests[c[0]].category is None]
+    numeric.sort(key=lambda c: problem.tests[c[0]].feature)
+    assert dp_chains == numeric + [c for c in chains if problem.tests[c[0]].category is not None]
+    for g in range(len(ch.orig)):
+        assert np.array_equal(problem.X[:, ch.orig[g]], ch.rank[:, ch.chain[g]] >= ch.level[g])
+
+    # the box DP's size and the engine choice: the chains' ranks, one formula
+    ranks = [len(c) + 1 for c in chains]
+    assert sorted(ch.ranks) == sorted(ranks) and sorted(_chain_ranks(problem)) == sorted(ranks)
+    figures = box_figures(problem)
+    assert (figures["boxes"], figures["box_work_per_level"]) == box_size(ranks) == (box_count(ch), box_work(ch))
+    assert figures["chains"] == len(chains)

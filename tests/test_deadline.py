@@ -4,6 +4,7 @@ its limit; "time is up" is one exception family."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from satdt import fit, methods
@@ -94,7 +95,16 @@ def test_one_exception_family():
     from satdt.encodings.cpsat_regularized import BuildInterrupted
 
     assert issubclass(DeadlineExpired, TimeoutError)
+    from satdt.heuristics.greedy import cart_tree
+    from satdt.solvers.dp.search import CoreSearch, SearchTimeout
+
     assert issubclass(BuildInterrupted, DeadlineExpired) and issubclass(BuildInterrupted, RuntimeError)
+    assert issubclass(SearchTimeout, DeadlineExpired)
+    # the DP's search and CART's greedy tree out of time: members of the family
+    problem = Binarizer("all").problem(load_dataset("iris"))
+    with pytest.raises(DeadlineExpired):
+        CoreSearch(problem, _clock(EARLIER - 1.0), 0.0).greedy(np.arange(problem.n_distinct), 2)
+    assert cart_tree(load_dataset("iris"), 2, deadline=_clock(EARLIER - 1.0)) is None
     clock = Deadline(1.0)
     clock.start -= 2.0
     with pytest.raises(TimeoutError, match="time limit of 1 s reached during a step"):

@@ -202,6 +202,9 @@ def test_regularized_lambda_zero_is_max_accuracy(seed):
         assert res.status == acc.status == "OPTIMAL"
         assert res.stats["errors"] == acc.objective == bruteforce.min_errors(problem, depth)[0]
         assert res.objective == acc.objective / problem.n_rows
+        # one driver, the same cost (q = 1, no leaf cost): the same tree
+        assert res.tree.to_dict()["root"] == acc.tree.to_dict()["root"]
+        assert res.stats["lam_engine"] == "0/1" and res.stats["nodes"] == acc.stats["nodes"]
 
 
 @pytest.mark.parametrize("seed", range(10))

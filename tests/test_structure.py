@@ -25,7 +25,7 @@ LAYERS = [
     {"warmstart", "bruteforce"},
     {"encodings"},
     {"solvers"},
-    {"fit", "verify", "select", "estimators", "plot", "bench", "cli", "proof", "fallback", "__init__"},
+    {"fit", "verify", "select", "estimators", "plot", "bench", "peers", "cli", "proof", "fallback", "__init__"},
 ]
 
 

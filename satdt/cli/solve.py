@@ -25,7 +25,8 @@ from ..deadline import Deadline, interrupted, set_max_memory
 from ..fit import fit_problem
 from ..methods import MethodSpec, result_objective, spec
 from ..progress import ProgressCallback
-from ..result import FEASIBLE, INFEASIBLE, UNKNOWN, NoTreeFoundError, SolveResult, timeout_result
+from ..result import (FEASIBLE, INFEASIBLE, UNKNOWN, NoTreeFoundError, SolveResult, engine_result, objective_value,
+                      timeout_result, trivial_bound)
 from .signals import ESCALATE_AFTER, SignalPolicy
 from .common import (EXIT_OK, EXIT_USAGE, atomic_path, check_output, estimators_module, exit_now, fail,
                      data_frame, progress_callback, solve_summary, write_atomic)
@@ -204,24 +205,21 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
         return plan
     errors = int((tree.predict_index(data.X) != data.y).sum())
     name = {"sat-depth": "depth", "sat-size": "nodes"}.get(a.method, "errors" if a.lam is None else "regularized")
-    value = {"depth": tree.depth(), "nodes": tree.n_nodes, "errors": errors}.get(
-        name, errors / data.n_rows + float(a.lam or 0.0) * tree.n_leaves)
+    value = objective_value(name, tree, errors, data.n_rows, a.lam)
     if consistent:
         too_deep = a.max_depth is not None and tree.depth() > a.max_depth
         note = plan["note"].split(";")[0] + "; no exact engine started: " + (
             "CART's tree is not consistent (conflicting rows): no tree" if errors
             else f"CART's tree grown until pure has depth {tree.depth()} > {a.max_depth}: no tree" if too_deep
             else "CART's tree grown until pure (consistent)")
-        status = FEASIBLE if errors == 0 and not too_deep else UNKNOWN
-        if status == UNKNOWN:
-            tree, value = None, None
+        if errors or too_deep:
+            tree = None
     else:
         note = plan["note"]
-        status = FEASIBLE
     stats = {"note": note, "resource_plan": {k: v for k, v in plan.items() if k != "note"},
              "tree_source": "cart", "errors": errors}
-    result = SolveResult(tree, status, None if value is None else float(value), 0.0 if name == "errors" else None,
-                         time.perf_counter() - start, a.method, name, stats)
+    result = engine_result(tree, value, bound=0.0 if name == "errors" else None, runtime=time.perf_counter() - start,
+                           method=a.method, objective_name=name, stats=stats)
     a.floor = _Answer(result, a.binarization)
     print(f"satdt: note: {note}", file=sys.stderr)
     return plan
@@ -244,8 +242,8 @@ def _degraded_dp_result(a: argparse.Namespace, result: Any, plan: dict) -> Any:
     better = result.tree is not None and result.objective is not None and result.objective <= floor.objective
     tree, value = (result.tree, result.objective) if better else (floor.tree, floor.objective)
     stats["tree_source"] = "dp (quantile thresholds)" if better else "cart (all thresholds)"
-    return SolveResult(tree, FEASIBLE, value, floor.bound, result.runtime, result.method, result.objective_name,
-                       stats)
+    return engine_result(tree, value, bound=floor.bound, runtime=result.runtime, method=result.method,
+                         objective_name=result.objective_name, stats=stats)
 
 
 def _check_export(a: argparse.Namespace) -> int | None:
@@ -515,8 +513,7 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     errors = int((tree.predict_index(data.X) != data.y).sum())
     if a.method in _HEURISTIC_FLOORS:  # the heuristic runs as asked; CART's tree is the floor of its value
         name = "dpdt" if a.method == "dpdt" else "errors"
-        value = (errors / data.n_rows + float(a.alpha or 0.0) * tree.average_tests(data.X) if name == "dpdt"
-                 else float(errors))
+        value = objective_value(name, tree, errors, data.n_rows, alpha=a.alpha, X=data.X)
         stats = {"tree_source": "cart", "errors": errors, "note": f"CART's tree on all {plan['tests_all']} "
                  f"thresholds ({a.method}'s answer was worse or missing: wide data, see resource_plan)",
                  "resource_plan": {k: v for k, v in plan.items() if k != "note"}}
@@ -525,7 +522,8 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
             stats["note"] += f"; {a.method} on {plan['n_thresholds']} quantile threshold(s) per feature"
             print(f"satdt: note: {plan['note'].split(';')[0]}; {a.method} on {plan['n_thresholds']} quantile "
                   "threshold(s) per feature", file=sys.stderr)
-        result = SolveResult(tree, FEASIBLE, value, None, time.perf_counter() - start, a.method, name, stats)
+        result = engine_result(tree, value, runtime=time.perf_counter() - start, method=a.method, objective_name=name,
+                               stats=stats)
         a.floor = _Answer(result, a.binarization)
         return
     a.plan = plan
@@ -534,14 +532,15 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     lam = None
     if a.method == "cpsat":
         lam = float(a.lam if a.lam is not None else spec("cpsat").defaults.get("lam", 0.01))
-    value = float(errors) if lam is None else errors / data.n_rows + lam * tree.n_leaves
+    name = "errors" if lam is None else "regularized"
+    value = objective_value(name, tree, errors, data.n_rows, lam)
     a.floor_only = plan["strategy"] == "cart"
     stats = {"tree_source": "cart", "errors": errors,
              "resource_plan": {k: v for k, v in plan.items() if k != "note"},
              "note": plan["note"] if a.floor_only else
              f"CART's tree on all {plan['tests_all']} thresholds (the {a.method} engine's answer was worse or missing)"}
-    result = SolveResult(tree, FEASIBLE, value, 0.0 if lam is None else lam, time.perf_counter() - start,
-                         a.method, "errors" if lam is None else "regularized", stats)
+    result = engine_result(tree, value, bound=trivial_bound(name, lam), runtime=time.perf_counter() - start,
+                           method=a.method, objective_name=name, stats=stats)
     a.floor = _Answer(result, a.binarization)
 
 

@@ -113,27 +113,9 @@ class BuildInterrupted(DeadlineExpired, RuntimeError):
 # ---------------------------------------------------------------------- column structure
 
 def threshold_chains(problem: BinaryProblem) -> list[np.ndarray]:
-    """Partition the binary columns into chains whose right-going row sets are nested.
-
-    Numeric tests of one feature sorted by threshold form a chain: a test is True when
-    ``x > t``, so a row is True on a prefix of the chain (nested by construction, read from the
-    thresholds alone, no binary matrix: on magic the check over the rows took tens of seconds);
-    every other column is a chain of length one.
-    """
-    by_feature: dict[int, list[int]] = {}
-    chains: list[np.ndarray] = []
-    for j, test in enumerate(problem.tests):
-        if test.category is None:
-            by_feature.setdefault(test.feature, []).append(j)
-        else:
-            chains.append(np.array([j]))
-    for cols in by_feature.values():
-        cols = np.array(sorted(cols, key=lambda j: problem.tests[j].threshold))
-        if len(cols) > 1:
-            chains.append(cols)
-        else:
-            chains.extend(np.array([j]) for j in cols)
-    return sorted(chains, key=lambda c: int(c[0]))
+    """The chains of nested columns: :meth:`BinaryProblem.threshold_chains` (a row is True on a
+    prefix of each chain, read from the thresholds alone, no binary matrix)."""
+    return list(problem.threshold_chains())
 
 
 # ---------------------------------------------------------------------- the model
@@ -344,7 +326,7 @@ def build_model(problem: BinaryProblem, max_depth: int,
     for t in range(1, P):
         model.add(s[t] + leaf[t] == s[(t - 1) // 2])
 
-    chains = threshold_chains(problem) if B_eff else []
+    chains = list(problem.threshold_chains()) if B_eff else []
     term_cols, row_terms = _row_terms(problem, chains)
     prefix: list = []
     for t in range(I):

@@ -69,13 +69,9 @@ __all__ = ["BinOctModel", "build_binoct", "feature_groups", "threshold_tree", "t
 
 # ------------------------------------------------------------------ feature groups, threshold search tree
 def feature_groups(problem: BinaryProblem) -> list[np.ndarray]:
-    """BinOCT features: binary columns grouped by original numeric feature, ordered by threshold;
-    each categorical test is a group of its own."""
-    groups: dict[tuple, list[tuple[float, int]]] = {}
-    for j, test in enumerate(problem.tests):
-        key = ("cat", j) if test.category is not None else ("num", test.feature)
-        groups.setdefault(key, []).append((test.threshold, j))
-    return [np.array([j for _, j in sorted(members)], dtype=np.int64) for members in groups.values()]
+    """BinOCT features: the chains of :meth:`BinaryProblem.threshold_chains` (the binary columns
+    of one numeric feature ordered by threshold; each categorical test a group of its own)."""
+    return list(problem.threshold_chains())
 
 
 def threshold_tree(K: int) -> list[tuple[int, int, int, int, tuple[tuple[int, int], ...]]]:
@@ -192,7 +188,7 @@ def build_binoct(problem: BinaryProblem, depth: int, deadline: Deadline | None =
         raise ValueError("BinOCT needs at least one binary column (every feature is constant)")
     X, counts = problem.X, problem.counts
     m, C = counts.shape
-    groups = feature_groups(problem)
+    groups = list(problem.threshold_chains())
     n_bits = int(np.ceil(np.log2(max(len(g) for g in groups))))
     n_int, n_leaf = 2 ** depth - 1, 2 ** depth
     mip = MipModel()

@@ -16,7 +16,8 @@ from ..binarize import STRATEGIES, Binarizer, BinaryProblem
 from ..data import Dataset, encode_features, prepare
 from ..deadline import Deadline, DeadlineExpired
 from ..fit import fit_problem
-from ..result import INFEASIBLE, OPTIMAL, InfeasibleError, NoTreeFoundError, SolveResult, explain_infeasible
+from ..result import (INFEASIBLE, OPTIMAL, InfeasibleError, NoTreeFoundError, SolveResult, engine_result,
+                      explain_infeasible)
 from ..tree import Tree
 
 __all__ = ["TreeClassifier", "check_int", "check_real", "check_warm_start", "check_random_state"]
@@ -328,8 +329,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
         tree = Tree(Node.leaf(label), classes=data.classes, feature_names=data.feature_names)
         tree.fit_counts(data.X, data.y, data.weight)
-        return SolveResult(tree, OPTIMAL, 0.0, 0.0, 0.0, method="single-class",
-                           objective_name="errors", stats={"note": "one class: a single leaf"})
+        return engine_result(tree, 0.0, proven=True, runtime=0.0, method="single-class", objective_name="errors",
+                             stats={"note": "one class: a single leaf"})
 
     def _solve(self, data: Dataset) -> SolveResult:
         """The one fit path (:func:`satdt.fit.fit_problem`): the registry's engine for

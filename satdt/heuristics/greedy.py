@@ -28,6 +28,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..deadline import DeadlineExpired
 from ..tree import Node, Tree
 
 __all__ = ["gini_scores", "best_test", "leaf_support", "grow", "ColumnTests", "ThresholdTests", "greedy_tree",
@@ -229,9 +230,9 @@ class ThresholdTests:
         return len(self.found) - 1
 
     def _expired(self) -> bool:
-        """False, or :class:`TimeoutError` when the deadline has passed."""
+        """False, or :class:`~satdt.deadline.DeadlineExpired` when the deadline has passed."""
         if self.deadline is not None and self.deadline.expired():
-            raise TimeoutError
+            raise DeadlineExpired("CART's greedy tree")
         return False
 
     def goes_right(self, rows: np.ndarray, test: int) -> np.ndarray:
@@ -261,7 +262,7 @@ def cart_tree(data, max_depth: int | None, deadline=None, max_cells: float = 1e6
     tests = ThresholdTests(X, onehot, np.flatnonzero(numeric), max_cells, deadline)
     try:
         _, root = grow(tests, onehot, np.arange(X.shape[0]), max_depth)
-    except TimeoutError:
+    except DeadlineExpired:
         return None
     tree = Tree(root, classes=data.classes, feature_names=list(data.feature_names))
     tree.fit_counts(X, y)
@@ -282,7 +283,7 @@ def timeout_answer(data, method: str, objective_name: str, runtime: float, lam: 
     import time
 
     from ..deadline import Deadline
-    from ..result import timeout_result
+    from ..result import objective_value, timeout_result
 
     result = timeout_result(data, method, objective_name, runtime, lam=lam, step=step)
     depth_ok = isinstance(max_depth, (int, np.integer)) and not isinstance(max_depth, bool) and max_depth > 0
@@ -302,7 +303,7 @@ def timeout_answer(data, method: str, objective_name: str, runtime: float, lam: 
         cart.fit_counts(data.X, data.y, weight)
     errors = int(cart.errors(data.X, data.y, weight))
     n = int(len(data.y) if weight is None else np.asarray(weight).sum())
-    value = float(errors) if objective_name == "errors" else errors / n + float(lam or 0.0) * cart.n_leaves
+    value = objective_value(objective_name, cart, errors, n, lam)
     if value < result.objective:
         result.tree, result.objective = cart, value
         result.stats.update(errors=errors, tree_source="greedy",

@@ -31,10 +31,10 @@ from ortools.sat.python import cp_model
 from ..binarize import BinaryProblem
 from ..encodings.cpsat_regularized import (BuildInterrupted, RegularizedEncoding, ScaledObjective,
                                            add_osdt_bounds, build_model, exact_objective,
-                                           scaled_objective, set_objective, threshold_chains)
+                                           scaled_objective, set_objective)
 from ..deadline import Deadline, DeadlineExpired, check_memory
 from ..progress import ProgressCallback, ProgressReporter
-from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult, engine_result
 from ..tree import Node, Tree
 from ..warmstart import check_warm_start, single_leaf, warm_start_trees
 from .common import TreeCheckError, finalize_tree, n_cores
@@ -109,7 +109,7 @@ def estimate_build_units(problem: BinaryProblem, max_depth: int) -> int:
     I, P = 2 ** D - 1, 2 ** (D + 1) - 1
     m, B = problem.n_distinct, problem.n_binary
     units = int(np.count_nonzero(problem.counts))
-    chains = len(threshold_chains(problem)) if I else 0
+    chains = len(problem.threshold_chains()) if I else 0
     return 2 * I * B + m * (P + D) + units + I * m * (chains + 6) + P * units
 
 
@@ -256,8 +256,8 @@ def _add_hint(enc: RegularizedEncoding, tree: Tree) -> None:
 def _result(problem: BinaryProblem, binary_tree: Tree | None, status: str, scaled: ScaledObjective,
             bound: Fraction | None, deadline: Deadline, stats: dict) -> SolveResult:
     if binary_tree is None:
-        return SolveResult(None, UNKNOWN, None, None if bound is None else float(bound),
-                           deadline.elapsed(), METHOD, "regularized", stats)
+        return engine_result(None, None, bound=bound, runtime=deadline, method=METHOD,
+                             objective_name="regularized", stats=stats)
     tree, errors = finalize_tree(problem, binary_tree)
     value = exact_objective(errors, tree.n_leaves, problem.n_rows, scaled.lam)
     stats.update(errors=errors, leaves=tree.n_leaves,
@@ -268,12 +268,9 @@ def _result(problem: BinaryProblem, binary_tree: Tree | None, status: str, scale
         if engine is not None and mine != engine:
             raise TreeCheckError(f"CP-SAT proved optimum {engine} but the finalized tree has "
                                  f"engine value {mine} (errors {errors}, leaves {tree.n_leaves})")
-        bound = value
-    elif bound is not None:
-        bound = min(bound, value)
     tree.meta.update(method=METHOD, objective="regularized", lam=float(scaled.lam))
-    return SolveResult(tree, status, float(value), None if bound is None else float(bound),
-                       deadline.elapsed(), METHOD, "regularized", stats)
+    return engine_result(tree, value, status=status, bound=bound, runtime=deadline, method=METHOD,
+                         objective_name="regularized", stats=stats)
 
 
 def _trivial_bound(problem: BinaryProblem, lam: Fraction) -> Fraction:

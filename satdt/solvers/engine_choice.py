@@ -18,6 +18,7 @@ from typing import Any
 
 from ..binarize import BinaryProblem
 from ..deadline import Deadline
+from ..limits import box_size
 from ..methods import METHODS
 from ..progress import ProgressCallback
 from ..result import SolveResult
@@ -41,32 +42,19 @@ FEW_CHAINS = 6
 
 
 def _chain_ranks(problem: BinaryProblem) -> list[int]:
-    """Ranks of each chain of nested columns as the DP groups them: one chain per numeric
-    feature (its thresholds, ``R = thresholds + 1``), one two-rank chain per other column."""
-    thresholds: dict[int, int] = {}
-    singles = 0
-    tests = problem.tests if len(problem.tests) == problem.n_binary else [None] * problem.n_binary
-    for t in tests:
-        if t is None or t.category is not None:
-            singles += 1
-        else:
-            thresholds[t.feature] = thresholds.get(t.feature, 0) + 1
-    return [n + 1 for n in thresholds.values()] + [2] * singles
+    """Ranks ``R = columns + 1`` of each chain of :meth:`BinaryProblem.threshold_chains` (the
+    chains the DP builds its ranks from)."""
+    return [len(chain) + 1 for chain in problem.threshold_chains()]
 
 
 def box_figures(problem: BinaryProblem) -> dict[str, float]:
     """Boxes of the box DP (every product of one interval of ranks per chain) and the cell
-    operations of one level of its recurrence, from the columns alone (no table is built).
-
-    The same figures as :func:`satdt.solvers.dp.boxes.box_count` / ``box_work`` when every
-    feature's thresholds form one chain (always so under the ``all`` and ``quantile``
-    binarizations); the DP itself decides on its exact chains.
+    operations of one level of its recurrence, from the chains alone (no table is built):
+    :func:`satdt.limits.box_size`, as the DP's own :func:`~satdt.solvers.dp.boxes.box_count` /
+    ``box_work`` (the DP splits a chain only if its ranks disagree with the binary matrix).
     """
     ranks = _chain_ranks(problem)
-    cells = 1.0
-    for r in ranks:
-        cells *= r * (r + 1) / 2
-    work = sum(cells / (r * (r + 1) / 2) * (r ** 3 - r) / 6 for r in ranks)
+    cells, work = box_size(ranks)
     return {"boxes": float(cells), "box_work_per_level": float(work), "chains": len(ranks)}
 
 

@@ -46,7 +46,7 @@ from ..binarize import BinaryProblem
 from ..deadline import Deadline, check_memory, format_bytes
 from ..limits import MAXSAT_SECONDS_PER_LITERAL, maxsat_literals
 from ..progress import ProgressCallback, ProgressReporter
-from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..result import FEASIBLE, OPTIMAL, UNKNOWN, SolveResult, engine_result
 from ..tree import Tree
 from ..encodings.maxsat import MaxSatEncoding
 from ..warmstart import best_start_tree, single_leaf
@@ -312,13 +312,9 @@ def solve_max_accuracy(problem: BinaryProblem, *, max_depth: int, time_limit: fl
     reporter.emit("start", bound=floor, message=f"depth <= {max_depth}")
 
     def result(tree: Tree | None, status: str, bound: float | None) -> SolveResult:
-        if tree is None:
-            out = SolveResult(None, status, None, bound, deadline.elapsed(), method, "errors", stats)
-        else:
-            final, errors = finalize_tree(problem, tree)
-            if status == OPTIMAL:
-                bound = errors
-            out = SolveResult(final, status, errors, bound, deadline.elapsed(), method, "errors", stats)
+        final, errors = finalize_tree(problem, tree) if tree is not None else (None, None)
+        out = engine_result(final, errors, status=status, bound=bound, runtime=deadline, method=method,
+                            objective_name="errors", stats=stats)
         reporter.emit("done", incumbent=out.objective, bound=out.bound, message=out.status)
         return out
 

@@ -59,7 +59,7 @@ from ..encodings.mip_binoct import build_binoct
 from ..encodings.mip_model import MipModel
 from ..encodings.mip_oct import baseline_errors, build_oct
 from ..progress import ProgressCallback, ProgressReporter
-from ..result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ..result import FEASIBLE, INFEASIBLE, UNKNOWN, SolveResult, engine_result
 from ..tree import Tree
 from ..warmstart import best_start_tree, single_leaf, warm_start_trees
 from .common import finalize_tree, n_cores
@@ -353,8 +353,8 @@ def _validate(problem: BinaryProblem, max_depth: int) -> None:
 def _trivial(problem: BinaryProblem, deadline: Deadline, method: str) -> SolveResult:
     """No binary column: the single leaf is the only tree, and it is optimal."""
     final, errors = finalize_tree(problem, single_leaf(problem))
-    return SolveResult(final, OPTIMAL, errors, errors, deadline.elapsed(), method, "errors",
-                       {"note": "no binary column: a single leaf"})
+    return engine_result(final, errors, proven=True, runtime=deadline, method=method, objective_name="errors",
+                         stats={"note": "no binary column: a single leaf"})
 
 
 def solve_binoct(problem: BinaryProblem, *, max_depth: int, backend: str = DEFAULT_BACKEND,
@@ -554,9 +554,9 @@ def _finish(problem, model, mip, start_tree, hint, backend, interface, deadline,
     if best is None:
         # the engine's proof that the model has no solution (e.g. OCT's min_leaf above the rows)
         infeasible = engine is not None and engine.engine_status == "INFEASIBLE"
-        return SolveResult(None, INFEASIBLE if infeasible else UNKNOWN, None,
-                           None if infeasible else _err_bound(engine, to_errors, problem), runtime,
-                           method, "errors", stats)
+        return engine_result(None, None, status=INFEASIBLE if infeasible else UNKNOWN,
+                             bound=None if infeasible else _err_bound(engine, to_errors, problem), runtime=runtime,
+                             method=method, objective_name="errors", stats=stats)
     source, final, errors, value = best
     stats["tree_source"] = source
     if oct_params:
@@ -569,12 +569,13 @@ def _finish(problem, model, mip, start_tree, hint, backend, interface, deadline,
             proven = engine.bound / oct_params[1] >= value - 1e-6 * max(1.0, abs(value))
         else:
             proven = math.ceil(engine.bound - _EPS) >= errors
-    if proven:
-        return SolveResult(final, OPTIMAL, errors, errors, runtime, method, "errors", stats)
-    bound = _err_bound(engine, to_errors, problem)
-    if bound is not None:
-        bound = min(bound, errors)
-    return SolveResult(final, FEASIBLE, errors, bound, runtime, method, "errors", stats)
+    bound = None if proven else _err_bound(engine, to_errors, problem)
+    if oct_params and oct_params[0] > 0 and not proven:
+        # OCT with a split penalty: its bound is on the errors, its optimum on OCT's value, so a
+        # bound that reaches the tree's errors proves nothing about that value
+        return SolveResult(final, FEASIBLE, errors, min(bound, errors), runtime, method, "errors", stats)
+    return engine_result(final, errors, proven=proven, bound=bound, runtime=runtime, method=method,
+                         objective_name="errors", stats=stats)
 
 
 def _err_bound(engine: EngineResult | None, to_errors, problem: BinaryProblem) -> int:

@@ -12,7 +12,6 @@ import numpy as np
 
 from ..binarize import BinaryProblem
 from ..deadline import Deadline, DeadlineExpired, check_memory, format_bytes
-from ..encodings.mip_binoct import feature_groups
 from ..limits import BYTES_PER_NONZERO, SECONDS_PER_NONZERO, SECONDS_PER_ROW  # measured; see there
 
 __all__ = ["estimate_binoct", "estimate_oct", "binoct_threshold_rows", "BYTES_PER_NONZERO",
@@ -27,7 +26,7 @@ def estimate_binoct(problem: BinaryProblem, depth: int) -> int:
     at most one range, a range of rows counts once per leaf on its side."""
     m, C = problem.counts.shape
     n_leaf = 2 ** depth
-    levels = sum(int(np.ceil(np.log2(max(len(g), 2)))) + 1 for g in feature_groups(problem))
+    levels = sum(int(np.ceil(np.log2(max(len(g), 2)))) + 1 for g in problem.threshold_chains())
     threshold = levels * m * depth * n_leaf // 2 * 2     # left and right ranges, half the leaves each
     return int(threshold + m * n_leaf * (1 + C) + 2 * n_leaf * C)
 
@@ -45,7 +44,7 @@ def binoct_threshold_rows(problem: BinaryProblem, depth: int) -> int:
     """Threshold constraints BinOCT adds one by one (at most: empty ranges are skipped): per
     internal node and feature group of ``K`` thresholds, two bound rows and two per node of the
     threshold search tree."""
-    return (2 ** depth - 1) * sum(2 * len(g) for g in feature_groups(problem))
+    return (2 ** depth - 1) * sum(2 * len(g) for g in problem.threshold_chains())
 
 
 def _fits(nonzeros: int, deadline: Deadline, name: str, extra_bytes: int = 0, rows: int = 0) -> str | None:

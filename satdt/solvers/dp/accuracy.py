@@ -1,10 +1,11 @@
 """The most accurate tree, and the regularized optimum, of depth <= d by the DP search.
 
 :func:`solve_max_accuracy_dp` (fewest errors) and :func:`solve_regularized_dp` (OSDT/GOSDT's
-``errors / n + lam * leaves`` [4, 5], any tree shape up to the depth) drive one search
-(:func:`new_search`: the compiled :class:`~satdt.solvers.dp.search.CoreSearch`, or the numpy
-reference for tests) on integer costs ``q * errors + leaf_cost * leaves``; the algorithm is
-described in :mod:`satdt.solvers.dp`. Every tree returned is mapped to the original features,
+``errors / n + lam * leaves`` [4, 5], any tree shape up to the depth) are one driver
+(:func:`_drive`) parameterised by its cost (:class:`ErrorsCost`, :class:`RegularizedCost`: the
+integer cost ``q * errors + leaf_cost * leaves`` and how it reads as the objective), over one
+search (:func:`new_search`: the compiled :class:`~satdt.solvers.dp.search.CoreSearch`, or the
+numpy reference for tests); the algorithm is described in :mod:`satdt.solvers.dp`. Every tree returned is mapped to the original features,
 pruned and re-evaluated on the original rows.
 """
 
@@ -21,7 +22,7 @@ from ...deadline import Deadline
 from ...objectives import exact_objective, scaled_objective
 from ...progress import ProgressCallback, ProgressReporter
 from ...heuristics.greedy import CART_GRACE
-from ...result import FEASIBLE, OPTIMAL, SolveResult
+from ...result import OPTIMAL, SolveResult, engine_result
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
 from .anytime import anytime_search
@@ -138,27 +139,112 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     """
     _validate(problem, max_depth, upper_bound, pair_ops)
     resolve_n_jobs(n_jobs)
+    cost = ErrorsCost()
     if _search is None:
-        deadline = Deadline.of(time_limit)
-        search = new_search(problem, deadline, pair_ops, engine, n_jobs=n_jobs)
+        search = new_search(problem, Deadline.of(time_limit), pair_ops, engine, n_jobs=n_jobs)
     else:  # a search of the same problem and costs: its memo (row subset, depth) stays valid
-        search, deadline = _search, _search.deadline
-    d = int(max_depth)
+        search = _search
+    return _drive(problem, search, int(max_depth), cost, upper_bound=upper_bound,
+                  optimize_above_bound=optimize_above_bound, progress=progress, binary_out=_binary_out)
+
+
+class ErrorsCost:
+    """The cost of the most accurate tree: ``errors`` (``q = 1``, no leaf cost); the objective is
+    the training errors, an integer, and so is its bound."""
+
+    objective_name = "errors"
+    q, leaf_cost = 1, 0
+
+    def to_objective(self, cost: float) -> float:
+        return float(cost)
+
+    def describe(self, d: int) -> str:
+        return f"depth {d}"
+
+    def value(self, errors: int, leaves: int) -> int:
+        return errors
+
+    def answer(self, problem: BinaryProblem, d: int, errors: int, leaves: int, proven: bool,
+               bound: float) -> tuple[int, int | None, dict]:
+        """(objective, its proven bound from the search's ``bound``, extra stats) of the
+        finalized tree (errors); no bound is needed for a proven optimum."""
+        return errors, None if proven else int(np.ceil(bound - 1e-9)), {}
+
+    def proven_stats(self, status: str, value: int) -> dict:
+        return {}
+
+    def tag(self, tree: Tree) -> None:
+        pass
+
+
+class RegularizedCost:
+    """OSDT/GOSDT's ``errors / n + lam * leaves`` as the integer cost ``q * errors + p * n *
+    leaves`` (:func:`~satdt.objectives.scaled_objective`: ``p / q`` orders every pair (errors,
+    leaves) of trees of depth <= ``max_depth`` as ``lam`` does, ties included)."""
+
+    objective_name = "regularized"
+
+    def __init__(self, lam: float, n: int, d: int):
+        self.lam, self.n = lam, n
+        self.scaled = scaled_objective(Fraction(lam), n, d)
+        self.q, self.leaf_cost = self.scaled.q, self.scaled.p * n
+        if self.q * n + self.leaf_cost * 2 ** d >= 2 ** 53:
+            raise ValueError(f"lam={lam!r} needs integers above 2**53 on {n} rows at depth {d}")
+
+    def to_objective(self, cost: float) -> float:  # q * errors + p * n * leaves -> errors / n + lam * leaves
+        return cost / (self.q * self.n)
+
+    def describe(self, d: int) -> str:
+        return f"depth {d}, lam {float(self.lam):g}"
+
+    def value(self, errors: int, leaves: int) -> int:
+        return self.scaled.engine_value(errors, leaves)
+
+    def answer(self, problem: BinaryProblem, d: int, errors: int, leaves: int, proven: bool,
+               bound: float) -> tuple[Fraction, Fraction | None, dict]:
+        value = exact_objective(errors, leaves, self.n, self.scaled.lam)
+        # the smallest exact objective of any pair whose engine value reaches the search's bound
+        exact_bound = None if proven else self.scaled.lower_bound(bound, 2 ** d, int(problem.min_errors))
+        stats = dict(errors=errors, leaves=leaves, train_accuracy=1.0 - errors / self.n, lam=self.lam,
+                     lam_engine=f"{self.scaled.p}/{self.scaled.q}", engine_bound=float(bound))
+        return value, exact_bound, stats
+
+    def proven_stats(self, status: str, value: int) -> dict:
+        return {"engine_objective": int(value)} if status == OPTIMAL else {}
+
+    def tag(self, tree: Tree) -> None:
+        tree.meta.update(method="dp", objective="regularized", lam=float(self.scaled.lam))
+
+
+def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost | RegularizedCost, *,
+           upper_bound: int | None = None, optimize_above_bound: bool = True, start_tree: Tree | None = None,
+           progress: ProgressCallback | None = None, binary_out: list | None = None) -> SolveResult:
+    """The one DP driver: the incumbent (CART's greedy tree, or ``start_tree`` when cheaper), then
+    the anytime schedule (or, with ``upper_bound``, the searches below that bound), the tree
+    finalized on the original rows and checked against the search's cost, the result for
+    ``cost``'s objective."""
+    deadline = search.deadline
     S = np.arange(problem.n_distinct, dtype=np.int64)
-    floor = float(problem.min_errors)
+    floor = search.q * float(problem.min_errors) + search.lc
     reporter = ProgressReporter("dp", progress)
-    reporter.emit("start", bound=floor, message=f"depth {d}")
+    reporter.emit("start", bound=cost.to_objective(floor), message=cost.describe(d))
 
     # incumbent: CART's Gini-greedy tree of that depth over the binary columns, from the column
-    # counts (no scikit-learn: its import alone costs more than most searches)
+    # counts (no scikit-learn: its import alone costs more than most searches), pruned bottom-up
+    # against the leaf cost
     inc_tree, source = _incumbent(search, problem, S, d)
-    inc_cost = search.binary_errors(inc_tree)
-    reporter.emit("incumbent", incumbent=inc_cost, message=source)
+    inc_cost = search.binary_cost(inc_tree)
+    if start_tree is not None and start_tree.depth() <= d:  # a given tree over the binary columns
+        given = search.binary_cost(start_tree)
+        if given < inc_cost:
+            inc_tree, inc_cost, source = start_tree, given, "given"
+    reporter.emit("incumbent", incumbent=cost.to_objective(inc_cost), message=source)
     bound = floor
     proven = False
+    anytime_stats = None
     ub = inc_cost if upper_bound is None else min(inc_cost, float(upper_bound) + 1.0)
     for attempt in range(0 if upper_bound is None else 2):
-        out = _run_reported(search, reporter, d, ub)
+        out = _run_reported(search, reporter, d, ub, cost.to_objective)
         if out.node is not None and out.cost < inc_cost:
             inc_tree = Tree(root=out.node, classes=problem.classes)
             inc_cost, source = float(out.cost), "dp"
@@ -174,26 +260,36 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
             break
         ub = inc_cost  # the given upper bound was not achievable: search again without it
     if upper_bound is None:  # the anytime schedule (anytime.py): the complete search and heuristics
-        found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter)
+        found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter, cost.to_objective)
         inc_tree, inc_cost, source, proven = Tree(root=found.node, classes=problem.classes), found.cost, \
             found.source, found.proven
         if found.bound is not None:
             bound = max(bound, found.bound)
         anytime_stats = found.stats
     tree, errors = _finalize(problem, inc_tree, search.binary_errors)
-    if errors != inc_cost:
-        raise TreeCheckError(f"dp tree has {errors} errors on the original rows, search said {inc_cost:g}")
-    if _binary_out is not None:  # the tree over the binary columns, for a warm start elsewhere
-        _binary_out.append(inc_tree)
-    status = OPTIMAL if proven or bound >= errors else FEASIBLE
+    leaves = tree.n_leaves
+    value = cost.value(errors, leaves)
+    # finalizing never adds errors and only removes leaves: the cost falls by leaf costs at most,
+    # and not at all for a proven optimum, nor without leaf costs for the search's own trees
+    # (majority leaves; a given start tree may have others)
+    if value > inc_cost or ((proven or (cost.leaf_cost == 0 and start_tree is None)) and value != inc_cost):
+        raise TreeCheckError(f"dp tree has {errors} errors and {leaves} leaves (cost {value}) on the original "
+                             f"rows, search said {inc_cost:g}")
+    if binary_out is not None:  # the tree over the binary columns, for a warm start elsewhere
+        binary_out.append(inc_tree)
+    proven = proven or bound >= value  # in the search's own (integer) cost
+    objective, final_bound, extra = cost.answer(problem, d, errors, leaves, proven, bound)
+    cost.tag(tree)
     stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
-                 chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct)
-    if upper_bound is None:
+                 chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct, **extra)
+    if anytime_stats is not None:
         stats["anytime"] = anytime_stats
-    final_bound = int(errors if status == OPTIMAL else np.ceil(bound - 1e-9))
-    reporter.emit("done", incumbent=errors, bound=final_bound, nodes=int(search.stats["nodes"]), message=status)
-    return SolveResult(tree=tree, status=status, objective=errors, bound=final_bound,
-                       runtime=deadline.elapsed(), method="dp", objective_name="errors", stats=stats)
+    result = engine_result(tree, objective, proven=proven, bound=final_bound, runtime=deadline, method="dp",
+                           objective_name=cost.objective_name, stats=stats)
+    stats.update(cost.proven_stats(result.status, value))
+    reporter.emit("done", incumbent=result.objective, bound=result.bound, nodes=int(search.stats["nodes"]),
+                  message=result.status)
+    return result
 
 
 def _run_reported(search: SearchBase, reporter: ProgressReporter, d: int, ub: float,
@@ -271,61 +367,10 @@ def solve_regularized_dp(problem: BinaryProblem, *, lam: float, max_depth: int,
     _validate(problem, max_depth, None, pair_ops)
     _validate_lam(lam)
     resolve_n_jobs(n_jobs)
-    deadline = Deadline.of(time_limit)
-    d = int(max_depth)
-    n = int(problem.n_rows)
-    scaled = scaled_objective(Fraction(lam), n, d)
-    leaf_cost = scaled.p * n
-    search = new_search(problem, deadline, pair_ops, engine, q=scaled.q, leaf_cost=leaf_cost, n_jobs=n_jobs)
-    if scaled.q * n + leaf_cost * 2 ** d >= 2 ** 53:
-        raise ValueError(f"lam={lam!r} needs integers above 2**53 on {n} rows at depth {d}")
-    S = np.arange(problem.n_distinct, dtype=np.int64)
-    floor = search.q * float(problem.min_errors) + search.lc
-
-    def to_objective(cost: float) -> float:  # q * errors + p * n * leaves -> errors / n + lam * leaves
-        return cost / (search.q * n)
-
-    reporter = ProgressReporter("dp", progress)
-    reporter.emit("start", bound=to_objective(floor), message=f"depth {d}, lam {float(lam):g}")
-
-    # incumbent: the Gini-greedy tree of that depth, pruned bottom-up against the leaf cost
-    inc_tree, source = _incumbent(search, problem, S, d)
-    inc_cost = search.binary_cost(inc_tree)
-    if start_tree is not None and start_tree.depth() <= d:  # a given tree over the binary columns
-        given = search.binary_cost(start_tree)
-        if given < inc_cost:
-            inc_tree, inc_cost, source = start_tree, given, "given"
-    reporter.emit("incumbent", incumbent=to_objective(inc_cost), message=source)
-    bound = floor
-    found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter, to_objective)
-    inc_tree, inc_cost, source, proven = Tree(root=found.node, classes=problem.classes), found.cost, \
-        found.source, found.proven
-    if found.bound is not None:
-        bound = max(floor, found.bound)
-    tree, errors = _finalize(problem, inc_tree, search.binary_errors)
-    leaves = tree.n_leaves
-    engine = scaled.engine_value(errors, leaves)
-    # finalizing never adds errors and only removes leaves; a proven optimum cannot improve
-    if engine > inc_cost or (proven and engine != inc_cost):
-        raise TreeCheckError(f"dp tree has engine value {engine} (errors {errors}, leaves {leaves}) "
-                             f"on the original rows, search said {inc_cost:g}")
-    value = exact_objective(errors, leaves, n, scaled.lam)
-    status = OPTIMAL if proven or bound >= engine else FEASIBLE
-    if status == OPTIMAL:
-        exact_bound = value
-    else:
-        exact_bound = min(value, scaled.lower_bound(bound, 2 ** d, int(problem.min_errors)))
-    tree.meta.update(method="dp", objective="regularized", lam=float(scaled.lam))
-    stats = dict(search.stats, memo_entries=search.memo_entries, tree_source=source, engine=engine_name(search),
-                 chains=int(search.ch.base.size), columns=search.B, distinct_rows=problem.n_distinct,
-                 errors=errors, leaves=leaves, train_accuracy=1.0 - errors / n, lam=lam,
-                 lam_engine=f"{scaled.p}/{scaled.q}", engine_bound=float(bound), anytime=found.stats)
-    if status == OPTIMAL:
-        stats["engine_objective"] = int(engine)
-    reporter.emit("done", incumbent=float(value), bound=float(exact_bound), nodes=int(search.stats["nodes"]),
-                  message=status)
-    return SolveResult(tree=tree, status=status, objective=float(value), bound=float(exact_bound),
-                       runtime=deadline.elapsed(), method="dp", objective_name="regularized", stats=stats)
+    cost = RegularizedCost(lam, int(problem.n_rows), int(max_depth))
+    search = new_search(problem, Deadline.of(time_limit), pair_ops, engine, q=cost.q, leaf_cost=cost.leaf_cost,
+                        n_jobs=n_jobs)
+    return _drive(problem, search, int(max_depth), cost, start_tree=start_tree, progress=progress)
 
 
 def solve_dp(problem: BinaryProblem, *, max_depth: int, lam: float | None = None,

@@ -38,33 +38,21 @@ from typing import Callable
 
 import numpy as np
 
+from ...limits import box_size
 from ...tree import Node
 
 __all__ = ["BoxLattice", "box_count", "box_work"]
 
 
-def _chain_ranks(chains) -> list[int]:
-    """Number of ranks ``R_f = L_f + 1`` of each chain."""
-    p = chains.rank.shape[1]
-    R = np.ones(p, dtype=np.int64)
-    np.maximum.at(R, chains.chain, chains.level.astype(np.int64) + 1)
-    return [int(r) for r in R]
-
-
 def box_count(chains) -> float:
-    """Number of boxes (cells of one level table), as a float (it can exceed int64; ``inf`` past
-    float64, without numpy's overflow warning: wide data has thousands of chains)."""
-    cells = 1.0
-    for r in _chain_ranks(chains):
-        cells *= float(r) * (float(r) + 1.0) / 2.0  # Python floats: inf on overflow, no warning
-    return cells
+    """Number of boxes (cells of one level table) of :class:`~satdt.solvers.dp.chains.Chains`, as
+    a float (it can exceed int64; ``inf`` past float64: wide data has thousands of chains)."""
+    return box_size(chains.ranks)[0]
 
 
 def box_work(chains) -> float:
     """Cell operations of one level of the recurrence: ``sum_f boxes / I_f * R_f^3 / 6``."""
-    R = _chain_ranks(chains)
-    cells = box_count(chains)
-    return float(sum(cells / (r * (r + 1) / 2) * (r ** 3 - r) / 6 for r in R))
+    return box_size(chains.ranks)[1]
 
 
 def _offsets(R: int) -> np.ndarray:
@@ -96,7 +84,7 @@ class BoxLattice:
     def __init__(self, chains, counts: np.ndarray, check_time: Callable[[], None]):
         self.chains = chains
         self.check_time = check_time
-        self.R = _chain_ranks(chains)
+        self.R = chains.ranks
         self.off = [_offsets(r) for r in self.R]
         self.shape = tuple(r * (r + 1) // 2 for r in self.R)
         self.full = tuple(i - 1 for i in self.shape)  # [0, R - 1] is the last interval

@@ -33,6 +33,11 @@ class Chains:
     base: np.ndarray        # (p,) first slot of each chain (level 0)
     n_slots: int
 
+    @property
+    def ranks(self) -> list[int]:
+        """Number of ranks ``R = columns + 1`` of each chain, in chain order."""
+        return np.diff(np.append(self.base, self.n_slots)).astype(np.int64).tolist()
+
     @cached_property
     def column_of(self) -> dict[int, int]:
         """Column index in ``problem.X`` -> column in chain order (the inverse of ``orig``)."""
@@ -40,65 +45,61 @@ class Chains:
 
 
 def build_chains(problem: BinaryProblem) -> Chains:
-    """Group the columns of ``problem.X`` into nested chains (per numeric feature, by threshold).
+    """The DP's form of :meth:`BinaryProblem.threshold_chains`: one integer rank per distinct
+    row and chain, the numeric chains first (by feature), then the chains of one column (in
+    column order).
 
-    A problem made from its features' codes (:attr:`BinaryProblem.codes`) gives its chains
-    directly, without the binary matrix. Otherwise the rank of each distinct row in a chain is
-    read from the original feature value
-    (``searchsorted`` over the chain's thresholds) and then checked against ``problem.X``
-    column by column (row chunks); a group that does not match exactly is split into chains of
-    length one, whose rank is the column itself. So the representation is exact for any column
-    set.
+    A problem made from its features' codes (:attr:`BinaryProblem.codes`) gives its ranks
+    directly, without the binary matrix (a numeric feature's code is its rank among its
+    thresholds). Otherwise the rank of each distinct row in a chain is read from the original
+    feature value (``searchsorted`` over the chain's thresholds) and then checked against
+    ``problem.X`` column by column (row chunks); a chain that does not match exactly is split
+    into chains of length one, whose rank is the column itself. So the representation is exact
+    for any column set.
     """
+    tests = problem.tests
+
+    def numeric(chain: np.ndarray) -> bool:
+        return int(chain[0]) < len(tests) and tests[chain[0]].category is None
+
+    every = problem.threshold_chains()
+    numerics = sorted((c for c in every if numeric(c)), key=lambda c: tests[c[0]].feature)
+    singles = [c for c in every if not numeric(c)]
     if problem.codes is not None:
-        return _chains_from_codes(problem)
+        return _chains_from_codes(problem, numerics, singles)
     X = problem.X
-    m, B = X.shape
-    groups: dict[int, list[tuple[float, int]]] = {}
-    singles: list[list[int]] = []
-    tests = problem.tests if len(problem.tests) == B else [None] * B
-    for j, t in enumerate(tests):
-        if t is None or t.category is not None:
-            singles.append([j])
-        else:
-            groups.setdefault(t.feature, []).append((t.threshold, j))
     first = problem.first  # the first original row of each distinct row
     chains: list[list[int]] = []
     ranks: list[np.ndarray] = []
-    for f in sorted(groups):
-        ts, cols = zip(*sorted(groups[f]))
-        cols = list(cols)
+    for cols in numerics:
         rank = None
         if (first >= 0).all():
-            rank = np.searchsorted(np.asarray(ts), problem.data.X[first, f], side="left").astype(np.int32)
-            if not matches_chain(X, cols, rank):
+            ts = np.array([tests[j].threshold for j in cols])
+            rank = np.searchsorted(ts, problem.data.X[first, tests[cols[0]].feature], side="left").astype(np.int32)
+            if not matches_chain(X, cols.tolist(), rank):
                 rank = None
         if rank is not None:
-            chains.append(cols)
+            chains.append(cols.tolist())
             ranks.append(rank)
         else:
-            chains.extend([j] for j in cols)
+            chains.extend([j] for j in cols.tolist())
             ranks.extend(X[:, j].astype(np.int32) for j in cols)
-    chains.extend(singles)
+    chains.extend(c.tolist() for c in singles)
     ranks.extend(X[:, c[0]].astype(np.int32) for c in singles)
-    return _assemble(chains, ranks, m)
+    return _assemble(chains, ranks, X.shape[0])
 
 
-def _chains_from_codes(problem: BinaryProblem) -> Chains:
-    """The chains of a problem made from its features' codes (exact by construction: a numeric
-    feature's code is its rank among its thresholds; a categorical test is a chain of one)."""
-    numeric: list[tuple[int, list[int], np.ndarray]] = []
-    singles: list[tuple[list[int], np.ndarray]] = []
-    for k, (feature, categorical, start, stop) in enumerate(feature_blocks(problem.tests)):
-        code = problem.codes[:, k]
-        if categorical:  # test start + i is "code != i"
-            singles.extend(([j], (code != j - start).astype(np.int32)) for j in range(start, stop))
-        else:
-            numeric.append((feature, list(range(start, stop)), code.astype(np.int32)))
-    numeric.sort(key=lambda item: item[0])
-    chains = [cols for _, cols, _ in numeric] + [cols for cols, _ in singles]
-    ranks = [rank for _, _, rank in numeric] + [rank for _, rank in singles]
-    return _assemble(chains, ranks, problem.n_distinct)
+def _chains_from_codes(problem: BinaryProblem, numerics: list[np.ndarray], singles: list[np.ndarray]) -> Chains:
+    """The ranks of a problem made from its features' codes (exact by construction: a numeric
+    feature's code is its rank among its thresholds; categorical test ``start + i`` of a feature
+    is "code != i")."""
+    block = {feature: (k, start) for k, (feature, _, start, _) in enumerate(feature_blocks(problem.tests))}
+    tests = problem.tests
+    ranks = [problem.codes[:, block[tests[c[0]].feature][0]].astype(np.int32) for c in numerics]
+    for c in singles:
+        k, start = block[tests[c[0]].feature]
+        ranks.append((problem.codes[:, k] != int(c[0]) - start).astype(np.int32))
+    return _assemble([c.tolist() for c in numerics + singles], ranks, problem.n_distinct)
 
 
 def _assemble(chains: list[list[int]], ranks: list[np.ndarray], m: int) -> Chains:

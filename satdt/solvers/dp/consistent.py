@@ -19,7 +19,7 @@ import numpy as np
 from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...progress import ProgressCallback, ProgressEvent, ProgressReporter
-from ...result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult
+from ...result import FEASIBLE, INFEASIBLE, OPTIMAL, UNKNOWN, SolveResult, engine_result
 from ...tree import Node, Tree
 from ..common import TreeCheckError, finalize_tree
 from .accuracy import _finalize, _validate, new_search, solve_max_accuracy_dp, solve_regularized_dp
@@ -173,9 +173,10 @@ def solve_min_depth_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         objective = None if tree is None else tree.depth()
         if tree is not None:
             _check_consistent_tree(problem, tree, "dp-depth")
-        final_bound = objective if status == OPTIMAL else bound
-        reporter.emit("done", incumbent=objective, bound=final_bound, message=status)
-        return SolveResult(tree, status, objective, final_bound, deadline.elapsed(), "dp-depth", "depth", stats)
+        out = engine_result(tree, objective, status=status, bound=bound, runtime=deadline, method="dp-depth",
+                            objective_name="depth", stats=stats)
+        reporter.emit("done", incumbent=out.objective, bound=out.bound, message=out.status)
+        return out
 
     k = max(0, math.ceil(math.log2(max(1, problem.n_present_classes))))
     reporter.emit("start", bound=k)
@@ -293,11 +294,10 @@ def solve_min_size_dp(problem: BinaryProblem, *, max_depth: int | None = None,
         tree = min(candidates, key=lambda t: t.n_nodes) if candidates else None
         if tree is not None:
             _check_consistent_tree(problem, tree, "dp-size")
-        objective = None if tree is None else tree.n_nodes
-        if status == OPTIMAL:
-            bound = objective
-        reporter.emit("done", incumbent=objective, bound=bound, message=status)
-        return SolveResult(tree, status, objective, bound, deadline.elapsed(), "dp-size", "nodes", stats)
+        out = engine_result(tree, None if tree is None else tree.n_nodes, status=status, bound=bound,
+                            runtime=deadline, method="dp-size", objective_name="nodes", stats=stats)
+        reporter.emit("done", incumbent=out.objective, bound=out.bound, message=out.status)
+        return out
 
     chains, how = choose_algorithm(problem, algorithm)
     stats.update(how)

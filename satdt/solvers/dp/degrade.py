@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...heuristics.greedy import cart_tree
-from ...result import FEASIBLE, UNKNOWN, SolveResult
+from ...result import SolveResult, engine_result, objective_value, trivial_bound
 
 __all__ = ["degrade_dp", "plan_dp_data", "degrade_dp_data"]
 
@@ -50,7 +50,8 @@ def degrade_dp_data(data: Any, max_depth: int, lam: float | None, time_limit: An
     (``fit``: :func:`satdt.limits.dp_budget`'s figures and ``tests``): ``solve`` (``solve_dp``)
     on quantile thresholds instead, and CART's tree on all thresholds (:func:`cart_tree`) when
     that is better; FEASIBLE (the quantile search is a restriction: neither its optimum nor its
-    bound answers the question asked), the plan in ``stats``, and a warning."""
+    bound answers the question asked; OPTIMAL only when the tree meets the bound every tree
+    meets, :func:`~satdt.result.trivial_bound`), the plan in ``stats``, and a warning."""
     import warnings
 
     from ...binarize import Binarizer
@@ -76,10 +77,9 @@ def degrade_dp_data(data: Any, max_depth: int, lam: float | None, time_limit: An
     tree, value, source = result.tree, result.objective, "dp (quantile thresholds)"
     if floor is not None:
         errors = int((floor.predict_index(data.X) != data.y).sum())
-        floor_value = float(errors) if name == "errors" else errors / data.n_rows + float(lam or 0) * floor.n_leaves
+        floor_value = objective_value(name, floor, errors, data.n_rows, lam)
         if value is None or floor_value < value:
             tree, value, source = floor, floor_value, "cart (all thresholds)"
     stats["tree_source"] = source
-    bound = 0.0 if name == "errors" else float(lam or 0.0)
-    return SolveResult(tree, FEASIBLE if tree is not None else UNKNOWN, value, bound,
-                       deadline.elapsed(), result.method, name, stats)
+    return engine_result(tree, value, bound=trivial_bound(name, lam), runtime=deadline, method=result.method,
+                         objective_name=name, stats=stats)

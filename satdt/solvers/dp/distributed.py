@@ -33,7 +33,7 @@ import numpy as np
 
 from ...binarize import BinaryProblem
 from ...deadline import Deadline
-from ...result import FEASIBLE, OPTIMAL, SolveResult
+from ...result import SolveResult, engine_result
 from ...tree import Node, Tree
 from ..common import TreeCheckError
 from .accuracy import _finalize, _validate, new_search, solve_max_accuracy_dp
@@ -144,12 +144,10 @@ def solve_max_accuracy_dp_tasks(problem: BinaryProblem, *, max_depth: int, time_
     if errors != best_cost:
         raise TreeCheckError(f"dp tree has {errors} errors on the original rows, the tasks said {best_cost:g}")
     bound = max(floor, min(bound, float(errors)))
-    status = OPTIMAL if proven or bound >= errors else FEASIBLE
     stats = {"tasks": [{"columns": int(p.size), "finished": bool(a["finished"]), "cost": a["cost"],
                         "bound": a["bound"], "seconds": round(a["seconds"], 3), "nodes": a["nodes"]}
                        for p, a in zip(parts, answers)],
              "tree_source": source, "engine": "dp-core-tasks", "columns": int(chains.chain.size),
              "distinct_rows": problem.n_distinct}
-    final_bound = int(errors if status == OPTIMAL else np.ceil(bound - 1e-9))
-    return SolveResult(tree=tree, status=status, objective=errors, bound=final_bound,
-                       runtime=deadline.elapsed(), method="dp", objective_name="errors", stats=stats)
+    return engine_result(tree, errors, proven=proven, bound=int(np.ceil(bound - 1e-9)), runtime=deadline,
+                         method="dp", objective_name="errors", stats=stats)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ...result import FEASIBLE, UNKNOWN, SolveResult, timeout_result
+from ...result import SolveResult, engine_result, objective_value, timeout_result, trivial_bound
 
 __all__ = ["greedy_result"]
 
@@ -57,18 +57,11 @@ def greedy_result(problem: Any, data: Any, method: str, objective_name: str, max
         leaf.stats["tree_source"] = "majority leaf" if leaf.tree is not None else "none"
         return leaf
     errors = int((tree.predict_index(data.X) != data.y).sum())
-    if objective_name == "errors":
-        value, bound = float(errors), 0.0
-    elif objective_name == "regularized":
-        value, bound = errors / data.n_rows + float(lam or 0.0) * tree.n_leaves, float(lam or 0.0)
-    elif objective_name == "depth":
-        value, bound = float(tree.depth()), None
-    else:
-        value, bound = float(tree.n_nodes), None
+    value = objective_value(objective_name, tree, errors, data.n_rows, lam)
     if leaf.tree is not None and leaf.objective is not None and leaf.objective <= value:
         leaf.stats["tree_source"] = "majority leaf"
         return leaf
     stats = {"tree_source": "greedy", "timeout_in": step, "errors": errors,
              "note": f"{step}: the greedy (CART) tree, the engine's own incumbent was not handed over"}
-    status = FEASIBLE if tree is not None else UNKNOWN
-    return SolveResult(tree, status, value, bound, runtime, method, objective_name, stats)
+    return engine_result(tree, value, bound=trivial_bound(objective_name, lam), runtime=runtime, method=method,
+                         objective_name=objective_name, stats=stats)

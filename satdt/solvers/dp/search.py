@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from ...binarize import BinaryProblem
-from ...deadline import Deadline
+from ...deadline import Deadline, DeadlineExpired
 from ...progress import ProgressReporter
 from ...tree import Node, Tree
 from .chains import Chains, build_chains, chain_counts, chain_errors, node_errors
@@ -50,8 +50,10 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
-class SearchTimeout(Exception):
-    """Raised inside a search when the deadline passes."""
+class SearchTimeout(DeadlineExpired):
+    """Raised inside a search when the deadline passes: the DP's case of the one
+    :class:`~satdt.deadline.DeadlineExpired` family, caught inside the DP (whose answer is then
+    the best tree so far)."""
 
 
 @dataclass

@@ -19,7 +19,7 @@ from ...binarize import BinaryProblem
 from ...deadline import Deadline
 from ...encodings.sat_depth import DepthEncoding
 from ...progress import ProgressCallback, ProgressReporter
-from ...result import OPTIMAL, SolveResult, Status
+from ...result import SolveResult, Status, engine_result
 from ...tree import Node, Tree
 from ..common import TreeCheckError, finalize_tree
 from . import tuning
@@ -195,17 +195,14 @@ def open_backend(state: SearchState, encoding: DepthEncoding) -> SatBackend:
 def make_result(state: SearchState, binary_tree: Tree | None, status: Status, objective_name: str,
                 bound: float | None, method: str) -> SolveResult:
     """Finalize (original features, pruned, re-evaluated) and wrap a tree."""
-    stats = state.stats()
-    if binary_tree is None:
-        result = SolveResult(None, status, None, bound, state.deadline.elapsed(), method, objective_name, stats)
-    else:
+    tree = objective = None
+    if binary_tree is not None:
         tree, errors = finalize_tree(state.problem, binary_tree)
         if errors != 0:
             raise TreeCheckError(f"{method}: the returned tree misclassifies {errors} training rows")
         objective = tree.depth() if objective_name == "depth" else tree.n_nodes
-        if status == OPTIMAL:
-            bound = objective
-        result = SolveResult(tree, status, objective, bound, state.deadline.elapsed(), method, objective_name, stats)
+    result = engine_result(tree, objective, status=status, bound=bound, runtime=state.deadline, method=method,
+                           objective_name=objective_name, stats=state.stats())
     state.improve(result.objective, result.bound)
     if state.report.active:
         state.report.emit("done", conflicts=state.closed_conflicts, message=status)
