@@ -171,7 +171,7 @@ class ThresholdTests:
     tests, scanned in chunks of at most ``max_cells`` (rows x features) floats; test ``k`` is
     ``(feature, threshold)`` of :attr:`found` (left: ``x[feature] <= threshold``).
     ``deadline.expired()`` is checked before each chunk and each class of it
-    (:class:`TimeoutError`), so a limit overruns by one chunk's work of one class at most (10^6
+    (:class:`~satdt.deadline.DeadlineExpired`), so a limit overruns by one chunk's work of one class at most (10^6
     rows: one column)."""
 
     def __init__(self, X: np.ndarray, onehot_y: np.ndarray, columns: np.ndarray, max_cells: float,
