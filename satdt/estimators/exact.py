@@ -11,6 +11,48 @@ from .base import TreeClassifier, check_int, check_real, check_warm_start
 
 __all__ = ["MaxSATTreeClassifier", "DPTreeClassifier", "BinOCTClassifier", "OCTClassifier", "CPSATTreeClassifier"]
 
+_CW = """    class_weight : None, "balanced" or dict
+        Weight of each class's rows (scikit-learn semantics: ``"balanced"`` is ``n / (k * n_c)``);
+        multiplies ``sample_weight``. The leaves' class counts (``predict_proba``) are weighted.
+    objective : {"accuracy", "balanced_accuracy"}
+        ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
+        objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
+    costs : array of shape (k, k) or None
+        ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
+        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
+        each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
+"""
+_MISS = """    missing : {"learn", "error"}
+        ``"learn"`` (default): a numeric feature with missing values (NaN) is searched with both
+        directions of its missing rows at every test (:mod:`satdt.missing`); each test of the tree
+        stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
+        Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
+"""
+_NOTES = """    Notes
+    -----
+    ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
+    go into the class counts the engine optimizes, exactly; real-valued ones are read as exact
+    fractions and scaled to integers, or rounded with the bound stated in
+    ``result_.stats["weight_rounding_bound"]`` (:mod:`satdt.weights`). ``result_.objective`` is
+    then in the user's units (weighted errors, or the total cost).
+"""
+
+#: docstring sections shared by the estimators that weigh rows (``%(name)s`` lines, filled by
+#: :func:`_shared_doc`)
+_DOC = {
+    "weighting": _CW.strip("\n"),
+    "missing": _MISS.strip("\n"),
+    "weights_notes": _NOTES.strip("\n"),
+}
+
+
+def _shared_doc(cls):
+    """Fill the ``    %(name)s`` lines of ``cls``'s docstring from :data:`_DOC` (each section is
+    written once; its text keeps its own indentation)."""
+    for name, text in _DOC.items():
+        cls.__doc__ = cls.__doc__.replace(f"    %({name})s", text)
+    return cls
+
 
 class DepthBoundedClassifier(TreeClassifier):
     """Most accurate tree of depth <= ``max_depth``; subclasses name the engine."""
@@ -34,6 +76,7 @@ class DepthBoundedClassifier(TreeClassifier):
         check_int("max_depth", self.max_depth, 1)
 
 
+@_shared_doc
 class MaxSATTreeClassifier(DepthBoundedClassifier):
     """Most accurate tree of depth <= ``max_depth`` (MaxSAT over Avellaneda's clauses, RC2).
 
@@ -41,30 +84,11 @@ class MaxSATTreeClassifier(DepthBoundedClassifier):
     ----------
     max_depth : int
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
-    class_weight : None, "balanced" or dict
-        Weight of each class's rows (scikit-learn semantics: ``"balanced"`` is ``n / (k * n_c)``);
-        multiplies ``sample_weight``. The leaves' class counts (``predict_proba``) are weighted.
-    objective : {"accuracy", "balanced_accuracy"}
-        ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
-        objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
-    costs : array of shape (k, k) or None
-        ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
-        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
-        each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
+    %(weighting)s
         Any matrix is reduced to weighted rows (:mod:`satdt.weights`).
-    missing : {"learn", "error"}
-        ``"learn"`` (default): a numeric feature with missing values (NaN) is searched with both
-        directions of its missing rows at every test (:mod:`satdt.missing`); each test of the tree
-        stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
-        Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
+    %(missing)s
 
-    Notes
-    -----
-    ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
-    go into the class counts the engine optimizes, exactly; real-valued ones are read as exact
-    fractions and scaled to integers, or rounded with the bound stated in
-    ``result_.stats["weight_rounding_bound"]`` (:mod:`satdt.weights`). ``result_.objective`` is
-    then in the user's units (weighted errors, or the total cost).
+    %(weights_notes)s
     """
 
     _method = "maxsat"
@@ -73,6 +97,7 @@ class MaxSATTreeClassifier(DepthBoundedClassifier):
         return dict(max_depth=self.max_depth, **self._progress())
 
 
+@_shared_doc
 class DPTreeClassifier(DepthBoundedClassifier):
     """Exact trees by dynamic programming with bounds (MurTree-style), the fastest engine here.
 
@@ -86,22 +111,9 @@ class DPTreeClassifier(DepthBoundedClassifier):
     lam : float or None
         Penalty per leaf; None for plain accuracy.
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
-    class_weight : None, "balanced" or dict
-        Weight of each class's rows (scikit-learn semantics: ``"balanced"`` is ``n / (k * n_c)``);
-        multiplies ``sample_weight``. The leaves' class counts (``predict_proba``) are weighted.
-    objective : {"accuracy", "balanced_accuracy"}
-        ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
-        objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
-    costs : array of shape (k, k) or None
-        ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
-        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
-        each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
+    %(weighting)s
         With ``lam``: only costs that depend on the true class alone (class weights); any matrix with ``lam=None``.
-    missing : {"learn", "error"}
-        ``"learn"`` (default): a numeric feature with missing values (NaN) is searched with both
-        directions of its missing rows at every test (:mod:`satdt.missing`); each test of the tree
-        stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
-        Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
+    %(missing)s
 
     proof : str or None
         An absent or empty directory: an OPTIMAL fit writes there a certificate that
@@ -111,13 +123,7 @@ class DPTreeClassifier(DepthBoundedClassifier):
         may use, ``-k`` all but ``k - 1``, 1 one thread). The optimum and the tree are the same for
         every value (:func:`satdt.solvers.dp.solve_max_accuracy_dp`).
 
-    Notes
-    -----
-    ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
-    go into the class counts the engine optimizes, exactly; real-valued ones are read as exact
-    fractions and scaled to integers, or rounded with the bound stated in
-    ``result_.stats["weight_rounding_bound"]`` (:mod:`satdt.weights`). ``result_.objective`` is
-    then in the user's units (weighted errors, or the total cost).
+    %(weights_notes)s
     """
 
     _method = "dp"
@@ -159,6 +165,7 @@ class DPTreeClassifier(DepthBoundedClassifier):
         return dict(max_depth=self.max_depth, lam=self.lam, n_jobs=self.n_jobs, **self._progress())
 
 
+@_shared_doc
 class BinOCTClassifier(TreeClassifier):
     """Most accurate tree of depth ``max_depth`` (BinOCT MIP, Verwer & Zhang, OR-tools).
 
@@ -171,30 +178,11 @@ class BinOCTClassifier(TreeClassifier):
         Start from a tree of the same depth: CART (True, ``"cart"``) or the most accurate tree of
         DPDT's front (``"dpdt"``).
     binarization, n_thresholds, time_limit, progress : see :class:`ConsistentTreeClassifier`
-    class_weight : None, "balanced" or dict
-        Weight of each class's rows (scikit-learn semantics: ``"balanced"`` is ``n / (k * n_c)``);
-        multiplies ``sample_weight``. The leaves' class counts (``predict_proba``) are weighted.
-    objective : {"accuracy", "balanced_accuracy"}
-        ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
-        objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
-    costs : array of shape (k, k) or None
-        ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
-        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
-        each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
+    %(weighting)s
         Any matrix is reduced to weighted rows (:mod:`satdt.weights`).
-    missing : {"learn", "error"}
-        ``"learn"`` (default): a numeric feature with missing values (NaN) is searched with both
-        directions of its missing rows at every test (:mod:`satdt.missing`); each test of the tree
-        stores its direction (``Node.missing_left``), and ``predict`` routes NaN the same way.
-        Text columns get a ``"<missing>"`` category. ``"error"``: NaN is an error.
+    %(missing)s
 
-    Notes
-    -----
-    ``fit(X, y, sample_weight)``: integer weights (and ``class_weight``, ``objective``, ``costs``)
-    go into the class counts the engine optimizes, exactly; real-valued ones are read as exact
-    fractions and scaled to integers, or rounded with the bound stated in
-    ``result_.stats["weight_rounding_bound"]`` (:mod:`satdt.weights`). ``result_.objective`` is
-    then in the user's units (weighted errors, or the total cost).
+    %(weights_notes)s
     """
 
     # CP-SAT (the default backend) with several workers may return any of several optimal trees

@@ -256,11 +256,7 @@ class ReferenceSearch(SearchBase):
         tie = err1 / (total + 1.0)
         open_ = np.ones(U.size, dtype=bool)
         local = self.localize(S, U)
-        best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
-        bound = min(ub, leaf)
-        state = {"leaf": leaf, "lbL": lbL, "lbR": lbR, "best": best_cost, "node": best_node}
-        if top:
-            self.top = state
+        best_cost, best_node, bound, state = self._roots_start(leaf, ub, lbL, lbR, top)
         while True:
             self.check_time()
             key = np.where(open_, lbL + lbR + tie, np.inf)
@@ -288,18 +284,10 @@ class ReferenceSearch(SearchBase):
             vR, nodeR = self.child(SR, d - 1, bound - vL, FR, U, presR)
             self._similar(U, vR, FR, nR, lbR, lbL, left=False)
             if nodeR is not None and vL + vR < bound:
-                best_cost, best_node = vL + vR, (g, nodeL, nodeR)
-                bound = min(ub, best_cost)
-                state["best"], state["node"] = best_cost, best_node
+                best_cost, best_node, bound = self._improved(state, vL + vR, (g, nodeL, nodeR), ub)
                 if best_cost <= lb0:
                     break
-        if best_cost < ub:
-            if best_node is None:
-                return leaf, self.leaf(S), leaf
-            g, nodeL, nodeR = best_node
-            return best_cost, self.split(g, nodeL, nodeR), best_cost
-        lb = min(leaf, float(np.min(lbL + lbR)))
-        return None, None, max(lb, ub, lb0)
+        return self._roots_outcome(S, leaf, best_cost, best_node, ub, lb0, lbL, lbR)
 
     # ------------------------------------------------------------ depth 2, long chains: the scan
     def depth2_scan(self, S: np.ndarray, F: np.ndarray, N: np.ndarray, U: np.ndarray, ub: float,
@@ -338,11 +326,7 @@ class ReferenceSearch(SearchBase):
         tie = err1 / (total + 1.0)
         chain = self.ch.chain[U]
         open_ = np.ones(U.size, dtype=bool)
-        best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
-        bound = min(ub, leaf)
-        state = {"leaf": leaf, "lbL": lbL, "lbR": lbR, "best": best_cost, "node": best_node}
-        if top:
-            self.top = state
+        best_cost, best_node, bound, state = self._roots_start(leaf, ub, lbL, lbR, top)
         while True:
             self.check_time()
             key = np.where(open_, lbL + lbR + tie, np.inf)
@@ -387,11 +371,31 @@ class ReferenceSearch(SearchBase):
             np.maximum.at(lbR, above, vR - q * (ftot[t] - ftot[above]))
             lbL[t], lbR[t] = max(lbL[t], vL), max(lbR[t], vR)
             if nodeL is not None and nodeR is not None and vL + vR < bound:
-                best_cost, best_node = vL + vR, (g, nodeL, nodeR)
-                bound = min(ub, best_cost)
-                state["best"], state["node"] = best_cost, best_node
+                best_cost, best_node, bound = self._improved(state, vL + vR, (g, nodeL, nodeR), ub)
                 if best_cost <= lb0:
                     break
+        return self._roots_outcome(S, leaf, best_cost, best_node, ub, lb0, lbL, lbR)
+
+    def _roots_start(self, leaf: float, ub: float, lbL: np.ndarray, lbR: np.ndarray, top: bool):
+        """A root search's start: the leaf as the best tree when below ``ub``, the bound to beat,
+        and the state the top-level search reports (its roots' bounds, kept live)."""
+        best_cost, best_node = (leaf, None) if leaf < ub else (np.inf, None)
+        state = {"leaf": leaf, "lbL": lbL, "lbR": lbR, "best": best_cost, "node": best_node}
+        if top:
+            self.top = state
+        return best_cost, best_node, min(ub, leaf), state
+
+    @staticmethod
+    def _improved(state: dict, cost: float, node, ub: float):
+        """A better split found by a root search: the new best, its node and the bound to beat
+        (kept in the reported state too)."""
+        state["best"], state["node"] = cost, node
+        return cost, node, min(ub, cost)
+
+    def _roots_outcome(self, S: np.ndarray, leaf: float, best_cost: float, best_node, ub: float, lb0: float,
+                       lbL: np.ndarray, lbR: np.ndarray):
+        """A root search's answer: the best split found below ``ub`` (or the leaf when it is
+        cheaper), else no tree with the lower bound of every root (both children's bounds)."""
         if best_cost < ub:
             if best_node is None:
                 return leaf, self.leaf(S), leaf
