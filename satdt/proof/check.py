@@ -97,70 +97,119 @@ class _Costs:
         return order, vs[ends - 1], ends
 
 
-def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int:
-    """The optimum over trees of depth <= k (0, 1, 2) on the rows S, over every axis-aligned test
-    (every gap of S) or the ``allowed`` thresholds, by enumeration with class-count cumulative sums
-    (a test that does not split S is a real tree too: counting it changes no minimum)."""
-    if k == 0 or S.size == 0:
-        return cst.leaf(S) if S.size else cst.lc
-    q, lc, C = cst.q, cst.lc, cst.C
-    best = cst.leaf(S)
-    Y = np.eye(C, dtype=np.int64)[cst.y[S]]
-    ranks = []
+def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
+    """Per feature, each row's block (0 .. u - 1) among the non-empty blocks of S cut by every gap
+    (or by the ``allowed`` thresholds), and u; gap ``a`` (1 .. u - 1) sends the blocks ``< a`` left."""
+    out = []
     for f in range(cst.X.shape[1]):
-        if allowed is not None:  # block of each row: how many listed thresholds lie below it
-            ts = allowed.get(f, np.empty(0))
-            ranks.append((np.searchsorted(ts, cst.X[S, f], side="left"), ts.size + 1))
-            continue
-        order, vals, ends = cst.gaps(S, f)
-        r = np.empty(S.size, dtype=np.int64)
-        r[order] = np.repeat(np.arange(ends.size), np.diff(np.r_[0, ends]))
-        ranks.append((r, ends.size))
+        v = cst.X[S, f] if allowed is None else np.searchsorted(allowed.get(f, np.empty(0)), cst.X[S, f])
+        u, r = np.unique(v, return_inverse=True)
+        out.append((r.reshape(-1), u.size))
+    return out
+
+
+def _runs(cst: _Costs, S: np.ndarray, r: np.ndarray, u: int):
+    """Blocks merged into runs of consecutive blocks holding one class only. Sound for depth-1
+    subtrees on any subset of S: moving a threshold across such a run moves rows of one class c
+    from right to left, and each side's errors (its size minus its largest class count) are then
+    a minimum of a constant and a linear function of the rows moved: concave, so their sum is
+    least at an end of the run, which stays a gap."""
+    cnt = np.bincount(r * cst.C + cst.y[S], minlength=u * cst.C).reshape(u, cst.C)
+    lab = np.where((cnt > 0).sum(1) == 1, cnt.argmax(1), -1)
+    new = np.r_[True, (lab[1:] != lab[:-1]) | (lab[1:] < 0)]
+    comp = np.cumsum(new) - 1
+    return comp[r], int(comp[-1]) + 1
+
+
+def _sides(cst: _Costs, S: np.ndarray, ranks, child, pts):
+    """Depth-<=1 optimum of the left and the right side of each root gap in ``pts`` ([(f, gaps)]),
+    over every child test: 2-D cumulative class counts (class, root gap, child column), int32."""
+    q, lc, C, y = cst.q, cst.lc, cst.C, cst.y[S]
+    cols, offs, colTot, tot = child
+    W, n = int(offs[-1]), S.size
+    starts = np.cumsum([0] + [A.size + 1 for _, A in pts])
+    P = int(starts[-1])
+    seg = np.stack([o + np.searchsorted(A, ranks[f][0], side="right") for (f, A), o in zip(pts, starts)])
+    idx = ((y * P + seg)[:, :, None] * W + cols[None]).ravel()
+    M = np.bincount(idx, minlength=C * P * W).astype(np.int32).reshape(C, P, W)
+    M[:, starts[1:-1]] -= np.add.reduceat(M, starts[:-1], axis=1)[:, :-1]  # restart per root feature
+    np.cumsum(M, 1, out=M)                  # M[c, a, col]: root block < a
+    M = M[:, np.setdiff1d(np.arange(P), starts[1:] - 1)]
+    M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per child feature
+    np.cumsum(M, 2, out=M)                  # ... and child run <= b (b = last of a block: no split)
+    left = M[:, :, offs[1] - 1].copy()      # class counts of each left side
+    nL = left.sum(0)
+    right = tot[:, None] - left
+    LR = left[:, :, None] - M
+    eL = (nL[:, None] - M.max(0) - LR.max(0)).min(1)
+    M -= colTot[:, None, :]                 # minus the right side's counts up to b
+    eR = ((n - nL)[:, None] + M.min(0) - (right[:, :, None] + M).max(0)).min(1)
+    cL = np.minimum(q * (nL - left.max(0)) + lc, q * eL + 2 * lc)
+    cR = np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc)
+    return cL, cR
+
+
+def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
+    """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every
+    axis-aligned test (every gap of S) or the ``allowed`` thresholds (a test that does not split S
+    is a real tree too: counting it changes no minimum). Depth 2 is a branch and bound over root
+    gaps: the left side's optimum only grows with the gap and the right side's only shrinks (a
+    tree on a set is one on its subsets, no costlier), so the gaps strictly between two evaluated
+    ones ``a < a'`` cost >= left(a) + right(a'); an interval is split until that reaches T."""
+    T = cst.leaf(S) if S.size else cst.lc
+    T = T if target is None else min(T, int(target))
+    if k == 0 or S.size == 0:
+        return T
+    q, lc, C, n = cst.q, cst.lc, cst.C, S.size
+    ranks = _ranks(cst, S, allowed)
+    runs = [_runs(cst, S, r, u) for r, u in ranks if u >= 2]
+    if not runs:
+        return T
     if k == 1:
-        for r, u in ranks:
-            if u < 2:
-                continue
-            full = np.cumsum(np.bincount(r * C + cst.y[S], minlength=u * C).reshape(u, C), 0)
-            cum, tot = full[:-1], full[-1]
-            err = S.size - cum.max(1) - (tot - cum).max(1)
-            best = min(best, int(q * err.min()) + 2 * lc)
-        return best
-    tot = Y.sum(0)
-    for rf, uf in ranks:
-        if uf < 2:
-            continue
-        # child optimum (depth <= 1) of each side of each root gap, over every child feature
-        cumf = np.cumsum(np.bincount(rf * C + cst.y[S], minlength=uf * C).reshape(uf, C), 0)[:-1]  # left counts
-        nL = cumf.sum(1)
-        childL = q * (nL - cumf.max(1)) + lc
-        childR = q * ((S.size - nL) - (tot - cumf).max(1)) + lc
-        # every child feature at once, in groups of about 4M counts: columns = (g, g-rank) blocks
-        groups, cur, width = [], [], 0
-        for rg, ug in ranks:
-            if ug >= 2:
-                if cur and uf * (width + ug) * C > 4_000_000:
-                    groups, cur, width = groups + [cur], [], 0
-                cur, width = cur + [(rg, ug)], width + ug
-        for grp in groups + ([cur] if cur else []):
-            offs = np.cumsum([0] + [ug for _, ug in grp])
-            cols = np.concatenate([rg + o for (rg, _), o in zip(grp, offs[:-1])])
-            rows_f = np.tile(rf, len(grp))
-            W = int(offs[-1])                   # counts (class, f-rank, column), int32, classes first
-            M = np.bincount((np.tile(cst.y[S], len(grp)) * uf + rows_f) * W + cols,
-                            minlength=C * uf * W).astype(np.int32).reshape(C, uf, W)
-            np.cumsum(M, 1, out=M)              # M[c, a, col]: f-rank <= a
-            M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per block
-            np.cumsum(M, 2, out=M)              # ... and g-rank <= b within the block of g
-            LL = M[:, :-1]                      # left of root gap a, g-rank <= b (b = last: no split)
-            LR = cumf.T[:, :, None] - LL
-            RL = M[:, -1:] - LL
-            RR = (tot - cumf).T[:, :, None] - RL
-            eL = (nL[:, None] - LL.max(0) - LR.max(0)).min(1)
-            eR = ((S.size - nL)[:, None] - RL.max(0) - RR.max(0)).min(1)
-            childL = np.minimum(childL, q * eL + 2 * lc)
-            childR = np.minimum(childR, q * eR + 2 * lc)
-        best = min(best, int((childL + childR).min()))
-    return best
+        for r, u in (ru for ru in runs if ru[1] >= 2):
+            cum = np.cumsum(np.bincount(r * C + cst.y[S], minlength=u * C).reshape(u, C), 0)
+            err = n - cum[:-1].max(1) - (cum[-1] - cum[:-1]).max(1)
+            T = min(T, int(q * err.min()) + 2 * lc)
+        return T
+    offs = np.cumsum([0] + [u for _, u in runs])
+    cols = np.stack([r + o for (r, _), o in zip(runs, offs[:-1])], 1)
+    colTot = np.bincount((cst.y[S][:, None] * offs[-1] + cols).ravel(), minlength=C * offs[-1]).reshape(C, -1)
+    colTot[:, offs[1:-1]] -= np.add.reduceat(colTot, offs[:-1], axis=1)[:, :-1]
+    child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(cst.y[S], minlength=C))
+    known = {f: (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
+             for f, (_, u) in enumerate(ranks) if u >= 2}
+    todo = {f: np.unique(np.linspace(1, ranks[f][1] - 1, min(ranks[f][1] - 1, 17)).round().astype(np.int64))
+            for f in known}
+    per_gap, per_feature = C * int(offs[-1]), n * cols.shape[1]  # counts a batch holds, <= ~4M
+    budget = max(2, 4_000_000 // per_gap)
+    while todo:
+        items = [(f, A[i:i + budget - 1]) for f, A in todo.items() for i in range(0, A.size, budget - 1)]
+        while items:
+            batch, size = [], 0
+            while items and (not batch or (size + items[0][1].size + 1) * per_gap + (len(batch) + 1) * per_feature
+                             <= 4_000_000):
+                batch.append(items.pop(0))
+                size += batch[-1][1].size + 1
+            cL, cR = _sides(cst, S, ranks, child, batch)
+            at = 0
+            for f, A in batch:
+                E, L, R = known[f]
+                known[f] = (np.r_[E, A], np.r_[L, cL[at:at + A.size]], np.r_[R, cR[at:at + A.size]])
+                T = min(T, int((cL[at:at + A.size] + cR[at:at + A.size]).min()))
+                at += A.size
+        todo = {}
+        for f, (E, L, R) in known.items():
+            o = np.argsort(E)
+            E, L, R = E[o], L[o], R[o]
+            known[f] = (E, L, R)
+            gap = E[1:] - E[:-1] - 1
+            j = np.flatnonzero((gap > 0) & (L[:-1] + R[1:] < T))
+            if j.size:  # up to 7 new gaps, evenly spread, inside each open interval
+                s = np.minimum(gap[j], 7)
+                rep = np.repeat(np.arange(j.size), s)
+                i = np.arange(rep.size) - np.repeat(np.cumsum(s) - s, s) + 1
+                todo[f] = E[j][rep] + (i * (gap[j] + 1)[rep]) // (s + 1)[rep]
+    return T
 
 
 def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst: _Costs, allowed=None):
@@ -220,7 +269,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
             if rule == "leaf":
                 ok = b <= cst.leaf_rule(S, k)
             elif rule == "depth2":
-                ok = k <= 2 and b <= opt_small(cst, S, k, allowed)
+                ok = k <= 2 and b <= opt_small(cst, S, k, allowed, b)
             elif rule == "similar":
                 a = ref(c["from"])
                 outside = np.setdiff1d(sets[a], S, assume_unique=True).size
@@ -228,32 +277,38 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
                     raise Invalid(f"{where}: above the leaf cost or depth 0")
-                covered = {}
-                for f, t, lid, rid in c["tests"]:
-                    f, t, lid, rid = int(f), float(t), ref(lid), ref(rid)
-                    if not 0 <= f < p or (allowed is not None and t not in allowed.get(f, ())):
-                        raise Invalid(f"{where}: test x{f} <= {t!r} is not a candidate")
-                    go = X[S, f] <= t
-                    if go.all() or not go.any():
-                        raise Invalid(f"{where}: test x{f} <= {t!r} does not split the rows")
-                    for child, side in ((lid, S[go]), (rid, S[~go])):
+                vals = [np.unique(X[S, f]) for f in range(p)]
+                covered = [np.zeros(v.size + 1, dtype=np.int64) for v in vals]  # +1 / -1 at range ends
+                for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
+                    if len(e) not in (4, 5):
+                        raise Invalid(f"{where}: an entry is not [f, t, left, right] or [f, lo, hi, left, right]")
+                    f, lo, hi, lid, rid = int(e[0]), float(e[1]), float(e[-3]), ref(e[-2]), ref(e[-1])
+                    test = f"x{f} <= {lo!r}" + (f" .. {hi!r}" if len(e) == 5 else "")
+                    if not 0 <= f < p or lo > hi or (allowed is not None and (lo not in allowed.get(f, ()) or
+                                                                             hi not in allowed.get(f, ()))):
+                        raise Invalid(f"{where}: test {test} is not a candidate")
+                    left, right = S[X[S, f] <= lo], S[X[S, f] > hi]
+                    if not left.size or not right.size:
+                        raise Invalid(f"{where}: test {test} does not split the rows")
+                    for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
                         if keys[child] != cst.key(side) or depths[child] < k - 1:
-                            raise Invalid(f"{where}: claim {child} is not on the rows of x{f} <= {t!r}")
+                            raise Invalid(f"{where}: claim {child} is not on the rows of {test}")
                     if bounds[lid] + bounds[rid] < b:
-                        raise Invalid(f"{where}: test x{f} <= {t!r} gives only {bounds[lid] + bounds[rid]}")
-                    covered.setdefault(f, set()).add(int(np.unique(X[S, f][go]).size))
+                        raise Invalid(f"{where}: test {test} gives only {bounds[lid] + bounds[rid]}")
+                    g_lo, g_hi = np.searchsorted(vals[f], [lo, hi], side="right")
+                    covered[f][g_lo] += 1
+                    covered[f][g_hi + 1] -= 1
                 for f in range(p):
-                    _, vals, _ = cst.gaps(S, f)
                     if allowed is None:
-                        need = range(1, vals.size)
+                        need = np.arange(1, vals[f].size)
                     else:
                         ts = allowed.get(f, np.empty(0))
-                        ts = ts[(ts >= vals[0]) & (ts < vals[-1])]
-                        need = np.unique(np.searchsorted(vals, ts, side="right")).tolist()
-                    for g in need:
-                        if g not in covered.get(f, ()):
-                            raise Invalid(f"{where}: no entry for the test x{f} <= {vals[g - 1]!r} "
-                                          f"(gap {g} of {vals.size - 1})")
+                        need = np.unique(np.searchsorted(vals[f], ts[(ts >= vals[f][0]) & (ts < vals[f][-1])],
+                                                         side="right"))
+                    miss = need[np.cumsum(covered[f])[need] == 0]
+                    if miss.size:
+                        raise Invalid(f"{where}: no entry for the test x{f} <= {vals[f][miss[0] - 1]!r} "
+                                      f"(gap {miss[0]} of {vals[f].size - 1})")
                 ok = True
             else:
                 raise Invalid(f"{where}: unknown rule")
