@@ -62,10 +62,12 @@ def _write_gz(path: str, text: str) -> None:
 
 def _data_csv(X: np.ndarray, labels: list[str], names: list[str]) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(list(names) + ["label"])
-    for row, lab in zip(X.tolist(), labels):
-        w.writerow([repr(float(v)) for v in row] + [lab])
+    csv.writer(out, lineterminator="\n").writerow(list(names) + ["label"])
+    cols = []  # each distinct value's repr once per column (shortest round-trip literal)
+    for j in range(X.shape[1]):
+        vals, inv = np.unique(X[:, j], return_inverse=True)
+        cols.append(np.array([repr(float(v)) for v in vals], dtype=object)[inv.reshape(-1)])
+    csv.writer(out, lineterminator="\n").writerows(zip(*cols, labels))
     return out.getvalue()
 
 
@@ -223,12 +225,9 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    from .. import __version__
 
-        return version("satdt")
-    except Exception:  # noqa: BLE001 - not installed as a distribution
-        return "unknown"
+    return __version__
 
 
 def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_depth: int | None = None,

@@ -40,6 +40,7 @@ from .reference_encoding import encode
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 FORMAT, VERSION = "satdt-proof", 1
+BATCH = 4_000_000  # counts the depth-2 enumeration holds at once
 
 
 class Invalid(Exception):
@@ -98,55 +99,52 @@ class _Costs:
 
 
 def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
-    """Per feature, each row's block (0 .. u - 1) among the non-empty blocks of S cut by every gap
-    (or by the ``allowed`` thresholds), and u; gap ``a`` (1 .. u - 1) sends the blocks ``< a`` left."""
-    out = []
-    for f in range(cst.X.shape[1]):
-        v = cst.X[S, f] if allowed is None else np.searchsorted(allowed.get(f, np.empty(0)), cst.X[S, f])
-        u, r = np.unique(v, return_inverse=True)
-        out.append((r.reshape(-1), u.size))
-    return out
+    """Each row's block per feature (0 .. u - 1 over the non-empty blocks of S cut by every gap, or
+    by the ``allowed`` thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature,
+    and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on any
+    subset of S: moving a threshold across such a run moves rows of one class c from right to left;
+    each side's errors (its size minus its largest class count) are then a minimum of a constant
+    and a linear function of the rows moved: concave, so least at an end of the run, still a gap."""
+    V, p, C, y = cst.X[S], cst.X.shape[1], cst.C, cst.y[S]
+    if allowed is not None:
+        V = np.stack([np.searchsorted(allowed.get(f, np.empty(0)), V[:, f]) for f in range(p)], 1)
+    o = np.argsort(V, axis=0, kind="stable")
+    Vs = np.take_along_axis(V, o, 0)
+    R = np.empty(V.shape, dtype=np.int64)
+    np.put_along_axis(R, o, np.cumsum(np.concatenate([np.zeros((1, p), bool), Vs[1:] != Vs[:-1]]), 0), 0)
+    u = R.max(0) + 1
+    U, fp = int(u.max()), np.arange(p)
+    cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
+    lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
+    comp = np.cumsum(np.concatenate([np.ones((p, 1), bool), (lab[:, 1:] != lab[:, :-1]) | (lab[:, 1:] < 0)], 1), 1) - 1
+    return R, u, comp[fp, R], comp[fp, u - 1] + 1
 
 
-def _runs(cst: _Costs, S: np.ndarray, r: np.ndarray, u: int):
-    """Blocks merged into runs of consecutive blocks holding one class only. Sound for depth-1
-    subtrees on any subset of S: moving a threshold across such a run moves rows of one class c
-    from right to left, and each side's errors (its size minus its largest class count) are then
-    a minimum of a constant and a linear function of the rows moved: concave, so their sum is
-    least at an end of the run, which stays a gap."""
-    cnt = np.bincount(r * cst.C + cst.y[S], minlength=u * cst.C).reshape(u, cst.C)
-    lab = np.where((cnt > 0).sum(1) == 1, cnt.argmax(1), -1)
-    new = np.r_[True, (lab[1:] != lab[:-1]) | (lab[1:] < 0)]
-    comp = np.cumsum(new) - 1
-    return comp[r], int(comp[-1]) + 1
-
-
-def _sides(cst: _Costs, S: np.ndarray, ranks, child, pts):
-    """Depth-<=1 optimum of the left and the right side of each root gap in ``pts`` ([(f, gaps)]),
+def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
+    """Depth-<=1 optimum of the left and the right side of each root gap of ``segs`` ([(f, gaps)]),
     over every child test: 2-D cumulative class counts (class, root gap, child column), int32."""
-    q, lc, C, y = cst.q, cst.lc, cst.C, cst.y[S]
+    q, lc, C, y, n = cst.q, cst.lc, cst.C, cst.y[S], S.size
     cols, offs, colTot, tot = child
-    W, n = int(offs[-1]), S.size
-    starts = np.cumsum([0] + [A.size + 1 for _, A in pts])
-    P = int(starts[-1])
-    seg = np.stack([o + np.searchsorted(A, ranks[f][0], side="right") for (f, A), o in zip(pts, starts)])
-    idx = ((y * P + seg)[:, :, None] * W + cols[None]).ravel()
-    M = np.bincount(idx, minlength=C * P * W).astype(np.int32).reshape(C, P, W)
-    M[:, starts[1:-1]] -= np.add.reduceat(M, starts[:-1], axis=1)[:, :-1]  # restart per root feature
-    np.cumsum(M, 1, out=M)                  # M[c, a, col]: root block < a
-    M = M[:, np.setdiff1d(np.arange(P), starts[1:] - 1)]
+    W, F = int(offs[-1]), len(segs)
+    A = np.concatenate([g + j * (n + 1) for j, (_, g) in enumerate(segs)])
+    seg = np.searchsorted(A, R[:, [f for f, _ in segs]] + np.arange(F) * (n + 1), side="right") + np.arange(F)
+    P, ends = A.size + F, np.cumsum([g.size + 1 for _, g in segs])
+    M = np.bincount(((y[:, None] * P + seg)[:, :, None] * W + cols[:, None, :]).ravel(),
+                    minlength=C * P * W).astype(np.int32).reshape(C, P, W)
+    if F > 1:                               # restart the running sum at each segment
+        M[:, ends[:-1]] -= np.add.reduceat(M, np.concatenate([[0], ends[:-1]]), axis=1)[:, :-1]
+    np.cumsum(M, 1, out=M)                  # M[c, a, col]: root block < a (restarted per segment)
+    M = np.delete(M, ends - 1, axis=1)
     M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per child feature
     np.cumsum(M, 2, out=M)                  # ... and child run <= b (b = last of a block: no split)
     left = M[:, :, offs[1] - 1].copy()      # class counts of each left side
     nL = left.sum(0)
     right = tot[:, None] - left
-    LR = left[:, :, None] - M
-    eL = (nL[:, None] - M.max(0) - LR.max(0)).min(1)
+    eL = (nL[:, None] - M.max(0) - (left[:, :, None] - M).max(0)).min(1)
     M -= colTot[:, None, :]                 # minus the right side's counts up to b
     eR = ((n - nL)[:, None] + M.min(0) - (right[:, :, None] + M).max(0)).min(1)
-    cL = np.minimum(q * (nL - left.max(0)) + lc, q * eL + 2 * lc)
-    cR = np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc)
-    return cL, cR
+    return (np.minimum(q * (nL - left.max(0)) + lc, q * eL + 2 * lc),
+            np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc))
 
 
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
@@ -155,60 +153,52 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     is a real tree too: counting it changes no minimum). Depth 2 is a branch and bound over root
     gaps: the left side's optimum only grows with the gap and the right side's only shrinks (a
     tree on a set is one on its subsets, no costlier), so the gaps strictly between two evaluated
-    ones ``a < a'`` cost >= left(a) + right(a'); an interval is split until that reaches T."""
+    ones ``a < a'`` cost >= left(a) + right(a'); such an interval is split until that reaches T."""
     T = cst.leaf(S) if S.size else cst.lc
     T = T if target is None else min(T, int(target))
     if k == 0 or S.size == 0:
         return T
-    q, lc, C, n = cst.q, cst.lc, cst.C, S.size
-    ranks = _ranks(cst, S, allowed)
-    runs = [_runs(cst, S, r, u) for r, u in ranks if u >= 2]
-    if not runs:
+    q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
+    R, u, Rc, uc = _ranks(cst, S, allowed)
+    fs = np.flatnonzero(u >= 2)
+    if k == 1 or fs.size == 0:
+        for f in np.flatnonzero(uc >= 2):
+            cum = np.cumsum(np.bincount(Rc[:, f] * C + y, minlength=uc[f] * C).reshape(-1, C), 0)
+            T = min(T, int(q * (n - cum[:-1].max(1) - (cum[-1] - cum[:-1]).max(1)).min()) + 2 * lc)
         return T
-    if k == 1:
-        for r, u in (ru for ru in runs if ru[1] >= 2):
-            cum = np.cumsum(np.bincount(r * C + cst.y[S], minlength=u * C).reshape(u, C), 0)
-            err = n - cum[:-1].max(1) - (cum[-1] - cum[:-1]).max(1)
-            T = min(T, int(q * err.min()) + 2 * lc)
-        return T
-    offs = np.cumsum([0] + [u for _, u in runs])
-    cols = np.stack([r + o for (r, _), o in zip(runs, offs[:-1])], 1)
-    colTot = np.bincount((cst.y[S][:, None] * offs[-1] + cols).ravel(), minlength=C * offs[-1]).reshape(C, -1)
+    offs = np.concatenate([[0], np.cumsum(uc[fs])])
+    cols = Rc[:, fs] + offs[:-1]
+    colTot = np.bincount((y[:, None] * offs[-1] + cols).ravel(), minlength=C * offs[-1]).reshape(C, -1)
     colTot[:, offs[1:-1]] -= np.add.reduceat(colTot, offs[:-1], axis=1)[:, :-1]
-    child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(cst.y[S], minlength=C))
-    known = {f: (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64))
-             for f, (_, u) in enumerate(ranks) if u >= 2}
-    todo = {f: np.unique(np.linspace(1, ranks[f][1] - 1, min(ranks[f][1] - 1, 17)).round().astype(np.int64))
-            for f in known}
-    per_gap, per_feature = C * int(offs[-1]), n * cols.shape[1]  # counts a batch holds, <= ~4M
-    budget = max(2, 4_000_000 // per_gap)
-    while todo:
-        items = [(f, A[i:i + budget - 1]) for f, A in todo.items() for i in range(0, A.size, budget - 1)]
-        while items:
-            batch, size = [], 0
-            while items and (not batch or (size + items[0][1].size + 1) * per_gap + (len(batch) + 1) * per_feature
-                             <= 4_000_000):
-                batch.append(items.pop(0))
-                size += batch[-1][1].size + 1
-            cL, cR = _sides(cst, S, ranks, child, batch)
-            at = 0
-            for f, A in batch:
-                E, L, R = known[f]
-                known[f] = (np.r_[E, A], np.r_[L, cL[at:at + A.size]], np.r_[R, cR[at:at + A.size]])
-                T = min(T, int((cL[at:at + A.size] + cR[at:at + A.size]).min()))
-                at += A.size
-        todo = {}
-        for f, (E, L, R) in known.items():
-            o = np.argsort(E)
-            E, L, R = E[o], L[o], R[o]
-            known[f] = (E, L, R)
-            gap = E[1:] - E[:-1] - 1
-            j = np.flatnonzero((gap > 0) & (L[:-1] + R[1:] < T))
-            if j.size:  # up to 7 new gaps, evenly spread, inside each open interval
-                s = np.minimum(gap[j], 7)
-                rep = np.repeat(np.arange(j.size), s)
-                i = np.arange(rep.size) - np.repeat(np.cumsum(s) - s, s) + 1
-                todo[f] = E[j][rep] + (i * (gap[j] + 1)[rep]) // (s + 1)[rep]
+    child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(y, minlength=C))
+    per_gap, per_seg = C * int(offs[-1]), n * fs.size       # counts of a batch: <= ~BATCH
+    cap = max(1, BATCH // per_gap - 1)
+    kf = kg = kL = kR = np.empty(0, np.int64)
+    m = np.minimum(u[fs] - 1, 17)           # first gaps: up to 17 per feature, evenly spread, ends included
+    i = np.arange(m.sum()) - np.repeat(np.cumsum(m) - m, m)
+    new_f, new_g = np.repeat(fs, m), 1 + (i * np.repeat(u[fs] - 2, m)) // np.maximum(np.repeat(m, m) - 1, 1)
+    while new_f.size:
+        cut = np.flatnonzero(new_f[1:] != new_f[:-1]) + 1
+        segs = [(int(f[0]), g[i:i + cap]) for f, g in zip(np.split(new_f, cut), np.split(new_g, cut))
+                for i in range(0, g.size, cap)]
+        while segs:
+            j, size = 1, segs[0][1].size + 1
+            while j < len(segs) and (size + segs[j][1].size + 1) * per_gap + (j + 1) * per_seg <= BATCH:
+                size, j = size + segs[j][1].size + 1, j + 1
+            batch, segs = segs[:j], segs[j:]
+            cL, cR = _sides(cst, S, R, child, batch)
+            T = min(T, int((cL + cR).min()))
+            kf = np.concatenate([kf] + [np.full(g.size, f) for f, g in batch])
+            kg = np.concatenate([kg] + [g for _, g in batch])
+            kL, kR = np.concatenate([kL, cL]), np.concatenate([kR, cR])
+        o = np.lexsort((kg, kf))
+        kf, kg, kL, kR = kf[o], kg[o], kL[o], kR[o]
+        gap = np.where(kf[1:] == kf[:-1], kg[1:] - kg[:-1] - 1, 0)
+        j = np.flatnonzero((gap > 0) & (kL[:-1] + kR[1:] < T))
+        s = np.minimum(gap[j], 7)           # up to 7 new gaps, evenly spread, inside each open interval
+        rep = np.repeat(np.arange(j.size), s)
+        i = np.arange(rep.size) - np.repeat(np.cumsum(s) - s, s) + 1
+        new_f, new_g = kf[j][rep], kg[j][rep] + (i * (gap[j] + 1)[rep]) // (s + 1)[rep]
     return T
 
 
