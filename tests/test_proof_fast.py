@@ -78,6 +78,14 @@ def test_opt_small_matches_the_brute_force_regularized(seed):
         assert opt_small(cst, np.arange(22), k) == round(obj * 22 * lam.denominator)
 
 
+def test_opt_small_has_no_int32_overflow_for_large_lam_denominators():
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 6, size=(40, 2)).astype(float), rng.integers(0, 2, size=40)
+    S, q = np.arange(40), 3_000_000_000  # q * errors passes 2^31: the counts are widened first
+    for k in (1, 2):
+        assert opt_small(_Costs(X, y, 2, q, 0), S, k) == q * opt_small(_Costs(X, y, 2, 1, 0), S, k)
+
+
 # ---------------------------------------------------------------- range entries of the split rule
 def _continuous(seed: int, n: int = 40):
     rng = np.random.default_rng(seed)

@@ -15,8 +15,11 @@ Costs are integers ``q * errors + lc * leaves`` (accuracy: ``q = 1, lc = 0``; re
   consecutive distinct values of every feature, or every listed threshold that splits them),
   an entry ``[f, t, left, right]`` whose claims (earlier ids, depth ``>= k - 1``) are on exactly
   the two sides and whose bounds sum to ``>= b`` (a tree with a test that does not split its rows
-  is no better than its non-empty side alone);
-* ``depth2`` (``k <= 2``): ``b <=`` the optimum the checker computes by enumeration;
+  is no better than its non-empty side alone), or a range ``[f, lo, hi, left, right]`` covering
+  every gap from ``lo``'s to ``hi``'s with claims on the rows ``x_f <= lo`` and ``x_f > hi``: the
+  sides of each covered test contain those, and an optimum never falls when rows are added;
+* ``depth2`` (``k <= 2``): ``b <=`` the optimum the checker computes by enumeration (a branch
+  and bound over the root gaps, stopped once ``b`` is proven);
 * ``similar``: from an earlier claim ``(A, k', b')`` with ``k <= k'``: ``b <= b' - q |A \\ S|``.
 
 Set equality is tested by two random 64-bit sums of per-row keys drawn at each run (and the count).
@@ -89,14 +92,6 @@ class _Costs:
         h = self.keys[S].sum(0, dtype=np.uint64) if S.size else np.zeros(2, np.uint64)
         return int(S.size), int(h[0]), int(h[1])
 
-    def gaps(self, S: np.ndarray, f: int):
-        """S sorted by feature f: (order, distinct values, end position of each value block)."""
-        v = self.X[S, f]
-        order = np.argsort(v, kind="stable")
-        vs = v[order]
-        ends = np.flatnonzero(np.r_[vs[1:] != vs[:-1], True]) + 1
-        return order, vs[ends - 1], ends
-
 
 def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
     """Each row's block per feature (0 .. u - 1 over the non-empty blocks of S cut by every gap, or
@@ -137,12 +132,11 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
     M = np.delete(M, ends - 1, axis=1)
     M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per child feature
     np.cumsum(M, 2, out=M)                  # ... and child run <= b (b = last of a block: no split)
-    left = M[:, :, offs[1] - 1].copy()      # class counts of each left side
-    nL = left.sum(0)
-    right = tot[:, None] - left
-    eL = (nL[:, None] - M.max(0) - (left[:, :, None] - M).max(0)).min(1)
+    left = M[:, :, offs[1] - 1].astype(np.int64)  # class counts of each left side (int64 from here:
+    nL, right = left.sum(0), tot[:, None] - left   # q times a count may pass 2^31)
+    eL = (nL[:, None] - M.max(0) - (left[:, :, None] - M).max(0)).min(1).astype(np.int64)
     M -= colTot[:, None, :]                 # minus the right side's counts up to b
-    eR = ((n - nL)[:, None] + M.min(0) - (right[:, :, None] + M).max(0)).min(1)
+    eR = ((n - nL)[:, None] + M.min(0) - (right[:, :, None] + M).max(0)).min(1).astype(np.int64)
     return (np.minimum(q * (nL - left.max(0)) + lc, q * eL + 2 * lc),
             np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc))
 

@@ -21,6 +21,14 @@ from .check import _Costs, opt_small
 __all__ = ["Prover"]
 
 
+def _gaps(v: np.ndarray):
+    """The order sorting v, its distinct values, the end position of each value block."""
+    order = np.argsort(v, kind="stable")
+    vs = v[order]
+    ends = np.flatnonzero(np.r_[vs[1:] != vs[:-1], True]) + 1
+    return order, vs[ends - 1], ends
+
+
 class Prover:
     """Claims for ``cost = q * errors + lc * leaves`` on ``(X, y)``; ``allowed``: ``{feature:
     sorted thresholds}`` or None for every axis-aligned test."""
@@ -44,7 +52,7 @@ class Prover:
         S sorted by the feature, end position of each value block)."""
         out = []
         for f in range(self.cst.X.shape[1]):
-            order, vals, ends = self.cst.gaps(S, f)
+            order, vals, ends = _gaps(self.cst.X[S, f])
             if vals.size < 2:
                 continue
             if self.allowed is None:
