@@ -106,8 +106,10 @@ class Prover:
         target = min(need, leaf)
         side: dict[tuple, tuple[int, int, bool]] = {}
         # similarity bounds of every side of every candidate, from the claims solved so far
-        sim = {(fi, s): np.full(F[1].size, cst.lc, dtype=np.int64) for fi, F in enumerate(feats) for s in "LR"}
-        src = {key: np.full(v.size, -1, dtype=np.int64) for key, v in sim.items()}
+        off = np.cumsum([0] + [F[1].size for F in feats])
+        sim = {s: np.full(int(off[-1]), cst.lc, dtype=np.int64) for s in "LR"}
+        src = {s: np.full(int(off[-1]), -1, dtype=np.int64) for s in "LR"}
+        goes = []  # (|S|, candidates) 0/1: the rows of S each test sends left (built on first use)
 
         def rows(fi: int, i: int, s: str) -> np.ndarray:
             f, gaps, thr, Ss, ends = feats[fi]
@@ -115,29 +117,31 @@ class Prover:
             return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
-            for fi, (f, gaps, thr, Ss, ends) in enumerate(feats):
-                left = np.searchsorted(np.sort(cst.X[A, f]), thr, side="right")
-                for s, outside in (("L", A.size - left), ("R", left)):
-                    val = v - q * outside
-                    better = val > sim[fi, s]
-                    sim[fi, s][better] = val[better]
-                    src[fi, s][better] = cid
+            if S.size * int(off[-1]) <= 20_000_000:  # every test's share of A at once (A is within S)
+                if not goes:
+                    goes.append(np.concatenate([cst.X[S, F[0], None] <= F[2] for F in feats], 1).astype(np.float32))
+                left = (np.isin(S, A, assume_unique=True).astype(np.float32) @ goes[0]).astype(np.int64)
+            else:
+                left = np.concatenate([np.searchsorted(np.sort(cst.X[A, F[0]]), F[2], side="right") for F in feats])
+            for s, outside in (("L", A.size - left), ("R", left)):
+                val = v - q * outside
+                better = val > sim[s]
+                sim[s][better] = val[better]
+                src[s][better] = cid
 
         def get(fi: int, i: int, s: str, nd: int) -> tuple[int, int, bool]:
             got = side.get((fi, i, s))
             if got is not None and (got[2] or got[1] >= nd):
                 return got
-            f, thr = feats[fi][0], float(feats[fi][2][i])
-            p = path + [[f, thr, s]]
-            R = rows(fi, i, s)
-            if sim[fi, s][i] >= max(nd, 1) and src[fi, s][i] >= 0:
+            f, thr, j = feats[fi][0], float(feats[fi][2][i]), int(off[fi] + i)
+            p, R, bs = path + [[f, thr, s]], rows(fi, i, s), int(sim[s][j])
+            if bs >= max(nd, 1) and src[s][j] >= 0:  # similarity suffices
                 hit = self.memo.get((cst.key(R), k - 1))
-                if hit is not None and hit[1] >= sim[fi, s][i]:
+                if hit is not None and hit[1] >= bs:
                     got = hit
                 else:
-                    got = (self.emit(p, k - 1, int(sim[fi, s][i]), "similar", **{"from": int(src[fi, s][i])}),
-                           int(sim[fi, s][i]), False)
-                    if hit is None or hit[1] < got[1]:
+                    got = (self.emit(p, k - 1, bs, "similar", **{"from": int(src[s][j])}), bs, False)
+                    if hit is None or hit[1] < bs:
                         self.memo[(cst.key(R), k - 1)] = got
             else:
                 got = self._prove(R, p, k - 1, int(nd))
@@ -149,7 +153,7 @@ class Prover:
             """Bound of the interval [lo, hi] of feature fi's gaps, each side asked for what the
             target needs (after this, a bound below the target has two exact sides)."""
             r = side.get((fi, hi, "R"))
-            rb = max(r[1] if r else 0, int(sim[fi, "R"][hi]))
+            rb = max(r[1] if r else 0, int(sim["R"][off[fi] + hi]))
             lft = get(fi, lo, "L", target - rb)
             rgt = get(fi, hi, "R", target - lft[1])
             if lft[1] + rgt[1] < target and not lft[2]:
