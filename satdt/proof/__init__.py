@@ -75,7 +75,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                       max_depth: int | None = None, lam: str | Fraction | None = None,
                       thresholds: str | dict[int, list[float]] = "all", seed: int = 0,
                       time_limit: float | None = None, route: str = "auto",
-                      dag_time: float = 10.0) -> dict[str, Any]:
+                      dag_time: float = 60.0) -> dict[str, Any]:
     """Write the certificate that ``tree`` is optimal for ``objective`` on ``data``.
 
     Parameters

@@ -25,7 +25,7 @@ def _gaps(v: np.ndarray):
     """The order sorting v, its distinct values, the end position of each value block."""
     order = np.argsort(v, kind="stable")
     vs = v[order]
-    ends = np.flatnonzero(np.r_[vs[1:] != vs[:-1], True]) + 1
+    ends = np.flatnonzero(np.append(vs[1:] != vs[:-1], True)) + 1
     return order, vs[ends - 1], ends
 
 
@@ -120,7 +120,9 @@ class Prover:
             if S.size * int(off[-1]) <= 20_000_000:  # every test's share of A at once (A is within S)
                 if not goes:
                     goes.append(np.concatenate([cst.X[S, F[0], None] <= F[2] for F in feats], 1).astype(np.float32))
-                left = (np.isin(S, A, assume_unique=True).astype(np.float32) @ goes[0]).astype(np.int64)
+                inside = np.zeros(cst.n, dtype=np.float32)
+                inside[A] = 1.0
+                left = (inside[S] @ goes[0]).astype(np.int64)
             else:
                 left = np.concatenate([np.searchsorted(np.sort(cst.X[A, F[0]]), F[2], side="right") for F in feats])
             for s, outside in (("L", A.size - left), ("R", left)):
