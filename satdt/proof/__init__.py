@@ -150,6 +150,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         from .check import _tree_cost
 
         cost, errors, leaves, _, _ = _tree_cost(tree_dict, X, y, classes, prover.cst)
+        prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
         if bound < cost:
             raise RuntimeError(f"certificate: a tree of cost {bound} beats the given tree ({cost}): it is not optimal")

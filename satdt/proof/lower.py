@@ -40,6 +40,7 @@ class Prover:
         self.claims: list[dict] = []
         self.memo: dict[tuple, tuple[int, int, bool]] = {}
         self.deadline = deadline
+        self.root_is_optimum = False  # set when the root's need is a known tree's cost
 
     def emit(self, path: list, k: int, b: int, rule: str, **extra) -> int:
         cid = len(self.claims)
@@ -86,8 +87,9 @@ class Prover:
         rule_leaf = cst.leaf_rule(S, k)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
-        elif k <= 2:
-            b = opt_small(cst, S, k, self.allowed)
+        elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
+            # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
+            b = opt_small(cst, S, k, self.allowed, need if self.root_is_optimum and not path else None)
             cid, exact = self.emit(path, k, b, "depth2"), True
         else:
             cid, b, exact = self._split(S, path, k, need, leaf)
@@ -117,7 +119,7 @@ class Prover:
             return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
-            if S.size * int(off[-1]) <= 20_000_000:  # every test's share of A at once (A is within S)
+            if len(feats) >= 8 and S.size * int(off[-1]) <= 2_000_000:  # many features: all at once
                 if not goes:
                     goes.append(np.concatenate([cst.X[S, F[0], None] <= F[2] for F in feats], 1).astype(np.float32))
                 inside = np.zeros(cst.n, dtype=np.float32)
