@@ -148,7 +148,8 @@ def test_consistent_certificates_by_the_dag_route(seed, tmp_path):
         info = certify_result(res, data, d, route="dag")
         assert info["witness_rows"] and info["claims"] >= 1
         assert "lower-bound DAG" in check(d)
-        for kind, claims in _mutants(d, data.X, rng):
+        assert json.loads((d / "manifest.json").read_text())["claims_rows"] == "witness"
+        for kind, claims in _mutants(d, data.X[info["witness_rows"]], rng):  # claims on the witness rows
             _assert_rejected(d, tmp_path, kind, claims)
 
 

@@ -182,3 +182,34 @@ def test_hundreds_of_range_mutations_are_rejected(tmp_path):
                 assert _rejected(d, tmp_path, bad), kind
                 count += 1
     assert count >= 300
+
+
+def test_consistent_dag_on_the_witness_rows_and_its_manifest_mutations(tmp_path):
+    from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
+
+    rng = np.random.default_rng(3)
+    count = 0
+    for seed in range(4):
+        X = rng.permutation(np.arange(16 * 2, dtype=float)).reshape(16, 2)
+        y = rng.integers(0, 2, size=16)
+        y[:2] = [0, 1]
+        data = prepare(X, y)
+        problem = Binarizer("all").problem(data)
+        for name, res in (("depth", solve_min_depth_dp(problem)), ("size", solve_min_size_dp(problem))):
+            d = tmp_path / f"{name}{seed}"
+            info = certify_result(res, data, d, route="dag")
+            man = json.loads((d / "manifest.json").read_text())
+            assert man["claims_rows"] == "witness" and f"these {len(info['witness_rows'])} rows" in check(d)
+            rows = man["witness_rows"]  # minimal: without any one row a smaller tree exists, no DAG can hold
+            edits = [dict(man, witness_rows=rows[1:]), dict(man, witness_rows=rows[:-1]),
+                     dict(man, witness_rows=rows[:len(rows) // 2] + rows[len(rows) // 2 + 1:]),
+                     dict(man, witness_rows=rows + [rows[0]])]
+            for bad_man in edits:
+                bad = tmp_path / "bad"
+                shutil.rmtree(bad, ignore_errors=True)
+                shutil.copytree(d, bad)
+                (bad / "manifest.json").write_text(json.dumps(bad_man))
+                with pytest.raises(Invalid):
+                    check(bad)
+                count += 1
+    assert count == 32

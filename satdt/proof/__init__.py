@@ -184,16 +184,19 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
                 budget = dag_time if route == "auto" else time_limit
                 end = None if budget is None else time.perf_counter() + budget
-                prover = Prover(X, y, C, q, lc, None, None if end is None else (lambda: time.perf_counter() > end))
+                # over the witness rows only (no smaller tree classifies them, so none classifies every
+                # row): measured 1.2-2.3x fewer claims than over every row for DT_size
+                prover = Prover(X[rows], y[rows], C, q, lc, None,
+                                None if end is None else (lambda: time.perf_counter() > end))
                 try:
-                    if prover.prove(np.arange(n), [], D, need)[1] < need:
+                    if prover.prove(np.arange(len(rows)), [], D, need)[1] < need:
                         raise RuntimeError("certificate: a smaller consistent tree exists: the tree is not optimal")
                     claims = prover.claims
                 except TimeoutError:
                     if route == "dag":
                         raise
             if claims is not None:
-                man["files"]["claims"] = "claims.jsonl.gz"
+                man["files"]["claims"], man["claims_rows"] = "claims.jsonl.gz", "witness"
                 files["claims.jsonl.gz"] = "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in claims)
                 out["claims"] = len(claims)
             else:

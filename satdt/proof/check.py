@@ -226,8 +226,7 @@ def _allowed(man: dict):
 
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
     """Check every claim of the DAG in order; return the root claim's bound."""
-    allowed = _allowed(man)
-    X, p = cst.X, cst.X.shape[1]
+    allowed, X, p = _allowed(man), cst.X, cst.X.shape[1]
     sets, keys, bounds, depths = [], [], [], []
     with _open(path) as fh:
         for line_no, line in enumerate(fh):
@@ -340,18 +339,19 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
         return f"{man['objective']} {value}: nothing smaller exists"
     said = (f"no tree of depth <= {question['max_depth']}" + ("" if question["max_splits"] is None else
                                                            f" with <= {question['max_splits']} splits"))
-    if "claims" in man["files"]:  # the DP route: every tree of the question's depth costs >= m + 2 with
-        m = question["max_splits"]  # cost = (m + 2) errors + leaves, so an error-free one has > m splits
-        q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
-        cst = _Costs(X, y, len(classes), q, lc)
-        if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"]) < need:
-            raise Invalid(f"claim root: does not prove {need} for the question {question}")
-        return f"{man['objective']} {value}: {said} classifies every row (lower-bound DAG)"
-    import drup
-
     rows = [int(i) for i in man["witness_rows"]]
     if not rows or min(rows) < 0 or max(rows) >= X.shape[0] or len(set(rows)) != len(rows):
         raise Invalid("witness_rows: not distinct row indices of the data")
+    if "claims" in man["files"]:  # the DP route: every tree of the question's depth costs >= m + 2 with
+        m = question["max_splits"]  # cost = (m + 2) errors + leaves, so an error-free one has > m splits
+        q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
+        on = rows if man.get("claims_rows") == "witness" else list(range(X.shape[0]))  # a subset suffices
+        cst = _Costs(X[on], y[on], len(classes), q, lc)
+        if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"]) < need:
+            raise Invalid(f"claim root: does not prove {need} for the question {question}")
+        return f"{man['objective']} {value}: {said} classifies these {len(on)} rows (lower-bound DAG)"
+    import drup
+
     _, clauses, _, _ = encode(X[rows], y[rows], len(classes), question["max_depth"], question["max_splits"])
     with _open(os.path.join(d, man["files"]["cnf"])) as fh:
         stored = _parse_dimacs(fh.read())
