@@ -3,7 +3,7 @@
 It trusts Python, numpy, the verified DRUP checker ``drup`` (extracted from Why3 code), the
 reference encoding (:mod:`satdt.proof.reference_encoding`, numpy only) and the data file of the
 certificate; it imports nothing from satdt's search, encodings or binarizer (a test parses this
-file's imports). The format is described in :mod:`satdt.proof` (``FORMAT.md`` there).
+file's imports). The format: ``FORMAT.md`` beside this file.
 
 Costs are integers ``q * errors + lc * leaves`` (accuracy: ``q = 1, lc = 0``; regularized with
 ``lam = p / q``: ``lc = p * n``). A claim ``(rows of path, k, b)`` says every tree of depth
@@ -14,17 +14,17 @@ Costs are integers ``q * errors + lc * leaves`` (accuracy: ``q = 1, lc = 0``; re
 * ``split``: ``b <= leaf cost`` and, for every test that splits the rows (every gap between
   consecutive distinct values of every feature, or every listed threshold that splits them),
   an entry ``[f, t, left, right]`` whose claims (earlier ids, depth ``>= k - 1``) are on exactly
-  the two sides and whose bounds sum to ``>= b`` (a tree with a test that does not split its rows
-  is no better than its non-empty side alone), or a range ``[f, lo, hi, left, right]`` covering
-  every gap from ``lo``'s to ``hi``'s with claims on the rows ``x_f <= lo`` and ``x_f > hi``: the
-  sides of each covered test contain those, and an optimum never falls when rows are added;
+  the two sides and whose bounds sum to ``>= b`` (a test that does not split its rows is no better
+  than its non-empty side alone), or a range ``[f, lo, hi, left, right]`` for every gap from
+  ``lo``'s to ``hi``'s, its claims on the rows ``x_f <= lo`` and ``x_f > hi``: the sides of each
+  covered test contain those, and an optimum never falls when rows are added;
 * ``depth2`` (``k <= 2``): ``b <=`` the optimum the checker computes by enumeration (a branch
   and bound over the root gaps, stopped once ``b`` is proven);
 * ``similar``: from an earlier claim ``(A, k', b')`` with ``k <= k'``: ``b <= b' - q |A \\ S|``.
 
 Set equality is tested by two random 64-bit sums of per-row keys drawn at each run (and the count).
 DT_depth / DT_size certificates prove "no tree of depth <= D (<= m splits) classifies every row"
-by such a DAG (costs ``errors`` or ``(m + 2) errors + leaves``) or by DRUP over the witness rows.
+by such a DAG over the witness rows (costs ``errors`` or ``(m + 2) errors + leaves``) or by DRUP.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 FORMAT, VERSION = "satdt-proof", 1
 BATCH = 4_000_000  # counts the depth-2 enumeration holds at once
+FIRST, SPLIT = 5, 3  # positions of each root feature evaluated first, and per open interval then
 
 
 class Invalid(Exception):
@@ -112,7 +113,7 @@ def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
     cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
     lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
     comp = np.cumsum(np.concatenate([np.ones((p, 1), bool), (lab[:, 1:] != lab[:, :-1]) | (lab[:, 1:] < 0)], 1), 1) - 1
-    return R, u, comp[fp, R], comp[fp, u - 1] + 1
+    return R, u, comp[fp, R], comp[fp, u - 1] + 1, cnt
 
 
 def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
@@ -132,8 +133,8 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
     M = np.delete(M, ends - 1, axis=1)
     M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per child feature
     np.cumsum(M, 2, out=M)                  # ... and child run <= b (b = last of a block: no split)
-    left = M[:, :, offs[1] - 1].astype(np.int64)  # class counts of each left side (int64 from here:
-    nL, right = left.sum(0), tot[:, None] - left   # q times a count may pass 2^31)
+    left = M[:, :, offs[1] - 1].astype(np.int64)  # class counts of each left side (int64: q x count > 2^31)
+    nL, right = left.sum(0), tot[:, None] - left
     eL = (nL[:, None] - M.max(0) - (left[:, :, None] - M).max(0)).min(1).astype(np.int64)
     M -= colTot[:, None, :]                 # minus the right side's counts up to b
     eR = ((n - nL)[:, None] + M.min(0) - (right[:, :, None] + M).max(0)).min(1).astype(np.int64)
@@ -153,7 +154,7 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     if k == 0 or S.size == 0:
         return T
     q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
-    R, u, Rc, uc = _ranks(cst, S, allowed)
+    R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
     fs = np.flatnonzero(u >= 2)
     if k == 1 or fs.size == 0:
         for f in np.flatnonzero(uc >= 2):
@@ -167,14 +168,23 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(y, minlength=C))
     per_gap, per_seg = C * int(offs[-1]), n * fs.size       # counts of a batch: <= ~BATCH
     cap = max(1, BATCH // per_gap - 1)
-    kf = kg = kL = kR = np.empty(0, np.int64)
-    m = np.minimum(u[fs] - 1, 17)           # first gaps: up to 17 per feature, evenly spread, ends included
-    i = np.arange(m.sum()) - np.repeat(np.cumsum(m) - m, m)
-    new_f, new_g = np.repeat(fs, m), 1 + (i * np.repeat(u[fs] - 2, m)) // np.maximum(np.repeat(m, m) - 1, 1)
-    while new_f.size:
-        cut = np.flatnonzero(new_f[1:] != new_f[:-1]) + 1
-        segs = [(int(f[0]), g[i:i + cap]) for f, g in zip(np.split(new_f, cut), np.split(new_g, cut))
-                for i in range(0, g.size, cap)]
+
+    def two_leaves(cc):                     # no depth-<=1 tree does better: one leaf, or two right on
+        s, m = np.sort(cc, -1), cc.sum(-1)  # at most the two largest classes
+        return np.minimum(q * (m - s[..., -1]) + lc, q * (m - s[..., -1] - (s[..., -2] if C > 1 else 0)) + 2 * lc)
+    left = np.cumsum(cnt[fs], 1)[:, :-1]    # class counts left of each gap, then the gaps this leaves open
+    lb = two_leaves(left) + two_leaves(child[3] - left)
+    of, og = np.nonzero((np.arange(1, left.shape[1] + 1) < u[fs, None]) & (lb < T))
+    of, og = fs[of], og + 1                 # open gaps in (feature, gap) order; positions index them
+    starts = np.flatnonzero(np.concatenate([[True], of[1:] != of[:-1]]))
+    m = np.diff(np.append(starts, of.size))
+    kk = np.minimum(m, FIRST)               # first positions: a few per feature, evenly spread, ends included
+    i = np.arange(kk.sum()) - np.repeat(np.cumsum(kk) - kk, kk)
+    new = np.repeat(starts, kk) + (i * np.repeat(m - 1, kk)) // np.maximum(np.repeat(kk, kk) - 1, 1)
+    kp = kL = kR = np.empty(0, np.int64)
+    while new.size:  # evaluate the new positions in batches, then open positions inside open intervals
+        cut = np.flatnonzero(of[new][1:] != of[new][:-1]) + 1
+        segs = [(int(of[p_[0]]), og[p_][i:i + cap]) for p_ in np.split(new, cut) for i in range(0, p_.size, cap)]
         while segs:
             j, size = 1, segs[0][1].size + 1
             while j < len(segs) and (size + segs[j][1].size + 1) * per_gap + (j + 1) * per_seg <= BATCH:
@@ -182,17 +192,15 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
             batch, segs = segs[:j], segs[j:]
             cL, cR = _sides(cst, S, R, child, batch)
             T = min(T, int((cL + cR).min()))
-            kf = np.concatenate([kf] + [np.full(g.size, f) for f, g in batch])
-            kg = np.concatenate([kg] + [g for _, g in batch])
             kL, kR = np.concatenate([kL, cL]), np.concatenate([kR, cR])
-        o = np.lexsort((kg, kf))
-        kf, kg, kL, kR = kf[o], kg[o], kL[o], kR[o]
-        gap = np.where(kf[1:] == kf[:-1], kg[1:] - kg[:-1] - 1, 0)
+        o = np.argsort(kp := np.concatenate([kp, new]))
+        kp, kL, kR = kp[o], kL[o], kR[o]
+        gap = np.where(of[kp][1:] == of[kp][:-1], kp[1:] - kp[:-1] - 1, 0)
         j = np.flatnonzero((gap > 0) & (kL[:-1] + kR[1:] < T))
-        s = np.minimum(gap[j], 7)           # up to 7 new gaps, evenly spread, inside each open interval
+        s = np.minimum(gap[j], SPLIT)       # a few new positions, evenly spread, inside each open interval
         rep = np.repeat(np.arange(j.size), s)
         i = np.arange(rep.size) - np.repeat(np.cumsum(s) - s, s) + 1
-        new_f, new_g = kf[j][rep], kg[j][rep] + (i * (gap[j] + 1)[rep]) // (s + 1)[rep]
+        new = kp[j][rep] + (i * (gap[j] + 1)[rep]) // (s + 1)[rep]
     return T
 
 
