@@ -67,7 +67,8 @@ def _cell(args, queue) -> None:
         res = solve_min_size_dp(problem)
     solve_s = time.perf_counter() - t0
     row = {"dataset": Path(name).stem, "question": question, "depth": depth, "lam": lam, "rows": data.n_rows,
-           "status": str(res.status), "objective": res.objective, "solve_s": round(solve_s, 3)}
+           "status": str(res.status), "objective": res.objective, "solve_s": round(solve_s, 3),
+           "route": "drup" if route == "drup" else "dag"}  # the route asked for (a --merge key), then the one taken
     queue.put(dict(row))
     out = Path(tempfile.mkdtemp()) / "cert"
     t1 = time.perf_counter()
