@@ -40,7 +40,8 @@ CELLS = [  # (dataset, question, depth, lam)
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "quantbnb"
 if SHARED.is_dir():  # continuous sets (Quant-BnB's), where the depth-2 enumeration of the checker costs most
     CELLS += [(str(SHARED / f"{name}.train.csv"), "accuracy", d, None)
-              for name, d in (("bank", 2), ("raisin", 2), ("bank", 3))]
+              for name, d in (("bank", 2), ("raisin", 2), ("bank", 3), ("raisin", 3), ("bank", 4), ("rice", 2),
+                              ("wilt", 2), ("page", 2), ("fault", 2))]
 QUICK = [c for c in CELLS if c[0] in ("iris", "monk1")]
 
 
@@ -66,7 +67,8 @@ def _cell(args, queue) -> None:
         res = solve_min_size_dp(problem)
     solve_s = time.perf_counter() - t0
     row = {"dataset": Path(name).stem, "question": question, "depth": depth, "lam": lam, "rows": data.n_rows,
-           "status": str(res.status), "objective": res.objective, "solve_s": round(solve_s, 3)}
+           "status": str(res.status), "objective": res.objective, "solve_s": round(solve_s, 3),
+           "route": "drup" if route == "drup" else "dag"}  # the route asked for (a --merge key), then the one taken
     queue.put(dict(row))
     out = Path(tempfile.mkdtemp()) / "cert"
     t1 = time.perf_counter()

@@ -62,10 +62,12 @@ def _write_gz(path: str, text: str) -> None:
 
 def _data_csv(X: np.ndarray, labels: list[str], names: list[str]) -> str:
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(list(names) + ["label"])
-    for row, lab in zip(X.tolist(), labels):
-        w.writerow([repr(float(v)) for v in row] + [lab])
+    csv.writer(out, lineterminator="\n").writerow(list(names) + ["label"])
+    cols = []  # each distinct value's repr once per column (shortest round-trip literal)
+    for j in range(X.shape[1]):
+        vals, inv = np.unique(X[:, j], return_inverse=True)
+        cols.append(np.array([repr(float(v)) for v in vals], dtype=object)[inv.reshape(-1)])
+    csv.writer(out, lineterminator="\n").writerows(zip(*cols, labels))
     return out.getvalue()
 
 
@@ -73,7 +75,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                       max_depth: int | None = None, lam: str | Fraction | None = None,
                       thresholds: str | dict[int, list[float]] = "all", seed: int = 0,
                       time_limit: float | None = None, route: str = "auto",
-                      dag_time: float = 10.0) -> dict[str, Any]:
+                      dag_time: float = 60.0) -> dict[str, Any]:
     """Write the certificate that ``tree`` is optimal for ``objective`` on ``data``.
 
     Parameters
@@ -148,6 +150,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         from .check import _tree_cost
 
         cost, errors, leaves, _, _ = _tree_cost(tree_dict, X, y, classes, prover.cst)
+        prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
         if bound < cost:
             raise RuntimeError(f"certificate: a tree of cost {bound} beats the given tree ({cost}): it is not optimal")
@@ -181,16 +184,19 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
                 budget = dag_time if route == "auto" else time_limit
                 end = None if budget is None else time.perf_counter() + budget
-                prover = Prover(X, y, C, q, lc, None, None if end is None else (lambda: time.perf_counter() > end))
+                # over the witness rows only (no smaller tree classifies them, so none classifies every
+                # row): measured 1.2-2.3x fewer claims than over every row for DT_size
+                prover = Prover(X[rows], y[rows], C, q, lc, None,
+                                None if end is None else (lambda: time.perf_counter() > end))
                 try:
-                    if prover.prove(np.arange(n), [], D, need)[1] < need:
+                    if prover.prove(np.arange(len(rows)), [], D, need)[1] < need:
                         raise RuntimeError("certificate: a smaller consistent tree exists: the tree is not optimal")
                     claims = prover.claims
                 except TimeoutError:
                     if route == "dag":
                         raise
             if claims is not None:
-                man["files"]["claims"] = "claims.jsonl.gz"
+                man["files"]["claims"], man["claims_rows"] = "claims.jsonl.gz", "witness"
                 files["claims.jsonl.gz"] = "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in claims)
                 out["claims"] = len(claims)
             else:
@@ -223,12 +229,9 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    import sys
 
-        return version("satdt")
-    except Exception:  # noqa: BLE001 - not installed as a distribution
-        return "unknown"
+    return str(getattr(sys.modules.get("satdt"), "__version__", "unknown"))  # (importlib.metadata: 36 ms)
 
 
 def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_depth: int | None = None,

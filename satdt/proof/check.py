@@ -3,7 +3,7 @@
 It trusts Python, numpy, the verified DRUP checker ``drup`` (extracted from Why3 code), the
 reference encoding (:mod:`satdt.proof.reference_encoding`, numpy only) and the data file of the
 certificate; it imports nothing from satdt's search, encodings or binarizer (a test parses this
-file's imports). The format is described in :mod:`satdt.proof` (``FORMAT.md`` there).
+file's imports). The format: ``FORMAT.md`` beside this file.
 
 Costs are integers ``q * errors + lc * leaves`` (accuracy: ``q = 1, lc = 0``; regularized with
 ``lam = p / q``: ``lc = p * n``). A claim ``(rows of path, k, b)`` says every tree of depth
@@ -14,14 +14,17 @@ Costs are integers ``q * errors + lc * leaves`` (accuracy: ``q = 1, lc = 0``; re
 * ``split``: ``b <= leaf cost`` and, for every test that splits the rows (every gap between
   consecutive distinct values of every feature, or every listed threshold that splits them),
   an entry ``[f, t, left, right]`` whose claims (earlier ids, depth ``>= k - 1``) are on exactly
-  the two sides and whose bounds sum to ``>= b`` (a tree with a test that does not split its rows
-  is no better than its non-empty side alone);
-* ``depth2`` (``k <= 2``): ``b <=`` the optimum the checker computes by enumeration;
+  the two sides and whose bounds sum to ``>= b`` (a test that does not split its rows is no better
+  than its non-empty side alone), or a range ``[f, lo, hi, left, right]`` for every gap from
+  ``lo``'s to ``hi``'s, its claims on the rows ``x_f <= lo`` and ``x_f > hi``: the sides of each
+  covered test contain those, and an optimum never falls when rows are added;
+* ``depth2`` (``k <= 2``): ``b <=`` the optimum the checker computes by enumeration (a branch
+  and bound over the root gaps, stopped once ``b`` is proven);
 * ``similar``: from an earlier claim ``(A, k', b')`` with ``k <= k'``: ``b <= b' - q |A \\ S|``.
 
 Set equality is tested by two random 64-bit sums of per-row keys drawn at each run (and the count).
 DT_depth / DT_size certificates prove "no tree of depth <= D (<= m splits) classifies every row"
-by such a DAG (costs ``errors`` or ``(m + 2) errors + leaves``) or by DRUP over the witness rows.
+by such a DAG over the witness rows (costs ``errors`` or ``(m + 2) errors + leaves``) or by DRUP.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from .reference_encoding import encode
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 FORMAT, VERSION = "satdt-proof", 1
+BATCH = 4_000_000  # counts the depth-2 enumeration holds at once
+FIRST, SPLIT = 5, 3  # positions of each root feature evaluated first, and per open interval then
 
 
 class Invalid(Exception):
@@ -88,79 +93,115 @@ class _Costs:
         h = self.keys[S].sum(0, dtype=np.uint64) if S.size else np.zeros(2, np.uint64)
         return int(S.size), int(h[0]), int(h[1])
 
-    def gaps(self, S: np.ndarray, f: int):
-        """S sorted by feature f: (order, distinct values, end position of each value block)."""
-        v = self.X[S, f]
-        order = np.argsort(v, kind="stable")
-        vs = v[order]
-        ends = np.flatnonzero(np.r_[vs[1:] != vs[:-1], True]) + 1
-        return order, vs[ends - 1], ends
+
+def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
+    """Each row's block per feature (0 .. u - 1 over the non-empty blocks of S cut by every gap, or
+    by the ``allowed`` thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature,
+    and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on any
+    subset of S: moving a threshold across such a run moves rows of one class c from right to left;
+    each side's errors (its size minus its largest class count) are then a minimum of a constant
+    and a linear function of the rows moved: concave, so least at an end of the run, still a gap."""
+    V, p, C, y = cst.X[S], cst.X.shape[1], cst.C, cst.y[S]
+    if allowed is not None:
+        V = np.stack([np.searchsorted(allowed.get(f, np.empty(0)), V[:, f]) for f in range(p)], 1)
+    o = np.argsort(V, axis=0, kind="stable")
+    Vs = np.take_along_axis(V, o, 0)
+    R = np.empty(V.shape, dtype=np.int64)
+    np.put_along_axis(R, o, np.cumsum(np.concatenate([np.zeros((1, p), bool), Vs[1:] != Vs[:-1]]), 0), 0)
+    u = R.max(0) + 1
+    U, fp = int(u.max()), np.arange(p)
+    cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
+    lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
+    comp = np.cumsum(np.concatenate([np.ones((p, 1), bool), (lab[:, 1:] != lab[:, :-1]) | (lab[:, 1:] < 0)], 1), 1) - 1
+    return R, u, comp[fp, R], comp[fp, u - 1] + 1, cnt
 
 
-def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int:
-    """The optimum over trees of depth <= k (0, 1, 2) on the rows S, over every axis-aligned test
-    (every gap of S) or the ``allowed`` thresholds, by enumeration with class-count cumulative sums
-    (a test that does not split S is a real tree too: counting it changes no minimum)."""
+def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
+    """Depth-<=1 optimum of the left and the right side of each root gap of ``segs`` ([(f, gaps)]),
+    over every child test: 2-D cumulative class counts (class, root gap, child column), int32."""
+    q, lc, C, y, n = cst.q, cst.lc, cst.C, cst.y[S], S.size
+    cols, offs, colTot, tot = child
+    W, F = int(offs[-1]), len(segs)
+    A = np.concatenate([g + j * (n + 1) for j, (_, g) in enumerate(segs)])
+    seg = np.searchsorted(A, R[:, [f for f, _ in segs]] + np.arange(F) * (n + 1), side="right") + np.arange(F)
+    P, ends = A.size + F, np.cumsum([g.size + 1 for _, g in segs])
+    M = np.bincount(((y[:, None] * P + seg)[:, :, None] * W + cols[:, None, :]).ravel(),
+                    minlength=C * P * W).astype(np.int32).reshape(C, P, W)
+    if F > 1:                               # restart the running sum at each segment
+        M[:, ends[:-1]] -= np.add.reduceat(M, np.concatenate([[0], ends[:-1]]), axis=1)[:, :-1]
+    np.cumsum(M, 1, out=M)                  # M[c, a, col]: root block < a (restarted per segment)
+    M = np.delete(M, ends - 1, axis=1)
+    M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per child feature
+    np.cumsum(M, 2, out=M)                  # ... and child run <= b (b = last of a block: no split)
+    left = M[:, :, offs[1] - 1].astype(np.int64)  # class counts of each left side (int64: q x count > 2^31)
+    nL, right = left.sum(0), tot[:, None] - left
+    eL = (nL[:, None] - M.max(0) - (left[:, :, None] - M).max(0)).min(1).astype(np.int64)
+    M -= colTot[:, None, :]                 # minus the right side's counts up to b
+    eR = ((n - nL)[:, None] + M.min(0) - (right[:, :, None] + M).max(0)).min(1).astype(np.int64)
+    return (np.minimum(q * (nL - left.max(0)) + lc, q * eL + 2 * lc),
+            np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc))
+
+
+def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
+    """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every
+    axis-aligned test (every gap of S) or the ``allowed`` thresholds (a test that does not split S
+    is a real tree too: counting it changes no minimum). Depth 2 is a branch and bound over root
+    gaps: the left side's optimum only grows with the gap and the right side's only shrinks (a
+    tree on a set is one on its subsets, no costlier), so the gaps strictly between two evaluated
+    ones ``a < a'`` cost >= left(a) + right(a'); such an interval is split until that reaches T."""
+    T = cst.leaf(S) if S.size else cst.lc
+    T = T if target is None else min(T, int(target))
     if k == 0 or S.size == 0:
-        return cst.leaf(S) if S.size else cst.lc
-    q, lc, C = cst.q, cst.lc, cst.C
-    best = cst.leaf(S)
-    Y = np.eye(C, dtype=np.int64)[cst.y[S]]
-    ranks = []
-    for f in range(cst.X.shape[1]):
-        if allowed is not None:  # block of each row: how many listed thresholds lie below it
-            ts = allowed.get(f, np.empty(0))
-            ranks.append((np.searchsorted(ts, cst.X[S, f], side="left"), ts.size + 1))
-            continue
-        order, vals, ends = cst.gaps(S, f)
-        r = np.empty(S.size, dtype=np.int64)
-        r[order] = np.repeat(np.arange(ends.size), np.diff(np.r_[0, ends]))
-        ranks.append((r, ends.size))
-    if k == 1:
-        for r, u in ranks:
-            if u < 2:
-                continue
-            full = np.cumsum(np.bincount(r * C + cst.y[S], minlength=u * C).reshape(u, C), 0)
-            cum, tot = full[:-1], full[-1]
-            err = S.size - cum.max(1) - (tot - cum).max(1)
-            best = min(best, int(q * err.min()) + 2 * lc)
-        return best
-    tot = Y.sum(0)
-    for rf, uf in ranks:
-        if uf < 2:
-            continue
-        # child optimum (depth <= 1) of each side of each root gap, over every child feature
-        cumf = np.cumsum(np.bincount(rf * C + cst.y[S], minlength=uf * C).reshape(uf, C), 0)[:-1]  # left counts
-        nL = cumf.sum(1)
-        childL = q * (nL - cumf.max(1)) + lc
-        childR = q * ((S.size - nL) - (tot - cumf).max(1)) + lc
-        # every child feature at once, in groups of about 4M counts: columns = (g, g-rank) blocks
-        groups, cur, width = [], [], 0
-        for rg, ug in ranks:
-            if ug >= 2:
-                if cur and uf * (width + ug) * C > 4_000_000:
-                    groups, cur, width = groups + [cur], [], 0
-                cur, width = cur + [(rg, ug)], width + ug
-        for grp in groups + ([cur] if cur else []):
-            offs = np.cumsum([0] + [ug for _, ug in grp])
-            cols = np.concatenate([rg + o for (rg, _), o in zip(grp, offs[:-1])])
-            rows_f = np.tile(rf, len(grp))
-            W = int(offs[-1])                   # counts (class, f-rank, column), int32, classes first
-            M = np.bincount((np.tile(cst.y[S], len(grp)) * uf + rows_f) * W + cols,
-                            minlength=C * uf * W).astype(np.int32).reshape(C, uf, W)
-            np.cumsum(M, 1, out=M)              # M[c, a, col]: f-rank <= a
-            M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per block
-            np.cumsum(M, 2, out=M)              # ... and g-rank <= b within the block of g
-            LL = M[:, :-1]                      # left of root gap a, g-rank <= b (b = last: no split)
-            LR = cumf.T[:, :, None] - LL
-            RL = M[:, -1:] - LL
-            RR = (tot - cumf).T[:, :, None] - RL
-            eL = (nL[:, None] - LL.max(0) - LR.max(0)).min(1)
-            eR = ((S.size - nL)[:, None] - RL.max(0) - RR.max(0)).min(1)
-            childL = np.minimum(childL, q * eL + 2 * lc)
-            childR = np.minimum(childR, q * eR + 2 * lc)
-        best = min(best, int((childL + childR).min()))
-    return best
+        return T
+    q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
+    R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
+    fs = np.flatnonzero(u >= 2)
+    if k == 1 or fs.size == 0:
+        for f in np.flatnonzero(uc >= 2):
+            cum = np.cumsum(np.bincount(Rc[:, f] * C + y, minlength=uc[f] * C).reshape(-1, C), 0)
+            T = min(T, int(q * (n - cum[:-1].max(1) - (cum[-1] - cum[:-1]).max(1)).min()) + 2 * lc)
+        return T
+    offs = np.concatenate([[0], np.cumsum(uc[fs])])
+    cols = Rc[:, fs] + offs[:-1]
+    colTot = np.bincount((y[:, None] * offs[-1] + cols).ravel(), minlength=C * offs[-1]).reshape(C, -1)
+    colTot[:, offs[1:-1]] -= np.add.reduceat(colTot, offs[:-1], axis=1)[:, :-1]
+    child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(y, minlength=C))
+    per_gap, per_seg = C * int(offs[-1]), n * fs.size       # counts of a batch: <= ~BATCH
+    cap = max(1, BATCH // per_gap - 1)
+
+    def two_leaves(cc):                     # no depth-<=1 tree does better: one leaf, or two right on
+        s, m = np.sort(cc, -1), cc.sum(-1)  # at most the two largest classes
+        return np.minimum(q * (m - s[..., -1]) + lc, q * (m - s[..., -1] - (s[..., -2] if C > 1 else 0)) + 2 * lc)
+    left = np.cumsum(cnt[fs], 1)[:, :-1]    # class counts left of each gap, then the gaps this leaves open
+    lb = two_leaves(left) + two_leaves(child[3] - left)
+    of, og = np.nonzero((np.arange(1, left.shape[1] + 1) < u[fs, None]) & (lb < T))
+    of, og = fs[of], og + 1                 # open gaps in (feature, gap) order; positions index them
+    starts = np.flatnonzero(np.concatenate([[True], of[1:] != of[:-1]]))
+    m = np.diff(np.append(starts, of.size))
+    kk = np.minimum(m, FIRST)               # first positions: a few per feature, evenly spread, ends included
+    i = np.arange(kk.sum()) - np.repeat(np.cumsum(kk) - kk, kk)
+    new = np.repeat(starts, kk) + (i * np.repeat(m - 1, kk)) // np.maximum(np.repeat(kk, kk) - 1, 1)
+    kp = kL = kR = np.empty(0, np.int64)
+    while new.size:  # evaluate the new positions in batches, then open positions inside open intervals
+        cut = np.flatnonzero(of[new][1:] != of[new][:-1]) + 1
+        segs = [(int(of[p_[0]]), og[p_][i:i + cap]) for p_ in np.split(new, cut) for i in range(0, p_.size, cap)]
+        while segs:
+            j, size = 1, segs[0][1].size + 1
+            while j < len(segs) and (size + segs[j][1].size + 1) * per_gap + (j + 1) * per_seg <= BATCH:
+                size, j = size + segs[j][1].size + 1, j + 1
+            batch, segs = segs[:j], segs[j:]
+            cL, cR = _sides(cst, S, R, child, batch)
+            T = min(T, int((cL + cR).min()))
+            kL, kR = np.concatenate([kL, cL]), np.concatenate([kR, cR])
+        o = np.argsort(kp := np.concatenate([kp, new]))
+        kp, kL, kR = kp[o], kL[o], kR[o]
+        gap = np.where(of[kp][1:] == of[kp][:-1], kp[1:] - kp[:-1] - 1, 0)
+        j = np.flatnonzero((gap > 0) & (kL[:-1] + kR[1:] < T))
+        s = np.minimum(gap[j], SPLIT)       # a few new positions, evenly spread, inside each open interval
+        rep = np.repeat(np.arange(j.size), s)
+        i = np.arange(rep.size) - np.repeat(np.cumsum(s) - s, s) + 1
+        new = kp[j][rep] + (i * (gap[j] + 1)[rep]) // (s + 1)[rep]
+    return T
 
 
 def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst: _Costs, allowed=None):
@@ -193,8 +234,7 @@ def _allowed(man: dict):
 
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
     """Check every claim of the DAG in order; return the root claim's bound."""
-    allowed = _allowed(man)
-    X, p = cst.X, cst.X.shape[1]
+    allowed, X, p = _allowed(man), cst.X, cst.X.shape[1]
     sets, keys, bounds, depths = [], [], [], []
     with _open(path) as fh:
         for line_no, line in enumerate(fh):
@@ -220,7 +260,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
             if rule == "leaf":
                 ok = b <= cst.leaf_rule(S, k)
             elif rule == "depth2":
-                ok = k <= 2 and b <= opt_small(cst, S, k, allowed)
+                ok = k <= 2 and b <= opt_small(cst, S, k, allowed, b)
             elif rule == "similar":
                 a = ref(c["from"])
                 outside = np.setdiff1d(sets[a], S, assume_unique=True).size
@@ -228,32 +268,38 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
                     raise Invalid(f"{where}: above the leaf cost or depth 0")
-                covered = {}
-                for f, t, lid, rid in c["tests"]:
-                    f, t, lid, rid = int(f), float(t), ref(lid), ref(rid)
-                    if not 0 <= f < p or (allowed is not None and t not in allowed.get(f, ())):
-                        raise Invalid(f"{where}: test x{f} <= {t!r} is not a candidate")
-                    go = X[S, f] <= t
-                    if go.all() or not go.any():
-                        raise Invalid(f"{where}: test x{f} <= {t!r} does not split the rows")
-                    for child, side in ((lid, S[go]), (rid, S[~go])):
+                vals = [np.unique(X[S, f]) for f in range(p)]
+                covered = [np.zeros(v.size + 1, dtype=np.int64) for v in vals]  # +1 / -1 at range ends
+                for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
+                    if len(e) not in (4, 5):
+                        raise Invalid(f"{where}: an entry is not [f, t, left, right] or [f, lo, hi, left, right]")
+                    f, lo, hi, lid, rid = int(e[0]), float(e[1]), float(e[-3]), ref(e[-2]), ref(e[-1])
+                    test = f"x{f} <= {lo!r}" + (f" .. {hi!r}" if len(e) == 5 else "")
+                    if not 0 <= f < p or lo > hi or (allowed is not None and (lo not in allowed.get(f, ()) or
+                                                                             hi not in allowed.get(f, ()))):
+                        raise Invalid(f"{where}: test {test} is not a candidate")
+                    left, right = S[X[S, f] <= lo], S[X[S, f] > hi]
+                    if not left.size or not right.size:
+                        raise Invalid(f"{where}: test {test} does not split the rows")
+                    for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
                         if keys[child] != cst.key(side) or depths[child] < k - 1:
-                            raise Invalid(f"{where}: claim {child} is not on the rows of x{f} <= {t!r}")
+                            raise Invalid(f"{where}: claim {child} is not on the rows of {test}")
                     if bounds[lid] + bounds[rid] < b:
-                        raise Invalid(f"{where}: test x{f} <= {t!r} gives only {bounds[lid] + bounds[rid]}")
-                    covered.setdefault(f, set()).add(int(np.unique(X[S, f][go]).size))
+                        raise Invalid(f"{where}: test {test} gives only {bounds[lid] + bounds[rid]}")
+                    g_lo, g_hi = np.searchsorted(vals[f], [lo, hi], side="right")
+                    covered[f][g_lo] += 1
+                    covered[f][g_hi + 1] -= 1
                 for f in range(p):
-                    _, vals, _ = cst.gaps(S, f)
                     if allowed is None:
-                        need = range(1, vals.size)
+                        need = np.arange(1, vals[f].size)
                     else:
                         ts = allowed.get(f, np.empty(0))
-                        ts = ts[(ts >= vals[0]) & (ts < vals[-1])]
-                        need = np.unique(np.searchsorted(vals, ts, side="right")).tolist()
-                    for g in need:
-                        if g not in covered.get(f, ()):
-                            raise Invalid(f"{where}: no entry for the test x{f} <= {vals[g - 1]!r} "
-                                          f"(gap {g} of {vals.size - 1})")
+                        need = np.unique(np.searchsorted(vals[f], ts[(ts >= vals[f][0]) & (ts < vals[f][-1])],
+                                                         side="right"))
+                    miss = need[np.cumsum(covered[f])[need] == 0]
+                    if miss.size:
+                        raise Invalid(f"{where}: no entry for the test x{f} <= {vals[f][miss[0] - 1]!r} "
+                                      f"(gap {miss[0]} of {vals[f].size - 1})")
                 ok = True
             else:
                 raise Invalid(f"{where}: unknown rule")
@@ -301,18 +347,19 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
         return f"{man['objective']} {value}: nothing smaller exists"
     said = (f"no tree of depth <= {question['max_depth']}" + ("" if question["max_splits"] is None else
                                                            f" with <= {question['max_splits']} splits"))
-    if "claims" in man["files"]:  # the DP route: every tree of the question's depth costs >= m + 2 with
-        m = question["max_splits"]  # cost = (m + 2) errors + leaves, so an error-free one has > m splits
-        q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
-        cst = _Costs(X, y, len(classes), q, lc)
-        if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"]) < need:
-            raise Invalid(f"claim root: does not prove {need} for the question {question}")
-        return f"{man['objective']} {value}: {said} classifies every row (lower-bound DAG)"
-    import drup
-
     rows = [int(i) for i in man["witness_rows"]]
     if not rows or min(rows) < 0 or max(rows) >= X.shape[0] or len(set(rows)) != len(rows):
         raise Invalid("witness_rows: not distinct row indices of the data")
+    if "claims" in man["files"]:  # the DP route: every tree of the question's depth costs >= m + 2 with
+        m = question["max_splits"]  # cost = (m + 2) errors + leaves, so an error-free one has > m splits
+        q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
+        on = rows if man.get("claims_rows") == "witness" else list(range(X.shape[0]))  # a subset suffices
+        cst = _Costs(X[on], y[on], len(classes), q, lc)
+        if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"]) < need:
+            raise Invalid(f"claim root: does not prove {need} for the question {question}")
+        return f"{man['objective']} {value}: {said} classifies these {len(on)} rows (lower-bound DAG)"
+    import drup
+
     _, clauses, _, _ = encode(X[rows], y[rows], len(classes), question["max_depth"], question["max_splits"])
     with _open(os.path.join(d, man["files"]["cnf"])) as fh:
         stored = _parse_dimacs(fh.read())

@@ -11,12 +11,22 @@ other test of the node, as in :mod:`satdt.solvers.dp.reference`.
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from ..deadline import DeadlineExpired
 from .check import _Costs, opt_small
 
 __all__ = ["Prover"]
+
+
+def _gaps(v: np.ndarray):
+    """The order sorting v, its distinct values, the end position of each value block."""
+    order = np.argsort(v, kind="stable")
+    vs = v[order]
+    ends = np.flatnonzero(np.append(vs[1:] != vs[:-1], True)) + 1
+    return order, vs[ends - 1], ends
 
 
 class Prover:
@@ -30,6 +40,7 @@ class Prover:
         self.claims: list[dict] = []
         self.memo: dict[tuple, tuple[int, int, bool]] = {}
         self.deadline = deadline
+        self.root_is_optimum = False  # set when the root's need is a known tree's cost
 
     def emit(self, path: list, k: int, b: int, rule: str, **extra) -> int:
         cid = len(self.claims)
@@ -37,132 +48,147 @@ class Prover:
         return cid
 
     # ------------------------------------------------------------------ candidates of a node
-    def candidates(self, S: np.ndarray):
-        """Per test splitting S: feature, threshold, left rows (sorted), right rows (sorted)."""
-        X = self.cst.X
+    def features(self, S: np.ndarray):
+        """Per feature splitting S: (f, gap index of each candidate test (sorted), its threshold,
+        S sorted by the feature, end position of each value block)."""
         out = []
-        for f in range(X.shape[1]):
-            order, vals, ends = self.cst.gaps(S, f)
+        for f in range(self.cst.X.shape[1]):
+            order, vals, ends = _gaps(self.cst.X[S, f])
             if vals.size < 2:
                 continue
             if self.allowed is None:
                 mids = (vals[:-1] + vals[1:]) / 2.0
                 thr = np.where((mids >= vals[:-1]) & (mids < vals[1:]), mids, vals[:-1])
-                by_gap = {g: float(thr[g - 1]) for g in range(1, vals.size)}
+                gaps = np.arange(1, vals.size)
             else:
                 ts = self.allowed.get(f, np.empty(0))
                 ts = ts[(ts >= vals[0]) & (ts < vals[-1])]
                 gaps, first = np.unique(np.searchsorted(vals, ts, side="right"), return_index=True)
-                by_gap = {int(g): float(ts[i]) for g, i in zip(gaps, first)}
-            Ss = S[order]
-            for g, t in by_gap.items():
-                e = int(ends[g - 1])
-                out.append((f, t, np.sort(Ss[:e]), np.sort(Ss[e:])))
-        return out
-
-    def _apart(self, A: np.ndarray, cands) -> np.ndarray:
-        """For each candidate, how many rows of A it sends left."""
-        X = self.cst.X
-        out = np.empty(len(cands), dtype=np.int64)
-        by_f: dict[int, list[int]] = {}
-        for j, c in enumerate(cands):
-            by_f.setdefault(c[0], []).append(j)
-        for f, js in by_f.items():
-            a = np.sort(X[A, f])
-            out[js] = np.searchsorted(a, [cands[j][1] for j in js], side="right")
+                thr = ts[first]
+            if gaps.size:
+                out.append((f, gaps, np.asarray(thr, float), S[order], ends))
         return out
 
     # ------------------------------------------------------------------ the search
     def prove(self, S: np.ndarray, path: list, k: int, need: int) -> tuple[int, int]:
         """A claim on the rows S at depth k with bound >= min(need, opt); (id, bound)."""
+        cid, b, _ = self._prove(S, path, k, need)
+        return cid, b
+
+    def _prove(self, S: np.ndarray, path: list, k: int, need: int) -> tuple[int, int, bool]:
         cst = self.cst
         key = (cst.key(S), k)
         hit = self.memo.get(key)
         if hit is not None and (hit[2] or hit[1] >= need):
-            return hit[0], hit[1]
+            return hit
         if self.deadline is not None and self.deadline():
             raise DeadlineExpired("certificate: out of time")  # a TimeoutError, as documented
         leaf = cst.leaf(S)
         rule_leaf = cst.leaf_rule(S, k)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
-        elif k <= 2:
-            b = opt_small(cst, S, k, self.allowed)
+        elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
+            # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
+            b = opt_small(cst, S, k, self.allowed, need if self.root_is_optimum and not path else None)
             cid, exact = self.emit(path, k, b, "depth2"), True
         else:
             cid, b, exact = self._split(S, path, k, need, leaf)
         self.memo[key] = (cid, b, exact)
-        return cid, b
-
-    def _side_claim(self, S: np.ndarray, path: list, k: int, src: int, value: int) -> tuple[int, int]:
-        """A claim on a side whose bound came from similarity (src) or the leaf rule (src < 0)."""
-        hit = self.memo.get((self.cst.key(S), k))
-        if hit is not None and hit[1] >= value:
-            return hit[0], hit[1]
-        if src < 0:
-            b = self.cst.leaf_rule(S, k)
-            cid = self.emit(path, k, b, "leaf")
-        else:
-            b = value
-            cid = self.emit(path, k, b, "similar", **{"from": src})
-        if hit is None or hit[1] < b:
-            self.memo[(self.cst.key(S), k)] = (cid, b, False)
-        return cid, b
+        return cid, b, exact
 
     def _split(self, S: np.ndarray, path: list, k: int, need: int, leaf: int) -> tuple[int, int, bool]:
-        cst = self.cst
-        q = cst.q
-        cands = self.candidates(S)
-        J = len(cands)
-        sizeL = np.array([c[2].size for c in cands], dtype=np.int64)
-        simL = np.full(J, cst.lc, dtype=np.int64)
-        simR = np.full(J, cst.lc, dtype=np.int64)
-        srcL = np.full(J, -1, dtype=np.int64)
-        srcR = np.full(J, -1, dtype=np.int64)
+        """Every test of every feature, by intervals of consecutive gaps: the left side of a gap
+        only grows with it and the right side only shrinks, and an optimum only grows with its
+        rows, so one entry ``[f, t_lo, t_hi, left(t_lo), right(t_hi)]`` covers every gap between
+        (the checker's ``range`` entries). Intervals are split, lowest bound first, until their
+        bound reaches the target (``min(need, leaf)``, lowered by every test that beats it).
+        Sides are claimed from earlier claims by similarity when that suffices."""
+        cst, q = self.cst, self.cst.q
+        feats = self.features(S)
+        target = min(need, leaf)
+        side: dict[tuple, tuple[int, int, bool]] = {}
+        # similarity bounds of every side of every candidate, from the claims solved so far
+        off = np.cumsum([0] + [F[1].size for F in feats])
+        sim = {s: np.full(int(off[-1]), cst.lc, dtype=np.int64) for s in "LR"}
+        src = {s: np.full(int(off[-1]), -1, dtype=np.int64) for s in "LR"}
+        goes = []  # (|S|, candidates) 0/1: the rows of S each test sends left (built on first use)
+
+        def rows(fi: int, i: int, s: str) -> np.ndarray:
+            f, gaps, thr, Ss, ends = feats[fi]
+            e = int(ends[gaps[i] - 1])
+            return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
-            left = self._apart(A, cands)        # rows of A each test sends left
-            for sim, src, outside in ((simL, srcL, A.size - left), (simR, srcR, left)):
+            if len(feats) >= 8 and S.size * int(off[-1]) <= 2_000_000:  # many features: all at once
+                if not goes:
+                    goes.append(np.concatenate([cst.X[S, F[0], None] <= F[2] for F in feats], 1).astype(np.float32))
+                inside = np.zeros(cst.n, dtype=np.float32)
+                inside[A] = 1.0
+                left = (inside[S] @ goes[0]).astype(np.int64)
+            else:
+                left = np.concatenate([np.searchsorted(np.sort(cst.X[A, F[0]]), F[2], side="right") for F in feats])
+            for s, outside in (("L", A.size - left), ("R", left)):
                 val = v - q * outside
-                better = val > sim
-                sim[better] = val[better]
-                src[better] = cid
+                better = val > sim[s]
+                sim[s][better] = val[better]
+                src[s][better] = cid
 
-        # order: the depth-one cost of each test (its children as leaves), best first
-        stump = np.array([cst.leaf(c[2]) + cst.leaf(c[3]) for c in cands], dtype=np.int64)
-        target = min(need, leaf)
-        done = np.zeros(J, dtype=bool)
-        entries: dict[int, list] = {}
-        while True:
-            key = np.where(done, np.iinfo(np.int64).max, simL + simR)
-            j = int(np.argmin(np.where(key == key.min(), stump, np.iinfo(np.int64).max))) if J else 0
-            if J == 0 or done.all() or key[j] >= target:
-                break
-            done[j] = True
-            f, t, L, R = cands[j]
-            pL, pR = path + [[f, t, "L"]], path + [[f, t, "R"]]
-            lid, vL = self.prove(L, pL, k - 1, int(target - simR[j]))
-            spread(lid, vL, L)
-            if vL + simR[j] >= target:
-                entries[j] = [lid, None]
+        def get(fi: int, i: int, s: str, nd: int) -> tuple[int, int, bool]:
+            got = side.get((fi, i, s))
+            if got is not None and (got[2] or got[1] >= nd):
+                return got
+            f, thr, j = feats[fi][0], float(feats[fi][2][i]), int(off[fi] + i)
+            p, R, bs = path + [[f, thr, s]], rows(fi, i, s), int(sim[s][j])
+            if bs >= max(nd, 1) and src[s][j] >= 0:  # similarity suffices
+                hit = self.memo.get((cst.key(R), k - 1))
+                if hit is not None and hit[1] >= bs:
+                    got = hit
+                else:
+                    got = (self.emit(p, k - 1, bs, "similar", **{"from": int(src[s][j])}), bs, False)
+                    if hit is None or hit[1] < bs:
+                        self.memo[(cst.key(R), k - 1)] = got
+            else:
+                got = self._prove(R, p, k - 1, int(nd))
+                spread(got[0], got[1], R)
+            side[fi, i, s] = got
+            return got
+
+        def bound(fi: int, lo: int, hi: int) -> int:
+            """Bound of the interval [lo, hi] of feature fi's gaps, each side asked for what the
+            target needs (after this, a bound below the target has two exact sides)."""
+            r = side.get((fi, hi, "R"))
+            rb = max(r[1] if r else 0, int(sim["R"][off[fi] + hi]))
+            lft = get(fi, lo, "L", target - rb)
+            rgt = get(fi, hi, "R", target - lft[1])
+            if lft[1] + rgt[1] < target and not lft[2]:
+                lft = get(fi, lo, "L", target - rgt[1])
+                if lft[1] + rgt[1] < target and not rgt[2]:
+                    rgt = get(fi, hi, "R", target - lft[1])
+            return lft[1] + rgt[1]
+
+        def stump(fi: int, i: int) -> int:
+            return cst.leaf(rows(fi, i, "L")) + cst.leaf(rows(fi, i, "R"))
+
+        heap = [(0, stump(fi, (F[1].size - 1) // 2), fi, 0, F[1].size - 1) for fi, F in enumerate(feats)]
+        heapq.heapify(heap)
+        done = []
+        while heap:
+            _, _, fi, lo, hi = heapq.heappop(heap)
+            b = bound(fi, lo, hi)
+            if b >= target or lo == hi:
+                target = min(target, b)  # a single test below the target: both sides exact
+                done.append((fi, lo, hi))
                 continue
-            rid, vR = self.prove(R, pR, k - 1, int(target - vL))
-            spread(rid, vR, R)
-            entries[j] = [lid, rid]
-            if vL + vR < target:
-                target = vL + vR
+            m = (lo + hi) // 2
+            heapq.heappush(heap, (b, stump(fi, (lo + m) // 2), fi, lo, m))
+            heapq.heappush(heap, (b, stump(fi, (m + 1 + hi) // 2), fi, m + 1, hi))
         tests, best = [], leaf
-        for j, (f, t, L, R) in enumerate(cands):
-            lid, rid = entries.get(j, [None, None])
-            if lid is None:
-                lid, vL = self._side_claim(L, path + [[f, t, "L"]], k - 1, int(srcL[j]), int(simL[j]))
-            else:
-                vL = self.claims[lid]["bound"]
-            if rid is None:
-                rid, vR = self._side_claim(R, path + [[f, t, "R"]], k - 1, int(srcR[j]), int(simR[j]))
-            else:
-                vR = self.claims[rid]["bound"]
-            tests.append([f, t, lid, rid])
+        for fi, lo, hi in sorted(done):
+            f, gaps, thr = feats[fi][:3]
+            lid, vL, _ = side[fi, lo, "L"]
+            rid, vR, _ = side[fi, hi, "R"]
+            tests.append([f, float(thr[lo]), lid, rid] if lo == hi else
+                         [f, float(thr[lo]), float(thr[hi]), lid, rid])
             best = min(best, vL + vR)
         cid = self.emit(path, k, best, "split", tests=tests)
         return cid, best, best < need

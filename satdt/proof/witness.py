@@ -15,8 +15,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from pysat.solvers import Solver
-
 from .reference_encoding import encode
 
 __all__ = ["find_witness", "drup_proof", "core_clauses", "PROOF_SOLVER"]
@@ -28,7 +26,7 @@ def _fits(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
     """A tree of depth <= ``depth`` (<= ``max_splits`` splits) with no error on (X, y), or None
     (answered by the DP: the producer may use any engine, the checker re-proves the question)."""
     from ..binarize import Binarizer
-    from ..data import prepare
+    from ..data import Dataset, FeatureSchema
     from ..result import OPTIMAL
     from ..solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
     from ..tree import Node, Tree
@@ -37,10 +35,16 @@ def _fits(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
         return Tree(Node.leaf(0), classes=np.unique(y))
     if depth == 0:
         return None
-    problem = Binarizer("all").problem(prepare(X, y, require_two_classes=False))
+    classes, code = np.unique(y, return_inverse=True)  # (no pandas: a Dataset of numeric columns)
+    data = Dataset(X=np.asarray(X, float), y=code.reshape(-1).astype(np.int64), classes=classes,
+                   schema=FeatureSchema(names=[f"x{j}" for j in range(X.shape[1])]))
+    problem = Binarizer("all").problem(data)
     if max_splits is None:
-        res = solve_max_accuracy_dp(problem, max_depth=depth)
-        ok = res.status == OPTIMAL and res.objective == 0
+        # a yes / no question: is there a tree with 0 errors? (a FEASIBLE answer with bound 1 says no)
+        res = solve_max_accuracy_dp(problem, max_depth=depth, upper_bound=0, optimize_above_bound=False)
+        ok = res.objective == 0
+        if not ok and res.bound is not None and res.bound >= 1:
+            return None
     else:  # errors * (m + 2) + leaves (lam = 1 / (n (m + 2)), exact): <= m + 1 iff an error-free tree
         # with <= m splits exists (measured 100x faster than the box DP of DT_size on these subsets)
         res = solve_regularized_dp(problem, lam=Fraction(1, y.size * (max_splits + 2)), max_depth=depth)
@@ -79,6 +83,8 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
 def core_clauses(n_vars: int, clauses: list[list[int]], rounds: int = 3) -> list[list[int]]:
     """An unsatisfiable subset of ``clauses`` (the solver's core, shrunk a few times): a proof of
     its UNSAT is one of the whole formula, and the verified checker runs faster on fewer clauses."""
+    from pysat.solvers import Solver
+
     for _ in range(rounds):
         sel = [n_vars + 1 + i for i in range(len(clauses))]
         with Solver(name="cadical195", bootstrap_with=[c + [-v] for c, v in zip(clauses, sel)]) as s:
@@ -95,6 +101,8 @@ def drup_proof(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_spl
                ) -> tuple[str, str]:
     """The DIMACS text of an unsatisfiable subset of the reference encoding of ``(X, y)`` and a
     DRUP proof of its UNSAT."""
+    from pysat.solvers import Solver
+
     n_vars, clauses, _, _ = encode(X, y, n_classes, depth, max_splits)
     clauses = core_clauses(n_vars, clauses)
     with Solver(name=PROOF_SOLVER, bootstrap_with=clauses, with_proof=True) as s:

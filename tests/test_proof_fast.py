@@ -1,0 +1,215 @@
+"""The faster certificate rules (issue 23): the checker's depth-2 branch and bound with a target,
+the one-class runs of child thresholds, and the split rule's range entries (and their mutations)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from satdt import bruteforce
+from satdt.binarize import Binarizer
+from satdt.data import prepare
+from satdt.proof import certify_result, check
+from satdt.proof.check import Invalid, _Costs, opt_small
+from satdt.solvers.dp import solve_max_accuracy_dp
+
+CHECK = sys.modules["satdt.proof.check"]
+
+
+def _naive(cst: _Costs, S: np.ndarray, k: int, allowed) -> int:
+    """Plain recursion over every test that splits S (every gap, or every listed threshold)."""
+    best = cst.leaf(S) if S.size else cst.lc
+    if k == 0 or S.size < 2:
+        return best
+    for f in range(cst.X.shape[1]):
+        v = np.unique(cst.X[S, f])
+        ts = (v[:-1] + v[1:]) / 2 if allowed is None else allowed.get(f, np.empty(0))
+        for t in ts:
+            go = cst.X[S, f] <= t
+            if go.any() and not go.all():
+                best = min(best, _naive(cst, S[go], k - 1, allowed) + _naive(cst, S[~go], k - 1, allowed))
+    return best
+
+
+def _instance(seed: int):
+    rng = np.random.default_rng(seed)
+    n, p, C = int(rng.integers(4, 26)), int(rng.integers(1, 4)), int(rng.integers(2, 5))
+    X = rng.integers(0, int(rng.integers(2, 12)), size=(n, p)).astype(float)
+    y = rng.integers(0, C, size=n)
+    if seed % 3 == 0:  # long one-class runs along x0 (the runs merge them)
+        y = np.where(rng.random(n) < 0.1, rng.integers(0, C, size=n), (X[:, 0] > X[:, 0].mean()) * (C - 1))
+    q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, 2 * n)))
+    allowed = None
+    if seed % 4 == 3:
+        allowed = {f: np.unique(rng.integers(0, 10, size=3) + 0.5) for f in range(p) if rng.random() < 0.8}
+    S = np.arange(n) if seed % 5 else np.sort(rng.choice(n, size=max(1, n // 2), replace=False))
+    return _Costs(X, y, C, q, lc), S, allowed
+
+
+@pytest.mark.parametrize("batch", [4_000_000, 40, 1])
+def test_opt_small_with_a_target_matches_plain_recursion(batch, monkeypatch):
+    monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
+    for seed in range(60 if batch > 1 else 25):
+        cst, S, allowed = _instance(seed)
+        for k in (0, 1, 2):
+            ref = _naive(cst, S, k, allowed)
+            assert opt_small(cst, S, k, allowed) == ref, (seed, k)
+            for t in (ref - 1, ref, ref + 1):
+                assert opt_small(cst, S, k, allowed, t) == min(t, ref), (seed, k, t)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_opt_small_matches_the_brute_force_regularized(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(22, 2)).round(1)
+    y = (X[:, 0] + rng.normal(scale=0.5, size=22) > 0).astype(int)
+    data = prepare(X, y)
+    lam = Fraction(1, 20)
+    cst = _Costs(data.X, data.y, 2, lam.denominator, lam.numerator * 22)
+    for k in (1, 2):
+        obj, _ = bruteforce.min_regularized(Binarizer("all").problem(data), float(lam), k)
+        assert opt_small(cst, np.arange(22), k) == round(obj * 22 * lam.denominator)
+
+
+def test_opt_small_has_no_int32_overflow_for_large_lam_denominators():
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 6, size=(40, 2)).astype(float), rng.integers(0, 2, size=40)
+    S, q = np.arange(40), 3_000_000_000  # q * errors passes 2^31: the counts are widened first
+    for k in (1, 2):
+        assert opt_small(_Costs(X, y, 2, q, 0), S, k) == q * opt_small(_Costs(X, y, 2, 1, 0), S, k)
+
+
+# ---------------------------------------------------------------- range entries of the split rule
+def _continuous(seed: int, n: int = 40):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)).round(2)
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.3) ^ (rng.random(n) < 0.15)).astype(int)
+    return prepare(X, y)
+
+
+def _cert(data, d: int, tmp: Path) -> Path:
+    res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=d)
+    out = tmp / f"c{len(list(tmp.iterdir()))}"
+    certify_result(res, data, out, max_depth=d)
+    return out
+
+
+def _claims(d: Path) -> list[dict]:
+    with gzip.open(d / "claims.jsonl.gz", "rt") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def _rejected(d: Path, tmp: Path, claims: list[dict]) -> bool:
+    bad = tmp / "bad"
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(d, bad)
+    with gzip.open(bad / "claims.jsonl.gz", "wt") as fh:
+        fh.write("".join(json.dumps(c) + "\n" for c in claims))
+    try:
+        check(bad)
+    except Invalid:
+        return True
+    return False
+
+
+def _range_mutants(claims: list[dict], X: np.ndarray, rng: np.random.Generator):
+    """Corruptions of one range entry, each of which must be rejected."""
+    spots = [(i, j) for i, c in enumerate(claims) if c["rule"] == "split"
+             for j, e in enumerate(c["tests"]) if len(e) == 5]
+    i, j = spots[int(rng.integers(len(spots)))]
+    e = claims[i]["tests"][j]
+    S = np.arange(X.shape[0])
+    for f, t, side in claims[i]["path"]:
+        S = S[X[S, f] <= t] if side == "L" else S[X[S, f] > t]
+    v = np.unique(X[S, e[0]])
+    lo, hi = int((v <= e[1]).sum()), int((v <= e[2]).sum())  # gaps of the two ends
+
+    def edit(fn):
+        c = json.loads(json.dumps(claims))
+        fn(c[i]["tests"][j], c[i]["tests"])
+        return c
+
+    yield "drop the range", edit(lambda e, tests: tests.pop(j))
+    if hi < v.size - 1:  # cover one more gap with the same claims (the right side grew)
+        yield "stretch the top", edit(lambda e, tests: e.__setitem__(2, float(v[hi])))
+    if lo > 1:
+        yield "stretch the bottom", edit(lambda e, tests: e.__setitem__(1, float(v[lo - 2])))
+    yield "swap the ends", edit(lambda e, tests: e.__setitem__(slice(1, 3), [e[2], e[1]]))
+    yield "swap the claims", edit(lambda e, tests: e.__setitem__(slice(3, 5), [e[4], e[3]]))
+    yield "shrink to the low end", edit(lambda e, tests: tests.__setitem__(j, [e[0], e[1], e[3], e[4]]))
+    yield "raise the split's bound", [dict(c, bound=c["bound"] + 1) if k == i else c for k, c in enumerate(claims)]
+
+
+def test_range_entries_are_produced_accepted_and_their_mutations_rejected(tmp_path):
+    rng = np.random.default_rng(0)
+    ranges = mutants = 0
+    for seed in range(6):
+        data = _continuous(seed)
+        d = _cert(data, 3, tmp_path)
+        assert "optimal" in check(d)
+        claims = _claims(d)
+        found = sum(len(e) == 5 for c in claims if c["rule"] == "split" for e in c["tests"])
+        ranges += found
+        if not found:
+            continue
+        for _ in range(3):
+            for kind, bad in _range_mutants(claims, data.X, rng):
+                assert _rejected(d, tmp_path, bad), kind
+                mutants += 1
+    assert ranges >= 6 and mutants >= 60
+
+
+@pytest.mark.slow
+def test_hundreds_of_range_mutations_are_rejected(tmp_path):
+    rng = np.random.default_rng(1)
+    count = 0
+    for seed in range(100, 140):
+        data = _continuous(seed, n=30 + seed % 20)
+        d = _cert(data, 2 + seed % 2, tmp_path)
+        check(d)
+        claims = _claims(d)
+        if not any(len(e) == 5 for c in claims if c["rule"] == "split" for e in c["tests"]):
+            continue
+        for _ in range(3):
+            for kind, bad in _range_mutants(claims, data.X, rng):
+                assert _rejected(d, tmp_path, bad), kind
+                count += 1
+    assert count >= 300
+
+
+def test_consistent_dag_on_the_witness_rows_and_its_manifest_mutations(tmp_path):
+    from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
+
+    rng = np.random.default_rng(3)
+    count = 0
+    for seed in range(4):
+        X = rng.permutation(np.arange(16 * 2, dtype=float)).reshape(16, 2)
+        y = rng.integers(0, 2, size=16)
+        y[:2] = [0, 1]
+        data = prepare(X, y)
+        problem = Binarizer("all").problem(data)
+        for name, res in (("depth", solve_min_depth_dp(problem)), ("size", solve_min_size_dp(problem))):
+            d = tmp_path / f"{name}{seed}"
+            info = certify_result(res, data, d, route="dag")
+            man = json.loads((d / "manifest.json").read_text())
+            assert man["claims_rows"] == "witness" and f"these {len(info['witness_rows'])} rows" in check(d)
+            rows = man["witness_rows"]  # minimal: without any one row a smaller tree exists, no DAG can hold
+            edits = [dict(man, witness_rows=rows[1:]), dict(man, witness_rows=rows[:-1]),
+                     dict(man, witness_rows=rows[:len(rows) // 2] + rows[len(rows) // 2 + 1:]),
+                     dict(man, witness_rows=rows + [rows[0]])]
+            for bad_man in edits:
+                bad = tmp_path / "bad"
+                shutil.rmtree(bad, ignore_errors=True)
+                shutil.copytree(d, bad)
+                (bad / "manifest.json").write_text(json.dumps(bad_man))
+                with pytest.raises(Invalid):
+                    check(bad)
+                count += 1
+    assert count == 32
