@@ -76,6 +76,18 @@ def _depth_list(text: str) -> int | list[int]:
     return parts[0] if len(parts) == 1 else parts
 
 
+def _add_run_options(parser: argparse.ArgumentParser, time_help: str) -> None:
+    """``--time-limit`` (what it covers: ``time_help``), the resource limits and ``--json``."""
+    parser.add_argument("--time-limit", type=_positive_float, default=None, help=time_help)
+    _add_limits(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_proof(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--proof", metavar="DIR", default=None,
+                        help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
+
+
 def _add_limits(cmd: argparse.ArgumentParser) -> None:
     """``--progress`` / ``--quiet`` and ``--max-memory`` of the commands that run an engine."""
     shown = cmd.add_mutually_exclusive_group()
@@ -122,18 +134,14 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--missing", choices=("learn", "error"), default="error",
                        help="learn: empty/NaN feature values are searched with both directions at every test "
                             "(default error: a missing value is an error)")
-    solve.add_argument("--time-limit", type=_positive_float, default=None,
-                       help="wall-clock seconds for the whole command (reading and binarization included); "
+    _add_run_options(solve, "wall-clock seconds for the whole command (reading and binarization included); "
                             "the best tree so far is returned")
-    _add_limits(solve)
-    solve.add_argument("--json", action="store_true", help="print one JSON object")
     solve.add_argument("--export", choices=("text", "json", "dot", "png", "svg", "sklearn"), default=None,
                        help="tree format to write (png, svg: a picture, needs --output and matplotlib; "
                             "sklearn: a fitted DecisionTreeClassifier saved with joblib, needs --output)")
     solve.add_argument("--output", default=None,
                        help="file for --export (default: standard output); without --export, the JSON result")
-    solve.add_argument("--proof", metavar="DIR", default=None,
-                       help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
+    _add_proof(solve)
 
     verify = sub.add_parser("verify", help="certify whether a given tree is optimal")
     verify.add_argument("data", help="a CSV file or a bundled dataset name (the tree's training data)")
@@ -147,13 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--engine", choices=ENGINES, default="auto",
                         help="exact engine (auto: dp, or for depth and size the measured rule of sat-depth; "
                              "accuracy: dp, cpsat, maxsat, binoct; regularized: dp, cpsat; depth, size: dp, sat)")
-    verify.add_argument("--time-limit", type=_positive_float, default=None,
-                        help="wall-clock seconds for the whole command; the engine gets what is left after "
+    _add_run_options(verify, "wall-clock seconds for the whole command; the engine gets what is left after "
                              "reading and loading the tree, and its best bound so far is reported (UNKNOWN)")
-    _add_limits(verify)
-    verify.add_argument("--json", action="store_true")
-    verify.add_argument("--proof", metavar="DIR", default=None,
-                        help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
+    _add_proof(verify)
 
     check = sub.add_parser("check", help="check a certificate written by --proof (exit 0 valid, 1 invalid)")
     check.add_argument("proof_dir", metavar="PROOF_DIR")
