@@ -3,9 +3,10 @@
 :func:`find_witness` grows a row set by incremental example addition (Avellaneda [6]) until
 "depth <= D (and <= m splits)" has no error-free tree on it, then shrinks it by deletion (as MUS
 extraction does) to a *minimal* witness: removing any one of its rows makes the question
-satisfiable. The questions on row subsets are answered by the DP (measured 20x faster than the
-reference encoding under CaDiCaL on monk2's 34-row witness); the certificate's proof does not
-rely on them.
+satisfiable. The questions on row subsets are answered by the DP, all of them by ONE search built
+once over the whole problem (:class:`_Questions`); the certificate's proof does not rely on them.
+The deletion removes chunks of rows first (halves, quarters, ..., single rows) and reads off the
+trees of the satisfiable answers which rows are necessary (:func:`_shrink`).
 :func:`drup_proof` solves the witness once more, non-incrementally, with proof logging.
 References are numbered as in ``satdt/REFERENCES.md``.
 """
@@ -22,11 +23,19 @@ __all__ = ["find_witness", "drup_proof", "core_clauses", "PROOF_SOLVER"]
 PROOF_SOLVER = "g4"  # Glucose 4: plain DRUP (no RAT steps), the format the verified checker reads
 
 
+def _dataset(X: np.ndarray, y: np.ndarray):
+    from ..data import Dataset, FeatureSchema
+
+    classes, code = np.unique(y, return_inverse=True)  # (no pandas: a Dataset of numeric columns)
+    return Dataset(X=np.asarray(X, float), y=code.reshape(-1).astype(np.int64), classes=classes,
+                   schema=FeatureSchema(names=[f"x{j}" for j in range(X.shape[1])]))
+
+
 def _fits(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
     """A tree of depth <= ``depth`` (<= ``max_splits`` splits) with no error on (X, y), or None
-    (answered by the DP: the producer may use any engine, the checker re-proves the question)."""
+    (answered by the DP on (X, y) binarized on its own: the reference of :class:`_Questions`, kept
+    for the tests; the producer may use any engine, the checker re-proves the question)."""
     from ..binarize import Binarizer
-    from ..data import Dataset, FeatureSchema
     from ..result import OPTIMAL
     from ..solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
     from ..tree import Node, Tree
@@ -35,10 +44,7 @@ def _fits(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
         return Tree(Node.leaf(0), classes=np.unique(y))
     if depth == 0:
         return None
-    classes, code = np.unique(y, return_inverse=True)  # (no pandas: a Dataset of numeric columns)
-    data = Dataset(X=np.asarray(X, float), y=code.reshape(-1).astype(np.int64), classes=classes,
-                   schema=FeatureSchema(names=[f"x{j}" for j in range(X.shape[1])]))
-    problem = Binarizer("all").problem(data)
+    problem = Binarizer("all").problem(_dataset(X, y))
     if max_splits is None:
         # a yes / no question: is there a tree with 0 errors? (a FEASIBLE answer with bound 1 says no)
         res = solve_max_accuracy_dp(problem, max_depth=depth, upper_bound=0, optimize_above_bound=False)
@@ -54,30 +60,152 @@ def _fits(X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
     return res.tree if ok else None
 
 
+class _Questions:
+    """The subset questions "does a tree of depth <= ``depth`` (<= ``max_splits`` splits) classify
+    the rows ``rows`` without error?", all answered by one search over the whole problem.
+
+    The problem is (X, y) binarized once with ``Binarizer("all")``; a subset is asked as the
+    ascending distinct rows it maps to (``problem.row_of``) by ``search.run(depth, ub, rows=S)``,
+    whose memo is shared by all the questions. A finished run proves the optimum over ``S``, or a
+    lower bound ``>= ub`` (MurTree's upper-bound semantics); a tree is accepted only below ``ub``
+    and is re-evaluated on the rows.
+
+    Why the answer is the subset's own (what :func:`_fits`, binarizing the subset, answers):
+
+    * Thresholds. Every test of the subset's binarization (a midpoint between two consecutive
+      values of a feature on the subset) splits the subset's rows as some test of the whole
+      data's does (a midpoint between two consecutive values of the whole data lying between
+      those two values), and every test of the whole data splits the subset as a subset test or
+      not at all (all rows on one side: a node that a leaf replaces without more splits). So the
+      two searches range over the same partitions of the subset, hence the same error-free trees
+      up to the thresholds, with the same depth and no more splits.
+    * Duplicates. A distinct row carries the class counts of *all* the original rows mapped to it,
+      not only of those in the subset. On consistent data (every distinct row of one class) this
+      does not change the answer: a tree is error-free on a distinct row iff it gives that row's
+      one class, whatever its weight, so "0 errors on ``S`` with the full counts" iff "0 errors on
+      the subset". DT_size's cost ``(m + 2) errors + leaves`` is below ``m + 2`` iff there is no
+      error (any error weighs at least 1) and at most ``m + 1`` leaves (``m`` splits), again
+      whatever the weights. Data with conflicting rows (identical features, different classes)
+      is not asked here: :func:`find_witness` answers it with a conflicting pair.
+
+    Costs: ``errors`` (``q = 1``, no leaf cost, a tree below 1: no error) for DT_depth;
+    ``q = m + 2`` per error and 1 per leaf (below ``m + 2``) for DT_size, the integer form of the
+    regularized DP with ``lam = 1 / (n (m + 2))`` that :func:`_fits` runs.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
+        from ..binarize import Binarizer
+        from ..deadline import Deadline
+        from ..solvers.dp.accuracy import new_search
+
+        data = _dataset(X, y)
+        self.code = np.asarray(data.y)
+        self.problem = problem = Binarizer("all").problem(data)
+        self.row_of = np.asarray(problem.row_of, dtype=np.int64)
+        self.conflicting = bool(((problem.counts > 0).sum(1) > 1).any())
+        self.depth, self.max_splits = int(depth), max_splits
+        q, leaf_cost = (1, 0) if max_splits is None else (int(max_splits) + 2, 1)
+        self.ub = float(q)  # a tree of cost below q: no error (and, for DT_size, <= m + 1 leaves)
+        self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=leaf_cost, n_jobs=1)
+        self.asked = 0
+
+    def predict(self, node) -> np.ndarray:
+        """Class codes the tree ``node`` (over the binary columns) gives every original row."""
+        search, pred = self.search, np.empty(self.problem.n_distinct, np.int64)
+        stack = [(node, np.arange(self.problem.n_distinct))]
+        while stack:
+            nd, S = stack.pop()
+            if nd.is_leaf:
+                pred[S] = nd.label
+                continue
+            r = search.goes_right_binary(S, nd.feature)
+            stack += [(nd.left, S[~r]), (nd.right, S[r])]
+        return pred[self.row_of]
+
+    def ask(self, rows) -> np.ndarray | None:
+        """The class codes that a tree answering the question on ``rows`` gives every original row
+        (it classifies ``rows`` without error; checked), or None when no tree does (the DP's proof)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        self.asked += 1
+        labels = np.unique(self.code[rows])
+        if labels.size <= 1:  # one leaf
+            return np.full(self.code.size, labels[0] if labels.size else 0, np.int64)
+        if self.depth == 0:
+            return None
+        out = self.search.run(self.depth, self.ub, rows=np.unique(self.row_of[rows]))
+        if not out.finished:
+            raise RuntimeError("witness search: the DP did not finish")
+        if out.node is None or out.cost >= self.ub:  # (a memo hit may hand back an optimum >= ub)
+            if out.bound is None or out.bound < self.ub:
+                raise RuntimeError(f"witness search: the DP proved no bound (got {out.bound})")
+            return None
+        pred = self.predict(out.node)
+        if (pred[rows] != self.code[rows]).any() or (
+                self.max_splits is not None and sum(not n.is_leaf for n in out.node.walk()) > self.max_splits):
+            raise RuntimeError("witness search: the DP's tree does not answer the question")
+        return pred
+
+
+def _shrink(ask, code: np.ndarray, W: list[int]) -> list[int]:
+    """A minimal subset of ``W`` (on which ``ask`` says no) on which ``ask`` still says no.
+
+    Chunked deletion: try to remove ``chunk`` unresolved rows at once, starting with half of them;
+    a "no" removes them for good, a "yes" halves the chunk (down to single rows, where a "yes"
+    makes the row necessary). Every "yes" comes with a tree; when it misclassifies exactly one row
+    ``r`` of the current set, ``W`` minus ``r`` is satisfiable, so ``r`` is necessary (and stays so
+    in every subset containing it: its set minus ``r`` lies inside that tree's rows). Necessary rows
+    are never tried again. The result is minimal: every row left was shown necessary in a superset.
+    """
+    W = list(W)
+    need: set[int] = set()
+    todo = list(W)
+    chunk = max(1, len(todo) // 2)
+    while todo:
+        chunk = min(chunk, len(todo))
+        T = set(todo[:chunk])
+        trial = [r for r in W if r not in T]
+        pred = ask(trial)
+        if pred is None:
+            W, todo = trial, todo[chunk:]
+            continue
+        wrong = [r for r in W if pred[r] != code[r]]  # all in T: the tree classifies ``trial``
+        if len(wrong) == 1:
+            need.add(wrong[0])
+        if chunk == 1:
+            need.add(todo[0])
+        todo = [r for r in todo if r not in need]
+        chunk = max(1, chunk // 2)
+    return sorted(W)
+
+
 def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_splits: int | None = None,
                  seed: int = 0, per_round: int = 5) -> list[int]:
     """A minimal set of row indices on which no tree of depth <= ``depth`` (with <= ``max_splits``
-    splits) classifies every row. Raises ValueError when all the rows admit such a tree."""
+    splits) classifies every row. Raises ValueError when all the rows admit such a tree.
+
+    On data with conflicting rows (identical features, different classes) the witness is the
+    first such pair: no tree separates them, and one row alone is a leaf's."""
     X, y = np.asarray(X, float), np.asarray(y, np.int64)
+    qs = _Questions(X, y, depth, max_splits)
+    code = qs.code
+    if qs.conflicting:
+        first = {}
+        for i, (r, c) in enumerate(zip(qs.row_of.tolist(), code.tolist())):
+            if r in first and code[first[r]] != c:
+                return [first[r], i]
+            first.setdefault(r, i)
     rng = np.random.default_rng(seed)
-    W = sorted(int(np.flatnonzero(y == c)[0]) for c in np.unique(y))
+    W = sorted(int(np.flatnonzero(code == c)[0]) for c in np.unique(code))
     while True:
-        tree = _fits(X[W], y[W], depth, max_splits)
-        if tree is None:
+        pred = qs.ask(W)
+        if pred is None:
             break
-        wrong = np.flatnonzero(tree.predict(X) != y)
+        wrong = np.flatnonzero(pred != code)
         if wrong.size == 0:
             raise ValueError(f"the rows admit a tree of depth <= {depth}"
                              + ("" if max_splits is None else f" with <= {max_splits} splits"))
         W = sorted(set(W) | set(rng.choice(wrong, size=min(per_round, wrong.size), replace=False).tolist()))
-    kept = 0  # deletion: W[:kept] are each necessary (removing one makes the question satisfiable)
-    while kept < len(W):
-        trial = W[:kept] + W[kept + 1:]
-        if _fits(X[trial], y[trial], depth, max_splits) is None:
-            W = trial
-        else:
-            kept += 1
-    return W
+    return _shrink(qs.ask, code, W)
 
 
 def core_clauses(n_vars: int, clauses: list[list[int]], rounds: int = 3) -> list[list[int]]:
