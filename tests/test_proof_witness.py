@@ -11,7 +11,7 @@ from pysat.solvers import Solver
 from satdt.binarize import Binarizer
 from satdt.data import prepare
 from satdt.proof.reference_encoding import encode
-from satdt.proof.witness import _fits, _Questions, find_witness
+from satdt.proof.witness import _fits, _Questions, _rotations, find_witness
 from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
 
 
@@ -63,7 +63,8 @@ def test_one_search_answers_every_subset_question_as_the_subset_dp():
             qs = _Questions(X, y, depth, m)
             for _ in range(5):
                 rows = np.sort(rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False))
-                pred = qs.ask(rows)
+                ans = qs.ask(rows)
+                pred = None if ans is None else ans[0]
                 old = _fits(X[rows], y[rows], depth, m)
                 assert (pred is None) == (old is None), (seed, depth, m, rows.tolist())
                 if pred is not None:  # the tree that says yes classifies the subset
@@ -71,6 +72,27 @@ def test_one_search_answers_every_subset_question_as_the_subset_dp():
                 answers[pred is not None] += 1
                 asked += 1
     assert asked == 360 and min(answers.values()) >= 60, answers
+
+
+def test_rotations_only_name_rows_whose_removal_is_satisfiable():
+    rng = np.random.default_rng(1)
+    named = 0
+    for seed in range(10):
+        n, C = 16 + seed % 3 * 3, 2 + seed % 3 // 2
+        X, y = _consistent_with_duplicates(200 + seed, n, 2, 5, C)
+        for depth, m in ((1, None), (2, None), (2, 2), (3, 3)):
+            qs = _Questions(X, y, depth, m)
+            for _ in range(4):
+                W = np.sort(rng.choice(n, size=int(rng.integers(4, n + 1)), replace=False))
+                sub = np.sort(rng.choice(W, size=int(rng.integers(2, W.size)), replace=False))
+                ans = qs.ask(sub)
+                if ans is None:
+                    continue
+                for r in _rotations(y, C, W, *ans).tolist():  # W minus r: a tree classifies it
+                    keep = W[W != r]
+                    assert _fits(X[keep], y[keep], depth, m) is not None, (seed, depth, m, W.tolist(), r)
+                    named += 1
+    assert named >= 20, named
 
 
 def test_conflicting_rows_give_a_conflicting_pair():

@@ -108,28 +108,32 @@ class _Questions:
         self.ub = float(q)  # a tree of cost below q: no error (and, for DT_size, <= m + 1 leaves)
         self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=leaf_cost, n_jobs=1)
         self.asked = 0
+        self.trees: list[tuple[np.ndarray, np.ndarray]] = []  # the growth's answers (for _shrink)
 
-    def predict(self, node) -> np.ndarray:
-        """Class codes the tree ``node`` (over the binary columns) gives every original row."""
-        search, pred = self.search, np.empty(self.problem.n_distinct, np.int64)
-        stack = [(node, np.arange(self.problem.n_distinct))]
+    def predict(self, node) -> tuple[np.ndarray, np.ndarray]:
+        """The class codes the tree ``node`` (over the binary columns) gives every original row,
+        and the leaf (numbered from 0) each row reaches."""
+        search, n = self.search, self.problem.n_distinct
+        pred, leaf = np.empty(n, np.int64), np.empty(n, np.int64)
+        stack, k = [(node, np.arange(n))], 0
         while stack:
             nd, S = stack.pop()
             if nd.is_leaf:
-                pred[S] = nd.label
+                pred[S], leaf[S], k = nd.label, k, k + 1
                 continue
             r = search.goes_right_binary(S, nd.feature)
             stack += [(nd.left, S[~r]), (nd.right, S[r])]
-        return pred[self.row_of]
+        return pred[self.row_of], leaf[self.row_of]
 
-    def ask(self, rows) -> np.ndarray | None:
-        """The class codes that a tree answering the question on ``rows`` gives every original row
-        (it classifies ``rows`` without error; checked), or None when no tree does (the DP's proof)."""
+    def ask(self, rows) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a tree answering the question on ``rows`` (it classifies them without error;
+        checked): the class code it gives every original row and the leaf each reaches
+        (:meth:`predict`); None when no tree does (the DP's proof)."""
         rows = np.asarray(rows, dtype=np.int64)
         self.asked += 1
         labels = np.unique(self.code[rows])
         if labels.size <= 1:  # one leaf
-            return np.full(self.code.size, labels[0] if labels.size else 0, np.int64)
+            return np.full(self.code.size, labels[0] if labels.size else 0, np.int64), np.zeros(self.code.size, np.int64)
         if self.depth == 0:
             return None
         out = self.search.run(self.depth, self.ub, rows=np.unique(self.row_of[rows]))
@@ -139,45 +143,80 @@ class _Questions:
             if out.bound is None or out.bound < self.ub:
                 raise RuntimeError(f"witness search: the DP proved no bound (got {out.bound})")
             return None
-        pred = self.predict(out.node)
+        pred, leaf = self.predict(out.node)
         if (pred[rows] != self.code[rows]).any() or (
                 self.max_splits is not None and sum(not n.is_leaf for n in out.node.walk()) > self.max_splits):
             raise RuntimeError("witness search: the DP's tree does not answer the question")
-        return pred
+        return pred, leaf
 
 
-def _shrink(ask, code: np.ndarray, W: list[int]) -> list[int]:
-    """A minimal subset of ``W`` (on which ``ask`` says no) on which ``ask`` still says no.
+def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, pred: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+    """Rows ``r`` of ``W`` shown necessary by one tree (its predictions ``pred``, leaves ``leaf``):
+    the tree, or the tree with one leaf's class changed (same splits: the same depth and size),
+    misclassifies ``r`` and no other row of ``W``, so ``W`` minus ``r`` is satisfiable."""
+    lw, cw = leaf[W], code[W]
+    wrong = pred[W] != cw
+    total = int(wrong.sum())
+    L = int(lw.max()) + 1
+    wrong_in = np.bincount(lw, weights=wrong, minlength=L)
+    n_lc = np.bincount(lw * n_classes + cw, minlength=L * n_classes).reshape(L, n_classes)
+    outside = total - wrong_in  # errors off leaf l, kept when l's class is changed
+    errors = outside[:, None] + n_lc.sum(1, keepdims=True) - n_lc  # with leaf l given class c
+    found = []
+    if total == 1:
+        found.append(W[wrong])
+    for l, c in zip(*np.nonzero(errors == 1)):
+        if outside[l] == 1:  # the one error off leaf l (every row of W in l has class c)
+            found.append(W[wrong & (lw != l)])
+        else:  # the one row of W in leaf l whose class is not c
+            found.append(W[(lw == l) & (cw != c)])
+    return np.unique(np.concatenate(found)) if found else np.empty(0, np.int64)
+
+
+def _shrink(qs: _Questions, W: list[int]) -> list[int]:
+    """A minimal subset of ``W`` (on which ``qs.ask`` says no) on which it still says no.
 
     Chunked deletion: try to remove ``chunk`` unresolved rows at once, starting with half of them;
     a "no" removes them for good, a "yes" halves the chunk (down to single rows, where a "yes"
     makes the row necessary; doubling the chunk after a "no" measured 5-10% more questions: the
-    witnesses hold a third to a half of the grown rows). Every "yes" comes with a tree; when it misclassifies exactly one row
-    ``r`` of the current set, ``W`` minus ``r`` is satisfiable, so ``r`` is necessary (and stays so
-    in every subset containing it: its set minus ``r`` lies inside that tree's rows). Necessary rows
-    are never tried again. The result is minimal: every row left was shown necessary in a superset.
+    witnesses hold a third to a half of the grown rows). Every "yes" comes with a tree; whenever
+    one of the trees seen so far, or it with one leaf's class changed, misclassifies exactly one
+    row ``r`` of the current set (:func:`_rotations`, MUS extraction's *model rotation*), ``r`` is
+    necessary, and stays so in every subset containing it (the set minus ``r`` is classified by
+    that tree, so is every subset of it). Necessary rows are never tried again. The result is
+    minimal: every row left was shown necessary in a superset of it.
     """
+    code, C = qs.code, int(qs.code.max()) + 1
     W = list(W)
     need: set[int] = set()
+    trees = list(qs.trees)
     todo = list(W)
     chunk = max(1, len(todo) // 2)
+    fresh = True  # W changed or a tree came: look for rotations again
     while todo:
+        if fresh:
+            Wa = np.asarray(W, np.int64)
+            for pred, leaf in trees:
+                need.update(_rotations(code, C, Wa, pred, leaf).tolist())
+            todo = [r for r in todo if r not in need]
+            fresh = False
+            if not todo:
+                break
         chunk = min(chunk, len(todo))
         T = set(todo[:chunk])
         trial = [r for r in W if r not in T]
-        pred = ask(trial)
-        if pred is None:
+        ans = qs.ask(trial)
+        if ans is None:
             W, todo = trial, todo[chunk:]
+            fresh = True
             continue
-        wrong = [r for r in W if pred[r] != code[r]]  # all in T: the tree classifies ``trial``
-        if len(wrong) == 1:
-            need.add(wrong[0])
+        trees.append(ans)
         if chunk == 1:
             need.add(todo[0])
+        need.update(_rotations(code, C, np.asarray(W, np.int64), *ans).tolist())
         todo = [r for r in todo if r not in need]
         chunk = max(1, chunk // 2)
     return sorted(W)
-
 
 
 def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_splits: int | None = None,
@@ -200,9 +239,11 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
     W = sorted(int(np.flatnonzero(code == c)[0]) for c in np.unique(code))
     missed = np.zeros(code.size)
     while True:
-        pred = qs.ask(W)
-        if pred is None:
+        ans = qs.ask(W)
+        if ans is None:
             break
+        qs.trees.append(ans)
+        pred = ans[0]
         wrong = np.flatnonzero(pred != code)
         missed[wrong] += 1
         if wrong.size == 0:
@@ -213,7 +254,7 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
         new_rows = wrong[np.lexsort((rng.random(wrong.size), -missed[wrong]))][:per_round].tolist()
         W = sorted(set(W) | set(new_rows))
     W = sorted(W, key=lambda r: (missed[r], r))  # rows that few trees got wrong are tried first
-    return _shrink(qs.ask, code, W)
+    return _shrink(qs, W)
 
 
 def core_clauses(n_vars: int, clauses: list[list[int]], rounds: int = 3) -> list[list[int]]:
