@@ -131,9 +131,10 @@ class _Questions:
         (:meth:`predict`); None when no tree does (the DP's proof)."""
         rows = np.asarray(rows, dtype=np.int64)
         self.asked += 1
-        labels = np.unique(self.code[rows])
-        if labels.size <= 1:  # one leaf
-            return np.full(self.code.size, labels[0] if labels.size else 0, np.int64), np.zeros(self.code.size, np.int64)
+        labels = self.code[rows]
+        if rows.size == 0 or labels.min() == labels.max():  # one leaf
+            return (np.full(self.code.size, labels[0] if rows.size else 0, np.int64),
+                    np.zeros(self.code.size, np.int64))
         if self.depth == 0:
             return None
         out = self.search.run(self.depth, self.ub, rows=np.unique(self.row_of[rows]))
@@ -150,27 +151,37 @@ class _Questions:
         return pred, leaf
 
 
-def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, pred: np.ndarray, leaf: np.ndarray) -> np.ndarray:
-    """Rows ``r`` of ``W`` shown necessary by one tree (its predictions ``pred``, leaves ``leaf``):
-    the tree, or the tree with one leaf's class changed (same splits: the same depth and size),
-    misclassifies ``r`` and no other row of ``W``, so ``W`` minus ``r`` is satisfiable."""
-    lw, cw = leaf[W], code[W]
-    wrong = pred[W] != cw
-    total = int(wrong.sum())
-    L = int(lw.max()) + 1
-    wrong_in = np.bincount(lw, weights=wrong, minlength=L)
-    n_lc = np.bincount(lw * n_classes + cw, minlength=L * n_classes).reshape(L, n_classes)
-    outside = total - wrong_in  # errors off leaf l, kept when l's class is changed
-    errors = outside[:, None] + n_lc.sum(1, keepdims=True) - n_lc  # with leaf l given class c
-    found = []
-    if total == 1:
-        found.append(W[wrong])
-    for l, c in zip(*np.nonzero(errors == 1)):
-        if outside[l] == 1:  # the one error off leaf l (every row of W in l has class c)
-            found.append(W[wrong & (lw != l)])
-        else:  # the one row of W in leaf l whose class is not c
-            found.append(W[(lw == l) & (cw != c)])
-    return np.unique(np.concatenate(found)) if found else np.empty(0, np.int64)
+def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, preds: np.ndarray, leaves: np.ndarray) -> np.ndarray:
+    """Rows ``r`` of ``W`` shown necessary by one of the trees (``preds[t]``: the class each row
+    gets from tree ``t``, ``leaves[t]``: the leaf it reaches): the tree, or the tree with one leaf's
+    class changed (same splits: the same depth and size), misclassifies ``r`` and no other row of
+    ``W``, so ``W`` minus ``r`` is satisfiable."""
+    preds, leaves = np.atleast_2d(preds), np.atleast_2d(leaves)
+    T, C = preds.shape[0], n_classes
+    cw = code[W]
+    wrong = preds[:, W] != cw  # (T, |W|)
+    L = int(leaves[:, W].max()) + 1
+    key = leaves[:, W] + L * np.arange(T)[:, None]  # (tree, leaf) of each row of W
+    total = wrong.sum(1)
+    outside = total[:, None] - np.bincount(key.ravel(), weights=wrong.ravel(), minlength=T * L).reshape(T, L)
+    n_lc = np.bincount((key * C + cw).ravel(), minlength=T * L * C).reshape(T, L, C)
+    n_l = n_lc.sum(2)
+    at = np.arange(T)[:, None]
+    lw = key - L * at  # leaf of each row of W in each tree
+    # the tree itself errs on row j only
+    found = (wrong & (total == 1)[:, None]).any(0)
+    # leaf l (not j's) relabeled to its rows' one class: the tree errs on j only (j: the one error off l)
+    good = (outside == 1) & (n_l == n_lc.max(2))
+    others = good.sum(1)[:, None] - good[at, lw]
+    found |= (wrong & (others > 0)).any(0)
+    # j's leaf relabeled to the one class of its other rows: no error off the leaf, j the one row not
+    # of that class
+    own = n_lc[at, lw]  # (T, |W|, C): the class counts in j's leaf
+    k = np.broadcast_to(cw, lw.shape)
+    n_own = np.take_along_axis(own, k[:, :, None], 2)[:, :, 0]
+    np.put_along_axis(own, k[:, :, None], -1, 2)
+    found |= ((outside[at, lw] == 0) & (n_own == 1) & (own.max(2) == n_l[at, lw] - 1)).any(0)
+    return W[found]
 
 
 def _shrink(qs: _Questions, W: list[int]) -> list[int]:
@@ -194,10 +205,9 @@ def _shrink(qs: _Questions, W: list[int]) -> list[int]:
     chunk = max(1, len(todo) // 2)
     fresh = True  # W changed or a tree came: look for rotations again
     while todo:
-        if fresh:
-            Wa = np.asarray(W, np.int64)
-            for pred, leaf in trees:
-                need.update(_rotations(code, C, Wa, pred, leaf).tolist())
+        if fresh and trees:
+            need.update(_rotations(code, C, np.asarray(W, np.int64), np.array([p for p, _ in trees]),
+                                   np.array([lf for _, lf in trees])).tolist())
             todo = [r for r in todo if r not in need]
             fresh = False
             if not todo:
