@@ -23,6 +23,13 @@ __all__ = ["find_witness", "drup_proof", "core_clauses", "PROOF_SOLVER"]
 PROOF_SOLVER = "g4"  # Glucose 4: plain DRUP (no RAT steps), the format the verified checker reads
 
 
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` of an integer array (numpy 2.4's plain ``np.unique`` imports ``numpy.ma``
+    on its first call: 10-60 ms of a certificate's production in a fresh process)."""
+    a = np.sort(a)
+    return a[np.concatenate(([True], a[1:] != a[:-1]))] if a.size else a
+
+
 def _dataset(X: np.ndarray, y: np.ndarray):
     from ..data import Dataset, FeatureSchema
 
@@ -137,7 +144,7 @@ class _Questions:
                     np.zeros(self.code.size, np.int64))
         if self.depth == 0:
             return None
-        out = self.search.run(self.depth, self.ub, rows=np.unique(self.row_of[rows]))
+        out = self.search.run(self.depth, self.ub, rows=_distinct(self.row_of[rows]))
         if not out.finished:
             raise RuntimeError("witness search: the DP did not finish")
         if out.node is None or out.cost >= self.ub:  # (a memo hit may hand back an optimum >= ub)
@@ -246,7 +253,7 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
                 return [first[r], i]
             first.setdefault(r, i)
     rng = np.random.default_rng(seed)
-    W = sorted(int(np.flatnonzero(code == c)[0]) for c in np.unique(code))
+    W = sorted(int(np.flatnonzero(code == c)[0]) for c in _distinct(code))
     missed = np.zeros(code.size)
     while True:
         ans = qs.ask(W)
