@@ -197,7 +197,7 @@ def _shrink(qs: _Questions, W: list[int]) -> list[int]:
     Chunked deletion: try to remove ``chunk`` unresolved rows at once, starting with half of them;
     a "no" removes them for good, a "yes" halves the chunk (down to single rows, where a "yes"
     makes the row necessary; doubling the chunk after a "no" measured 5-10% more questions: the
-    witnesses hold a third to a half of the grown rows). Every "yes" comes with a tree; whenever
+    witnesses hold a third to two thirds of the grown rows). Every "yes" comes with a tree; whenever
     one of the trees seen so far, or it with one leaf's class changed, misclassifies exactly one
     row ``r`` of the current set (:func:`_rotations`, MUS extraction's *model rotation*), ``r`` is
     necessary, and stays so in every subset containing it (the set minus ``r`` is classified by
