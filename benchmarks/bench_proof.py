@@ -6,6 +6,11 @@ producer), then :func:`satdt.proof.check` (the independent checker). Writes
 ``benchmarks/results/proof.csv`` and ``benchmarks/results/proof.md``.
 
     .venv/bin/python benchmarks/bench_proof.py [--cap 150] [--quick]
+
+``--witness``: only the DT_depth / DT_size witness search, the one-search :func:`find_witness`
+against the search before it (every subset binarized and solved on its own by
+:func:`satdt.proof.witness._fits`, rows drawn at random 5 a round, single-row deletion), side by
+side in one process (best of 3); prints a table, writes nothing.
 """
 
 from __future__ import annotations
@@ -76,6 +81,8 @@ def _cell(args, queue) -> None:
     row["route"] = "drup" if "cnf" in json.loads((out / "manifest.json").read_text())["files"] else "dag"
     row["produce_s"] = round(time.perf_counter() - t1, 3)
     row["size_mb"] = info["size_mb"]
+    if "witness_s" in info:  # DT_depth / DT_size: the witness search's part of produce_s
+        row["witness_s"] = info["witness_s"]
     row["claims_or_witness"] = "/".join(str(v) for v in (info.get("claims"), len(info.get("witness_rows", [])) or None)
                                         if v is not None)
     queue.put(dict(row))
@@ -112,9 +119,72 @@ def run(cells, cap: float) -> list[dict]:
     return rows
 
 
+def _per_subset_witness(X, y, depth, max_splits, seed=0, per_round=5):
+    """The witness search before the one-search rewrite (for ``--witness``)."""
+    import numpy as np
+    from satdt.proof.witness import _fits
+
+    rng = np.random.default_rng(seed)
+    W = sorted(int(np.flatnonzero(y == c)[0]) for c in np.unique(y))
+    asked = 1
+    while (tree := _fits(X[W], y[W], depth, max_splits)) is not None:
+        wrong = np.flatnonzero(tree.predict(X) != y)
+        W = sorted(set(W) | set(rng.choice(wrong, size=min(per_round, wrong.size), replace=False).tolist()))
+        asked += 1
+    kept = 0
+    while kept < len(W):
+        trial = W[:kept] + W[kept + 1:]
+        asked += 1
+        if _fits(X[trial], y[trial], depth, max_splits) is None:
+            W = trial
+        else:
+            kept += 1
+    return W, asked
+
+
+def witness_side_by_side() -> str:
+    import numpy as np
+    from satdt.binarize import Binarizer
+    from satdt.data import load_dataset
+    from satdt.proof import witness
+    from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
+
+    lines = ["| dataset | question | solve s | per-subset witness s | one-search witness s | per-subset / one-search "
+             "| rows (per-subset / one-search) | questions (per-subset / one-search) |", "|" + " --- |" * 8]
+    for name, question, _, _ in CELLS:
+        if question not in ("depth", "size") or name == "zoo":
+            continue
+        data = load_dataset(name)
+        t0 = time.perf_counter()
+        problem = Binarizer("all").problem(data)
+        res = solve_min_depth_dp(problem) if question == "depth" else solve_min_size_dp(problem)
+        solve_s = time.perf_counter() - t0
+        X, y, tree = np.asarray(data.X, float), np.asarray(data.y), res.tree
+        D, m = (tree.depth() - 1, None) if question == "depth" else (tree.depth(), tree.n_splits - 1)
+        old_s, new_s = [], []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            old_rows, old_q = _per_subset_witness(X, y, D, m)
+            old_s.append(time.perf_counter() - t0)
+            asked = []
+            ask = witness._Questions.ask
+            witness._Questions.ask = lambda self, rows, _ask=ask: asked.append(1) or _ask(self, rows)
+            try:
+                t0 = time.perf_counter()
+                new_rows = witness.find_witness(X, y, len(data.classes), D, m)
+                new_s.append(time.perf_counter() - t0)
+            finally:
+                witness._Questions.ask = ask
+        o, n = min(old_s), min(new_s)
+        lines.append(f"| {name} | {question} | {solve_s:.3f} | {o:.3f} | {n:.3f} | {o / n:.1f}x | "
+                     f"{len(old_rows)} / {len(new_rows)} | {old_q} / {len(asked)} |")
+        print(lines[-1], flush=True)
+    return "\n".join(lines) + "\n"
+
+
 def table(rows: list[dict]) -> str:
-    head = ("| dataset | question | depth | proof | rows | solve s | produce s | produce / solve | check s | "
-            "check / solve | size MB | claims / witness rows | note |\n|" + " --- |" * 13)
+    head = ("| dataset | question | depth | proof | rows | solve s | produce s | produce / solve | witness s | "
+            "check s | check / solve | size MB | claims / witness rows | note |\n|" + " --- |" * 14)
     lines = [head]
     for r in rows:
         s = r.get("solve_s")
@@ -126,7 +196,7 @@ def table(rows: list[dict]) -> str:
         lines.append(f"| {r['dataset']} | {q} | {r.get('depth') if r.get('depth') not in (None, '') else 'min'} | "
                      f"{r.get('route', '')} | "
                      f"{r.get('rows', '')} | {s if s is not None else ''} | {r.get('produce_s', '')} | "
-                     f"{ratio('produce_s')} | {r.get('check_s', '')} | {ratio('check_s')} | "
+                     f"{ratio('produce_s')} | {r.get('witness_s', '')} | {r.get('check_s', '')} | {ratio('check_s')} | "
                      f"{r.get('size_mb', '')} | {r.get('claims_or_witness', '')} | {r.get('note', '')} |")
     return "\n".join(lines) + "\n"
 
@@ -137,7 +207,11 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--questions", default=None, help="comma-separated questions to run (default: all)")
     ap.add_argument("--merge", action="store_true", help="replace those rows in the existing proof.csv")
+    ap.add_argument("--witness", action="store_true", help="only the witness searches, old and new (prints a table)")
     a = ap.parse_args()
+    if a.witness:
+        print(witness_side_by_side())
+        return
     cells = QUICK if a.quick else CELLS
     if a.questions:
         cells = [c for c in cells if c[1] in a.questions.split(",")]
@@ -149,7 +223,7 @@ def main() -> None:
         with open(RESULTS / "proof.csv", newline="") as fh:
             old = [{k: v for k, v in r.items() if v != ""} for r in csv.DictReader(fh)]
         for r in old:
-            for k in ("solve_s", "produce_s", "check_s", "size_mb"):
+            for k in ("solve_s", "produce_s", "witness_s", "check_s", "size_mb"):
                 if k in r:
                     r[k] = float(r[k])
         new = {key(r): r for r in rows}
