@@ -254,3 +254,38 @@ def test_core_missing_pairs_match_brute_force_reference_and_threads(block):
                                                         pair_ops=0).objective
             assert set(values.values()) == {best}, (seed, depth, values, best)
     assert merged_seen > 50  # depth-two scans did merge pairs
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_core_missing_pairs_match_core_without_pairs_larger_instances(block):
+    """Larger instances (40-160 rows, up to 40 values, 2-5 features, weights on some): the
+    optimum with the merged pairs equals the core without them (brute force is out of reach)."""
+    from dataclasses import replace
+
+    from satdt.binarize import Binarizer
+    from satdt.data import prepare
+    from satdt.missing import augment
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
+
+    merged = 0
+    for seed in range(40 * block, 40 * block + 40):
+        rng = np.random.default_rng(9000 + seed)
+        n, p = int(rng.integers(40, 160)), int(rng.integers(2, 6))
+        X = rng.integers(0, int(rng.integers(6, 40)), size=(n, p)).astype(float)
+        X[rng.random((n, p)) < (0.05, 0.2, 0.4)[seed % 3]] = np.nan
+        X[0, 0] = np.nan
+        y = ((np.nan_to_num(X[:, 0], nan=3) + rng.integers(0, 8, size=n)) % 2).astype(int)
+        data = prepare(X, y, missing=True)
+        if seed % 4 == 1:
+            data = replace(data, weight=rng.integers(1, 5, size=n).astype(np.int64))
+        problem = Binarizer("all").problem(augment(data)[0])
+        for depth in (2, 3):
+            got = []
+            for pairing in (True, False):
+                search = _core_search(problem, pairing)
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                assert res.status == "OPTIMAL"
+                got.append(res.objective)
+                merged += search.stats["merged_pairs"] if pairing else 0
+            assert got[0] == got[1], (seed, depth, got)
+    assert merged > 100
