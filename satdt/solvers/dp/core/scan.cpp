@@ -11,12 +11,6 @@
 namespace satdt_dp {
 
 // ------------------------------------------------------------------ depth two, long chains
-// the best stump of each of the four sides of scan_chain_joint (err, local column, labels)
-struct JointBest {
-    i64 err[4];
-    int col[4], lab_l[4], lab_r[4];
-};
-
 // The best split point of each side as scan_chain_blocks keeps it. Serial: the chains in order,
 // a point kept when strictly below the best (the first of the least errors wins).
 struct SerialScanBest {
@@ -139,9 +133,8 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     const bool blocks_ok = C_ == 2 && tot < (i64(1) << 31);  // = blocks below: merged pairs scanned as one
     // missing-value pairs (pair_kinds): a merged pair's units in bucket order of k, then of k + 1
     std::vector<char> kind(p, 0);
-    std::vector<int> partner(T, -1);
     if (pairing_) {
-        pair_kinds(V, kind, &partner);
+        pair_kinds(V, kind);
         for (int k = 0; k < p; ++k) {
             if (kind[k] != 1) continue;
             if (blocks_ok) ++merged_;
@@ -217,82 +210,6 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     std::vector<int> best_col(2), best_lab_l(2), best_lab_r(2);
     std::atomic<i64> shared_g[2];  // threads: the best split point of each side, err * p + chain
     std::vector<int> slot_col(2 * p), slot_lab_l(2 * p), slot_lab_r(2 * p);  // each chain's
-    // the monotonicity bounds of root t's sides (vL, vR) on the roots of its chain
-    auto mono = [&](int t, i64 vL, i64 vR) {
-        const int a = V.cchain[t], la = V.clevel[t], s0 = V.col0[a] + a;
-        for (int j = V.col0[a]; j < V.col0[a + 1]; ++j) {
-            const int lj = V.clevel[j];
-            if (lj < la) {       // L_j = L_t minus the rows of buckets [lj, la); R_j grows
-                const i64 gap = wsum[s0 + la] - wsum[s0 + lj];
-                lbL[j] = std::max(lbL[j], vL - q_ * gap);
-                lbR[j] = std::max(lbR[j], vR);
-            } else if (lj > la) {  // L_j grows; R_j = R_t minus the rows of buckets [la, lj)
-                const i64 gap = wsum[s0 + lj] - wsum[s0 + la];
-                lbL[j] = std::max(lbL[j], vL);
-                lbR[j] = std::max(lbR[j], vR - q_ * gap);
-            }
-        }
-        lbL[t] = std::max(lbL[t], vL);
-        lbR[t] = std::max(lbR[t], vR);
-        chain_best(a);
-    };
-    // a root of a merged missing-value pair and its partner (pair_kinds), both open: one scan
-    // of the chains gives the four sides (scan_chain_joint), then each root as a root alone;
-    // true when one reached the node's lower bound (see adopt). Two classes (blocks) only.
-    auto joint_roots = [&](int t_lo, int t_hi) -> bool {
-        const int a = V.cchain[t_lo], la = V.clevel[t_lo];
-        i64 tot4[8], n4[4], cap4[4];
-        for (int c = 0; c < 2; ++c) {
-            const i64 right = F[static_cast<size_t>(c) * T + t_lo];
-            const i64 miss = N[c] - F[static_cast<size_t>(c) * T + V.col0[a]];  // bucket 0 of a: M_a
-            tot4[2 + c] = right;
-            tot4[c] = N[c] - right;
-            tot4[4 + c] = tot4[c] - miss;
-            tot4[6 + c] = right + miss;
-        }
-        const i64 other[4] = {lbR[t_lo], lbL[t_lo], lbR[t_hi], lbL[t_hi]};
-        JointBest jb;
-        for (int sd = 0; sd < 4; ++sd) {
-            const i64 c0 = tot4[sd * 2], c1 = tot4[sd * 2 + 1];
-            n4[sd] = c0 + c1;
-            const i64 cap_cost = bound - other[sd] - 2 * lc_;
-            cap4[sd] = cap_cost <= 0 ? 0 : (cap_cost + q_ - 1) / q_;
-            jb.err[sd] = std::min(n4[sd] - std::max(c0, c1), cap4[sd]);
-            jb.col[sd] = -1;
-            jb.lab_l[sd] = jb.lab_r[sd] = c1 > c0;
-        }
-        for (int k = 0; k < p; ++k) {
-            if (jb.err[0] <= 0 && jb.err[1] <= 0 && jb.err[2] <= 0 && jb.err[3] <= 0) break;
-            if (kind[k] < 2) scan_chain_joint(V, k, a, la, start, tot4, n4, jb, kind[k] == 1);
-        }
-        Sub s4[4];
-        for (int sd = 0; sd < 4; ++sd) {
-            const i64 c0 = tot4[sd * 2], c1 = tot4[sd * 2 + 1], mx = std::max(c0, c1);
-            s4[sd].val = q_ * (n4[sd] - mx) + lc_;
-            s4[sd].tree = leaf_ref(c1 > c0);
-            const i64 cap_cost = q_ * cap4[sd] + 2 * lc_;
-            if (jb.col[sd] < 0 && cap4[sd] < n4[sd] - mx && s4[sd].val >= cap_cost) {
-                s4[sd].val = cap_cost;
-                s4[sd].tree = NONE;
-            } else if (jb.col[sd] >= 0 && q_ * jb.err[sd] + 2 * lc_ < s4[sd].val) {
-                s4[sd].val = q_ * jb.err[sd] + 2 * lc_;
-                s4[sd].tree = NONE;
-                s4[sd].stump_col = V.gcol[jb.col[sd]];
-                s4[sd].lab_l = jb.lab_l[sd];
-                s4[sd].lab_r = jb.lab_r[sd];
-            }
-        }
-        mono(t_lo, s4[0].val, s4[1].val);
-        mono(t_hi, s4[2].val, s4[3].val);
-        for (int r = 0; r < 2; ++r) {
-            const Sub& l = s4[2 * r];
-            const Sub& rr = s4[2 * r + 1];
-            if (l.has_tree() && rr.has_tree() && l.val + rr.val < inc.bound &&
-                adopt(inc, V, r == 0 ? t_lo : t_hi, l, rr, ub, lb0, top))
-                return true;
-        }
-        return false;
-    };
     try {
         while (true) {
             check_time();
@@ -308,14 +225,6 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
             open[t] = 0;
             roots_++;
-            if (blocks && partner[t] >= 0 && open[partner[t]]) {  // a missing-value pair's two roots
-                const int tp = partner[t];
-                open[tp] = 0;
-                roots_++;
-                const bool first = kind[a] == 1;
-                if (joint_roots(first ? t : tp, first ? tp : t)) break;
-                continue;
-            }
             const int la = V.clevel[t];
             if (!blocks)
                 for (int r = 0; r < n; ++r) side[r] = V.bucket[static_cast<size_t>(r) * p + a] >= la;
@@ -457,7 +366,23 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                 }
             }
             const i64 vL = sub[0].val, vR = sub[1].val;
-            mono(t, vL, vR);
+            // monotonicity bounds on the roots of the same chain
+            for (int j = V.col0[a]; j < V.col0[a + 1]; ++j) {
+                const int lj = V.clevel[j];
+                const int s0 = V.col0[a] + a;
+                if (lj < la) {       // L_j = L_t minus the rows of buckets [lj, la); R_j grows
+                    const i64 gap = wsum[s0 + la] - wsum[s0 + lj];
+                    lbL[j] = std::max(lbL[j], vL - q_ * gap);
+                    lbR[j] = std::max(lbR[j], vR);
+                } else if (lj > la) {  // L_j grows; R_j = R_t minus the rows of buckets [la, lj)
+                    const i64 gap = wsum[s0 + lj] - wsum[s0 + la];
+                    lbL[j] = std::max(lbL[j], vL);
+                    lbR[j] = std::max(lbR[j], vR - q_ * gap);
+                }
+            }
+            lbL[t] = std::max(lbL[t], vL);
+            lbR[t] = std::max(lbR[t], vR);
+            chain_best(a);
             if (sub[0].has_tree() && sub[1].has_tree() && vL + vR < inc.bound &&
                 adopt(inc, V, t, sub[0], sub[1], ub, lb0, top))
                 break;
@@ -575,123 +500,6 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
     }
 }
 
-// Two roots of a missing-value pair at once (depth2_scan): the root (chain a, level la) of the
-// pair's first chain sends M_a (bucket 0 of a) and the present rows below la left; its partner
-// on the second chain sends the same present rows left and M_a right. One pass over chain k
-// gives the best stump of the four sides: 0 and 1 (left and right of the first root), 2 = side
-// 0 without M_a and 3 = side 1 with M_a (the partner's), from the running counts of sides 0
-// and 1 and of M_a. Otherwise as scan_chain_blocks (merged, thr, blocks of units), serial: the
-// points met in the same order, a point kept when strictly below the side's best.
-void Search::scan_chain_joint(const View& V, int k, int a, int la, const std::vector<int>& start, const i64* tot4,
-                              const i64* n4, JointBest& best, bool merged) const {
-    const int U = static_cast<int>(scan_w_.size());
-    const int32_t* __restrict Ba = &scan_bkt_[static_cast<size_t>(a) * U];
-    const int32_t* __restrict Bk = &scan_bkt_[static_cast<size_t>(k) * U];
-    const int32_t* __restrict Bh = merged ? &scan_bkt_[static_cast<size_t>(k + 1) * U] : Bk;
-    const int32_t* __restrict w = scan_w_.data();
-    const int32_t* __restrict w1 = scan_w1_.data();
-    const i64* __restrict wpre = scan_wpre_.data();
-    const i64* __restrict w1pre = scan_w1pre_.data();
-    const int t_k = V.col0[k + 1] - V.col0[k];
-    const int s0 = V.col0[k] + k;
-    int x = start[s0];
-    const int xe = start[s0 + t_k + (merged ? 1 : 0)];
-    i64 sn[2] = {0, 0}, k1[2] = {0, 0}, gm = 0, g1 = 0;  // seen: sides 0 and 1, and M_a (in side 0)
-    i64 thr[4] = {0, 0, 0, 0};
-    i64 mn[4] = {0, 0, 0, 0}, m1[4] = {0, 0, 0, 0};  // merged: M_k per side
-    // a side's seen weight and class-1 weight
-    auto seen = [&](int sd, i64& nn, i64& c1) {
-        if (sd < 2) { nn = sn[sd]; c1 = k1[sd]; }
-        else if (sd == 2) { nn = sn[0] - gm; c1 = k1[0] - g1; }
-        else { nn = sn[1] + gm; c1 = k1[1] + g1; }
-    };
-    if (merged) {
-        i64 gmn = 0, gm1 = 0;
-        for (const int xm = start[s0 + 1]; x < xm; ++x) {
-            const int sd = Ba[x] >= la;
-            mn[sd] += w[x];
-            m1[sd] += w1[x];
-            if (Ba[x] == 0) { gmn += w[x]; gm1 += w1[x]; }
-        }
-        mn[2] = mn[0] - gmn; m1[2] = m1[0] - gm1;
-        mn[3] = mn[1] + gmn; m1[3] = m1[1] + gm1;
-        for (int sd = 0; sd < 4; ++sd) {
-            const i64 l1 = m1[sd], l0 = mn[sd] - l1;
-            const i64 r0 = tot4[sd * 2] - l0, r1 = tot4[sd * 2 + 1] - l1;
-            const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
-            const i64 err = n4[sd] - ml - mr;
-            if (err < best.err[sd] && ml > 0 && mr > 0) {
-                best.err[sd] = err; best.col[sd] = V.col0[k]; best.lab_l[sd] = l1 > l0; best.lab_r[sd] = r1 > r0;
-            }
-            const i64 leaf = n4[sd] - std::max(tot4[sd * 2], tot4[sd * 2 + 1]);
-            thr[sd] = std::min(err, leaf) - best.err[sd];
-        }
-    }
-    while (x < xe) {
-        i64 slack = INF;
-        for (int sd = 0; sd < 4; ++sd) {
-            i64 nn, c1;
-            seen(sd, nn, c1);
-            slack = std::min(slack, thr[sd] - nn);
-        }
-        if (slack >= 8) {  // every weight is >= 1, and a side's seen weight grows by at most the weight moved
-            const i64* hi = wpre + std::min<i64>(xe, x + slack) + 1;
-            const int xb = static_cast<int>(std::upper_bound(wpre + x, hi, wpre[x] + slack) - wpre) - 1;
-            int32_t r = 0, r1 = 0, g = 0, gg1 = 0;
-            for (int y = x; y < xb; ++y) {
-                const int32_t m = -static_cast<int32_t>(Ba[y] >= la), mg = -static_cast<int32_t>(Ba[y] == 0);
-                r += w[y] & m;
-                r1 += w1[y] & m;
-                g += w[y] & mg;
-                gg1 += w1[y] & mg;
-            }
-            sn[1] += r;
-            sn[0] += wpre[xb] - wpre[x] - r;
-            k1[1] += r1;
-            k1[0] += w1pre[xb] - w1pre[x] - r1;
-            gm += g;
-            g1 += gg1;
-            x = xb;
-            if (x >= xe) break;
-        }
-        const int32_t bb = Bk[x], bh = Bh[x];
-        do {
-            const i64 m = -static_cast<i64>(Ba[x] >= la), mg = -static_cast<i64>(Ba[x] == 0);
-            const i64 wx = w[x], wx1 = w1[x];
-            sn[1] += wx & m;
-            sn[0] += wx & ~m;
-            k1[1] += wx1 & m;
-            k1[0] += wx1 & ~m;
-            gm += wx & mg;
-            g1 += wx1 & mg;
-        } while (++x < xe && Bk[x] == bb && Bh[x] == bh);
-        if (merged && x >= xe) break;
-        const int col_k = !merged || Bk[x] != bb ? V.col0[k] + bb : -1;
-        const int col_h = merged && Bh[x] != bh ? V.col0[k + 1] + bh : -1;
-        bool evaluated = false;
-        for (int sd = 0; sd < 4; ++sd) {
-            i64 nn, c1;
-            seen(sd, nn, c1);
-            if (nn <= thr[sd]) continue;
-            i64 low = INF;
-            for (int dir = 0; dir < (merged ? 2 : 1); ++dir) {
-                const i64 l1 = c1 + (dir == 0 ? m1[sd] : 0), l0 = nn + (dir == 0 ? mn[sd] : 0) - l1;
-                const i64 r0 = tot4[sd * 2] - l0, r1 = tot4[sd * 2 + 1] - l1;
-                const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
-                const i64 err = n4[sd] - ml - mr;
-                const int col = dir == 0 ? col_k : col_h;
-                if (col >= 0 && err < best.err[sd] && ml > 0 && mr > 0) {
-                    best.err[sd] = err; best.col[sd] = col; best.lab_l[sd] = l1 > l0; best.lab_r[sd] = r1 > r0;
-                }
-                low = std::min(low, err);
-            }
-            thr[sd] = low + nn - best.err[sd];
-            evaluated = true;
-        }
-        if (evaluated && thr[0] >= n4[0] && thr[1] >= n4[1] && thr[2] >= n4[2] && thr[3] >= n4[3]) break;
-    }
-}
-
 // the kinds of depth2_scan's chains (see search.h), from the buckets of the node's rows in a
 // pair of chains (k, k + 1) that the constructor marked:
 //   - every row of bucket b of k in one bucket h(b) of k + 1, h non-decreasing over b = 0..t_k:
@@ -706,7 +514,7 @@ void Search::scan_chain_joint(const View& V, int k, int a, int la, const std::ve
 //     order, M on the left for k, on the right for k + 1. scan_chain_blocks' merged pass meets
 //     exactly those points.
 // A chain is in one pair at most. The test is O(rows) per pair and node.
-void Search::pair_kinds(const View& V, std::vector<char>& kind, std::vector<int>* partner) const {
+void Search::pair_kinds(const View& V, std::vector<char>& kind) const {
     const int p = V.p, n = V.n();
     std::vector<int> lo_min, lo_max;
     for (int k = 0; k + 1 < p; ++k) {
@@ -736,14 +544,6 @@ void Search::pair_kinds(const View& V, std::vector<char>& kind, std::vector<int>
         } else if (lo_max[0] >= 0 && lo_min[0] == t2 && rising(1, false)) {
             kind[k] = 1;
             kind[k + 1] = 3;
-            // column i of k (M and the buckets 1..i left) and the column of k + 1 that sends the
-            // buckets 1..i left: where the bucket of k + 1 changes between buckets i and i + 1
-            for (int i = 1; partner != nullptr && i < t; ++i) {
-                if (lo_max[i] < 0 || lo_max[i + 1] < 0 || lo_max[i] >= lo_min[i + 1]) continue;
-                const int lo = V.col0[k] + i, hi = V.col0[k + 1] + lo_min[i + 1] - 1;
-                (*partner)[lo] = hi;
-                (*partner)[hi] = lo;
-            }
         } else {
             continue;
         }

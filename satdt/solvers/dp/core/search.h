@@ -56,8 +56,6 @@
 
 namespace satdt_dp {
 
-struct JointBest;  // scan.cpp
-
 // A tree in preorder arrays (feature column, left index, right index, label); leaves have
 // feature -1, splits label -1.
 struct TreeArrays {
@@ -332,11 +330,7 @@ class Search {
     // chain of a missing-value pair scanned as one with the next, 2 a chain whose columns split
     // the node's rows as some column of the previous one (skipped), 3 the second chain of a pair
     // (skipped in the blocks scan only, where pairs are merged)
-    // partner (not null): for a merged pair, each column's partner on the other chain (the same
-    // present rows on the left, M on the other side; -1: none)
-    void pair_kinds(const View& V, std::vector<char>& kind, std::vector<int>* partner = nullptr) const;
-    void scan_chain_joint(const View& V, int k, int a, int la, const std::vector<int>& start, const i64* tot4,
-                          const i64* n4, JointBest& best, bool merged) const;
+    void pair_kinds(const View& V, std::vector<char>& kind) const;
 };
 
 }  // namespace satdt_dp
