@@ -289,3 +289,21 @@ def test_core_missing_pairs_match_core_without_pairs_larger_instances(block):
                 merged += search.stats["merged_pairs"] if pairing else 0
             assert got[0] == got[1], (seed, depth, got)
     assert merged > 100
+
+
+def test_core_missing_pairs_regularized_match_brute_force(monkeypatch):
+    """The regularized objective (a leaf cost: columns a node keeps may differ between a pair's
+    two chains) with and without the pairs, against brute force with the leaf charged."""
+    from satdt.solvers.dp.accuracy import solve_regularized_dp
+    from satdt.solvers.dp.search import CoreSearch
+
+    for seed in range(60):
+        X, y, w, problem = _pair_problem(seed)
+        n = float(w.sum())
+        depth = 2 + seed % 2
+        for lam in (0.01, 0.04):
+            best = brute_force(X, y, w, depth, leaf_cost=lambda c: float(c.sum() - c.max()) / n + lam)
+            for pairing in (True, False):
+                monkeypatch.setattr(CoreSearch, "PAIRING", pairing)
+                res = solve_regularized_dp(problem, lam=lam, max_depth=depth, pair_ops=0, n_jobs=1)
+                assert res.status == "OPTIMAL" and res.objective == pytest.approx(best, abs=1e-9), (seed, lam, pairing)

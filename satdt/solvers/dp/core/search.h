@@ -27,7 +27,8 @@
 //   memo.h                  the memo over (row set, depth)
 //   bounds.h                root queue, interval halving, incumbent
 //   depth2.cpp              depth one from the counts; the pair-count depth-two solver
-//   scan.cpp                ConTree's depth-two scan for long chains
+//   scan.cpp                ConTree's depth-two scan for long chains; a feature's two chains
+//                           with missing values (satdt/missing.py) scanned as one (pair_kinds)
 //   greedy.cpp              CART's Gini-greedy incumbent; the restricted search's candidate tests
 //   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
 //                           the similarity bound
