@@ -4,6 +4,7 @@
 // halving [3].
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -37,6 +38,12 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
         }
         wext_[static_cast<size_t>(i) * C1_ + C_] = tot - mx;  // leaf-conflict errors
     }
+    // each class's (and the conflicts') unit: the bit-planes of the bitset counts hold weight / unit
+    unit_.assign(C1_, 0);
+    for (int i = 0; i < m_; ++i)
+        for (int c = 0; c < C1_; ++c) unit_[c] = std::gcd(unit_[c], wext_[static_cast<size_t>(i) * C1_ + c]);
+    for (int c = 0; c < C1_; ++c)
+        if (unit_[c] == 0) unit_[c] = 1;
     // the same weights as (class, weight) lists of the nonzero entries: rows mostly hold one class
     nz_off_.assign(m_ + 1, 0);
     for (int i = 0; i < m_; ++i) {

@@ -157,6 +157,7 @@ class Search {
     i64 q_, lc_;
     double pair_ops_;
     std::vector<i64> wext_;
+    std::vector<i64> unit_;  // per column of wext_: the gcd of its entries (1 when all are 0)
     std::vector<int> nz_off_, nz_cls_;
     std::vector<i64> nz_w_;
     View root_;
