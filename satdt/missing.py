@@ -12,6 +12,15 @@ becomes a node on ``x`` with ``missing_left`` set (left for ``x_lo``, right for 
 sentinel tests become ``x <= -inf`` with missing left, "is missing", and ``x <= inf`` with missing
 right, "is not missing"), and checks that it routes every training row as the engine's tree did.
 
+The compiled DP core finds the two copies of a feature again (adjacent chains whose ranks are
+related row by row: ``satdt/solvers/dp/core/scan.cpp``, ``pair_kinds``) and, in its depth-two
+scan, walks them as one chain: one pass over the present rows per root, the missing rows a
+block whose side is tried both ways at every threshold; where a node has no missing value of
+the feature, the second copy is skipped (its thresholds split the node's rows as the first
+copy's). The same split points are met, so the optimum is unchanged (tests/test_missing.py
+compares it with brute force, with the core without the pairs, with the numpy reference and
+with the threads).
+
 Text (categorical) columns need no copy: a missing value there is the category
 ``"<missing>"`` (:data:`satdt.data.MISSING_CATEGORY`), tested like any other.
 """

@@ -186,3 +186,124 @@ def test_cli_missing_learn(capsys, tmp_path):
     code = main(["solve", str(path), "--method", "dp", "--max-depth", "2"])
     _, err = capsys.readouterr()
     assert code == 1 and "--missing learn" in err and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled core's missing-value pairs (core/scan.cpp, pair_kinds and scan_chain_blocks): the
+# two chains of a feature with missing values scanned as one in the depth-two scan. The optimum
+# with the pairs equals the brute force over all trees with all directions, the core without
+# the pairs, the numpy reference and the threads, on random instances whose depth-two nodes go
+# through the scan (pair_ops=0: never the pair solver; long chains: many distinct values).
+
+def _pair_problem(seed):
+    """Many distinct values (long chains), 5-50 % of the entries missing, 2-3 classes, integer
+    weights on some instances (merged rows of other classes too)."""
+    from dataclasses import replace
+
+    from satdt.binarize import Binarizer
+    from satdt.data import prepare
+    from satdt.missing import augment
+
+    rng = np.random.default_rng(7000 + seed)
+    n = int(rng.integers(12, 36))
+    p = int(rng.integers(1, 4))
+    k = 2 + int(seed % 4 == 3)
+    X = rng.integers(0, int(rng.integers(4, 14)), size=(n, p)).astype(float)
+    X[rng.random((n, p)) < (0.05, 0.2, 0.35, 0.5)[seed % 4]] = np.nan
+    X[0, 0] = np.nan  # every instance has a missing value
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    w = rng.integers(1, 4, size=n) if seed % 3 == 1 else np.ones(n, dtype=np.int64)
+    data = replace(prepare(X, y, missing=True), weight=None if seed % 3 != 1 else w.astype(np.int64))
+    augmented, _ = augment(data)
+    return X, y, w.astype(float), Binarizer("all").problem(augmented)
+
+
+def _core_search(problem, pairing, n_jobs=1, pair_ops=0.0):
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.search import CoreSearch
+
+    search = CoreSearch(problem, Deadline(None), pair_ops, n_jobs=n_jobs)
+    search._core.set_pairing(pairing)
+    if n_jobs > 1:
+        search._core.set_thread_work(0, 0)  # every kernel on the threads
+    return search
+
+
+@pytest.mark.parametrize("block", range(6))
+def test_core_missing_pairs_match_brute_force_reference_and_threads(block):
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
+
+    merged_seen = 0
+    for seed in range(50 * block, 50 * block + 50):
+        X, y, w, problem = _pair_problem(seed)
+        for depth in (2, 3) if seed % 2 == 0 or len(y) < 24 else (2,):
+            best = brute_force(X, y, w, depth)
+            values = {}
+            for name, search in (("pairs", _core_search(problem, True)), ("no pairs", _core_search(problem, False)),
+                                 ("threads", _core_search(problem, True, n_jobs=2)),
+                                 ("rule", _core_search(problem, True, pair_ops=-1.0))):
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                assert res.status == "OPTIMAL" and res.bound == res.objective, (seed, depth, name)
+                values[name] = res.objective
+                # the tree as returned routes the original rows (NaN included) to that many errors
+                assert float(w[res.tree.predict_index(problem.data.X) != y].sum()) == res.objective
+                if name == "pairs":
+                    merged_seen += search.stats["merged_pairs"]
+            values["reference"] = solve_max_accuracy_dp(problem, max_depth=depth, engine="reference",
+                                                        pair_ops=0).objective
+            assert set(values.values()) == {best}, (seed, depth, values, best)
+    assert merged_seen > 50  # depth-two scans did merge pairs
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_core_missing_pairs_match_core_without_pairs_larger_instances(block):
+    """Larger instances (40-160 rows, up to 40 values, 2-5 features, weights on some): the
+    optimum with the merged pairs equals the core without them (brute force is out of reach)."""
+    from dataclasses import replace
+
+    from satdt.binarize import Binarizer
+    from satdt.data import prepare
+    from satdt.missing import augment
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
+
+    merged = 0
+    for seed in range(40 * block, 40 * block + 40):
+        rng = np.random.default_rng(9000 + seed)
+        n, p = int(rng.integers(40, 160)), int(rng.integers(2, 6))
+        X = rng.integers(0, int(rng.integers(6, 40)), size=(n, p)).astype(float)
+        X[rng.random((n, p)) < (0.05, 0.2, 0.4)[seed % 3]] = np.nan
+        X[0, 0] = np.nan
+        y = ((np.nan_to_num(X[:, 0], nan=3) + rng.integers(0, 8, size=n)) % 2).astype(int)
+        data = prepare(X, y, missing=True)
+        if seed % 4 == 1:
+            data = replace(data, weight=rng.integers(1, 5, size=n).astype(np.int64))
+        problem = Binarizer("all").problem(augment(data)[0])
+        for depth in (2, 3):
+            got = []
+            for pairing in (True, False):
+                search = _core_search(problem, pairing)
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                assert res.status == "OPTIMAL"
+                got.append(res.objective)
+                merged += search.stats["merged_pairs"] if pairing else 0
+            assert got[0] == got[1], (seed, depth, got)
+    assert merged > 100
+
+
+def test_core_missing_pairs_regularized_match_brute_force(monkeypatch):
+    """The regularized objective (a leaf cost: columns a node keeps may differ between a pair's
+    two chains) with and without the pairs, against brute force with the leaf charged."""
+    from satdt.solvers.dp.accuracy import solve_regularized_dp
+    from satdt.solvers.dp.search import CoreSearch
+
+    for seed in range(60):
+        X, y, w, problem = _pair_problem(seed)
+        n = float(w.sum())
+        depth = 2 + seed % 2
+        for lam in (0.01, 0.04):
+            best = brute_force(X, y, w, depth, leaf_cost=lambda c: float(c.sum() - c.max()) / n + lam)
+            for pairing in (True, False):
+                monkeypatch.setattr(CoreSearch, "PAIRING", pairing)
+                res = solve_regularized_dp(problem, lam=lam, max_depth=depth, pair_ops=0, n_jobs=1)
+                assert res.status == "OPTIMAL" and res.objective == pytest.approx(best, abs=1e-9), (seed, lam, pairing)

@@ -384,3 +384,22 @@ def test_balanced_objective_in_the_regularized_and_oct_engines():
         a = OCTClassifier(max_depth=2, alpha=0.0, costs=C, time_limit=60).fit(X, y)
         best_c, _ = bruteforce.min_cost(_problem(X, y), C, 2)
         assert float(C[y, a.tree_.predict_index(X)].sum()) == pytest.approx(best_c)
+
+
+@pytest.mark.parametrize("pair_ops", [0.0, 1e12])
+def test_core_bitset_counts_with_class_weight_factors(pair_ops):
+    """Weights with a large factor per class (as balanced accuracy's, scaled to integers) times a
+    small multiplicity: the compiled core's bit-planes hold each class's weight over its gcd
+    (core/search.cpp, unit_) and multiply the popcounts back. Its optimum (the bitset pair solver
+    with pair_ops=1e12, the root search by bitsets with 0) equals brute force, and the trees'
+    weighted errors agree."""
+    for seed in range(40):
+        X, y, rng = _instance(4000 + seed, n=16 + seed % 6, p=3, k=2 + seed % 2, values=2 + seed % 3)
+        factor = rng.integers(200, 1200, size=int(y.max()) + 1)
+        weight = (factor[y] * rng.integers(1, 4, size=len(y))).astype(np.int64)
+        problem = _problem(X, y, weight)
+        for depth in (2, 3):
+            best = bruteforce.min_errors(problem, depth)[0]
+            res = solve_max_accuracy_dp(problem, max_depth=depth, pair_ops=pair_ops, n_jobs=1)
+            assert res.status == "OPTIMAL" and res.objective == best, (seed, depth)
+            assert float(weight[res.tree.predict_index(X) != y].sum()) == best

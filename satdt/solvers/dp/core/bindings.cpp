@@ -149,6 +149,7 @@ py::dict stats(const satdt_dp::Search& s) {
     d["restricted_entries"] = st.restricted_entries;
     d["thread_runs"] = st.thread_runs;
     d["worker_tasks"] = st.worker_tasks;
+    d["merged_pairs"] = st.merged_pairs;
     return d;
 }
 
@@ -165,5 +166,7 @@ PYBIND11_MODULE(_core, mod) {
         .def("greedy", &greedy, py::arg("depth"), py::arg("time_limit"))
         .def("stats", &stats)
         .def_property_readonly("threads", &satdt_dp::Search::threads)
-        .def("set_thread_work", &satdt_dp::Search::set_thread_work, py::arg("scan_units"), py::arg("pair_ops"));
+        .def("set_thread_work", &satdt_dp::Search::set_thread_work, py::arg("scan_units"), py::arg("pair_ops"))
+        .def("set_pairing", &satdt_dp::Search::set_pairing, py::arg("on"))
+        .def_property_readonly("missing_pairs", &satdt_dp::Search::missing_pairs);
 }

@@ -136,6 +136,7 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
                     std::fill(Pc, Pc + C_, 0);
                     for (int pl = 0; pl < NP; ++pl)
                         Pc[plane_class[pl]] += popcount_and(bi, bj, planes[pl].data(), W) << plane_shift[pl];
+                    for (int c = 0; c < C_; ++c) Pc[c] *= unit_[c];  // the planes count weight / unit_
                     pair_update_ranked(part, i, j, Pc, F, T, N, V, false);
                     pair_update_ranked(part, j, i, Pc, F, T, N, V, false);
                 }
@@ -268,18 +269,20 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
     const bool by_bits = bitset_ops(V) <= hist_ops(V);
     const int W = (n + 63) / 64;
     std::vector<u64> bits;
-    // weight bit-planes per class: weight of class c on a row set = sum_k 2^k popcount
+    // weight bit-planes per class: weight of class c on a row set = unit_[c] sum_k 2^k popcount
+    // (the planes of weight / unit_[c]: class weights such as balanced accuracy's cost one plane
+    // per bit of the rows' multiplicity, not of the scaled weight)
     std::vector<std::vector<u64>> planes;
     std::vector<int> plane_class, plane_shift;
     if (by_bits) {
         column_bits(V, W, bits);
         for (int c = 0; c < C_; ++c) {
             i64 mx = 0;
-            for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c]);
+            for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c] / unit_[c]);
             for (int k = 0; (mx >> k) > 0; ++k) {
                 std::vector<u64> pl(W, 0);
                 for (int r = 0; r < n; ++r)
-                    if ((w(V.rows[r])[c] >> k) & 1) pl[r >> 6] |= (1ULL << (r & 63));
+                    if (((w(V.rows[r])[c] / unit_[c]) >> k) & 1) pl[r >> 6] |= (1ULL << (r & 63));
                 planes.push_back(std::move(pl));
                 plane_class.push_back(c);
                 plane_shift.push_back(k);
@@ -298,6 +301,7 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
                 std::fill(P.begin(), P.end(), 0);
                 for (int pl = 0; pl < NP; ++pl)
                     P[plane_class[pl]] += popcount_and(bi, bj, planes[pl].data(), W) << plane_shift[pl];
+                for (int c = 0; c < C_; ++c) P[c] *= unit_[c];
                 pair_update(pb, i, j, P.data(), F, T, N);
                 pair_update(pb, j, i, P.data(), F, T, N);
             }

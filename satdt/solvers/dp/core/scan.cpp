@@ -130,11 +130,42 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             }
         });
     }
+    const bool blocks_ok = C_ == 2 && tot < (i64(1) << 31);  // = blocks below: merged pairs scanned as one
+    // missing-value pairs (pair_kinds): a merged pair's units in bucket order of k, then of k + 1
+    std::vector<char> kind(p, 0);
+    if (pairing_) {
+        pair_kinds(V, kind);
+        for (int k = 0; k < p; ++k) {
+            if (kind[k] != 1) continue;
+            if (blocks_ok) ++merged_;
+            const int s0 = V.col0[k] + k, t_k = V.col0[k + 1] - V.col0[k];
+            auto hi = [&](int x) { return V.bucket[static_cast<size_t>(upos[x]) * p + k + 1]; };
+            for (int b = 1; b <= t_k; ++b) {
+                const int x0 = start[s0 + b], x1 = start[s0 + b + 1];
+                bool sorted = true;
+                for (int x = x0 + 1; x < x1 && sorted; ++x) sorted = hi(x - 1) <= hi(x);
+                if (sorted) continue;
+                std::vector<int> idx(x1 - x0);
+                for (int x = x0; x < x1; ++x) idx[x - x0] = x;
+                std::stable_sort(idx.begin(), idx.end(), [&](int u, int v) { return hi(u) < hi(v); });
+                std::vector<int> pu(idx.size()), pc(idx.size());
+                std::vector<i64> pw(idx.size());
+                for (size_t y = 0; y < idx.size(); ++y) {
+                    pu[y] = upos[idx[y]];
+                    pc[y] = ucls[idx[y]];
+                    pw[y] = uw[idx[y]];
+                }
+                std::copy(pu.begin(), pu.end(), upos.begin() + x0);
+                std::copy(pc.begin(), pc.end(), ucls.begin() + x0);
+                std::copy(pw.begin(), pw.end(), uw.begin() + x0);
+            }
+        }
+    }
     // two classes (the common case) scan in blocks: each unit's bucket in every chain (so the
     // side of a root is a compare on a sequential array) and prefix weights (so a block of
     // units that cannot reach an evaluation is summed without looking at its buckets)
     const int U = static_cast<int>(upos.size());
-    const bool blocks = C_ == 2 && tot < (i64(1) << 31);
+    const bool blocks = blocks_ok;
     if (blocks) {
         scan_bkt_.resize(static_cast<size_t>(p) * U);
         scan_w_.resize(U);
@@ -231,9 +262,10 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                 // chains strictly and tie the higher ones), so G ends at the serial answer
                 for (int sd = 0; sd < 2; ++sd) shared_g[sd].store(best_err[sd] * p, std::memory_order_relaxed);
                 pool_->run(p, [&](int k, int) {
+                    if (kind[k] >= 2) return;
                     SharedScanBest sb(shared_g, p, k, &slot_col[2 * k], &slot_lab_l[2 * k], &slot_lab_r[2 * k]);
                     if (sb.err(0) > 0 || sb.err(1) > 0)
-                        scan_chain_blocks(V, k, a, la, start, tot_side, side_n, sb);
+                        scan_chain_blocks(V, k, a, la, start, tot_side, side_n, sb, kind[k] == 1);
                 });
                 for (int sd = 0; sd < 2; ++sd) {
                     const i64 g = shared_g[sd].load(std::memory_order_relaxed);
@@ -247,9 +279,10 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             } else if (blocks) {
                 SerialScanBest sb{best_err, best_col, best_lab_l, best_lab_r};
                 for (int k = 0; k < p && (best_err[0] > 0 || best_err[1] > 0); ++k)
-                    scan_chain_blocks(V, k, a, la, start, tot_side, side_n, sb);
+                    if (kind[k] < 2) scan_chain_blocks(V, k, a, la, start, tot_side, side_n, sb, kind[k] == 1);
             }
             for (int k = 0; !blocks && k < p && (best_err[0] > 0 || best_err[1] > 0); ++k) {
+                if (kind[k] == 2) continue;  // the columns of chain k - 1 again
                 if (!two) std::fill(cum.begin(), cum.end(), 0);
                 // sn: weight of each side seen so far in this chain (the left part of the split
                 // point); k1: its class-1 weight (two classes). A side is evaluated when its
@@ -366,12 +399,25 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
 // seen weight passed thr (see depth2_scan); between two evaluations, a block of units whose
 // weight cannot carry either side past its thr is summed in one vectorizable pass (its class-1
 // and right-side weights), without looking at bucket ends.
+//
+// merged: chains k and k + 1 are a missing-value pair on this node (pair_kinds), the units of
+// buckets 1..t_k of k in the order (bucket of k, bucket of k + 1). Bucket 0 of k (M) is
+// counted per side first, and the split point "M | the rest" (column 0 of k) evaluated; then
+// one pass over the other units meets every split point of both chains: where the bucket of k
+// changes, column b of k (M and the units so far on the left); where the bucket of k + 1
+// changes, its column c (the units so far on the left, M on the right). Both errors are
+// computed at every evaluated point, and thr holds their minimum: each changes by at most the
+// weight moved across the split point, so their minimum does too, and no split point that
+// could beat the best of either chain is skipped. Points are met in the pass's order, the
+// column of k before that of k + 1 (the first of the least errors wins).
 template <class Best>
 void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::vector<int>& start,
-                               const std::vector<i64>& tot_side, const std::vector<i64>& side_n, Best& best) const {
+                               const std::vector<i64>& tot_side, const std::vector<i64>& side_n, Best& best,
+                               bool merged) const {
     const int U = static_cast<int>(scan_w_.size());
     const int32_t* __restrict Ba = &scan_bkt_[static_cast<size_t>(a) * U];
     const int32_t* __restrict Bk = &scan_bkt_[static_cast<size_t>(k) * U];
+    const int32_t* __restrict Bh = merged ? &scan_bkt_[static_cast<size_t>(k + 1) * U] : Bk;
     const int32_t* __restrict w = scan_w_.data();
     const int32_t* __restrict w1 = scan_w1_.data();
     const i64* __restrict wpre = scan_wpre_.data();
@@ -379,8 +425,28 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
     const int t_k = V.col0[k + 1] - V.col0[k];
     const int s0 = V.col0[k] + k;
     int x = start[s0];
-    const int xe = start[s0 + t_k];  // the last bucket (beyond every split point) is not scanned
+    // the last bucket (beyond every split point) is not scanned, but for a merged pair (the
+    // columns of k + 1 within it)
+    const int xe = start[s0 + t_k + (merged ? 1 : 0)];
     i64 sn[2] = {0, 0}, k1[2] = {0, 0}, thr[2] = {0, 0};
+    i64 mn[2] = {0, 0}, m1[2] = {0, 0};  // merged: the weight and class-1 weight of M per side
+    if (merged) {
+        for (const int xm = start[s0 + 1]; x < xm; ++x) {
+            const int sd = Ba[x] >= la;
+            mn[sd] += w[x];
+            m1[sd] += w1[x];
+        }
+        for (int sd = 0; sd < 2; ++sd) {  // the split point "M | the rest": column 0 of k
+            const i64 l1 = m1[sd], l0 = mn[sd] - l1;
+            const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
+            const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
+            const i64 err = side_n[sd] - ml - mr;
+            if (err < best.err(sd) && ml > 0 && mr > 0) best.record(sd, err, V.col0[k], l1 > l0, r1 > r0);
+            // M on the right at this point: nothing on the left, the side's leaf
+            const i64 leaf = side_n[sd] - std::max(tot_side[sd * 2], tot_side[sd * 2 + 1]);
+            thr[sd] = std::min(err, leaf) - best.err(sd);
+        }
+    }
     while (x < xe) {
         const i64 slack = std::min(thr[0] - sn[0], thr[1] - sn[1]);
         if (slack >= 8) {  // every weight is >= 1: the block ends before x + slack
@@ -399,7 +465,7 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
             x = xb;
             if (x >= xe) break;
         }
-        const int32_t bb = Bk[x];  // the rest of this bucket, unit by unit
+        const int32_t bb = Bk[x], bh = Bh[x];  // the rest of this bucket, unit by unit
         i64 a0 = sn[0], a1 = sn[1], b0 = k1[0], b1 = k1[1];
         do {
             const i64 m = -static_cast<i64>(Ba[x] >= la);
@@ -408,20 +474,80 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
             a0 += wx & ~m;
             b1 += wx1 & m;
             b0 += wx1 & ~m;
-        } while (++x < xe && Bk[x] == bb);
+        } while (++x < xe && Bk[x] == bb && Bh[x] == bh);
         sn[0] = a0; sn[1] = a1; k1[0] = b0; k1[1] = b1;
+        if (merged && x >= xe) break;  // every unit on the left: column 0 of k mirrored
+        // the columns at this point: of k (M on the left when merged), of k + 1 (merged)
+        const int col_k = !merged || Bk[x] != bb ? V.col0[k] + bb : -1;
+        const int col_h = merged && Bh[x] != bh ? V.col0[k + 1] + bh : -1;
         bool evaluated = false;
         for (int sd = 0; sd < 2; ++sd) {
             if (sn[sd] <= thr[sd]) continue;
-            const i64 l1 = k1[sd], l0 = sn[sd] - l1;
-            const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
-            const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
-            const i64 err = side_n[sd] - ml - mr;
-            if (err < best.err(sd) && ml > 0 && mr > 0) best.record(sd, err, V.col0[k] + bb, l1 > l0, r1 > r0);
-            thr[sd] = err + sn[sd] - best.err(sd);
+            i64 low = INF;  // the least errors of this split point (both directions when merged)
+            for (int dir = 0; dir < (merged ? 2 : 1); ++dir) {
+                const i64 l1 = k1[sd] + (dir == 0 ? m1[sd] : 0), l0 = sn[sd] + (dir == 0 ? mn[sd] : 0) - l1;
+                const i64 r0 = tot_side[sd * 2] - l0, r1 = tot_side[sd * 2 + 1] - l1;
+                const i64 ml = std::max(l0, l1), mr = std::max(r0, r1);
+                const i64 err = side_n[sd] - ml - mr;
+                const int col = dir == 0 ? col_k : col_h;
+                if (col >= 0 && err < best.err(sd) && ml > 0 && mr > 0) best.record(sd, err, col, l1 > l0, r1 > r0);
+                low = std::min(low, err);
+            }
+            thr[sd] = low + sn[sd] - best.err(sd);
             evaluated = true;
         }
         if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;
+    }
+}
+
+// the kinds of depth2_scan's chains (see search.h), from the buckets of the node's rows in a
+// pair of chains (k, k + 1) that the constructor marked:
+//   - every row of bucket b of k in one bucket h(b) of k + 1, h non-decreasing over b = 0..t_k:
+//     each column c of k + 1 splits the rows as the column of k after its last bucket b with
+//     h(b) <= c: kind 2 for k + 1 (its columns are k's again; no missing row on this node);
+//   - bucket 0 of k (M, the rows missing the feature) all in the last bucket of k + 1, and the
+//     buckets 1..t_k of k in rising buckets of k + 1 (the largest of bucket b at most the least
+//     of bucket b + 1; a bucket of k may span several of k + 1): merged (kind 1 and 3). In the
+//     order (bucket of k, bucket of k + 1) of the rows of buckets 1..t_k, every column of k
+//     (but column 0, M | the rest) and every column of k + 1 (but those that send every such row
+//     left: column 0 of k mirrored, the same stump errors) splits them at a point of that
+//     order, M on the left for k, on the right for k + 1. scan_chain_blocks' merged pass meets
+//     exactly those points.
+// A chain is in one pair at most. The test is O(rows) per pair and node.
+void Search::pair_kinds(const View& V, std::vector<char>& kind) const {
+    const int p = V.p, n = V.n();
+    std::vector<int> lo_min, lo_max;
+    for (int k = 0; k + 1 < p; ++k) {
+        const int t = V.col0[k + 1] - V.col0[k], t2 = V.col0[k + 2] - V.col0[k + 1];
+        if (t == 0 || t2 == 0) continue;
+        const int g = root_.cchain[V.gcol[V.col0[k]]];
+        if (!pair_lo_[g] || root_.cchain[V.gcol[V.col0[k + 1]]] != g + 1) continue;
+        lo_min.assign(t + 1, INT32_MAX);
+        lo_max.assign(t + 1, -1);
+        for (int r = 0; r < n; ++r) {
+            const int32_t lo = V.bucket[static_cast<size_t>(r) * p + k], hi = V.bucket[static_cast<size_t>(r) * p + k + 1];
+            lo_min[lo] = std::min<int>(lo_min[lo], hi);
+            lo_max[lo] = std::max<int>(lo_max[lo], hi);
+        }
+        // rising over the buckets from `from` on (buckets without rows skipped)
+        auto rising = [&](int from, bool single) {
+            int last = -1;
+            for (int b = from; b <= t; ++b) {
+                if (lo_max[b] < 0) continue;
+                if (lo_min[b] < last || (single && lo_min[b] != lo_max[b])) return false;
+                last = lo_max[b];
+            }
+            return true;
+        };
+        if (rising(0, true)) {
+            kind[k + 1] = 2;
+        } else if (lo_max[0] >= 0 && lo_min[0] == t2 && rising(1, false)) {
+            kind[k] = 1;
+            kind[k + 1] = 3;
+        } else {
+            continue;
+        }
+        ++k;
     }
 }
 

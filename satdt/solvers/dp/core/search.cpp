@@ -4,6 +4,7 @@
 // halving [3].
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <vector>
 
@@ -37,6 +38,12 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
         }
         wext_[static_cast<size_t>(i) * C1_ + C_] = tot - mx;  // leaf-conflict errors
     }
+    // each class's (and the conflicts') unit: the bit-planes of the bitset counts hold weight / unit
+    unit_.assign(C1_, 0);
+    for (int i = 0; i < m_; ++i)
+        for (int c = 0; c < C1_; ++c) unit_[c] = std::gcd(unit_[c], wext_[static_cast<size_t>(i) * C1_ + c]);
+    for (int c = 0; c < C1_; ++c)
+        if (unit_[c] == 0) unit_[c] = 1;
     // the same weights as (class, weight) lists of the nonzero entries: rows mostly hold one class
     nz_off_.assign(m_ + 1, 0);
     for (int i = 0; i < m_; ++i) {
@@ -80,7 +87,20 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
             if (b < 0 || b > len[k]) throw std::invalid_argument("rank out of range for its chain");
             root_.bucket[static_cast<size_t>(i) * p + k] = b;
         }
+    // missing-value pairs (see set_pairing): adjacent chains whose ranks on all rows make a pair
+    pair_lo_.assign(p, 1);
+    {
+        std::vector<char> kind(p, 0);
+        pair_kinds(root_, kind);
+        for (int k = 0; k < p; ++k) pair_lo_[k] = kind[k] == 1;
+    }
     if (threads > 1) pool_ = std::make_unique<Pool>(threads);
+}
+
+int Search::missing_pairs() const {
+    int n = 0;
+    for (char c : pair_lo_) n += c;
+    return n;
 }
 
 SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
@@ -166,7 +186,7 @@ GreedyOutcome Search::greedy(int depth, double time_limit, Host* host) {
 
 Stats Search::stats() const {
     return {nodes_, roots_, pairs_, scans_, hits_, static_cast<i64>(memo_.size()), static_cast<i64>(arena_.size()),
-            static_cast<i64>(rmemo_.size()), pool_ ? pool_->runs() : 0, pool_ ? pool_->worker_tasks() : 0};
+            static_cast<i64>(rmemo_.size()), pool_ ? pool_->runs() : 0, pool_ ? pool_->worker_tasks() : 0, merged_};
 }
 
 // ------------------------------------------------------------------ helpers

@@ -27,7 +27,8 @@
 //   memo.h                  the memo over (row set, depth)
 //   bounds.h                root queue, interval halving, incumbent
 //   depth2.cpp              depth one from the counts; the pair-count depth-two solver
-//   scan.cpp                ConTree's depth-two scan for long chains
+//   scan.cpp                ConTree's depth-two scan for long chains; a feature's two chains
+//                           with missing values (satdt/missing.py) scanned as one (pair_kinds)
 //   greedy.cpp              CART's Gini-greedy incumbent; the restricted search's candidate tests
 //   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
 //                           the similarity bound
@@ -90,6 +91,7 @@ struct GreedyOutcome {
 struct Stats {
     i64 nodes, roots_evaluated, pair_solves, depth2_scans, memo_hits, memo_entries, tree_nodes, restricted_entries;
     i64 thread_runs, worker_tasks;  // kernel runs handed to the threads; their tasks the workers ran
+    i64 merged_pairs;               // missing-value pairs scanned as one, summed over depth-two scans
 };
 
 class Search {
@@ -140,11 +142,22 @@ class Search {
 
     Stats stats() const;
 
+    // Missing-value pairs (satdt/missing.py: each feature with missing values is two chains, x
+    // with the missing rows below every value and x with them above): the constructor marks
+    // adjacent chains g, g + 1 whose ranks on all rows pass pair_kinds' test (merged). The
+    // depth-two scan repeats the test on each node's compressed buckets and, where it passes,
+    // scans the pair as one chain (scan_chain_blocks) or skips the second chain when its columns
+    // are the first one's; it meets the same split points as the scan of each chain on its own,
+    // so the optimum does not depend on it. set_pairing(false) scans every chain on its own.
+    void set_pairing(bool on) { pairing_ = on; }
+    int missing_pairs() const;
+
   private:
     int m_, C_, C1_, B_;
     i64 q_, lc_;
     double pair_ops_;
     std::vector<i64> wext_;
+    std::vector<i64> unit_;  // per column of wext_: the gcd of its entries (1 when all are 0)
     std::vector<int> nz_off_, nz_cls_;
     std::vector<i64> nz_w_;
     View root_;
@@ -173,7 +186,7 @@ class Search {
     };
     double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
     i64 reported_best_ = INF;
-    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0;
+    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0, merged_ = 0;
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;
@@ -184,6 +197,8 @@ class Search {
     std::vector<int32_t> scan_bkt_, scan_w_, scan_w1_;  // depth2_scan's per-unit tables, reused
     std::vector<i64> scan_wpre_, scan_w1pre_;
     std::unique_ptr<Pool> pool_;  // threads > 1 (see the constructor)
+    std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
+    bool pairing_ = true;
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
     // ------------------------------------------------------------------ helpers (search.cpp)
@@ -311,7 +326,13 @@ class Search {
                     bool top, i64* lb_out);
     template <class Best>
     void scan_chain_blocks(const View& V, int k, int a, int la, const std::vector<int>& start,
-                           const std::vector<i64>& tot_side, const std::vector<i64>& side_n, Best& best) const;
+                           const std::vector<i64>& tot_side, const std::vector<i64>& side_n, Best& best,
+                           bool merged = false) const;
+    // the kind of each chain of a node's view in the depth-two scan: 0 on its own, 1 the first
+    // chain of a missing-value pair scanned as one with the next, 2 a chain whose columns split
+    // the node's rows as some column of the previous one (skipped), 3 the second chain of a pair
+    // (skipped in the blocks scan only, where pairs are merged)
+    void pair_kinds(const View& V, std::vector<char>& kind) const;
 };
 
 }  // namespace satdt_dp

@@ -61,12 +61,12 @@ void Search::build_bits(const View& V, ViewBits& B) const {
     B.plane_shift.clear();
     for (int c = 0; c < C1_; ++c) {
         i64 mx = 0;
-        for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c]);
+        for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c] / unit_[c]);
         for (int k = 0; (mx >> k) > 0; ++k) {
             const size_t off = B.plane.size();
             B.plane.resize(off + W, 0);
             for (int r = 0; r < n; ++r)
-                if ((w(V.rows[r])[c] >> k) & 1) B.plane[off + (r >> 6)] |= 1ULL << (r & 63);
+                if (((w(V.rows[r])[c] / unit_[c]) >> k) & 1) B.plane[off + (r >> 6)] |= 1ULL << (r & 63);
             B.plane_class.push_back(c);
             B.plane_shift.push_back(k);
         }
@@ -95,6 +95,9 @@ void Search::count_bits(const View& V, const ViewBits& B, const u64* mask, std::
             F[static_cast<size_t>(B.plane_class[pl]) * T + j] += cnt << B.plane_shift[pl];
         }
     }
+    for (int c = 0; c < rows; ++c)  // the planes count weight / unit_[c]
+        if (unit_[c] != 1)
+            for (int j = 0; j < T; ++j) F[static_cast<size_t>(c) * T + j] *= unit_[c];
     if (present != nullptr) presence_bits(B, T, mask, *present);
 }
 
