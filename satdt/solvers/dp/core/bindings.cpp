@@ -170,5 +170,5 @@ PYBIND11_MODULE(_core, mod) {
         .def("stats", &stats)
         .def_property_readonly("threads", &satdt_dp::Search::threads)
         .def("set_thread_work", &satdt_dp::Search::set_thread_work, py::arg("scan_units"), py::arg("pair_ops"))
-        .def("set_root_wave", &satdt_dp::Search::set_root_wave, py::arg("wave"), py::arg("chain") = false);
+        .def("set_root_wave", &satdt_dp::Search::set_root_wave, py::arg("wave"));
 }

@@ -614,7 +614,10 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
                         const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
                         std::vector<char>& open, Queue& queue, Incumbent& inc, const ViewBits* bits) {
     const int T = V.T(), nth = pool_->size();
-    const int K = root_wave_ > 0 ? root_wave_ : nth;
+    // the wave: at depth three a root is one or two depth-two solves (many roots, short and
+    // uneven): four per thread, claimed as the threads come free, even the threads' loads; deeper,
+    // a root is a big search whose result prunes the next ones: one per thread
+    const int K = root_wave_ > 0 ? root_wave_ : (d == 3 ? 4 * nth : nth);
     if (static_cast<int>(clones_.size()) != nth) {
         clones_.clear();
         for (int th = 0; th < nth; ++th) clones_.emplace_back(new Search(*this, th));
@@ -631,7 +634,7 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
         // would mostly be ruled out by the first one's result, so it goes to a later wave
         auto taken = [&](int j) {
             for (int i = 0; i < k; ++i)
-                if (V.cchain[j] == V.cchain[tasks[i].t] && (wave_chain_ || (j >= tasks[i].run_lo && j <= tasks[i].run_hi))) return true;
+                if (V.cchain[j] == V.cchain[tasks[i].t] && j >= tasks[i].run_lo && j <= tasks[i].run_hi) return true;
             return false;
         };
         while (k < K) {

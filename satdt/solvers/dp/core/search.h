@@ -121,10 +121,11 @@ class Search {
         if (pool_) pool_->adaptive = scan_units > 0 || pair_ops > 0;
     }
     // parallel roots (threads > 1): the top node of an exact search at depth >= 3 evaluates its
-    // roots in waves of `wave` (0: the number of threads) on the threads, sharing the memo and
+    // roots in waves of `wave` (0: four per thread at depth three, else one per thread: see
+    // root_waves) on the threads, sharing the memo and
     // the incumbent between waves (see root_waves); wave < 0: off (only the kernels on threads).
     // The answer and the tree are fixed for given threads and wave.
-    void set_root_wave(int wave, bool chain = false) { root_wave_ = wave; wave_chain_ = chain; }
+    void set_root_wave(int wave) { root_wave_ = wave; }
 
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds. The host
     // (may be null) is polled every 50 ms: see Host.
@@ -209,7 +210,6 @@ class Search {
     const std::atomic<bool>* stop_ = nullptr;  // set: the wave is abandoned (Timeout)
     std::vector<std::unique_ptr<Search>> clones_;
     int root_wave_ = 0;  // see set_root_wave
-    bool wave_chain_ = false;
     i64 waves_ = 0, wave_roots_ = 0, wave_task_us_ = 0, wave_span_us_ = 0, wave_cpu_ = 0;
     static i64 thread_cpu_us();
     // one root of a wave: chosen by the owner (t, its interval, the bounds it must beat), its
