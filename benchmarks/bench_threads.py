@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "datasets")
     a = ap.parse_args(argv)
     bad = 0
-    print("| cell | n_jobs | wall, runs (s) | median (s) | median wall ratio to n_jobs=%d | CPU median (s) | "
+    print("| cell (optimum) | n_jobs | wall, runs (s) | median (s) | median wall ratio to n_jobs=%d | CPU median (s) | "
           "span median (s) | est | nodes | waves | load before / after |" % a.jobs[0])
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for cell in a.cells:
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             ratios = [b / t for b, t in zip(base, times[j])]
             runs = ", ".join(f"{t:.1f}" for t in times[j])
             span = statistics.median(spans[j])
-            print(f"| {name} d{depth} | {j} | {runs} | {statistics.median(times[j]):.1f} | "
+            print(f"| {name} d{depth} ({seen.get('optimum')}) | {j} | {runs} | {statistics.median(times[j]):.1f} | "
                   f"{statistics.median(ratios):.2f} | {statistics.median(cpus[j]):.1f} | {span:.1f} | "
                   f"{cpu0 / span:.2f} | {last[j]['nodes']} | {last[j]['waves']} | {load0:.1f} / {load1:.1f} |",
                   flush=True)

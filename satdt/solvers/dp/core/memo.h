@@ -14,6 +14,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "types.h"
@@ -26,6 +27,7 @@ struct Entry {
     i64 lb;
     i64 cost;  // valid when tree != NONE
     int tree;
+    u64 h;     // hash_rows(rows, depth)
 };
 
 class Memo {
@@ -55,9 +57,29 @@ class Memo {
     // the entry of (rows, depth): its lower bound raised to lb; with a tree (tree != NONE), the
     // optimum cost and its tree
     void store(const std::vector<int>& rows, int depth, u64 h, i64 lb, int tree, i64 cost) {
+        store_impl(rows, depth, h, lb, tree, cost);
+    }
+
+    size_t size() const { return entries_.size(); }
+
+    // stores every entry of `other` in its order (store's rules: bounds raised, trees set), then
+    // empties it
+    void absorb(Memo& other) {
+        for (Entry& e : other.entries_) store_impl(std::move(e.rows), e.depth, e.h, e.lb, e.tree, e.cost);
+        other.clear();
+    }
+
+    void clear() {
+        entries_.clear();
+        map_.clear();
+    }
+
+  private:
+    template <class Rows>
+    void store_impl(Rows&& rows, int depth, u64 h, i64 lb, int tree, i64 cost) {
         Entry* e = find(rows, depth, h);
         if (e == nullptr) {
-            entries_.push_back({rows, depth, lb, INF, NONE});
+            entries_.push_back({std::forward<Rows>(rows), depth, lb, INF, NONE, h});
             map_[h].push_back(static_cast<int>(entries_.size()) - 1);
             e = &entries_.back();
         } else {
@@ -70,21 +92,6 @@ class Memo {
         }
     }
 
-    size_t size() const { return entries_.size(); }
-
-    // stores every entry of `other` in its order (store's rules: bounds raised, trees set), then
-    // empties it
-    void absorb(Memo& other) {
-        for (const Entry& e : other.entries_) store(e.rows, e.depth, hash_rows(e.rows, e.depth), e.lb, e.tree, e.cost);
-        other.clear();
-    }
-
-    void clear() {
-        entries_.clear();
-        map_.clear();
-    }
-
-  private:
     std::vector<Entry> entries_;
     std::unordered_map<u64, std::vector<int>> map_;
 };
