@@ -3,9 +3,19 @@
 Each cell (dataset, depth) is solved in a fresh process per run (``all`` binarization, the
 whole call timed from the solve's start), alternating the thread counts run by run (A B A B ...)
 so that a drift of the shared machine's load hits both alike; the ratio is taken pair by pair and
-its median reported. Every run must prove the optimum, and every thread count must give the same
-optimum and the same tree (a mismatch is ``WRONG`` and makes the exit code 1). The machine's load
-(``os.getloadavg``) is printed before and after each cell.
+its median reported. Every run must prove the optimum; every thread count must give the same
+optimum, and every run of one thread count the same tree and the same number of search nodes (a
+mismatch is ``WRONG`` and makes the exit code 1; at depth >= 3 the roots run in waves, whose
+optimal tree may differ from one thread's). The machine's load (``os.getloadavg``) is printed
+before and after each cell.
+
+Besides the wall time: the process's CPU time, the search nodes, and for parallel roots the
+waves' *span*: the sum over the waves of the busiest thread's CPU time, plus the CPU time outside
+the waves. ``est`` = (CPU time of the first thread count) / span is the speed-up the threads
+would give on free cores; on a shared, loaded machine it is steadier than the wall ratio.
+
+No time limit by default (``--time-limit 0``): the complete search alone. With a limit, the
+anytime schedule interleaves time-sliced heuristic phases, so a run's work depends on the clock.
 
 Example::
 
@@ -32,10 +42,13 @@ from satdt.data import load_csv
 from satdt.solvers.dp import solve_max_accuracy_dp
 path, depth, n_jobs, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 problem = Binarizer("all").problem(load_csv(path))
-t = time.perf_counter()
-res = solve_max_accuracy_dp(problem, max_depth=depth, n_jobs=n_jobs, time_limit=limit)
-wall = time.perf_counter() - t
-print(json.dumps({"status": res.status, "errors": res.objective, "seconds": wall,
+t, c = time.perf_counter(), time.process_time()
+res = solve_max_accuracy_dp(problem, max_depth=depth, n_jobs=n_jobs, time_limit=limit or None)
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+st = res.stats
+print(json.dumps({"status": res.status, "errors": res.objective, "seconds": wall, "cpu": cpu,
+                  "span": cpu - st.get("wave_task_us", 0) / 1e6 + st.get("wave_span_us", 0) / 1e6,
+                  "nodes": st["nodes"], "waves": st.get("root_waves", 0),
                   "tree": res.tree.to_dict(), "thread_runs": res.stats.get("thread_runs", 0),
                   "worker_tasks": res.stats.get("worker_tasks", 0)}))
 """
@@ -52,37 +65,45 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cells", nargs="+", default=["compas:5", "magic:3"], help="DATASET:DEPTH")
     ap.add_argument("--jobs", nargs="+", type=int, default=[1, 2])
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--time-limit", type=float, default=900.0)
+    ap.add_argument("--time-limit", type=float, default=0.0, help="seconds (0: none, the complete search alone)")
     ap.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "datasets")
     a = ap.parse_args(argv)
     bad = 0
-    print("| cell | n_jobs | runs (s) | median (s) | median ratio to n_jobs=%d | tasks run by the workers (last run) | load before / after |"
-          % a.jobs[0])
-    print("|---|---|---|---|---|---|---|")
+    print("| cell (optimum) | n_jobs | wall, runs (s) | median (s) | median wall ratio to n_jobs=%d | CPU median (s) | "
+          "span median (s) | est | nodes | waves | load before / after |" % a.jobs[0])
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for cell in a.cells:
         name, depth = cell.split(":")
         path = a.data_dir / FILES.get(name, f"quantbnb/{name}.train.csv")
         load0 = os.getloadavg()[0]
         times = {j: [] for j in a.jobs}
+        cpus = {j: [] for j in a.jobs}
+        spans = {j: [] for j in a.jobs}
         seen = {}
-        share = {}
+        last = {}
         for _ in range(a.runs):
             for j in a.jobs:
                 r = run(path, int(depth), j, a.time_limit)
                 times[j].append(r["seconds"])
-                key = (r["status"], r["errors"], json.dumps(r["tree"], sort_keys=True))
-                if r["status"] != "OPTIMAL" or seen.setdefault("first", key) != key:
+                cpus[j].append(r["cpu"])
+                spans[j].append(r["span"])
+                key = (r["status"], r["errors"], json.dumps(r["tree"], sort_keys=True), r["nodes"])
+                if r["status"] != "OPTIMAL" or seen.setdefault("optimum", r["errors"]) != r["errors"] \
+                        or seen.setdefault(j, key) != key:
                     bad += 1
-                    print(f"WRONG {cell} n_jobs={j}: {r['status']} {r['errors']} (or another tree)")
-                if r["thread_runs"]:
-                    share[j] = r["worker_tasks"]
+                    print(f"WRONG {cell} n_jobs={j}: {r['status']} {r['errors']} (or another tree / node count)")
+                last[j] = r
         load1 = os.getloadavg()[0]
         base = times[a.jobs[0]]
+        cpu0 = statistics.median(cpus[a.jobs[0]])
         for j in a.jobs:
             ratios = [b / t for b, t in zip(base, times[j])]
             runs = ", ".join(f"{t:.1f}" for t in times[j])
-            print(f"| {name} d{depth} | {j} | {runs} | {statistics.median(times[j]):.1f} | "
-                  f"{statistics.median(ratios):.2f} | {share.get(j, '-')} | {load0:.1f} / {load1:.1f} |", flush=True)
+            span = statistics.median(spans[j])
+            print(f"| {name} d{depth} ({seen.get('optimum')}) | {j} | {runs} | {statistics.median(times[j]):.1f} | "
+                  f"{statistics.median(ratios):.2f} | {statistics.median(cpus[j]):.1f} | {span:.1f} | "
+                  f"{cpu0 / span:.2f} | {last[j]['nodes']} | {last[j]['waves']} | {load0:.1f} / {load1:.1f} |",
+                  flush=True)
     return 1 if bad else 0
 
 

@@ -1,8 +1,11 @@
-"""The compiled DP search on threads (``n_jobs``): the same optimum and the same tree as one
-thread and as brute force, the same tree on every run, and time limits, the deadline's stop and
+"""The compiled DP search on threads (``n_jobs``): the optimum of one thread and of brute force,
+the same tree on every run for a given ``n_jobs``, and time limits, the deadline's stop and
 Ctrl-C still honoured while the threads run.
 
-Most instances are small: there the core's thread thresholds are set to 0
+Two ways of using the threads: the big depth-two kernels (the same tree as one thread), and at
+depth >= 3 the top node's roots in waves (parallel roots: a fixed tree for each ``n_jobs``, which
+may be another optimal tree than one thread's; with waves of one root, exactly one thread's
+search). Most instances are small: there the core's thread thresholds are set to 0
 (``_core.Search.set_thread_work``) so that every depth-two scan root and every pair solve runs
 its parts on the threads, whatever its size."""
 
@@ -31,11 +34,13 @@ def _shape(node):
     return (int(node.feature), float(node.threshold), _shape(node.left), _shape(node.right))
 
 
-def _forced(problem, n_jobs, pair_ops, q=1, leaf_cost=0):
+def _forced(problem, n_jobs, pair_ops, q=1, leaf_cost=0, wave=None):
     """A compiled search on n_jobs threads whose every kernel runs on the threads."""
     search = CoreSearch(problem, Deadline(None), pair_ops, q=q, leaf_cost=leaf_cost, n_jobs=n_jobs)
     assert search._core.threads == n_jobs
     search._core.set_thread_work(0, 0)
+    if wave is not None:
+        search._core.set_root_wave(wave)
     return search
 
 
@@ -54,12 +59,13 @@ def _problem(seed):
     return Binarizer("all").problem(prepare(X, y))
 
 
-# 120 instances x depths 2 and 3 x three depth-two paths x n_jobs 1, 2, 3: the same tree for every
-# n_jobs; the optimum against brute force on the first 30 (seeds >= 30 slow; the serial search
-# against brute force on 600 more: tests/test_dp.py)
+# 120 instances x depths 2 and 3 x three depth-two paths x n_jobs 1, 2, 3: the optimum of one
+# thread and (the first 30) of brute force; at depth 2 (kernels on the threads) the tree of one
+# thread, at depth 3 (the top node's roots in waves) the same tree and the same search nodes on a
+# second run (seeds >= 30 slow; the serial search against brute force on 600 more: tests/test_dp.py)
 @pytest.mark.parametrize("block", [b if b < 3 else pytest.param(b, marks=slow) for b in range(12)])
 def test_threads_equal_serial_and_bruteforce(block):
-    runs_on_threads = 0
+    runs_on_threads = waves = 0
     for seed in range(10 * block, 10 * block + 10):
         problem = _problem(seed)
         for depth in (2, 3):
@@ -68,15 +74,21 @@ def test_threads_equal_serial_and_bruteforce(block):
             for pair_ops in (0.0, 1e12, -1.0):  # scan / root search only, pair solver always, the rule
                 runs = []
                 for n_jobs in (1, 2, 3):
-                    search = _forced(problem, n_jobs, pair_ops) if n_jobs > 1 else \
-                        CoreSearch(problem, Deadline(None), pair_ops, n_jobs=1)
-                    res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
-                    assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, n_jobs)
-                    assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
-                    runs.append(_shape(res.tree.root))
-                    runs_on_threads += res.stats["thread_runs"] if n_jobs > 1 else 0
-                assert runs[0] == runs[1] == runs[2], (seed, depth, pair_ops)
+                    for repeat in range(1 if n_jobs == 1 or depth == 2 else 2):
+                        search = _forced(problem, n_jobs, pair_ops) if n_jobs > 1 else \
+                            CoreSearch(problem, Deadline(None), pair_ops, n_jobs=1)
+                        res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                        assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, n_jobs)
+                        assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
+                        runs.append((n_jobs, _shape(res.tree.root), res.stats["nodes"]))
+                        runs_on_threads += res.stats["thread_runs"] if n_jobs > 1 else 0
+                        waves += res.stats["root_waves"]
+                if depth == 2:
+                    assert runs[0][1:] == runs[1][1:] == runs[2][1:], (seed, depth, pair_ops)
+                else:  # n_jobs 1, 2, 2, 3, 3: the same tree and nodes on both runs of each n_jobs
+                    assert runs[1] == runs[2] and runs[3] == runs[4], (seed, depth, pair_ops)
     assert runs_on_threads > 0  # the kernels did run on the threads
+    assert waves > 0  # and so did the roots
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -91,13 +103,14 @@ def test_threads_regularized_equal_serial(seed, monkeypatch):
     n = problem.n_rows
     for lam in (0.01, 0.05):
         ref = bruteforce.best_tree(problem, 3, lambda c: Fraction(int(c.sum() - c.max()), n) + Fraction(lam))[0]
-        shapes = []
         for n_jobs in (1, 2, 3):
-            res = solve_regularized_dp(problem, lam=lam, max_depth=3, n_jobs=n_jobs)
-            assert res.status == "OPTIMAL"
-            assert res.objective == pytest.approx(float(ref), abs=1e-12)
-            shapes.append(_shape(res.tree.root))
-        assert shapes[0] == shapes[1] == shapes[2]
+            shapes = []
+            for repeat in range(2):
+                res = solve_regularized_dp(problem, lam=lam, max_depth=3, n_jobs=n_jobs)
+                assert res.status == "OPTIMAL"
+                assert res.objective == pytest.approx(float(ref), abs=1e-12)
+                shapes.append((_shape(res.tree.root), res.stats["nodes"]))
+            assert shapes[0] == shapes[1]
 
 
 def _continuous(n=6000, f=8, seed=0):
@@ -122,12 +135,78 @@ def test_threads_default_thresholds_same_tree_and_deterministic():
 
 
 def test_compas_depth3_same_tree_on_threads():
-    """compas (binary features after `all`; the pair solver on the threads at depth 3)."""
+    """compas (binary features after `all`; the roots in waves at depth 3): one thread's optimum,
+    and the same tree and search nodes on every run with two threads."""
     problem = Binarizer("all").problem(load_dataset("compas"))
-    out = [solve_max_accuracy_dp(problem, max_depth=3, n_jobs=n_jobs) for n_jobs in (1, 2)]
+    out = [solve_max_accuracy_dp(problem, max_depth=3, n_jobs=n_jobs) for n_jobs in (1, 2, 2, 2)]
     assert all(r.status == "OPTIMAL" for r in out)
-    assert out[0].objective == out[1].objective
-    assert _shape(out[0].tree.root) == _shape(out[1].tree.root)
+    assert out[0].objective == out[1].objective == out[2].objective == out[3].objective
+    assert out[1].stats["root_waves"] > 0
+    runs = [(_shape(r.tree.root), r.stats["nodes"], r.stats["root_waves"]) for r in out[1:]]
+    assert runs[0] == runs[1] == runs[2]
+
+
+# -------------------------------------------------------------- parallel roots (waves of the top node)
+def _wave_problem(seed):
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(15, 40))
+    kind = seed % 3
+    X = rng.integers(0, {0: 2, 1: 5, 2: 30}[kind], size=(n, int(rng.integers(3, 5)))).astype(float)
+    k = 2 + int(seed % 4 == 3)
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    return Binarizer("all").problem(prepare(X, y))
+
+
+# waves of 1 to 4 roots on 2 and 3 threads, depths 3 and 4: brute force's optimum (depth 3) and the
+# numpy reference's (depth 4); waves of one root give exactly one thread's tree and nodes
+@pytest.mark.parametrize("seed", [s if s < 6 else pytest.param(s, marks=slow) for s in range(24)])
+def test_root_waves_exact(seed):
+    problem = _wave_problem(seed)
+    for depth in (3, 4):
+        if depth == 3:
+            ref = bruteforce.min_errors(problem, depth)[0]
+        else:
+            ref = solve_max_accuracy_dp(problem, max_depth=depth, engine="reference").objective
+        serial = solve_max_accuracy_dp(problem, max_depth=depth,
+                                       _search=CoreSearch(problem, Deadline(None), -1.0, n_jobs=1))
+        assert serial.objective == ref
+        for n_jobs, wave in ((2, 1), (2, 2), (2, 3), (3, 3), (3, 4)):
+            res = solve_max_accuracy_dp(problem, max_depth=depth, _search=_forced(problem, n_jobs, -1.0, wave=wave))
+            assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, n_jobs, wave)
+            assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
+            assert res.stats["root_waves"] > 0 or serial.stats["nodes"] <= 1
+            if wave == 1:
+                assert _shape(res.tree.root) == _shape(serial.tree.root), (seed, depth)
+                assert res.stats["nodes"] == serial.stats["nodes"]
+
+
+def test_root_waves_deterministic_under_contention():
+    """1,500 rows, depth 3, two and three threads: three runs each give one tree, one node count,
+    one number of waves (nothing depends on which thread ran a root, or when)."""
+    problem = _continuous(n=1500, f=5, seed=4)
+    for n_jobs in (2, 3):
+        runs = []
+        for _ in range(3):
+            res = solve_max_accuracy_dp(problem, max_depth=3, n_jobs=n_jobs)
+            assert res.status == "OPTIMAL"
+            runs.append((res.objective, _shape(res.tree.root), res.stats["nodes"], res.stats["root_waves"],
+                         res.stats["wave_roots"]))
+        assert runs[0][3] > 0
+        assert all(r == runs[0] for r in runs), n_jobs
+    assert runs[0][0] == solve_max_accuracy_dp(problem, max_depth=3, n_jobs=1).objective
+
+
+def test_progress_called_from_the_calling_thread_only():
+    """The progress callback (Python) runs on the calling thread while the roots run on two."""
+    import threading
+
+    problem = _continuous(n=1500, f=5, seed=5)
+    me = threading.get_ident()
+    seen = []
+    res = solve_dp(problem, max_depth=3, n_jobs=2, progress=lambda *a, **k: seen.append(threading.get_ident()))
+    assert res.status == "OPTIMAL" and res.stats["root_waves"] > 0
+    assert seen and set(seen) == {me}
 
 
 def test_time_limit_with_threads():

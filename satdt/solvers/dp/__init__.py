@@ -74,13 +74,20 @@ O(rows x chains + its own columns). The depth-two pair counts come from bitsets 
 weights by bit-planes) or, for long chains, from 2-D histograms of two chains with suffix sums,
 whichever is estimated cheaper.
 
-Threads (``n_jobs``, default all the cores the process may use): the big depth-two kernels run
-their parts on a pool of worker threads (``core/pool.h``): the set-up of a depth-two scan and each
-root's chains, whose best split point is an atomic minimum over (errors, chain) that keeps the
-serial tie-break, and the pairs of a pair solve, whose per-thread best children are combined with
-the serial order's tie-break. So the answer *and the tree* are those of one thread for every
-``n_jobs``; the memo, the bounds and the order of the roots are untouched. Kernels below a work
-threshold run on the calling thread, which alone reads the clock and calls Python.
+Threads (``n_jobs``, default all the cores the process may use), on a pool of worker threads
+(``core/pool.h``), two ways. (1) At depth >= 3 the top node's roots run in *waves* (parallel
+roots, P-STreeD's idea made deterministic): the calling thread picks the next ``n_jobs`` roots as
+the serial search would (best-first, one per interval of ConTree's halving), the threads evaluate
+them at once, each on a clone of the search that reads the shared memo and writes a memo of its
+own, then the results are applied in root order with the serial tie-break (similarity bounds, the
+incumbent) and the roots' memos absorbed in that order. The memo, the incumbent and the bounds are
+shared between waves; nothing a root sees depends on which thread ran it or when, so the tree is
+fixed for a given ``n_jobs`` (another optimal tree than one thread's may be returned when several
+tie). (2) Below, and at depth <= 2, the big depth-two kernels run their parts on the threads: the
+set-up of a depth-two scan and each root's chains, whose best split point is an atomic minimum
+over (errors, chain) that keeps the serial tie-break, and the pairs of a pair solve, whose
+per-thread best children are combined with the serial order's tie-break: there the tree is one
+thread's. Kernels below a work threshold run on the calling thread, which alone calls Python.
 """
 
 from .accuracy import DEFAULT_PAIR_OPS, ENGINES, solve_dp, solve_max_accuracy_dp, solve_regularized_dp

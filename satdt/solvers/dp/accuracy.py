@@ -120,8 +120,9 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
         The compiled search (default) or its numpy reference (for tests).
     n_jobs : int or None
         Threads of the compiled search (scikit-learn's convention: None or -1 all the cores this
-        process may use, 1 the serial search). The optimum and the tree are the same for every
-        value; the threads share the big depth-two kernels (a scan's chains, a pair solve's rows).
+        process may use, 1 the serial search). The optimum is the same for every value, the tree
+        the same on every run with one value; the threads evaluate the top node's roots in waves
+        (depth >= 3) and share the big depth-two kernels (a scan's chains, a pair solve's rows).
     optimize_above_bound : bool
         When no tree has at most ``upper_bound`` errors: search again for the optimum (True), or
         stop with that proof (False: FEASIBLE, the best tree at hand, ``bound = upper_bound + 1``;

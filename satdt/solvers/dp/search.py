@@ -236,10 +236,11 @@ class SearchBase:
 class CoreSearch(SearchBase):
     """The compiled branch and bound (``_core.Search``); one memo across :meth:`run` calls.
 
-    ``n_jobs`` (:func:`resolve_n_jobs`): threads of the core's big kernels (a depth-two scan's
-    chains per root, a pair solve's rows); the same optimum and the same tree for every value
-    (each kernel combines its threads' parts in the serial order). Python is called (the
-    deadline's ``stop``, the progress callback, signals) from the calling thread only.
+    ``n_jobs`` (:func:`resolve_n_jobs`): threads of the core: the top node's roots in waves at
+    depth >= 3, the big kernels (a depth-two scan's chains per root, a pair solve's rows) below
+    (see the package docstring); the same optimum for every value, and one tree for each value.
+    Python is called (the deadline's ``stop``, the progress callback, signals) from the calling
+    thread only.
 
     ``THREAD_WORK`` (class attribute): None, the core's thresholds of a kernel worth the threads;
     tests set ``(0, 0)`` so that every kernel of a small problem runs on them."""

@@ -148,6 +148,10 @@ py::dict stats(const satdt_dp::Search& s) {
     d["tree_nodes"] = st.tree_nodes;
     d["restricted_entries"] = st.restricted_entries;
     d["thread_runs"] = st.thread_runs;
+    d["root_waves"] = st.root_waves;
+    d["wave_roots"] = st.wave_roots;
+    d["wave_task_us"] = st.wave_task_us;
+    d["wave_span_us"] = st.wave_span_us;
     d["worker_tasks"] = st.worker_tasks;
     d["merged_pairs"] = st.merged_pairs;
     return d;
@@ -168,5 +172,6 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("threads", &satdt_dp::Search::threads)
         .def("set_thread_work", &satdt_dp::Search::set_thread_work, py::arg("scan_units"), py::arg("pair_ops"))
         .def("set_pairing", &satdt_dp::Search::set_pairing, py::arg("on"))
-        .def_property_readonly("missing_pairs", &satdt_dp::Search::missing_pairs);
+        .def_property_readonly("missing_pairs", &satdt_dp::Search::missing_pairs)
+        .def("set_root_wave", &satdt_dp::Search::set_root_wave, py::arg("wave"));
 }

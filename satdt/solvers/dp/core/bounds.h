@@ -40,8 +40,42 @@ class RootQueue {
         return -1;
     }
 
+    // next(open, kmin) among the roots that skip(j) does not exclude (the excluded stay queued)
+    template <class Skip>
+    int next(const std::vector<char>& open, double* kmin, Skip&& skip) {
+        held_.clear();
+        int found = -1;
+        while (!heap_.empty()) {
+            const auto [k, j] = heap_.front();
+            std::pop_heap(heap_.begin(), heap_.end(), later_);
+            heap_.pop_back();
+            if (!open[j]) continue;
+            const double cur = key_(j);
+            if (cur > k) {
+                heap_.push_back({cur, j});
+                std::push_heap(heap_.begin(), heap_.end(), later_);
+                continue;
+            }
+            if (skip(j)) {
+                held_.push_back({cur, j});
+                continue;
+            }
+            heap_.push_back({cur, j});
+            std::push_heap(heap_.begin(), heap_.end(), later_);
+            *kmin = cur;
+            found = j;
+            break;
+        }
+        for (const auto& e : held_) {
+            heap_.push_back(e);
+            std::push_heap(heap_.begin(), heap_.end(), later_);
+        }
+        return found;
+    }
+
   private:
     Key key_;
+    std::vector<std::pair<double, int>> held_;
     std::vector<std::pair<double, int>> heap_;
     std::greater<std::pair<double, int>> later_;
 };

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -86,6 +87,37 @@ class Pool {
             missed_ = 0;
             skip_ = 512;
         }
+    }
+
+    // run(n, f) for the top node's waves of roots (search.cpp): tasks of any length, so the
+    // caller, once out of tasks, does not spin while the workers finish theirs: it calls idle()
+    // (its clock and the host: the calling thread's duties) and sleeps 0.1 ms in turn. idle must
+    // not throw.
+    template <class F, class G>
+    void run_idle(int n, F&& f, G&& idle) {
+        if (n <= 0) return;
+        if (workers_.empty() || n == 1) {
+            for (int i = 0; i < n; ++i) f(i, 0);
+            return;
+        }
+        ++runs_;
+        std::function<void(int, int)> job = [&f](int i, int t) { f(i, t); };
+        job_ = &job;
+        ntasks_ = n;
+        next_.store(0, std::memory_order_relaxed);
+        busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            gen_.fetch_add(1, std::memory_order_release);
+        }
+        cv_.notify_all();
+        drain(0);
+        for (int spin = 0; busy_.load(std::memory_order_acquire) != 0; ++spin) {
+            if (spin < 2000) continue;
+            idle();
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+        job_ = nullptr;
     }
 
   private:

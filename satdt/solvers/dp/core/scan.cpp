@@ -516,12 +516,13 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
 // A chain is in one pair at most. The test is O(rows) per pair and node.
 void Search::pair_kinds(const View& V, std::vector<char>& kind) const {
     const int p = V.p, n = V.n();
+    const View& root = owner_ != nullptr ? owner_->root_ : root_;  // a clone's root view is its owner's
     std::vector<int> lo_min, lo_max;
     for (int k = 0; k + 1 < p; ++k) {
         const int t = V.col0[k + 1] - V.col0[k], t2 = V.col0[k + 2] - V.col0[k + 1];
         if (t == 0 || t2 == 0) continue;
-        const int g = root_.cchain[V.gcol[V.col0[k]]];
-        if (!pair_lo_[g] || root_.cchain[V.gcol[V.col0[k + 1]]] != g + 1) continue;
+        const int g = root.cchain[V.gcol[V.col0[k]]];
+        if (!pair_lo_[g] || root.cchain[V.gcol[V.col0[k + 1]]] != g + 1) continue;
         lo_min.assign(t + 1, INT32_MAX);
         lo_max.assign(t + 1, -1);
         for (int r = 0; r < n; ++r) {

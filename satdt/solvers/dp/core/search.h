@@ -33,11 +33,11 @@
 //   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
 //                           the similarity bound
 //   host.h                  what the search asks of its caller (signals, progress)
-//   pool.h                  the worker threads of n_jobs: the big depth-two kernels (a scan's
-//                           set-up and each root's chains, a pair solve's pairs) split into
-//                           tasks, combined in the serial order with the serial tie-break, so
-//                           every n_jobs gives the serial answer and tree; the clock and the
-//                           host stay on the calling thread
+//   pool.h                  the worker threads of n_jobs: the top node's roots in waves (parallel
+//                           roots, search.cpp: root_waves), and below depth three the big
+//                           depth-two kernels (a scan's set-up and each root's chains, a pair
+//                           solve's pairs) split into tasks combined in the serial order with the
+//                           serial tie-break; the host stays on the calling thread
 //   bindings.cpp            the Python module satdt.solvers.dp._core (the only pybind11 file)
 //   unity.cpp               the components above as the one translation unit the module builds
 #pragma once
@@ -45,6 +45,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -92,6 +93,9 @@ struct Stats {
     i64 nodes, roots_evaluated, pair_solves, depth2_scans, memo_hits, memo_entries, tree_nodes, restricted_entries;
     i64 thread_runs, worker_tasks;  // kernel runs handed to the threads; their tasks the workers ran
     i64 merged_pairs;               // missing-value pairs scanned as one, summed over depth-two scans
+    i64 root_waves, wave_roots;      // parallel roots: waves of the top node, roots they evaluated
+    i64 wave_task_us, wave_span_us;  // their thread CPU time (us), and the sum over waves of the
+                                     // busiest thread's (the waves' span on idle cores)
 };
 
 class Search {
@@ -105,6 +109,8 @@ class Search {
     // the serial search. Bad input: std::invalid_argument.
     Search(const int32_t* rank, int m, int p, const int32_t* col_chain, const int32_t* col_level, int B,
            const int64_t* counts, int C, i64 q, i64 lc, double pair_ops, int threads = 1);
+    Search(const Search&) = delete;
+    Search& operator=(const Search&) = delete;
 
     int threads() const { return pool_ ? pool_->size() : 1; }
     // the least work of a kernel run on the threads: a depth-two scan's root, units x chains
@@ -116,6 +122,12 @@ class Search {
         pair_threads_ops_ = pair_ops;
         if (pool_) pool_->adaptive = scan_units > 0 || pair_ops > 0;
     }
+    // parallel roots (threads > 1): the top node of an exact search at depth >= 3 evaluates its
+    // roots in waves of `wave` (0: four per thread at depth three, else one per thread: see
+    // root_waves) on the threads, sharing the memo and
+    // the incumbent between waves (see root_waves); wave < 0: off (only the kernels on threads).
+    // The answer and the tree are fixed for given threads and wave.
+    void set_root_wave(int wave) { root_wave_ = wave; }
 
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds. The host
     // (may be null) is polled every 50 ms: see Host.
@@ -161,7 +173,8 @@ class Search {
     std::vector<int> nz_off_, nz_cls_;
     std::vector<i64> nz_w_;
     View root_;
-    std::vector<TNode> arena_;
+    Arena arena_own_;
+    Arena* arena_ = &arena_own_;  // a clone's is its owner's
     Memo memo_;
     int width_ = 0;        // > 0: the restricted search (see solve)
     Memo rmemo_;           // its answers, for the width rmemo_width_
@@ -201,6 +214,42 @@ class Search {
     bool pairing_ = true;
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
+    // ------------------------------------------------------------------ parallel roots (search.cpp)
+    // A clone is one thread's search during a wave of the top node's roots: the same problem,
+    // the owner's arena, its own scratch and counters, no pool. It reads the owner's memo (base_,
+    // not written during a wave) and writes a memo of its own (memo_), handed to the root's task.
+    Search(const Search& owner, int tid);
+    Search* owner_ = nullptr;
+    int tid_ = 0;                           // the clone's pool thread (0: the calling thread)
+    const Memo* base_ = nullptr;
+    const std::atomic<bool>* stop_ = nullptr;  // set: the wave is abandoned (Timeout)
+    std::vector<std::unique_ptr<Search>> clones_;
+    int root_wave_ = 0;  // see set_root_wave
+    i64 waves_ = 0, wave_roots_ = 0, wave_task_us_ = 0, wave_span_us_ = 0, wave_cpu_ = 0;
+    static i64 thread_cpu_us();
+    // one root of a wave: chosen by the owner (t, its interval, the bounds it must beat), its
+    // children evaluated by a clone, applied by the owner in root order
+    struct RootTask {
+        int t = 0, run_lo = 0, run_hi = 0;
+        i64 bound = 0, lb1 = 0, lb2 = 0;  // the incumbent's bound; lb of the first / second side of t
+        bool left_first = true;
+        std::vector<int> posL, posR;
+        std::vector<i64> FL, FR;
+        std::vector<char> presL, presR;
+        std::vector<u64> maskL, maskR;
+        Sub s1, s2;
+        int evaluated = 0;  // children evaluated (1: the first only, 2: both)
+        int status = 0;     // 0 not run, 1 done, 2 timed out / abandoned, 3 interrupted, 4 error
+        std::exception_ptr error;
+        Memo memo;          // the entries its search added
+    };
+    template <class Queue>
+    void root_waves(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
+                    const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
+                    std::vector<char>& open, Queue& queue, Incumbent& inc, const ViewBits* bits);
+    void eval_root(RootTask& rt, const View& V, const std::vector<i64>& F, const i64* N, int d, i64 tot,
+                   const std::vector<i64>& ftot, const ViewBits* bits);
+
     // ------------------------------------------------------------------ helpers (search.cpp)
     // a call's clock (solve, greedy): check_time counts from now
     void start_clock(double time_limit, Host* host);
@@ -209,6 +258,7 @@ class Search {
         if (!force && (++ticks_ & 63) != 0) return;
         double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         if (el > limit_) throw Timeout();
+        if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) throw Timeout();
         if (el >= next_poll_) poll(el);
     }
 
@@ -224,10 +274,7 @@ class Search {
         return best;
     }
 
-    int new_split(int col, int left, int right) {
-        arena_.push_back({col, left, right});
-        return static_cast<int>(arena_.size()) - 1;
-    }
+    int new_split(int col, int left, int right) { return arena_->push({col, left, right}); }
 
     int materialize(const Sub& s) {
         if (s.stump_col >= 0) return new_split(s.stump_col, leaf_ref(s.lab_l), leaf_ref(s.lab_r));
@@ -253,6 +300,9 @@ class Search {
     // restricted search's memo when `restricted`
     void store(const std::vector<int>& rows, int depth, u64 h, i64 lb, const Sub* opt, bool restricted = false) {
         Memo& memo = restricted ? rmemo_ : memo_;
+        if (base_ != nullptr && !restricted) {  // a clone: its entry starts from the owner's bound
+            if (const Entry* b = base_->find(rows, depth, h)) lb = std::max(lb, b->lb);
+        }
         if (opt == nullptr) {
             memo.store(rows, depth, h, lb, NONE, INF);
         } else {
