@@ -25,19 +25,7 @@ class RootQueue {
     }
     // the open root of smallest key (it stays queued until closed), or -1
     int next(const std::vector<char>& open, double* kmin) {
-        while (!heap_.empty()) {
-            const auto [k, j] = heap_.front();
-            std::pop_heap(heap_.begin(), heap_.end(), later_);
-            heap_.pop_back();
-            if (!open[j]) continue;
-            const double cur = key_(j);
-            heap_.push_back({cur, j});
-            std::push_heap(heap_.begin(), heap_.end(), later_);
-            if (cur > k) continue;
-            *kmin = cur;
-            return j;
-        }
-        return -1;
+        return next(open, kmin, [](int) { return false; });
     }
 
     // next(open, kmin) among the roots that skip(j) does not exclude (the excluded stay queued)

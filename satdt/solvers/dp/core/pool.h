@@ -59,23 +59,9 @@ class Pool {
 
     template <class F>
     void run(int n, F&& f) {
-        if (n <= 0) return;
-        if (workers_.empty() || n == 1) {
-            for (int i = 0; i < n; ++i) f(i, 0);
-            return;
-        }
-        ++runs_;
+        if (on_caller(n, f)) return;
         std::function<void(int, int)> job = [&f](int i, int t) { f(i, t); };
-        job_ = &job;
-        ntasks_ = n;
-        next_.store(0, std::memory_order_relaxed);
-        busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-        {
-            std::lock_guard<std::mutex> lk(mu_);
-            gen_.fetch_add(1, std::memory_order_release);
-        }
-        cv_.notify_all();
-        drain(0);
+        launch(n, job);
         // the workers finish their last task; then none touches job_ until the next generation
         for (int spin = 0; busy_.load(std::memory_order_acquire) != 0; ++spin)
             if (spin > 4000) std::this_thread::yield();
@@ -95,13 +81,29 @@ class Pool {
     // not throw.
     template <class F, class G>
     void run_idle(int n, F&& f, G&& idle) {
-        if (n <= 0) return;
-        if (workers_.empty() || n == 1) {
-            for (int i = 0; i < n; ++i) f(i, 0);
-            return;
-        }
-        ++runs_;
+        if (on_caller(n, f)) return;
         std::function<void(int, int)> job = [&f](int i, int t) { f(i, t); };
+        launch(n, job);
+        for (int spin = 0; busy_.load(std::memory_order_acquire) != 0; ++spin) {
+            if (spin < 2000) continue;
+            idle();
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+        job_ = nullptr;
+    }
+
+  private:
+    // n <= 1 tasks, or no workers: run them on the calling thread (true), else false
+    template <class F>
+    bool on_caller(int n, F& f) {
+        if (n > 1 && !workers_.empty()) return false;
+        for (int i = 0; i < n; ++i) f(i, 0);
+        return true;
+    }
+
+    // hand the n tasks of job to the workers (a new generation) and take the caller's share
+    void launch(int n, std::function<void(int, int)>& job) {
+        ++runs_;
         job_ = &job;
         ntasks_ = n;
         next_.store(0, std::memory_order_relaxed);
@@ -112,15 +114,8 @@ class Pool {
         }
         cv_.notify_all();
         drain(0);
-        for (int spin = 0; busy_.load(std::memory_order_acquire) != 0; ++spin) {
-            if (spin < 2000) continue;
-            idle();
-            std::this_thread::sleep_for(std::chrono::microseconds(100));
-        }
-        job_ = nullptr;
     }
 
-  private:
     void drain(int t) {
         const std::function<void(int, int)>& job = *job_;
         long long done = 0;

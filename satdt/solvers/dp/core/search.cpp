@@ -114,6 +114,19 @@ Search::Search(const Search& o, int tid)
     pairing_ = o.pairing_;
 }
 
+// body(), with a time-out or an interrupt turned into out.finished = false (and out.interrupted)
+template <class Out, class Body>
+static void stoppable(Out& out, Body&& body) {
+    try {
+        body();
+    } catch (const Timeout&) {
+        out.finished = false;
+    } catch (const Interrupted&) {
+        out.finished = false;
+        out.interrupted = true;
+    }
+}
+
 SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
                            const std::vector<int>* rows, const std::vector<int>* roots) {
     if (width < 0) throw std::invalid_argument("width must be >= 0");
@@ -151,14 +164,7 @@ SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, dou
     top_lb_ = 0;
     SolveOutcome out;
     Sub res;
-    try {
-        res = solve_node(root_, all, depth, ub, nullptr, nullptr, true);
-    } catch (const Timeout&) {
-        out.finished = false;
-    } catch (const Interrupted&) {
-        out.finished = false;
-        out.interrupted = true;
-    }
+    stoppable(out, [&] { res = solve_node(root_, all, depth, ub, nullptr, nullptr, true); });
     host_ = nullptr;
     if (out.finished) {
         out.value = res.val;
@@ -179,16 +185,11 @@ GreedyOutcome Search::greedy(int depth, double time_limit, Host* host) {
     const size_t arena0 = arena_->size();
     int ref = NONE;
     GreedyOutcome out;
-    try {
+    stoppable(out, [&] {
         std::vector<int> all(m_);
         for (int i = 0; i < m_; ++i) all[i] = i;
         ref = greedy_node(all, depth, &out.cost);
-    } catch (const Timeout&) {
-        out.finished = false;
-    } catch (const Interrupted&) {
-        out.finished = false;
-        out.interrupted = true;
-    }
+    });
     host_ = nullptr;
     if (out.finished) out.tree = export_tree(ref);
     arena_->truncate(arena0);  // the greedy's nodes are not the search's
