@@ -279,7 +279,8 @@ def maxsat_fits(data: Any, thresholds_per_feature: int, depth: int, seconds: flo
         return True
     rows, features = int(data.X.shape[0]), max(1, int(data.X.shape[1]))
     k = max(1, int(thresholds_per_feature))
-    distinct = min(float(rows), float(k + 1) ** features)
+    # min(rows, (k + 1) ** features) without the power (it overflows a float on wide data)
+    distinct = float(rows) if features * math.log(k + 1) >= math.log(max(rows, 1)) else float(k + 1) ** features
     classes = len(getattr(data, "classes", [])) or 2
     _, literals = maxsat_literals(int(distinct), k * features, classes, int(distinct), depth)
     return literals * MAXSAT_SECONDS_PER_LITERAL <= 0.5 * seconds

@@ -694,3 +694,20 @@ def test_dp_plan_without_a_column_budget_is_carts_tree():
     wide = prepare(rng.random((200, 30000)).round(6), rng.integers(0, 2, 200))
     plan = plan_dp_binarization(wide, 3, 10.0, 16e9)
     assert plan["strategy"] == "cart" and "no exact engine" in plan["note"]
+
+
+def test_maxsat_shape_model_on_wide_and_tall_shapes():
+    """MaxSAT's formula planned from the shape alone: no float overflow on 5,000 features (the
+    distinct rows are min(rows, (k + 1) ** features) without the power), too large on 10^6 rows
+    for 7 s, small data fits."""
+    from types import SimpleNamespace
+
+    from satdt.limits import maxsat_fits
+
+    def shape(rows, cols):
+        return SimpleNamespace(X=np.zeros((rows, cols)), classes=[0, 1])
+
+    assert maxsat_fits(shape(200, 5_000), 4, 3, 10.0) is False
+    assert maxsat_fits(shape(1_000_000, 10), 4, 3, 7.0) is False
+    assert maxsat_fits(shape(100, 3), 4, 3, 7.0) is True
+    assert maxsat_fits(shape(1_000_000, 10), 4, 3, None) is True  # no limit: no refusal

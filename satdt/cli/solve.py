@@ -494,7 +494,8 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
     if a.method in ("maxsat", *_HEURISTIC_FLOORS):  # maxsat: its own size check refuses what is too
         # large; the heuristics grow CART-like trees; the DP's model says when the data is that large
         plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
-        if a.method == "maxsat" and plan["strategy"] == "quantile" \
+        # tall data only: on wide data (200 x 5,000) the shape model is far above the measured load
+        if a.method == "maxsat" and plan["strategy"] == "quantile" and data.n_rows >= 100_000 \
                 and not maxsat_fits(data, plan["n_thresholds"], int(depth), deadline.remaining()):
             plan = {**plan, "strategy": "cart", "note": plan["note"].split(";")[0] + "; MaxSAT's formula on "
                     f"{plan['n_thresholds']} quantile threshold(s) per feature would not load in the time left "
