@@ -66,15 +66,23 @@ def _balanced_accuracy(y, pred):
     return float(np.mean([(pred[y == c] == c).mean() for c in np.unique(y)]))
 
 
+def _weighted_cell(kind: str, name: str):
+    """A set, random whole weights 1-5 for its rows and a cost matrix (false negatives 5x on two
+    classes; random off-diagonal costs 0-5 otherwise), seeded."""
+    data = _load(kind, name)
+    k = len(data.classes)
+    rng = np.random.default_rng(0)
+    sw = rng.integers(1, 6, size=len(data.y))
+    costs = (np.array([[0, 1], [5, 0]]) if k == 2 else
+             np.where(np.eye(k) > 0, 0, rng.integers(0, 6, size=(k, k))))
+    return data, sw, costs
+
+
 def part_weights(repeat: int, time_limit: float, streed_limit: float) -> list[dict]:
     rows = []
     for kind, name in WEIGHT_SETS:
-        data = _load(kind, name)
+        data, sw, costs = _weighted_cell(kind, name)
         X, y, k = data.X, data.y, len(data.classes)
-        rng = np.random.default_rng(0)
-        sw = rng.integers(1, 6, size=len(y))
-        costs = (np.array([[0, 1], [5, 0]]) if k == 2 else
-                 np.where(np.eye(k) > 0, 0, rng.integers(0, 6, size=(k, k))))
         binary = None
         for depth in ((2, 3, 4) if kind == "dl85" else (2, 3)):
             base, t0 = _timed(lambda: DPTreeClassifier(max_depth=depth, time_limit=time_limit).fit(X, y), repeat)
@@ -126,12 +134,8 @@ def part_cpu(repeat: int) -> list[dict]:
     ``repeat``): less moved by the other processes of a shared machine than part 1's wall clock."""
     rows = []
     for kind, name, depth in CPU_CELLS:
-        data = _load(kind, name)
-        X, y, k = data.X, data.y, len(data.classes)
-        rng = np.random.default_rng(0)
-        sw = rng.integers(1, 6, size=len(y))
-        costs = (np.array([[0, 1], [5, 0]]) if k == 2 else
-                 np.where(np.eye(k) > 0, 0, rng.integers(0, 6, size=(k, k))))
+        data, sw, costs = _weighted_cell(kind, name)
+        X, y = data.X, data.y
         cells = {"unweighted": ({}, None), "weights": ({}, sw), "balanced": ({"objective": "balanced_accuracy"}, None),
                  "costs": ({"costs": costs}, None)}
         row = {"set": f"{kind}/{name}", "depth": depth}

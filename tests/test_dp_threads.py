@@ -47,16 +47,16 @@ def _forced(problem, n_jobs, pair_ops, q=1, leaf_cost=0, wave=None):
 def _problem(seed):
     """Binary features, short integer chains and long chains (the depth-two scan), 2-3 classes,
     merged duplicate rows with other labels."""
+    return _sized_problem(seed, rows=(12, 40), features=(2, 5), highs=(2, 4, 40), n_classes=2 + int(seed % 5 == 4))
+
+
+def _sized_problem(seed, rows, features, highs, n_classes):
+    """:func:`conftest.random_problem` with its rows and features drawn in ``rows`` / ``features``
+    (half-open ranges) and its values below ``highs[seed % 3]`` (binary, small or wide integers)."""
     rng = np.random.default_rng(seed)
-    kind = seed % 3
-    n = int(rng.integers(12, 40))
-    f = int(rng.integers(2, 5))
-    high = {0: 2, 1: 4, 2: 40}[kind]
-    X = rng.integers(0, high, size=(n, f)).astype(float)
-    k = 2 + int(seed % 5 == 4)
-    y = rng.integers(0, k, size=n)
-    y[:k] = np.arange(k)
-    return Binarizer("all").problem(prepare(X, y))
+    high = highs[seed % 3]
+    return random_problem(seed, n_rows=int(rng.integers(*rows)), n_features=int(rng.integers(*features)),
+                          n_classes=n_classes, binary=high == 2, max_value=high)
 
 
 # 120 instances x depths 2 and 3 x three depth-two paths x n_jobs 1, 2, 3: the optimum of one
@@ -148,14 +148,8 @@ def test_compas_depth3_same_tree_on_threads():
 
 # -------------------------------------------------------------- parallel roots (waves of the top node)
 def _wave_problem(seed):
-    rng = np.random.default_rng(1000 + seed)
-    n = int(rng.integers(15, 40))
-    kind = seed % 3
-    X = rng.integers(0, {0: 2, 1: 5, 2: 30}[kind], size=(n, int(rng.integers(3, 5)))).astype(float)
-    k = 2 + int(seed % 4 == 3)
-    y = rng.integers(0, k, size=n)
-    y[:k] = np.arange(k)
-    return Binarizer("all").problem(prepare(X, y))
+    return _sized_problem(1000 + seed, rows=(15, 40), features=(3, 5), highs=(2, 5, 30),
+                          n_classes=2 + int(seed % 4 == 3))
 
 
 # waves of 1 to 4 roots on 2 and 3 threads, depths 3 and 4: brute force's optimum (depth 3) and the

@@ -69,17 +69,24 @@ def test_greedy_tree_takes_the_first_test_of_best_exact_score(seed):
         assert problem.errors(tree) == 0
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_cart_tree_takes_the_first_test_of_best_exact_score(seed):
-    data = _tied_data(seed)
-    onehot = np.eye(len(data.classes), dtype=np.int64)[data.y]
-
+def _midpoint_sides(data):
+    """The candidate tests of :func:`cart_tree` on a node's rows: every midpoint between consecutive
+    distinct values of every feature, with the rows it sends right."""
     def sides(rows):
         out = []
         for f in range(data.X.shape[1]):
             v = np.unique(data.X[rows, f])
             out += [((f, float((a + b) / 2.0)), data.X[rows, f] > (a + b) / 2.0) for a, b in zip(v[:-1], v[1:])]
         return out
+    return sides
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_cart_tree_takes_the_first_test_of_best_exact_score(seed):
+    data = _tied_data(seed)
+    onehot = np.eye(len(data.classes), dtype=np.int64)[data.y]
+
+    sides = _midpoint_sides(data)
 
     for depth in (None, 1, 2, 3):
         tree = cart_tree(data, depth)
@@ -98,12 +105,7 @@ def test_cart_tree_presorted_path_gives_the_same_tree(seed, monkeypatch):
     before = {depth: cart_tree(data, depth) for depth in (None, 2, 3)}
     monkeypatch.setattr(greedy, "PRESORT_MIN_ROWS", 1)
 
-    def sides(rows):
-        out = []
-        for f in range(data.X.shape[1]):
-            v = np.unique(data.X[rows, f])
-            out += [((f, float((a + b) / 2.0)), data.X[rows, f] > (a + b) / 2.0) for a, b in zip(v[:-1], v[1:])]
-        return out
+    sides = _midpoint_sides(data)
 
     for depth, tree in before.items():
         presorted = cart_tree(data, depth)

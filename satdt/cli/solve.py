@@ -72,6 +72,10 @@ def _stuck_in(thread_id: int | None) -> str:
     return " < ".join(chain)
 
 
+#: rows from which a file is "tall" for the resource plans: CART's floor (its sorts are most of the
+#: work: ~4 s on 10^6 x 10) may take most of the time left, and MaxSAT is planned from the shape
+TALL_ROWS = 100_000
+
 #: the share of a time limit's tolerance (max(1 s, 5 %)) after which the command's watchdog
 #: answers: a quarter leaves the answer's printing and the process's exit (0.05-0.2 s measured on
 #: 10^6 rows at load 2-3) within half the tolerance
@@ -198,7 +202,7 @@ def _plan_wide(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> dict
     consistent = a.method != "dp"
     # at most this share (CART stops when done), the rest for the DP, if it runs; tall data: CART's
     # sorts are most of the work (~4 s on 10^6 x 10 at load 2) and its tree is the guarantee
-    share = (0.8 if data.n_rows >= 100_000 else 0.3) if a.method == "dp" and plan["strategy"] != "cart" else 0.8
+    share = (0.8 if data.n_rows >= TALL_ROWS else 0.3) if a.method == "dp" and plan["strategy"] != "cart" else 0.8
     tree = cart_tree(data, None if consistent else a.max_depth, deadline=deadline.share(share))
     if tree is None:  # not even CART in its share of the time: the majority leaf (dp) or no tree
         a.floor = _degraded(a, data, "CART's tree (resource plan)")
@@ -495,7 +499,7 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
         # large; the heuristics grow CART-like trees; the DP's model says when the data is that large
         plan = plan_dp_binarization(data, int(depth), deadline.remaining(), max_memory())
         # tall data only: on wide data (200 x 5,000) the shape model is far above the measured load
-        if a.method == "maxsat" and plan["strategy"] == "quantile" and data.n_rows >= 100_000 \
+        if a.method == "maxsat" and plan["strategy"] == "quantile" and data.n_rows >= TALL_ROWS \
                 and not maxsat_fits(data, plan["n_thresholds"], int(depth), deadline.remaining()):
             plan = {**plan, "strategy": "cart", "note": plan["note"].split(";")[0] + "; MaxSAT's formula on "
                     f"{plan['n_thresholds']} quantile threshold(s) per feature would not load in the time left "
@@ -510,7 +514,7 @@ def _engine_floor(a: argparse.Namespace, data: Dataset, deadline: Deadline) -> N
         a.binarization, a.n_thresholds = "quantile", plan["n_thresholds"]  # whether CART finishes or not
     # at most (CART stops when done): no engine after it, most of the time; a heuristic still runs
     # after it, half, or most on tall data, where CART's sorts are the work (~4 s on 10^6 x 10)
-    tall = data.n_rows >= 100_000
+    tall = data.n_rows >= TALL_ROWS
     share = (0.8 if tall else 0.5) if a.method in _HEURISTIC_FLOORS else \
         0.8 if plan["strategy"] == "cart" else 0.2
     tree = cart_tree(data, depth, deadline=deadline.share(share))
