@@ -68,6 +68,15 @@ class RootQueue {
     std::greater<std::pair<double, int>> later_;
 };
 
+// The key of the general root search's queue (search.cpp, and its waves, waves.cpp): a root's
+// children's lower bounds, plus its tie-break (the depth-one errors of the split).
+struct RootKey {
+    const std::vector<i64>& lbL;
+    const std::vector<i64>& lbR;
+    const std::vector<double>& tie;
+    double operator()(int j) const { return static_cast<double>(lbL[j] + lbR[j]) + tie[j]; }
+};
+
 // ConTree's interval search [3]: the roots of a chain between two evaluated ones share the
 // bound optL(lower) + optR(upper) (children are monotone in their rows). Returns the middle of
 // the run [lo, hi] of open roots around t whose bounds are below `bound`, so each evaluation

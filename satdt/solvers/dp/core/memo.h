@@ -2,7 +2,7 @@
 // [2, sec. 4.5]: an entry holds the exact optimum with its tree when one was found, else the best
 // lower bound proven for the node. And the arena of the search's tree nodes.
 //
-// Threads (parallel roots, search.cpp): the memo is read by every thread during a wave of roots
+// Threads (parallel roots, waves.cpp): the memo is read by every thread during a wave of roots
 // and written by none; each root's new entries go to a memo of its own and are absorbed into the
 // memo in root order after the wave (absorb), so what a root sees never depends on timing. The
 // arena is shared: appends are thread-safe and a node never moves.

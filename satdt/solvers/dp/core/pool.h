@@ -75,7 +75,7 @@ class Pool {
         }
     }
 
-    // run(n, f) for the top node's waves of roots (search.cpp): tasks of any length, so the
+    // run(n, f) for the top node's waves of roots (waves.cpp): tasks of any length, so the
     // caller, once out of tasks, does not spin while the workers finish theirs: it calls idle()
     // (its clock and the host: the calling thread's duties) and sleeps 0.1 ms in turn. idle must
     // not throw.

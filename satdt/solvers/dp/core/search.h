@@ -32,9 +32,11 @@
 //   greedy.cpp              CART's Gini-greedy incumbent; the restricted search's candidate tests
 //   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
 //                           the similarity bound
+//   waves.cpp               parallel roots: the top node's roots in waves on clones of the
+//                           search (root_waves, eval_root)
 //   host.h                  what the search asks of its caller (signals, progress)
 //   pool.h                  the worker threads of n_jobs: the top node's roots in waves (parallel
-//                           roots, search.cpp: root_waves), and below depth three the big
+//                           roots, waves.cpp: root_waves), and below depth three the big
 //                           depth-two kernels (a scan's set-up and each root's chains, a pair
 //                           solve's pairs) split into tasks combined in the serial order with the
 //                           serial tie-break; the host stays on the calling thread
@@ -214,7 +216,7 @@ class Search {
     bool pairing_ = true;
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
-    // ------------------------------------------------------------------ parallel roots (search.cpp)
+    // ------------------------------------------------------------------ parallel roots (waves.cpp)
     // A clone is one thread's search during a wave of the top node's roots: the same problem,
     // the owner's arena, its own scratch and counters, no pool. It reads the owner's memo (base_,
     // not written during a wave) and writes a memo of its own (memo_), handed to the root's task.
@@ -243,10 +245,9 @@ class Search {
         std::exception_ptr error;
         Memo memo;          // the entries its search added
     };
-    template <class Queue>
     void root_waves(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                     const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
-                    std::vector<char>& open, Queue& queue, Incumbent& inc, const ViewBits* bits);
+                    std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits);
     void eval_root(RootTask& rt, const View& V, const std::vector<i64>& F, const i64* N, int d, i64 tot,
                    const std::vector<i64>& ftot, const ViewBits* bits);
 

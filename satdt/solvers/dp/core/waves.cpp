@@ -1,0 +1,223 @@
+// satdt.solvers.dp core: parallel roots (see search.h): the top node's roots in deterministic
+// waves on the threads of n_jobs (root_waves), each root evaluated on a clone of the search
+// (eval_root), the clones and their CPU clock.
+
+#include <algorithm>
+#include <atomic>
+#include <ctime>
+#include <exception>
+#include <vector>
+
+#include "search.h"
+
+namespace satdt_dp {
+
+// a clone for one thread of the top node's waves of roots (see search.h); the root view stays the
+// owner's (pair_kinds reads its chains through owner_)
+Search::Search(const Search& o, int tid)
+    : m_(o.m_), C_(o.C_), C1_(o.C1_), B_(o.B_), q_(o.q_), lc_(o.lc_), pair_ops_(o.pair_ops_), wext_(o.wext_),
+      unit_(o.unit_), nz_off_(o.nz_off_), nz_cls_(o.nz_cls_), nz_w_(o.nz_w_), arena_(o.arena_),
+      owner_(const_cast<Search*>(&o)), tid_(tid) {
+    pair_lo_ = o.pair_lo_;
+    pairing_ = o.pairing_;
+}
+
+// The top node's roots in waves (P-STreeD's parallel roots [REFERENCES], made deterministic):
+// the calling thread picks the next `wave` roots as the serial loop would (best-first, interval
+// halving) with the bounds as they stand; the threads evaluate them (each root's two children,
+// with the wave's incumbent bound), each on a clone that reads the shared memo and writes a memo
+// of its own; then the calling thread applies the results in root order as the serial loop does
+// (similarity bounds, the incumbent with the serial tie-break: a strictly better root only) and
+// absorbs the roots' memos in that order. Nothing a root sees depends on which thread ran it or
+// when, so the answer and the tree are fixed for a given wave size. Between waves the memo, the
+// incumbent and the bounds are shared.
+void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
+                        const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
+                        std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits) {
+    const int T = V.T(), nth = pool_->size();
+    // the wave: at depth three a root is one or two depth-two solves (many roots, short and
+    // uneven): four per thread, claimed as the threads come free, even the threads' loads; deeper,
+    // a root is a big search whose result prunes the next ones: one per thread
+    const int K = root_wave_ > 0 ? root_wave_ : (d == 3 ? 4 * nth : nth);
+    if (static_cast<int>(clones_.size()) != nth) {
+        clones_.clear();
+        for (int th = 0; th < nth; ++th) clones_.emplace_back(new Search(*this, th));
+    }
+    std::vector<RootTask> tasks(K);
+    std::atomic<bool> stop{false};
+    bool idle_interrupted = false;
+    int run_lo = 0, run_hi = 0;
+    for (bool done = false; !done;) {
+        check_time();
+        const i64 bound = inc.bound;
+        int k = 0;
+        // one root per interval of open roots (ConTree's halving): a second root of the same run
+        // would mostly be ruled out by the first one's result, so it goes to a later wave
+        auto taken = [&](int j) {
+            for (int i = 0; i < k; ++i)
+                if (V.cchain[j] == V.cchain[tasks[i].t] && j >= tasks[i].run_lo && j <= tasks[i].run_hi) return true;
+            return false;
+        };
+        while (k < K) {
+            double kmin = 0;
+            int t = queue.next(open, &kmin, taken);
+            if (t < 0 || !(kmin < static_cast<double>(bound))) break;
+            t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
+            open[t] = 0;
+            roots_++;
+            RootTask& rt = tasks[k++];
+            rt.t = t;
+            rt.run_lo = run_lo;
+            rt.run_hi = run_hi;
+            rt.bound = bound;
+            rt.left_first = tot - ftot[t] >= ftot[t];
+            rt.lb1 = rt.left_first ? lbL[t] : lbR[t];
+            rt.lb2 = rt.left_first ? lbR[t] : lbL[t];
+            rt.evaluated = 0;
+            rt.status = 0;
+            rt.error = nullptr;
+        }
+        if (k == 0) break;
+        waves_++;
+        wave_roots_ += k;
+        for (auto& c : clones_) {
+            c->start_ = start_;
+            c->limit_ = limit_;
+            c->ticks_ = 0;
+            c->next_poll_ = next_poll_;
+            c->base_ = &memo_;
+            c->stop_ = &stop;
+        }
+        pool_->run_idle(
+            k,
+            [&](int i, int th) {
+                RootTask& rt = tasks[i];
+                Search& s = *clones_[th];
+                const i64 c0 = thread_cpu_us();
+                if (stop.load(std::memory_order_relaxed)) {
+                    rt.status = 2;
+                    return;
+                }
+                try {
+                    s.eval_root(rt, V, F, N, d, tot, ftot, bits);
+                    rt.status = 1;
+                } catch (const Timeout&) {
+                    rt.status = 2;
+                } catch (const Interrupted&) {
+                    rt.status = 3;
+                } catch (...) {
+                    rt.status = 4;
+                    rt.error = std::current_exception();
+                }
+                if (rt.status != 1) stop.store(true, std::memory_order_relaxed);
+                std::swap(rt.memo, s.memo_);
+                s.wave_cpu_ += thread_cpu_us() - c0;
+            },
+            [&] {  // the calling thread, out of roots, while the workers finish theirs
+                try {
+                    clones_[0]->check_time(true);
+                } catch (const Timeout&) {
+                    stop.store(true, std::memory_order_relaxed);
+                } catch (const Interrupted&) {
+                    idle_interrupted = true;
+                    stop.store(true, std::memory_order_relaxed);
+                }
+            });
+        i64 span = 0;
+        for (auto& c : clones_) {
+            wave_task_us_ += c->wave_cpu_;
+            span = std::max(span, c->wave_cpu_);
+            c->wave_cpu_ = 0;
+            nodes_ += c->nodes_;
+            roots_ += c->roots_;
+            pairs_ += c->pairs_;
+            hits_ += c->hits_;
+            scans_ += c->scans_;
+            c->nodes_ = c->roots_ = c->pairs_ = c->hits_ = c->scans_ = 0;
+            c->stop_ = nullptr;
+        }
+        wave_span_us_ += span;
+        // the results in root order, as the serial loop applies them
+        int worst = idle_interrupted ? 3 : 0;
+        for (int i = 0; i < k; ++i) {
+            RootTask& rt = tasks[i];
+            worst = std::max(worst, rt.status);
+            if (rt.status != 1 || done) continue;
+            const int t = rt.t;
+            const bool lf = rt.left_first;
+            const i64 nL = tot - ftot[t], nR = ftot[t];
+            std::vector<i64>& lb1 = lf ? lbL : lbR;
+            std::vector<i64>& lb2 = lf ? lbR : lbL;
+            similar(rt.s1.val, lf ? rt.FL : rt.FR, T, lf ? nL : nR, lb1, lb2, lf);
+            if (rt.evaluated < 2) continue;
+            similar(rt.s2.val, lf ? rt.FR : rt.FL, T, lf ? nR : nL, lb2, lb1, !lf);
+            const Sub& sl = lf ? rt.s1 : rt.s2;
+            const Sub& sr = lf ? rt.s2 : rt.s1;
+            if (sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, true)) done = true;
+        }
+        for (int i = 0; i < k; ++i) memo_.absorb(tasks[i].memo);
+        if (worst == 4) {
+            for (int i = 0; i < k; ++i)
+                if (tasks[i].error) std::rethrow_exception(tasks[i].error);
+        }
+        if (worst == 3) throw Interrupted();
+        if (worst == 2) throw Timeout();
+    }
+}
+
+// this thread's CPU time (microseconds): the waves' work and span in stats
+i64 Search::thread_cpu_us() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<i64>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+// one root of a wave on a clone: the serial loop's evaluation of root rt.t (its children's rows
+// and counts, the first child, the second when the first leaves room), with the wave's bounds
+void Search::eval_root(RootTask& rt, const View& V, const std::vector<i64>& F, const i64* N, int d, i64 tot,
+                       const std::vector<i64>& ftot, const ViewBits* bits) {
+    const int T = V.T(), n = V.n(), t = rt.t;
+    const bool leafy = d - 1 == 1;
+    const int rowsF = leafy ? C_ : C1_;
+    const int ch = V.cchain[t], lv = V.clevel[t];
+    rt.posL.clear();
+    rt.posR.clear();
+    for (int a = 0; a < n; ++a) (V.bucket[static_cast<size_t>(a) * V.p + ch] >= lv ? rt.posR : rt.posL).push_back(a);
+    if (bits != nullptr) {
+        rt.maskL.resize(bits->W);
+        rt.maskR.resize(bits->W);
+        const u64* ct = &bits->col[static_cast<size_t>(t) * bits->W];
+        for (int x = 0; x < bits->W; ++x) {
+            const u64 valid = x + 1 < bits->W || (n & 63) == 0 ? ~0ULL : (1ULL << (n & 63)) - 1;
+            rt.maskR[x] = ct[x];
+            rt.maskL[x] = ~ct[x] & valid;
+        }
+        count_bits(V, *bits, rt.maskL.data(), rt.FL, leafy ? nullptr : &rt.presL, rowsF);
+    } else {
+        count(V, rt.posL.data(), static_cast<int>(rt.posL.size()), rt.FL, leafy ? nullptr : &rt.presL, rowsF);
+    }
+    std::vector<i64> NL(C1_, 0), NR(C1_, 0);
+    for (int c = 0; c < C_; ++c) {
+        NR[c] = F[static_cast<size_t>(c) * T + t];
+        NL[c] = N[c] - NR[c];
+    }
+    rt.FR.resize(static_cast<size_t>(C1_) * T);
+    for (size_t x = 0, e = static_cast<size_t>(rowsF) * T; x < e; ++x) rt.FR[x] = F[x] - rt.FL[x];
+    if (!leafy) {
+        if (bits != nullptr)
+            presence_bits(*bits, T, rt.maskR.data(), rt.presR);
+        else
+            presence(V, rt.posR.data(), static_cast<int>(rt.posR.size()), rt.presR);
+    }
+    const bool lf = rt.left_first;
+    rt.s1 = child(V, lf ? rt.posL : rt.posR, d - 1, rt.bound - rt.lb2, lf ? rt.FL : rt.FR,
+                  leafy ? nullptr : (lf ? &rt.presL : &rt.presR), lf ? NL.data() : NR.data());
+    rt.evaluated = 1;
+    if (!rt.s1.has_tree() || rt.s1.val + rt.lb2 >= rt.bound) return;
+    const i64 extra = q_ * std::max(ftot[rt.run_lo] - ftot[t], ftot[t] - ftot[rt.run_hi]);
+    rt.s2 = child(V, lf ? rt.posR : rt.posL, d - 1, rt.bound - rt.s1.val + extra, lf ? rt.FR : rt.FL,
+                  leafy ? nullptr : (lf ? &rt.presR : &rt.presL), lf ? NR.data() : NL.data());
+    rt.evaluated = 2;
+}
+
+}  // namespace satdt_dp
