@@ -79,6 +79,57 @@ def test_rows_must_be_ascending_distinct_rows():
             search.run(2, BIG, rows=np.array(rows))
 
 
+def _sliced_solve(search, problem, depth: int, n_jobs: int, seed: int):
+    """The complete search cut into slices as the anytime schedule cuts it, with the restricted
+    search, row-subset solves and a looser upper bound in between: (final outcome, best cost)."""
+    rng = np.random.default_rng(seed)
+    ub, best = BIG, None
+    for k in range(5000):
+        # 64-tick slices first (time_cap 0: the core stops at its first clock check, a
+        # deterministic cut), then growing caps, so that the loop ends on any machine
+        cap = 0.0 if (n_jobs == 1 and k < 300) else 0.0005 * 1.3 ** min(k, 60)
+        out = search.run(depth, ub, time_cap=cap)
+        if out.bound is not None:
+            assert out.bound <= (best if best is not None else BIG)
+        if out.node is not None:
+            assert search.tree_cost(out.node) == out.cost
+            best = out.cost if best is None else min(best, out.cost)
+        if out.finished:
+            return out, best
+        if out.cost is not None:
+            ub = min(ub, out.cost)
+        if k % 7 == 3:  # the other phases between slices: they leave the kept root search valid
+            search.run(depth, ub, width=1 + k % 3, time_cap=0.0)
+            rows = np.flatnonzero(rng.random(problem.n_distinct) < 0.5)
+            if rows.size:
+                search.run(min(depth, 2), BIG, rows=rows)
+    raise AssertionError("the sliced complete search did not finish")
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("seed", [s if s < 11 else pytest.param(s, marks=slow) for s in range(40)])
+def test_complete_search_resumed_across_slices_is_exact(seed, n_jobs):
+    """The complete search keeps its top-level root search when a time cap stops it and resumes
+    it in the next slice (the roots' bounds, the roots evaluated, its incumbent): cut into slices
+    of 64 clock ticks, with the other phases in between, it still proves the brute-force optimum
+    (depth 3) or the uncut search's optimum (depth 4); a looser upper bound starts over."""
+    problem = random_problem(400 + seed, n_rows=40 + seed % 30, n_features=3 + seed % 3,
+                             n_classes=2 + seed % 2, binary=False, max_value=6 + seed % 4)
+    depth = 3 + seed % 2
+    if depth == 3:
+        ref = bruteforce.min_errors(problem, depth)[0]
+    else:
+        ref = new_search(problem, Deadline(None), None).run(depth, BIG).cost
+    search = new_search(problem, Deadline(None), None, n_jobs=n_jobs)
+    out, best = _sliced_solve(search, problem, depth, n_jobs, seed)
+    assert (out.cost if out.node is not None else best) == ref
+    assert out.bound >= ref
+    # a looser bound than the kept search's: not resumed, the answer is still the optimum
+    search.run(depth, ref, time_cap=0.0)
+    again = search.run(depth, BIG)
+    assert again.finished and again.cost == ref
+
+
 @pytest.mark.parametrize("seed", [s if s < 10 else pytest.param(s, marks=slow) for s in range(40)])
 @pytest.mark.parametrize("lam", [None, 0.02])
 def test_every_phase_of_the_schedule_keeps_exactness(seed, lam, monkeypatch):

@@ -120,6 +120,8 @@ SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, dou
                            const std::vector<int>* rows, const std::vector<int>* roots) {
     if (width < 0) throw std::invalid_argument("width must be >= 0");
     top_roots_.clear();
+    resumable_ = rows == nullptr && width == 0 && roots == nullptr;
+    if (!resumable_ || resume_.depth != depth || ub > resume_.ub) resume_.valid = false;
     if (roots != nullptr) {
         if (depth < 3 || width != 0) throw std::invalid_argument("roots needs depth >= 3 and width 0");
         top_roots_.assign(B_, 0);
@@ -509,6 +511,49 @@ void Search::record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::
     }
 }
 
+// the top-level root search cut by its time cap, kept for the next slice (TopResume)
+void Search::keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
+                      const std::vector<char>& open, const Incumbent& inc) {
+    TopResume& r = resume_;
+    r.valid = true;
+    r.depth = d;
+    r.ub = ub;
+    r.lbL = lbL;
+    r.lbR = lbR;
+    r.open = open;
+    r.best = inc.best;
+    r.root = inc.root;
+    r.tree = inc.root >= 0 ? top_tree_ : NONE;
+    r.left = inc.left;
+    r.right = inc.right;
+}
+
+// the kept top-level root search, when solve() left it valid (same depth, an upper bound no
+// looser): its roots' bounds (never below the fresh ones: both are proven), the roots still open
+// and its incumbent root, under the new upper bound. Used once: a finished search leaves nothing.
+bool Search::resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
+                        Incumbent& inc) {
+    TopResume& r = resume_;
+    const bool ok = r.valid && r.depth == d && r.lbL.size() == lbL.size() && ub <= r.ub;
+    r.valid = false;
+    if (!ok) return false;
+    for (size_t j = 0; j < lbL.size(); ++j) {
+        lbL[j] = std::max(lbL[j], r.lbL[j]);
+        lbR[j] = std::max(lbR[j], r.lbR[j]);
+    }
+    open = r.open;
+    if (r.root >= 0 && r.best < inc.best) {
+        inc.best = r.best;
+        inc.root = r.root;
+        inc.left = r.left;
+        inc.right = r.right;
+        top_best_ = r.best;
+        top_tree_ = r.tree;
+    }
+    inc.bound = std::min(ub, inc.best);
+    return true;
+}
+
 Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
                         i64 lb0, bool top, i64* lb_out, const std::vector<int>* tests) {
     const int T = V.T(), n = V.n();
@@ -522,6 +567,9 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
     if (tests != nullptr)
         for (int j : *tests) open[j] = 1;
     Incumbent inc(leaf, ub);
+    // the whole problem's complete search resumes where its last time cap stopped it (TopResume)
+    const bool keep = top && resumable_ && tests == nullptr && owner_ == nullptr;
+    if (keep) resume_top(d, ub, lbL, lbR, open, inc);
     const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
     std::vector<int> posL, posR;
     posL.reserve(n);
@@ -543,18 +591,21 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         maskR.resize(bits.W);
     }
     const bool waves = top && pool_ && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 && owner_ == nullptr;
+    int current = -1;  // the root being evaluated (open again when the time limit cuts it)
     try {
         if (waves) {
             root_waves(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr);
             return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
         }
         while (true) {
+            current = -1;
             check_time();
             double kmin = 0;
             int t = queue.next(open, &kmin);
             if (t < 0 || !(kmin < static_cast<double>(bound))) break;
             t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
             open[t] = 0;
+            current = t;
             roots_++;
             const int ch = V.cchain[t], lv = V.clevel[t];
             posL.clear();
@@ -608,6 +659,10 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         }
     } catch (const Timeout&) {
         if (top) record_top_bound(leaf.val, lbL, lbR, inc);
+        if (keep) {
+            if (current >= 0) open[current] = 1;
+            keep_top(d, ub, lbL, lbR, open, inc);
+        }
         throw;
     }
     return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);

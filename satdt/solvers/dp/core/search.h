@@ -205,6 +205,27 @@ class Search {
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;
+    // The whole problem's top-level root search (the complete search: all rows, width 0, all
+    // roots), kept when the time cap stops it: the anytime schedule calls solve() in slices, and
+    // the next call of the same depth, with an upper bound no looser, resumes the roots where they
+    // stopped (their bounds, the roots evaluated, the incumbent root) instead of starting them
+    // over, which would lose the similarity bounds and evaluate roots it had ruled out.
+    struct TopResume {
+        bool valid = false;
+        int depth = 0;
+        i64 ub = 0;
+        std::vector<i64> lbL, lbR;
+        std::vector<char> open;  // the roots not yet evaluated (or cut by the time limit)
+        i64 best = INF;          // the incumbent root (root >= 0) and its kept tree
+        int root = -1, tree = NONE;
+        Sub left, right;
+    };
+    TopResume resume_;
+    bool resumable_ = false;  // this solve() is the whole problem's complete search
+    void keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
+                  const std::vector<char>& open, const Incumbent& inc);
+    bool resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
+                    Incumbent& inc);
     std::vector<i64> scratch_h_;
     std::vector<int> scratch_occ_;
     std::vector<char> scratch_seen_;

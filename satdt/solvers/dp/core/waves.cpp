@@ -160,6 +160,9 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             for (int i = 0; i < k; ++i)
                 if (tasks[i].error) std::rethrow_exception(tasks[i].error);
         }
+        // the roots a time limit cut are open again (a kept top-level search resumes them)
+        for (int i = 0; i < k; ++i)
+            if (tasks[i].status != 1) open[tasks[i].t] = 1;
         if (worst == 3) throw Interrupted();
         if (worst == 2) throw Timeout();
     }
