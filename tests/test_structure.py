@@ -113,7 +113,7 @@ PACKAGE_LAYERS = {
     "binarize": [{"columns"}, {"thresholds", "redundant", "problem"}, {"binarizer"}, {"__init__"}],
     "proof": [{"reference_encoding"}, {"check", "witness"}, {"lower"}, {"__init__"}],
     "estimators": [{"base"}, {"consistent", "exact", "heuristic"}, {"__init__"}],
-    "cli": [{"common", "signals"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
+    "cli": [{"common", "signals", "plans"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
 }
 
 
