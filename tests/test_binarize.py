@@ -313,7 +313,7 @@ def test_tree_questions_never_build_the_binary_matrix(seed):
 def test_numeric_thresholds_in_blocks_equal_the_column_loop(strategy, k, monkeypatch):
     """The block-wise thresholds (one sort and one np.quantile per block of columns, issue 22's
     wide data) are the column-by-column loop's, ties, constants and adjacent floats included."""
-    import satdt.binarize as B
+    import satdt.binarize.binarizer as B  # where Binarizer.fit looks _numeric_thresholds up
     from satdt.data import prepare
 
     rng = np.random.default_rng(7)

@@ -4,7 +4,8 @@ Exit codes: 0 success (whatever the solver status), 1 bad input or data, 2 usage
 Errors go to stderr as one line, never a traceback for a user mistake.
 
 One module a command (:mod:`.solve`, :mod:`.verify`, :mod:`.bench`, :mod:`.select`), the parser
-in :mod:`.parser`, what they share in :mod:`.common`. No command module imports scikit-learn,
+in :mod:`.parser`, what they share in :mod:`.common`, ``solve``'s resource plans and answers
+without an estimator in :mod:`.plans`. No command module imports scikit-learn,
 pandas or OR-tools at module level: ``import satdt.cli`` stays light.
 """
 

@@ -50,7 +50,7 @@ def process_age() -> float:
 # machine: scikit-learn with satdt.estimators ~1.2 s, pandas ~0.4 s, OR-tools ~0.3 s, PySAT ~0.1 s).
 # Before each, the CLI checks that the time left covers it (scaled by how much slower than its CPU
 # time this process has run so far: a loaded machine); if not, it does not start it and returns
-# the best result so far (see _degraded). An import cannot be interrupted once started.
+# the best result so far (see plans._degraded). An import cannot be interrupted once started.
 IMPORT_CPU = {"satdt.estimators": 1.2, "satdt.select": 1.2, "pandas": 0.4, "satdt.solvers.cpsat": 0.3,
                "satdt.solvers.mip": 0.3, "satdt.solvers.maxsat": 0.15, "satdt.heuristics.dpdt": 0.05}
 

@@ -1,0 +1,106 @@
+"""The Boolean tests of the binarization and how they read the original features: a
+:class:`BinaryTest` per column (True when the row goes right), the runs of tests on one feature
+(:func:`feature_blocks`), every test applied to the rows in slices between deadline checks
+(:func:`_columns`), and each row's code per tested feature (:func:`_codes`), from which the
+distinct rows are found without the rows x tests matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..deadline import Deadline
+
+#: cells (rows x columns) handled between two checks of the deadline
+_STEP_CELLS = 1 << 25
+
+
+def _check(deadline: Deadline | None, what: str) -> None:
+    if deadline is not None:
+        deadline.check(what)
+
+
+def matrix_bytes(n_rows: int, n_columns: int) -> int:
+    """Peak bytes of binarizing ``n_rows`` x ``n_columns``: the bool matrix, its packed words
+    and the distinct rows (at most as many as the rows)."""
+    return int(n_rows) * int(n_columns) * 2 + int(n_rows) * ((int(n_columns) + 63) // 64) * 8
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryTest:
+    """One Boolean test on an original feature; its column is True when the row goes right."""
+
+    feature: int
+    threshold: float
+    category: Any = None
+
+    def column(self, X: np.ndarray) -> np.ndarray:
+        values = X[:, self.feature]
+        if self.category is not None:
+            return values != self.threshold
+        return values > self.threshold
+
+    def describe(self, names: list[str] | None = None) -> str:
+        name = names[self.feature] if names else f"x{self.feature}"
+        if self.category is not None:
+            return f"{name} == {self.category}"
+        return f"{name} <= {self.threshold:.6g}"
+
+
+def feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
+    """Runs of consecutive tests on one feature: (feature, categorical, start, stop)."""
+    n = len(tests)
+    if n == 0:
+        return []
+    feature = np.fromiter((t.feature for t in tests), dtype=np.int64, count=n)
+    categorical = np.fromiter((t.category is not None for t in tests), dtype=bool, count=n)
+    cuts = np.flatnonzero((feature[1:] != feature[:-1]) | (categorical[1:] != categorical[:-1])) + 1
+    starts, stops = np.concatenate(([0], cuts)), np.concatenate((cuts, [n]))
+    return [(int(feature[a]), bool(categorical[a]), int(a), int(b)) for a, b in zip(starts, stops)]
+
+
+def _columns(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
+    """Every test applied to ``X``: one vectorized comparison per run of tests on a feature
+    (in slices of at most :data:`_STEP_CELLS` cells between deadline checks)."""
+    out = np.empty((X.shape[0], len(tests)), dtype=bool)
+    blocks = [(feature, np.not_equal if categorical else np.greater, start, stop,
+               np.array([t.threshold for t in tests[start:stop]]))
+              for feature, categorical, start, stop in feature_blocks(tests)]
+    step = max(1, _STEP_CELLS // max(1, len(tests)))   # whole rows at a time: contiguous writes
+    for lo in range(0, X.shape[0], step):
+        _check(deadline, "binarization")
+        rows = X[lo:lo + step]
+        for feature, compare, start, stop, thresholds in blocks:
+            compare(rows[:, feature][:, None], thresholds[None, :], out=out[lo:lo + step, start:stop])
+    return out
+
+
+def _codes(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray | None:
+    """Each row's code for every tested feature, such that two rows have the same binarized row
+    exactly when they have the same codes: for a numeric feature the number of its thresholds
+    below the value (test ``k`` is ``code > k``), for a categorical one the index of the tested
+    category it equals (else the number of tested categories). None when a feature's tests are
+    not one run of distinct thresholds (the binary matrix is then needed).
+    """
+    blocks = feature_blocks(tests)
+    if len({b[0] for b in blocks}) != len(blocks):
+        return None
+    codes = np.empty((X.shape[0], len(blocks)), dtype=np.int32)
+    for k, (feature, categorical, start, stop) in enumerate(blocks):
+        values = X[:, feature]
+        thresholds = np.array([t.threshold for t in tests[start:stop]])
+        if categorical:
+            order = np.argsort(thresholds, kind="stable")
+            ordered = thresholds[order]
+            if (np.diff(ordered) == 0).any():
+                return None
+            pos = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+            codes[:, k] = np.where(ordered[pos] == values, order[pos], len(thresholds))
+        else:
+            if (np.diff(thresholds) <= 0).any():
+                return None
+            codes[:, k] = np.searchsorted(thresholds, values, side="left")
+    return codes

@@ -1,0 +1,88 @@
+"""The thresholds of the numeric features: the midpoints between consecutive distinct values
+(``"all"``), a choice among them at the quantiles (``"quantile"``, weighted rows counted as the rows
+they stand for), for blocks of columns at once when nothing per column is needed. The ``"tree"``
+strategy's guesses are :meth:`~satdt.binarize.Binarizer.fit`'s (a boosted ensemble).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..deadline import Deadline
+from .columns import _check
+
+STRATEGIES = ("all", "quantile", "tree")
+
+
+def _midpoints(values: np.ndarray) -> np.ndarray:
+    """Midpoints between consecutive distinct values; each separates its two neighbours."""
+    v = np.unique(values)
+    if len(v) < 2:
+        return np.empty(0)
+    mid = (v[:-1] + v[1:]) / 2.0
+    # at adjacent floats the midpoint may round up to the upper value: use the lower one then
+    return np.where(mid < v[1:], mid, v[:-1])
+
+
+#: cells (rows x columns) of one block of :func:`_numeric_thresholds`
+_THRESHOLD_BLOCK_CELLS = 1 << 23
+
+
+def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
+                        deadline: Deadline | None = None) -> dict[int, list[float]] | None:
+    """For every numeric column of ``X``: :func:`_midpoints`, or with ``k`` the ``quantile``
+    strategy's choice among them (the midpoint at or after each of ``k`` evenly spaced quantiles,
+    duplicates once; every midpoint when there are at most ``k``), as :meth:`~satdt.binarize.Binarizer.fit`'s loop
+    computes them column by column, for blocks of columns at once (one sort, one ``np.quantile``
+    per block). None when ``X`` has NaN (the loop handles missing values)."""
+    numeric = np.array([j for j in range(X.shape[1]) if not schema.is_categorical(j)], dtype=np.int64)
+    n = X.shape[0]
+    if n < 2 or len(numeric) == 0 or np.isnan(X[:, numeric]).any():
+        return None
+    out: dict[int, list[float]] = {}
+    step = max(1, _THRESHOLD_BLOCK_CELLS // n)
+    probs = None if k is None else np.arange(1, k + 1) / (k + 1)
+    for lo in range(0, len(numeric), step):
+        _check(deadline, "binarization")
+        cols = numeric[lo:lo + step]
+        block = X[:, cols]
+        S = np.sort(block, axis=0)
+        valid = S[1:] > S[:-1]                                # consecutive distinct values
+        mid = (S[:-1] + S[1:]) / 2.0
+        mid = np.where(mid < S[1:], mid, S[:-1])              # as _midpoints at adjacent floats
+        count = valid.sum(axis=0)
+        flat = mid.T[valid.T]                                 # column by column, ascending
+        start = np.concatenate(([0], np.cumsum(count)[:-1]))
+        keep = np.ones(len(flat), dtype=bool)
+        if probs is not None:
+            qs = np.quantile(S, probs, axis=0)                # (k, columns); S: the same values, sorted (faster)
+            # searchsorted(mids, q): the midpoints below q, clipped to the last one; q grows with
+            # the probability, so np.unique of a column's picks = the picks unlike the one before
+            idx = np.stack([((mid < q[None, :]) & valid).sum(axis=0) for q in qs])
+            chosen = np.minimum(idx, np.maximum(count - 1, 0))
+            first = np.ones_like(chosen, dtype=bool)
+            first[1:] = chosen[1:] != chosen[:-1]
+            few = count <= k                                   # every midpoint of these columns
+            keep = np.repeat(few, count)
+            picked = (start[None, :] + chosen)[first & ~few[None, :]]
+            keep[picked] = True
+        values = flat[keep]
+        sizes = np.bincount(np.repeat(np.arange(len(cols)), count)[keep], minlength=len(cols))
+        for j, part in zip(cols.tolist(), np.split(values, np.cumsum(sizes)[:-1])):
+            out[j] = part.tolist()
+    return out
+
+
+def _repeated_quantile(values: np.ndarray, weight: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``np.quantile`` (linear) of ``values`` with each repeated ``weight`` times (integers),
+    without building the repeated array: the quantiles of weighted rows are those of the rows
+    they stand for."""
+    order = np.argsort(values, kind="stable")
+    v, cum = values[order], np.cumsum(weight[order])
+    h = probs * (cum[-1] - 1)
+    lo, hi = np.floor(h).astype(np.int64), np.ceil(h).astype(np.int64)
+    v_lo = v[np.searchsorted(cum, lo, side="right")]
+    v_hi = v[np.searchsorted(cum, hi, side="right")]
+    return v_lo + (h - lo) * (v_hi - v_lo)
