@@ -81,7 +81,7 @@ def test_rows_must_be_ascending_distinct_rows():
 
 def _sliced_solve(search, problem, depth: int, n_jobs: int, seed: int):
     """The complete search cut into slices as the anytime schedule cuts it, with the restricted
-    search, row-subset solves and a looser upper bound in between: (final outcome, best cost)."""
+    search and row-subset solves in between: (final outcome, best cost, slices)."""
     rng = np.random.default_rng(seed)
     ub, best = BIG, None
     for k in range(5000):
@@ -95,7 +95,7 @@ def _sliced_solve(search, problem, depth: int, n_jobs: int, seed: int):
             assert search.tree_cost(out.node) == out.cost
             best = out.cost if best is None else min(best, out.cost)
         if out.finished:
-            return out, best
+            return out, best, k + 1
         if out.cost is not None:
             ub = min(ub, out.cost)
         if k % 7 == 3:  # the other phases between slices: they leave the kept root search valid
@@ -121,8 +121,10 @@ def test_complete_search_resumed_across_slices_is_exact(seed, n_jobs):
     else:
         ref = new_search(problem, Deadline(None), None).run(depth, BIG).cost
     search = new_search(problem, Deadline(None), None, n_jobs=n_jobs)
-    out, best = _sliced_solve(search, problem, depth, n_jobs, seed)
+    out, best, slices = _sliced_solve(search, problem, depth, n_jobs, seed)
     assert (out.cost if out.node is not None else best) == ref
+    # every cut falls in the top-level root search, and every next slice resumes it
+    assert search.stats["top_resumes"] == slices - 1
     assert out.bound >= ref
     # a looser bound than the kept search's: not resumed, the answer is still the optimum
     search.run(depth, ref, time_cap=0.0)

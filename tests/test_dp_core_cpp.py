@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "satdt" / "solvers" / "dp" / "core"
 TESTS = ROOT / "tests" / "core"
 # the search's components: everything but bindings.cpp (Python) and unity.cpp (their sum)
-COMPONENTS = ["search", "waves", "view", "depth2", "scan", "greedy"]
+COMPONENTS = ["search", "roots", "waves", "view", "depth2", "scan", "greedy"]
 COMPILER = next((c for c in ("c++", "g++", "clang++") if shutil.which(c)), None)
 
 

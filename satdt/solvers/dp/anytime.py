@@ -21,8 +21,11 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    where the complete search finds them again. At depth <= 3 the subtree is the whole tree: when
    that solve finishes, it is the complete search's proof (the incumbent is optimal).
 4. **The complete search again**, resumed with the incumbent as upper bound for twice the time
-   the heuristic round took (its memo keeps every subproblem already solved, so nothing is lost
-   between slices); then a heuristic round of twice the length, resuming the width where the last
+   the heuristic round took: its top-level root search continues where the last slice stopped
+   it (the roots' bounds, the roots already evaluated and the best root are kept in the core,
+   ``TopResume``), and its memo keeps every subproblem already solved, so nothing is lost
+   between slices (raisin depth 3 cut every 0.4 s: 2.9 s, against 2.7 s uncut and 6.8 s when
+   every slice started the roots over); then a heuristic round of twice the length, resuming the width where the last
    one stopped (``WIDTHS``), and so on, until the complete search finishes (OPTIMAL) or time is up.
    After the first slice the complete search gets about two thirds of the time, four fifths while
    the heuristic rounds find nothing better (their rounds then stop growing; a wider restricted

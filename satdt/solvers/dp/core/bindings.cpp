@@ -154,6 +154,7 @@ py::dict stats(const satdt_dp::Search& s) {
     d["wave_span_us"] = st.wave_span_us;
     d["worker_tasks"] = st.worker_tasks;
     d["merged_pairs"] = st.merged_pairs;
+    d["top_resumes"] = st.top_resumes;
     return d;
 }
 

@@ -30,8 +30,10 @@
 //   scan.cpp                ConTree's depth-two scan for long chains; a feature's two chains
 //                           with missing values (satdt/missing.py) scanned as one (pair_kinds)
 //   greedy.cpp              CART's Gini-greedy incumbent; the restricted search's candidate tests
-//   search.cpp              the calls (solve, greedy, stats), the recursion, the root search,
-//                           the similarity bound
+//   search.cpp              the calls (solve, greedy, stats), the recursion, the root search
+//   roots.cpp               the root search's bookkeeping: initial bounds, the similarity
+//                           bound, the incumbent root, the top-level search's bound at a
+//                           time-out and its state kept for the next slice (TopResume)
 //   waves.cpp               parallel roots: the top node's roots in waves on clones of the
 //                           search (root_waves, eval_root)
 //   host.h                  what the search asks of its caller (signals, progress)
@@ -98,6 +100,7 @@ struct Stats {
     i64 root_waves, wave_roots;      // parallel roots: waves of the top node, roots they evaluated
     i64 wave_task_us, wave_span_us;  // their thread CPU time (us), and the sum over waves of the
                                      // busiest thread's (the waves' span on idle cores)
+    i64 top_resumes;                 // top-level root searches resumed from a kept one (TopResume)
 };
 
 class Search {
@@ -201,7 +204,7 @@ class Search {
     };
     double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
     i64 reported_best_ = INF;
-    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0, merged_ = 0;
+    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0, merged_ = 0, resumes_ = 0;
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;

@@ -6,6 +6,7 @@
 // Each component also compiles on its own (tests/core builds them one by one).
 
 #include "search.cpp"
+#include "roots.cpp"
 #include "waves.cpp"
 #include "view.cpp"
 #include "depth2.cpp"
