@@ -289,8 +289,8 @@ def test_tree_hint_and_bad_hint():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lam", [0.005, 0.01, 0.025])
-def test_dpdt_tree_as_hint_keeps_its_value(lam):
+@pytest.mark.parametrize("lam, depth", [(0.025, 3), (0.005, 2), (0.01, 2)])
+def test_dpdt_tree_as_hint_keeps_its_value(lam, depth):
     """A DPDT tree (original features) is mapped by routing: the hint is worth exactly the tree's
     own regularized value (or better, after improve_tree), and the optimum is unchanged."""
     from satdt.heuristics.dpdt import solve_dpdt
@@ -298,11 +298,12 @@ def test_dpdt_tree_as_hint_keeps_its_value(lam):
 
     data = load_dataset("monk3")
     problem = Binarizer("all").problem(data)
-    dpdt = solve_dpdt(data, max_depth=3, cart_depth=5).tree
+    dpdt = solve_dpdt(data, max_depth=depth, cart_depth=5).tree
     value = tree_value(dpdt, data, "regularized", lam=lam)
-    with_tree = solve_regularized(problem, lam=lam, max_depth=3, warm_start=dpdt, num_workers=1, time_limit=120)
-    with_front = solve_regularized(problem, lam=lam, max_depth=3, warm_start="dpdt", num_workers=1, time_limit=120)
-    plain = solve_regularized(problem, lam=lam, max_depth=3, warm_start=None, num_workers=1, time_limit=120)
+    with_tree = solve_regularized(problem, lam=lam, max_depth=depth, warm_start=dpdt, num_workers=1, time_limit=120)
+    with_front = solve_regularized(problem, lam=lam, max_depth=depth, warm_start="dpdt", num_workers=1,
+                                   time_limit=120)
+    plain = solve_regularized(problem, lam=lam, max_depth=depth, warm_start=None, num_workers=1, time_limit=120)
     assert with_tree.stats["hint_objective"] <= value + 1e-12
     assert with_front.stats["hint_objective"] <= with_tree.stats["hint_objective"] + 1e-12
     assert with_tree.status == with_front.status == plain.status == OPTIMAL
