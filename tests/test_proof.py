@@ -17,6 +17,7 @@ from satdt.binarize import Binarizer
 from satdt.cli import main
 from satdt.data import load_dataset, prepare
 from satdt.proof import certify_result, check, write_certificate
+from satdt.proof import lower
 from satdt.proof.check import Invalid, _Costs, opt_small
 from satdt.proof.reference_encoding import encode
 from satdt.proof.witness import find_witness
@@ -253,13 +254,19 @@ def _mutation_round(seeds, tmp_path, reps: int = 4) -> int:
     return count
 
 
-def test_mutated_dp_certificates_are_rejected(tmp_path):
-    assert _mutation_round(range(6), tmp_path) >= 40
+@pytest.mark.parametrize("enum", [False, True])
+def test_mutated_dp_certificates_are_rejected(enum, tmp_path, monkeypatch):
+    if not enum:  # the split, depth2, similar and leaf rules alone (these sets fit the enumeration)
+        monkeypatch.setattr(lower, "ENUM_ROWS", 0)
+    assert _mutation_round(range(6), tmp_path) >= (40 if not enum else 20)
 
 
 @pytest.mark.slow
-def test_over_a_thousand_mutations_are_rejected(tmp_path):
-    assert _mutation_round(range(100, 240), tmp_path, reps=5) >= 1000
+@pytest.mark.parametrize("enum", [False, True])
+def test_over_a_thousand_mutations_are_rejected(enum, tmp_path, monkeypatch):
+    if not enum:
+        monkeypatch.setattr(lower, "ENUM_ROWS", 0)
+    assert _mutation_round(range(100, 240), tmp_path, reps=5) >= (1000 if not enum else 700)
 
 
 def test_mutated_consistent_certificates_are_rejected(tmp_path):

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .check import FORMAT, VERSION, Invalid, check
+from .check import FORMAT, VERSION, Invalid, _uniq, check
 
 __all__ = ["check", "Invalid", "write_certificate", "certify_result", "prepare_directory", "check_proof_data",
            "check_proof_options", "proof_for_cli", "FORMAT", "VERSION"]
@@ -65,8 +65,8 @@ def _data_csv(X: np.ndarray, labels: list[str], names: list[str]) -> str:
     csv.writer(out, lineterminator="\n").writerow(list(names) + ["label"])
     cols = []  # each distinct value's repr once per column (shortest round-trip literal)
     for j in range(X.shape[1]):
-        vals, inv = np.unique(X[:, j], return_inverse=True)
-        cols.append(np.array([repr(float(v)) for v in vals], dtype=object)[inv.reshape(-1)])
+        vals = _uniq(X[:, j])
+        cols.append(np.array([repr(float(v)) for v in vals], dtype=object)[np.searchsorted(vals, X[:, j])])
     csv.writer(out, lineterminator="\n").writerows(zip(*cols, labels))
     return out.getvalue()
 
@@ -144,7 +144,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             q, lc = 1, 0
         allowed = None
         if thresholds != "all":
-            allowed = {int(f): np.unique(np.asarray(ts, float)) for f, ts in thresholds.items()}
+            allowed = {int(f): _uniq(np.asarray(ts, float)) for f, ts in thresholds.items()}
             man["thresholds"] = {str(f): ts.tolist() for f, ts in allowed.items()}
         deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
         prover = Prover(X, y, C, q, lc, allowed, deadline)

@@ -45,6 +45,9 @@ __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 FORMAT, VERSION = "satdt-proof", 1
 BATCH = 4_000_000  # counts the depth-2 enumeration holds at once
 FIRST, SPLIT = 5, 3  # positions of each root feature evaluated first, and per open interval then
+DENSE = 80  # depth <= 2 by plain enumeration when tests^2 x classes <= DENSE^2 (measured faster)
+ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
+_POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte
 
 
 class Invalid(Exception):
@@ -53,6 +56,12 @@ class Invalid(Exception):
 
 def _open(path: str):
     return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
+
+
+def _uniq(a: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of a 1-d array (numpy's ``unique`` imports ``numpy.ma``: 14-60 ms)."""
+    a = np.sort(a)
+    return a[np.append(True, a[1:] != a[:-1])] if a.size else a
 
 
 def read_data(path: str) -> tuple[np.ndarray, list[str]]:
@@ -142,6 +151,37 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
             np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc))
 
 
+def _tests(cst: _Costs, S: np.ndarray, allowed: dict | None, limit: int) -> np.ndarray | None:
+    """The rows of S each test sends left (|S| x tests, bool): every gap of every feature on S, or
+    every allowed threshold in [min, max) of the feature on S; None past ``limit`` tests."""
+    cols = [_uniq(cst.X[S, f]) for f in range(cst.X.shape[1])]
+    if allowed is not None:
+        cols = [np.append(ts[(ts >= v[0]) & (ts < v[-1])], v[-1]) for v, ts in
+                ((v, allowed.get(f, np.empty(0))) for f, v in enumerate(cols))]
+    if sum(v.size - 1 for v in cols) > limit:
+        return None
+    return np.concatenate([cst.X[S, f, None] <= v[None, :-1] for f, v in enumerate(cols)] + [np.empty((S.size, 0), bool)], 1)
+
+
+def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray) -> int:
+    """The optimum over trees of depth <= k (1, 2) on the rows S by plain enumeration of the tests
+    G: class counts of each side of each test, and of the four cells of each pair of tests."""
+    q, lc, Y, G = cst.q, cst.lc, (cst.y[S, None] == np.arange(cst.C)).astype(float), G.astype(float)
+
+    def leaf(cnt):
+        return q * (cnt.sum(-1) - cnt.max(-1)) + lc
+    tot, Lc = Y.sum(0).astype(np.int64), np.rint(G.T @ Y).astype(np.int64)  # (C,), (T, C)
+    if k == 1 or not G.shape[1]:
+        return int(min(leaf(tot), (leaf(Lc) + leaf(tot - Lc)).min(initial=leaf(tot))))
+    T = G.shape[1]  # LL[a, b, c]: rows of class c left of a and of b
+    LL = np.rint((G[:, :, None] * Y[:, None, :]).reshape(S.size, -1).T @ G).astype(np.int64)
+    LL = LL.reshape(T, cst.C, T).transpose(0, 2, 1)
+    RL = Lc[None, :, :] - LL  # right of a, left of b
+    oL = np.minimum(leaf(Lc), (leaf(LL) + leaf(Lc[:, None, :] - LL)).min(1, initial=leaf(tot)))
+    oR = np.minimum(leaf(tot - Lc), (leaf(RL) + leaf((tot - Lc)[:, None, :] - RL)).min(1, initial=leaf(tot)))
+    return int(min(leaf(tot), (oL + oR).min(initial=leaf(tot))))
+
+
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
     """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every
     axis-aligned test (every gap of S) or the ``allowed`` thresholds (a test that does not split S
@@ -153,6 +193,9 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     T = T if target is None else min(T, int(target))
     if k == 0 or S.size == 0:
         return T
+    G = _tests(cst, S, allowed, DENSE)
+    if G is not None and G.shape[1] ** 2 * cst.C <= DENSE ** 2:  # few tests: plain enumeration
+        return min(T, _dense(cst, S, k, G))
     q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
     R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
     fs = np.flatnonzero(u >= 2)
@@ -204,6 +247,40 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     return T
 
 
+def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int | None:
+    """The optimum over trees of depth <= k on the rows S (at most 64: each row set is one uint64
+    bit mask over S), or None past ``ENUM_CAP``: every row set a path of <= k tests reaches (each
+    distinct partition of S by a gap of a feature, or by an allowed threshold, is one test: a test
+    splits a subset as the test of S whose gap holds it), then ``opt_j(B) = min(leaf(B), min over
+    tests t of opt_{j-1}(B & t) + opt_{j-1}(B & ~t))`` from j = 1 up, for the sets <= k - j tests away."""
+    n = S.size
+    if n > 64:
+        return None
+    bit = np.left_shift(np.uint64(1), np.arange(n, dtype=np.uint64))
+    G = _tests(cst, S, allowed, ENUM_CAP)
+    if G is None:
+        return None
+    g = _uniq((G * bit[:, None]).sum(0, dtype=np.uint64))
+    keys = front = np.array([bit.sum(dtype=np.uint64)])
+    dist = np.zeros(1, np.int64)
+    for j in range(1, k + 1):  # the sets first reached by j tests
+        if (keys.size + 2 * front.size) * g.size > ENUM_CAP:
+            return None
+        new, old = _uniq(np.concatenate([(front[:, None] & g).ravel(), (front[:, None] & ~g).ravel()])), np.sort(keys)
+        front = new[old[np.minimum(np.searchsorted(old, new), old.size - 1)] != new]
+        keys, dist = np.concatenate([keys, front]), np.concatenate([dist, np.full(front.size, j)])
+    o = np.argsort(keys)
+    keys, dist = keys[o], dist[o]
+    cnt = np.stack([_POP[(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)).view(np.uint8)].reshape(-1, 8)
+                    .sum(1, dtype=np.int64) for c in range(cst.C)], 1)
+    leaf = cst.q * (cnt.sum(1) - cnt.max(1)) + cst.lc
+    opt, inner = leaf.copy(), np.flatnonzero(dist < k)
+    L, R = np.searchsorted(keys, keys[inner, None] & g), np.searchsorted(keys, keys[inner, None] & ~g)
+    for _ in range(k):  # after j rounds, opt is opt_j on the sets <= k - j tests away
+        opt[inner] = np.minimum(leaf[inner], (opt[L] + opt[R]).min(1, initial=leaf.max()))
+    return int(opt[np.searchsorted(keys, bit.sum(dtype=np.uint64))])
+
+
 def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst: _Costs, allowed=None):
     """(cost, errors, leaves, splits, depth) of the tree on every row."""
     tree = tree.get("root", tree)
@@ -229,7 +306,7 @@ def _tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], cst
 
 def _allowed(man: dict):
     listed = man.get("thresholds", "all")
-    return None if listed == "all" else {int(f): np.unique(np.asarray(ts, float)) for f, ts in listed.items()}
+    return None if listed == "all" else {int(f): _uniq(np.asarray(ts, float)) for f, ts in listed.items()}
 
 
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
@@ -259,6 +336,8 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
 
             if rule == "leaf":
                 ok = b <= cst.leaf_rule(S, k)
+            elif rule == "enum":
+                ok = (e := opt_enum(cst, S, k, allowed)) is not None and b <= e
             elif rule == "depth2":
                 ok = k <= 2 and b <= opt_small(cst, S, k, allowed, b)
             elif rule == "similar":
@@ -268,7 +347,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
                     raise Invalid(f"{where}: above the leaf cost or depth 0")
-                vals = [np.unique(X[S, f]) for f in range(p)]
+                vals = [_uniq(X[S, f]) for f in range(p)]
                 covered = [np.zeros(v.size + 1, dtype=np.int64) for v in vals]  # +1 / -1 at range ends
                 for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
                     if len(e) not in (4, 5):
@@ -294,7 +373,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
                         need = np.arange(1, vals[f].size)
                     else:
                         ts = allowed.get(f, np.empty(0))
-                        need = np.unique(np.searchsorted(vals[f], ts[(ts >= vals[f][0]) & (ts < vals[f][-1])],
+                        need = _uniq(np.searchsorted(vals[f], ts[(ts >= vals[f][0]) & (ts < vals[f][-1])],
                                                          side="right"))
                     miss = need[np.cumsum(covered[f])[need] == 0]
                     if miss.size:

@@ -16,9 +16,11 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import _Costs, opt_small
+from .check import _Costs, opt_enum, opt_small
 
 __all__ = ["Prover"]
+
+ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0: never; at most 64)
 
 
 def _gaps(v: np.ndarray):
@@ -63,8 +65,9 @@ class Prover:
             else:
                 ts = self.allowed.get(f, np.empty(0))
                 ts = ts[(ts >= vals[0]) & (ts < vals[-1])]
-                gaps, first = np.unique(np.searchsorted(vals, ts, side="right"), return_index=True)
-                thr = ts[first]
+                gaps = np.searchsorted(vals, ts, side="right")  # ascending: ts is sorted
+                first = np.append(True, gaps[1:] != gaps[:-1]) if gaps.size else np.zeros(0, bool)
+                gaps, thr = gaps[first], ts[first]
             if gaps.size:
                 out.append((f, gaps, np.asarray(thr, float), S[order], ends))
         return out
@@ -87,6 +90,8 @@ class Prover:
         rule_leaf = cst.leaf_rule(S, k)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
+        elif k >= 3 and S.size <= ENUM_ROWS and (b := opt_enum(cst, S, k, self.allowed)) is not None:
+            cid, exact = self.emit(path, k, b, "enum"), True
         elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
             # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
             b = opt_small(cst, S, k, self.allowed, need if self.root_is_optimum and not path else None)
