@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from .check import FORMAT, VERSION, Invalid, _uniq, check
+from .check import FORMAT, VERSION, Invalid, check
+from .trusted import uniq as _uniq
 
 __all__ = ["check", "Invalid", "write_certificate", "certify_result", "prepare_directory", "check_proof_data",
            "check_proof_options", "proof_for_cli", "FORMAT", "VERSION"]
@@ -148,9 +149,9 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             man["thresholds"] = {str(f): ts.tolist() for f, ts in allowed.items()}
         deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
         prover = Prover(X, y, C, q, lc, allowed, deadline)
-        from .check import _tree_cost
+        from .trusted import tree_cost
 
-        cost, errors, leaves, _, _ = _tree_cost(tree_dict, X, y, classes, prover.cst)
+        cost, errors, leaves, _, _ = tree_cost(tree_dict, X, y, classes, q, lc)
         prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
         if bound < cost:
