@@ -110,7 +110,7 @@ PACKAGE_LAYERS = {
     "heuristics.dpdt": [{"splits", "mdp"}, {"generators", "front"}, {"build"}, {"__init__"}],
     "heuristics.rl": [{"adapttree", "rdt"}, {"__init__"}],
     "heuristics.rl.adapttree": [{"attributes"}, {"learner"}, {"__init__"}],
-    "proof": [{"reference_encoding"}, {"check", "witness"}, {"lower"}, {"__init__"}],
+    "proof": [{"reference_encoding"}, {"trusted"}, {"check", "witness"}, {"lower"}, {"__init__"}],
     "estimators": [{"base"}, {"consistent", "exact", "heuristic"}, {"__init__"}],
     "cli": [{"common", "signals"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
 }
