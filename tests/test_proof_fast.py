@@ -53,7 +53,7 @@ def _instance(seed: int):
     return _Costs(X, y, C, q, lc), S, allowed
 
 
-@pytest.mark.parametrize("batch,dense", [(4_000_000, 80), (4_000_000, 0), (40, 0), (1, 0)])
+@pytest.mark.parametrize("batch,dense", [(4_000_000, 200), (4_000_000, 0), (40, 0), (1, 0)])
 def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, monkeypatch):
     monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
     monkeypatch.setattr(CHECK, "DENSE", dense)  # 0: the branch and bound, never the plain enumeration
@@ -79,7 +79,7 @@ def test_opt_small_matches_the_brute_force_regularized(seed):
         assert opt_small(cst, np.arange(22), k) == round(obj * 22 * lam.denominator)
 
 
-@pytest.mark.parametrize("dense", [80, 0])
+@pytest.mark.parametrize("dense", [200, 0])
 def test_opt_small_has_no_int32_overflow_for_large_lam_denominators(dense, monkeypatch):
     monkeypatch.setattr(CHECK, "DENSE", dense)
     rng = np.random.default_rng(0)

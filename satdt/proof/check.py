@@ -32,7 +32,7 @@ __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 BATCH = 4_000_000  # counts the depth-2 enumeration holds at once
 FIRST, SPLIT = 5, 3  # positions of each root feature evaluated first, and per open interval then
-DENSE = 80  # depth <= 2 by plain enumeration when tests^2 x classes <= DENSE^2 (measured faster)
+DENSE = 200  # depth <= 2 by plain enumeration when tests^2 x classes <= DENSE^2 (measured faster)
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte
 
@@ -124,20 +124,22 @@ def _tests(cst: _Costs, S: np.ndarray, allowed: dict | None, limit: int) -> np.n
 def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray) -> int:
     """The optimum over trees of depth <= k (1, 2) on the rows S by plain enumeration of the tests
     G: class counts of each side of each test, and of the four cells of each pair of tests."""
-    q, lc, Y, G = cst.q, cst.lc, (cst.y[S, None] == np.arange(cst.C)).astype(float), G.astype(float)
+    q, lc, Y, G = cst.q, cst.lc, (cst.y[S] == np.arange(cst.C)[:, None]).astype(float), G.astype(float)
 
-    def leaf(cnt):
-        return q * (cnt.sum(-1) - cnt.max(-1)) + lc
-    tot, Lc = Y.sum(0).astype(np.int64), np.rint(G.T @ Y).astype(np.int64)  # (C,), (T, C)
+    def leaf(cnt):  # classes on axis 0
+        return q * (cnt.sum(0) - cnt.max(0)) + lc
+    tot, Lc = Y.sum(1).astype(np.int64), np.rint(Y @ G).astype(np.int64)  # (C,), (C, T)
+    top, Rc = leaf(tot), tot[:, None] - Lc
     if k == 1 or not G.shape[1]:
-        return int(min(leaf(tot), (leaf(Lc) + leaf(tot - Lc)).min(initial=leaf(tot))))
-    T = G.shape[1]  # LL[a, b, c]: rows of class c left of a and of b
-    LL = np.rint((G[:, :, None] * Y[:, None, :]).reshape(S.size, -1).T @ G).astype(np.int64)
-    LL = LL.reshape(T, cst.C, T).transpose(0, 2, 1)
-    RL = Lc[None, :, :] - LL  # right of a, left of b
-    oL = np.minimum(leaf(Lc), (leaf(LL) + leaf(Lc[:, None, :] - LL)).min(1, initial=leaf(tot)))
-    oR = np.minimum(leaf(tot - Lc), (leaf(RL) + leaf((tot - Lc)[:, None, :] - RL)).min(1, initial=leaf(tot)))
-    return int(min(leaf(tot), (oL + oR).min(initial=leaf(tot))))
+        return int(min(top, (leaf(Lc) + leaf(Rc)).min(initial=top)))
+    T = G.shape[1]  # LL[c, a, b]: rows of class c left of a and of b; RL: right of a, left of b
+    A, step = (Y[:, None, :] * G.T[None]).reshape(-1, S.size), max(1, 200_000 // (S.size * T))
+    LL = np.concatenate([A[i:i + step] @ G for i in range(0, A.shape[0], step)])  # products small
+    LL = np.rint(LL).astype(np.int64).reshape(-1, T, T)  # enough for one BLAS thread: faster, shared
+    RL = Lc[:, None, :] - LL
+    oL = np.minimum(leaf(Lc), (leaf(LL) + leaf(Lc[:, :, None] - LL)).min(1, initial=top))
+    oR = np.minimum(leaf(Rc), (leaf(RL) + leaf(Rc[:, :, None] - RL)).min(1, initial=top))
+    return int(min(top, (oL + oR).min(initial=top)))
 
 
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:

@@ -124,7 +124,7 @@ class Prover:
             return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
-            if len(feats) >= 8 and S.size * int(off[-1]) <= 2_000_000:  # many features: all at once
+            if S.size * int(off[-1]) <= 2_000_000:  # every candidate at once (one product)
                 if not goes:
                     goes.append(np.concatenate([cst.X[S, F[0], None] <= F[2] for F in feats], 1).astype(np.float32))
                 inside = np.zeros(cst.n, dtype=np.float32)
