@@ -133,10 +133,9 @@ def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray) -> int:
     if k == 1 or not G.shape[1]:
         return int(min(top, (leaf(Lc) + leaf(Rc)).min(initial=top)))
     T = G.shape[1]  # LL[c, a, b]: rows of class c left of a and of b; RL: right of a, left of b
-    A, step = (Y[:, None, :] * G.T[None]).reshape(-1, S.size), max(1, 200_000 // (S.size * T))
-    LL = np.concatenate([A[i:i + step] @ G for i in range(0, A.shape[0], step)])  # products small
-    LL = np.rint(LL).astype(np.int64).reshape(-1, T, T)  # enough for one BLAS thread: faster, shared
-    RL = Lc[:, None, :] - LL
+    A, step = (Y[:, None, :] * G.T[None]).reshape(-1, S.size), max(1, 200_000 // (S.size * T))  # products
+    LL = np.rint(np.concatenate([A[i:i + step] @ G for i in range(0, A.shape[0], step)])).astype(np.int64)
+    LL, RL = LL.reshape(-1, T, T), Lc[:, None, :] - LL.reshape(-1, T, T)  # of one BLAS thread: faster
     oL = np.minimum(leaf(Lc), (leaf(LL) + leaf(Lc[:, :, None] - LL)).min(1, initial=top))
     oR = np.minimum(leaf(Rc), (leaf(RL) + leaf(Rc[:, :, None] - RL)).min(1, initial=top))
     return int(min(top, (oL + oR).min(initial=top)))
