@@ -16,7 +16,8 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import _Costs, opt_enum, opt_small
+from .check import ENUM_CAP, _Costs, opt_enum, opt_small
+from .trusted import uniq
 
 __all__ = ["Prover"]
 
@@ -72,6 +73,15 @@ class Prover:
                 out.append((f, gaps, np.asarray(thr, float), S[order], ends))
         return out
 
+    def _enum_may_fit(self, S: np.ndarray, k: int) -> bool:
+        """Whether the enumeration rule may fit its cap on S at depth k: its row sets are at most the
+        boxes (an interval per feature) and at most ``(2 tests + 1)^k`` (a filter: no hopeless tries)."""
+        if S.size > ENUM_ROWS:
+            return False
+        u = np.array([uniq(self.cst.X[S, f]).size for f in range(self.cst.X.shape[1])], dtype=float)
+        tests = (u - 1).sum()
+        return min(np.prod(u * (u + 1) / 2) + 1, (2 * tests + 1) ** k) * tests <= 4 * ENUM_CAP
+
     # ------------------------------------------------------------------ the search
     def prove(self, S: np.ndarray, path: list, k: int, need: int) -> tuple[int, int]:
         """A claim on the rows S at depth k with bound >= min(need, opt); (id, bound)."""
@@ -90,7 +100,7 @@ class Prover:
         rule_leaf = cst.leaf_rule(S, k)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
-        elif k >= 3 and S.size <= ENUM_ROWS and (b := opt_enum(cst, S, k, self.allowed)) is not None:
+        elif k >= 3 and self._enum_may_fit(S, k) and (b := opt_enum(cst, S, k, self.allowed)) is not None:
             cid, exact = self.emit(path, k, b, "enum"), True
         elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
             # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
