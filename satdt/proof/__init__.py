@@ -57,7 +57,7 @@ def prepare_directory(directory: str | os.PathLike) -> str:
 
 
 def _write_gz(path: str, text: str) -> None:
-    with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as fh:
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=1) as fh:  # (level 6: 3x slower, 0.75x size)
         fh.write(text)
 
 
@@ -68,7 +68,12 @@ def _data_csv(X: np.ndarray, labels: list[str], names: list[str]) -> str:
     for j in range(X.shape[1]):
         vals = _uniq(X[:, j])
         cols.append(np.array([repr(float(v)) for v in vals], dtype=object)[np.searchsorted(vals, X[:, j])])
-    csv.writer(out, lineterminator="\n").writerows(zip(*cols, labels))
+    quoted = {}  # each distinct label as the csv module writes it (quoted when it needs to be)
+    for v in set(labels):
+        csv.writer(cell := io.StringIO(), lineterminator="").writerow([v])
+        quoted[v] = cell.getvalue()
+    cols.append(np.array([quoted[v] for v in labels], dtype=object))
+    out.write("".join(",".join(r) + "\n" for r in np.stack(cols, 1).tolist()))  # (1.4x csv's writerows)
     return out.getvalue()
 
 
