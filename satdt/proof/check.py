@@ -30,8 +30,8 @@ from .trusted import uniq as _uniq
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
-BATCH = 4_000_000  # counts the depth-2 enumeration holds at once
-FIRST, SPLIT = 5, 3  # positions of each root feature evaluated first, and per open interval then
+BATCH = 500_000  # counts the depth-2 branch and bound holds at once (in cache: 1.5x faster than 4M)
+FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
 DENSE = 200  # depth <= 2 by plain enumeration when tests^2 x classes <= DENSE^2 (measured faster)
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte
