@@ -237,6 +237,7 @@ def test_opt_enum_on_64_rows_and_its_limits(monkeypatch):
     for k in (0, 1, 2):
         assert opt_enum(cst, S, k) == opt_small(cst, S, k)
     assert opt_enum(cst, np.arange(65), 1) is None  # more rows than bits
+    assert opt_enum(cst, S[:9], 10 ** 9) == opt_enum(cst, S[:9], 9)  # depth past |S|: no endless loop
     monkeypatch.setattr(CHECK, "ENUM_CAP", 50)
     assert opt_enum(cst, S, 2) is None  # past the cap: the checker does not enumerate
 

@@ -214,8 +214,8 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     tests t of opt_{j-1}(B & t) + opt_{j-1}(B & ~t))`` from j = 1 up, for the sets <= k - j tests away."""
     if S.size > 64 or S.size == 0 or k == 0:
         return None if S.size > 64 else cst.leaf(S)
-    bit = np.left_shift(np.uint64(1), np.arange(S.size, dtype=np.uint64))
-    G = _tests(cst, S, allowed, ENUM_CAP)
+    bit, k = np.left_shift(np.uint64(1), np.arange(S.size, dtype=np.uint64)), min(k, S.size)  # (a path
+    G = _tests(cst, S, allowed, ENUM_CAP)  # of more useful tests than |S| - 1 cannot exist)
     if G is None:
         return None
     g = _uniq((G * bit[:, None]).sum(0, dtype=np.uint64))
