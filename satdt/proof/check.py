@@ -61,21 +61,23 @@ class _Costs:
         return int(S.size), int(h[0]), int(h[1])
 
 
-def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
+def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
     """Each row's block per feature (0 .. u - 1 over the non-empty blocks of S cut by every gap, or
-    by the ``allowed`` thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature,
-    and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on any
-    subset of S: moving a threshold across such a run moves rows of one class c from right to left;
-    each side's errors (its size minus its largest class count) are then a minimum of a constant
-    and a linear function of the rows moved: concave, so least at an end of the run, still a gap."""
-    V, p, C, y = cst.X[S], cst.X.shape[1], cst.C, cst.y[S]
+    by the ``allowed`` thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature."""
+    V, p = cst.X[S], cst.X.shape[1]
     if allowed is not None:
         V = np.stack([np.searchsorted(allowed.get(f, np.empty(0)), V[:, f]) for f in range(p)], 1)
-    o = np.argsort(V, axis=0, kind="stable")
+    o, R = np.argsort(V, axis=0, kind="stable"), np.empty(V.shape, dtype=np.int64)
     Vs = np.take_along_axis(V, o, 0)
-    R = np.empty(V.shape, dtype=np.int64)
     np.put_along_axis(R, o, np.cumsum(np.concatenate([np.zeros((1, p), bool), Vs[1:] != Vs[:-1]]), 0), 0)
-    u = R.max(0) + 1
+    return R, R.max(0) + 1
+
+
+def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
+    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1
+    subtrees on any subset of S: across such a run each side's errors (its size minus its largest
+    class count) are concave in the rows of one class moved, so least at an end of the run, a gap."""
+    (R, u), p, C, y = _blocks(cst, S, allowed), cst.X.shape[1], cst.C, cst.y[S]
     U, fp = int(u.max()), np.arange(p)
     cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
     lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
@@ -110,15 +112,13 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
 
 
 def _tests(cst: _Costs, S: np.ndarray, allowed: dict | None, limit: int) -> np.ndarray | None:
-    """The rows of S each test sends left (|S| x tests, bool): every gap of every feature on S, or
-    every allowed threshold in [min, max) of the feature on S; None past ``limit`` tests."""
-    cols = [_uniq(cst.X[S, f]) for f in range(cst.X.shape[1])]
-    if allowed is not None:
-        cols = [np.append(ts[(ts >= v[0]) & (ts < v[-1])], v[-1]) for v, ts in
-                ((v, allowed.get(f, np.empty(0))) for f, v in enumerate(cols))]
-    if sum(v.size - 1 for v in cols) > limit:
+    """The rows of S each test sends left (|S| x tests, bool), a test per gap of each feature's
+    blocks (every distinct way a gap or an allowed threshold splits S); None past ``limit`` tests."""
+    R, u = _blocks(cst, S, allowed)
+    if (u - 1).sum() > limit:
         return None
-    return np.concatenate([cst.X[S, f, None] <= v[None, :-1] for f, v in enumerate(cols)] + [np.empty((S.size, 0), bool)], 1)
+    f = np.repeat(np.arange(u.size), u - 1)
+    return R[:, f] < np.arange(1, f.size + 1) - np.repeat(np.cumsum(u - 1) - (u - 1), u - 1)
 
 
 def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray) -> int:
