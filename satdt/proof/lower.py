@@ -6,7 +6,10 @@ prunes with: :meth:`Prover.prove` returns a claim whose bound is at least ``min(
 (exact when below ``need``). It writes only claims the checker's rules verify, each with the
 tightest bound its rule gives (so raising any bound makes the certificate invalid). Similarity
 bounds (MurTree section 4.6) are propagated from every solved child to the children of every
-other test of the node, as in :mod:`satdt.solvers.dp.reference`.
+other test of the node, as in :mod:`satdt.solvers.dp.reference`. A set of at most ``ENUM_ROWS``
+rows at depth >= 3 gets one ``enum`` claim (its optimum, computed by the checker's own
+:func:`~satdt.proof.check.opt_enum`) when that fits the checker's cap: the whole DAG of a DT_depth /
+DT_size certificate over its witness rows is then one claim.
 """
 
 from __future__ import annotations
