@@ -215,7 +215,9 @@ def main() -> None:
     cells = QUICK if a.quick else CELLS
     if a.questions:
         cells = [c for c in cells if c[1] in a.questions.split(",")]
+    start, load0 = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()
     rows = run(cells, a.cap)
+    load1 = os.getloadavg()
     if a.merge and (RESULTS / "proof.csv").exists():
         def key(r):
             return (r["dataset"], r["question"], str(r.get("depth") or ""), str(r.get("route") or ""))
@@ -234,9 +236,11 @@ def main() -> None:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows(rows)
+    command = " ".join(["benchmarks/bench_proof.py"] + [v for v in __import__("sys").argv[1:]])
+    loads = "/".join(f"{v:.1f}" for v in load0) + " at the start, " + "/".join(f"{v:.1f}" for v in load1) + " at the end"
     (RESULTS / "proof.md").write_text("# Certificates: produce and check vs the plain solve\n\n"
-                                      f"`benchmarks/bench_proof.py --cap {a.cap:g}` ({os.cpu_count()} cores, "
-                                      "shared machine).\n\n" + table(rows))
+                                      f"`.venv/bin/python {command}` ({start}; {os.cpu_count()} cores, shared "
+                                      f"machine; load average 1/5/15 min {loads}).\n\n" + table(rows))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ import pytest
 from satdt import bruteforce
 from satdt.binarize import Binarizer
 from satdt.data import prepare
-from satdt.proof import certify_result, check
-from satdt.proof.check import Invalid, _Costs, opt_small
+from satdt.proof import certify_result, check, lower
+from satdt.proof.check import Invalid, _Costs, opt_enum, opt_small
 from satdt.solvers.dp import solve_max_accuracy_dp
 
 CHECK = sys.modules["satdt.proof.check"]
@@ -53,9 +53,10 @@ def _instance(seed: int):
     return _Costs(X, y, C, q, lc), S, allowed
 
 
-@pytest.mark.parametrize("batch", [4_000_000, 40, 1])
-def test_opt_small_with_a_target_matches_plain_recursion(batch, monkeypatch):
+@pytest.mark.parametrize("batch,dense", [(4_000_000, 200), (4_000_000, 0), (40, 0), (1, 0)])
+def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, monkeypatch):
     monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
+    monkeypatch.setattr(CHECK, "DENSE", dense)  # 0: the branch and bound, never the plain enumeration
     for seed in range(60 if batch > 1 else 25):
         cst, S, allowed = _instance(seed)
         for k in (0, 1, 2):
@@ -78,7 +79,9 @@ def test_opt_small_matches_the_brute_force_regularized(seed):
         assert opt_small(cst, np.arange(22), k) == round(obj * 22 * lam.denominator)
 
 
-def test_opt_small_has_no_int32_overflow_for_large_lam_denominators():
+@pytest.mark.parametrize("dense", [200, 0])
+def test_opt_small_has_no_int32_overflow_for_large_lam_denominators(dense, monkeypatch):
+    monkeypatch.setattr(CHECK, "DENSE", dense)
     rng = np.random.default_rng(0)
     X, y = rng.integers(0, 6, size=(40, 2)).astype(float), rng.integers(0, 2, size=40)
     S, q = np.arange(40), 3_000_000_000  # q * errors passes 2^31: the counts are widened first
@@ -147,7 +150,8 @@ def _range_mutants(claims: list[dict], X: np.ndarray, rng: np.random.Generator):
     yield "raise the split's bound", [dict(c, bound=c["bound"] + 1) if k == i else c for k, c in enumerate(claims)]
 
 
-def test_range_entries_are_produced_accepted_and_their_mutations_rejected(tmp_path):
+def test_range_entries_are_produced_accepted_and_their_mutations_rejected(tmp_path, monkeypatch):
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (these sets fit the enumeration rule)
     rng = np.random.default_rng(0)
     ranges = mutants = 0
     for seed in range(6):
@@ -167,7 +171,8 @@ def test_range_entries_are_produced_accepted_and_their_mutations_rejected(tmp_pa
 
 
 @pytest.mark.slow
-def test_hundreds_of_range_mutations_are_rejected(tmp_path):
+def test_hundreds_of_range_mutations_are_rejected(tmp_path, monkeypatch):
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)
     rng = np.random.default_rng(1)
     count = 0
     for seed in range(100, 140):
@@ -213,3 +218,53 @@ def test_consistent_dag_on_the_witness_rows_and_its_manifest_mutations(tmp_path)
                     check(bad)
                 count += 1
     assert count == 32
+
+
+# ---------------------------------------------------------------- the enumeration rule (<= 64 rows)
+def test_opt_enum_matches_plain_recursion():
+    for seed in range(30):
+        cst, S, allowed = _instance(seed)
+        S = S[:11]
+        for k in range(4):
+            assert opt_enum(cst, S, k, allowed) == _naive(cst, S, k, allowed), (seed, k)
+
+
+def test_opt_enum_on_64_rows_and_its_limits(monkeypatch):
+    rng = np.random.default_rng(5)
+    X, y = rng.integers(0, 4, size=(70, 3)).astype(float), rng.integers(0, 3, size=70)
+    cst = _Costs(X, y, 3, 2, 3)
+    S = np.arange(64)  # the last row is bit 63
+    for k in (0, 1, 2):
+        assert opt_enum(cst, S, k) == opt_small(cst, S, k)
+    assert opt_enum(cst, np.arange(65), 1) is None  # more rows than bits
+    assert opt_enum(cst, S[:9], 10 ** 9) == opt_enum(cst, S[:9], 9)  # depth past |S|: no endless loop
+    monkeypatch.setattr(CHECK, "ENUM_CAP", 50)
+    assert opt_enum(cst, S, 2) is None  # past the cap: the checker does not enumerate
+
+
+def _enum_cert(tmp: Path):
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 5, size=(90, 3)).astype(float)
+    y = ((X[:, 0] > 1) ^ (X[:, 1] > 2) ^ (rng.random(90) < 0.1)).astype(int)
+    data = prepare(X, y)
+    d = _cert(data, 4, tmp)
+    claims = _claims(d)
+    return d, data, claims, [i for i, c in enumerate(claims) if c["rule"] == "enum"]
+
+
+def test_enum_claims_are_produced_accepted_and_their_mutations_rejected(tmp_path, monkeypatch):
+    d, data, claims, enums = _enum_cert(tmp_path)
+    assert enums and claims[-1]["rule"] == "split" and "optimal" in check(d)
+    edit = lambda i, **kw: [dict(c, **kw) if k == i else c for k, c in enumerate(claims)]  # noqa: E731
+    for i in enums:
+        c = claims[i]
+        assert _rejected(d, tmp_path, edit(i, bound=c["bound"] + 1)), "raise an enum bound"
+        assert _rejected(d, tmp_path, edit(i, depth=c["depth"] - 1)), "lower its depth below the split's need"
+        if c["depth"] > 2:
+            assert _rejected(d, tmp_path, edit(i, rule="depth2")), "depth2 above depth 2"
+        assert _rejected(d, tmp_path, edit(i, path=[])), "on every row (> 64)"
+    root = claims[-1]  # the root as one enumeration over all 90 rows: refused (more than 64 rows)
+    assert _rejected(d, tmp_path, claims[:-1] + [{k: v for k, v in root.items() if k != "tests"} | {"rule": "enum"}])
+    monkeypatch.setattr(CHECK, "ENUM_CAP", 10)  # a checker with a smaller cap refuses to enumerate
+    with pytest.raises(Invalid, match="enum"):
+        check(d)

@@ -111,7 +111,7 @@ PACKAGE_LAYERS = {
     "heuristics.rl": [{"adapttree", "rdt"}, {"__init__"}],
     "heuristics.rl.adapttree": [{"attributes"}, {"learner"}, {"__init__"}],
     "binarize": [{"columns"}, {"thresholds", "redundant", "problem"}, {"binarizer"}, {"__init__"}],
-    "proof": [{"reference_encoding"}, {"check", "witness"}, {"lower"}, {"__init__"}],
+    "proof": [{"reference_encoding"}, {"trusted"}, {"check", "witness"}, {"lower"}, {"__init__"}],
     "estimators": [{"base"}, {"consistent", "exact", "heuristic"}, {"__init__"}],
     "cli": [{"common", "signals", "plans"}, {"parser", "solve", "verify", "bench", "select"}, {"__init__"}, {"__main__"}],
 }

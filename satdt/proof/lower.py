@@ -6,7 +6,10 @@ prunes with: :meth:`Prover.prove` returns a claim whose bound is at least ``min(
 (exact when below ``need``). It writes only claims the checker's rules verify, each with the
 tightest bound its rule gives (so raising any bound makes the certificate invalid). Similarity
 bounds (MurTree section 4.6) are propagated from every solved child to the children of every
-other test of the node, as in :mod:`satdt.solvers.dp.reference`.
+other test of the node, as in :mod:`satdt.solvers.dp.reference`. A set of at most ``ENUM_ROWS``
+rows at depth >= 3 gets one ``enum`` claim (its optimum, computed by the checker's own
+:func:`~satdt.proof.check.opt_enum`) when that fits the checker's cap: the whole DAG of a DT_depth /
+DT_size certificate over its witness rows is then one claim.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import _Costs, opt_small
+from .check import ENUM_CAP, _Costs, opt_enum, opt_small
+from .trusted import uniq
 
 __all__ = ["Prover"]
+
+ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0: never; at most 64)
 
 
 def _gaps(v: np.ndarray):
@@ -63,11 +69,21 @@ class Prover:
             else:
                 ts = self.allowed.get(f, np.empty(0))
                 ts = ts[(ts >= vals[0]) & (ts < vals[-1])]
-                gaps, first = np.unique(np.searchsorted(vals, ts, side="right"), return_index=True)
-                thr = ts[first]
+                gaps = np.searchsorted(vals, ts, side="right")  # ascending: ts is sorted
+                first = np.append(True, gaps[1:] != gaps[:-1]) if gaps.size else np.zeros(0, bool)
+                gaps, thr = gaps[first], ts[first]
             if gaps.size:
                 out.append((f, gaps, np.asarray(thr, float), S[order], ends))
         return out
+
+    def _enum_may_fit(self, S: np.ndarray, k: int) -> bool:
+        """Whether the enumeration rule may fit its cap on S at depth k: its row sets are at most the
+        boxes (an interval per feature) and at most ``(2 tests + 1)^k`` (a filter: no hopeless tries)."""
+        if S.size > ENUM_ROWS:
+            return False
+        u = np.array([uniq(self.cst.X[S, f]).size for f in range(self.cst.X.shape[1])], dtype=float)
+        tests = (u - 1).sum()
+        return min(np.prod(u * (u + 1) / 2) + 1, (2 * tests + 1) ** k) * tests <= 4 * ENUM_CAP
 
     # ------------------------------------------------------------------ the search
     def prove(self, S: np.ndarray, path: list, k: int, need: int) -> tuple[int, int]:
@@ -87,6 +103,8 @@ class Prover:
         rule_leaf = cst.leaf_rule(S, k)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
+        elif k >= 3 and self._enum_may_fit(S, k) and (b := opt_enum(cst, S, k, self.allowed)) is not None:
+            cid, exact = self.emit(path, k, b, "enum"), True
         elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
             # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
             b = opt_small(cst, S, k, self.allowed, need if self.root_is_optimum and not path else None)
@@ -119,7 +137,7 @@ class Prover:
             return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
-            if len(feats) >= 8 and S.size * int(off[-1]) <= 2_000_000:  # many features: all at once
+            if S.size * int(off[-1]) <= 2_000_000:  # every candidate at once (one product)
                 if not goes:
                     goes.append(np.concatenate([cst.X[S, F[0], None] <= F[2] for F in feats], 1).astype(np.float32))
                 inside = np.zeros(cst.n, dtype=np.float32)
