@@ -346,6 +346,7 @@ def test_internal_error_is_one_line_exit_1(capsys, monkeypatch):
     assert code == 1 and "Traceback" in err and err.rstrip().splitlines()[-1].startswith("satdt: error: internal")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ["--method", "sat-size", "--max-depth", "45"],   # was: lam=Fraction(...) needs integers above 2**53
     ["--method", "sat-size", "--max-depth", "56"],   # was: a 339-line pybind11 TypeError

@@ -55,6 +55,7 @@ def _build(out: Path) -> Path:
     return exe
 
 
+@pytest.mark.slow  # builds the C++ program (~15-30 s)
 @pytest.mark.skipif(COMPILER is None, reason="no C++ compiler (c++, g++ or clang++) on PATH: "
                                               "tests/core/test_core.cpp cannot be built")
 def test_core_without_python(tmp_path):

@@ -62,8 +62,9 @@ def _sized_problem(seed, rows, features, highs, n_classes):
 # 60 instances x depths 2 and 3 x three depth-two paths x n_jobs 1, 2, 3: the optimum of one
 # thread and (the first 30) of brute force; at depth 2 (kernels on the threads) the tree of one
 # thread, at depth 3 (the top node's roots in waves) the same tree and the same search nodes on a
-# second run (seeds >= 20 slow; the serial search against brute force on 600 more: tests/test_dp.py)
-@pytest.mark.parametrize("block", [b if b < 2 else pytest.param(b, marks=slow) for b in range(6)])
+# second run (the serial search against brute force on 600 more: tests/test_dp.py)
+@slow
+@pytest.mark.parametrize("block", range(6))
 def test_threads_equal_serial_and_bruteforce(block):
     runs_on_threads = waves = 0
     for seed in range(10 * block, 10 * block + 10):
@@ -175,6 +176,7 @@ def test_root_waves_exact(seed):
                 assert res.stats["nodes"] == serial.stats["nodes"]
 
 
+@slow
 def test_root_waves_deterministic_under_contention():
     """1,500 rows, depth 3, two and three threads: three runs each give one tree, one node count,
     one number of waves (nothing depends on which thread ran a root, or when)."""

@@ -564,7 +564,8 @@ def _wide_run(path, method, limit):
     return proc, time.perf_counter() - t0
 
 
-@pytest.mark.parametrize("method, depth", [("dp", 3), pytest.param("sat-depth", None, marks=pytest.mark.slow),
+@pytest.mark.parametrize("method, depth", [pytest.param("dp", 3, marks=pytest.mark.slow),
+                                           pytest.param("sat-depth", None, marks=pytest.mark.slow),
                                            pytest.param("maxsat", 3, marks=pytest.mark.slow),
                                            pytest.param("cpsat", 5, marks=pytest.mark.slow)])
 def test_wide_data_returns_at_least_carts_tree_within_the_limit(tmp_path, method, depth):
@@ -613,6 +614,7 @@ def test_box_count_of_wide_data_is_inf_without_a_warning():
         assert box_count(chains) == float("inf") and box_work(chains) == float("inf")
 
 
+@pytest.mark.slow
 def test_dp_estimator_on_wide_data_keeps_its_limit(tmp_path):
     """Item 1: DPTreeClassifier(max_depth=2, time_limit=5).fit on 200 x 2,500 floats returned
     after 29 s at 5.3 GB. Now the DP's entry applies the resource model: quantile thresholds,

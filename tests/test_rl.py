@@ -117,6 +117,7 @@ def _categorical_data(seed=0, n=90):
     return X, y
 
 
+@pytest.mark.slow
 def test_multiway_split_of_a_categorical_feature():
     """ID3's multiway split: one test by the 3-valued colour (a chain of 2 binary == tests)."""
     X, y = _categorical_data()

@@ -262,6 +262,7 @@ def _sat_with_all_rows(problem, depth: int, **options) -> bool:
         backend.close()
 
 
+@pytest.mark.slow
 def test_canonical_split_clauses_match_bruteforce():
     """The canonical-split clauses (DT_depth's default) keep every optimum: on 200 random
     problems with ordered thresholds (up to 6 values a feature, so many implied column pairs),
@@ -341,6 +342,7 @@ def test_loading_stops_at_the_deadline():
 
 
 # ------------------------------------------------------------------ subtree repair
+@pytest.mark.slow
 def test_subtree_repair_matches_bruteforce(monkeypatch):
     """Subtree repair tried after every SAT call (not only slow ones): the optima are unchanged,
     every tree classifies every row, and some searches are closed by a repaired tree."""
