@@ -83,7 +83,7 @@ def _sliced_solve(search, problem, depth: int, n_jobs: int, seed: int):
     """The complete search cut into slices as the anytime schedule cuts it, with the restricted
     search and row-subset solves in between: (final outcome, best cost, slices)."""
     rng = np.random.default_rng(seed)
-    ub, best = BIG, None
+    ub, best, done = BIG, None, 0
     for k in range(5000):
         # 64-tick slices first (time_cap 0: the core stops at its first clock check, a
         # deterministic cut), then growing caps, so that the loop ends on any machine
@@ -96,6 +96,9 @@ def _sliced_solve(search, problem, depth: int, n_jobs: int, seed: int):
             best = out.cost if best is None else min(best, out.cost)
         if out.finished:
             return out, best, k + 1
+        # the kept search's progress: the roots evaluated only grow over the slices
+        assert out.roots is not None and out.roots[0] >= done and out.roots[1] >= 0
+        done = out.roots[0]
         if out.cost is not None:
             ub = min(ub, out.cost)
         if k % 7 == 3:  # the other phases between slices: they leave the kept root search valid

@@ -8,7 +8,9 @@ the incumbent better, and feed the complete search the tighter upper bound they 
 0. **The greedy tree's last splits re-solved exactly** (local improvement, below, with subtrees of
    depth one: milliseconds): CART chose them by Gini, not for the fewest errors.
 1. **The complete search first**, for a slice of the time (``FIRST_SLICE`` of the limit, at least
-   0.25 s): every cell it proves within the slice costs nothing extra.
+   0.25 s): every cell it proves within the slice costs nothing extra. It gets up to
+   ``NEARLY_DONE_SLICES`` more slices while it is nearly done (it has evaluated more top-level
+   roots than are left that could beat the incumbent).
 2. **The restricted search** (``width = w``): at every node of depth >= 3 only the tests of CART's
    tree of depth ``w`` grown on the node's rows are tried (the candidate tests of DPDT [9]), and
    every node of depth <= 2 is solved exactly (the depth-two solvers of the complete search). It is
@@ -62,6 +64,7 @@ __all__ = ["anytime_search", "AnytimeOutcome", "FIRST_SLICE", "LOCAL_DEPTH", "WI
 
 FIRST_SLICE = 0.1     # share of the time limit the complete search gets before any heuristic phase
 MIN_SLICE = 0.25      # seconds: the shortest complete slice
+NEARLY_DONE_SLICES = 2  # first slices more for a complete search that is nearly done
 LOCAL_DEPTH = 3       # local improvement re-solves subtrees of at most this depth exactly
 # candidate tests per node of the restricted search, round after round (about x1.45 each: the
 # search's cost grows about as width ** (depth - 2))
@@ -103,6 +106,13 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     slice_s = max(MIN_SLICE, FIRST_SLICE * left)
     if state.complete(slice_s):
         return state.outcome()
+    # nearly done: the roots it evaluated outnumber those left that could beat the incumbent; it
+    # goes on (at most NEARLY_DONE_SLICES more slices) rather than pay for a heuristic round
+    for _ in range(NEARLY_DONE_SLICES):
+        if not state.nearly_done() or deadline.expired():
+            break
+        if state.complete(slice_s):
+            return state.outcome()
     widths = iter(WIDTHS)
     width = next(widths)
     cap = max(MIN_SLICE, slice_s / 2)
@@ -161,6 +171,7 @@ class _State:
         self.reporter, self.to_objective = reporter, to_objective
         self.bound: float | None = None
         self.proven = False
+        self.roots: tuple[int, int] | None = None  # the complete search's (done, live) top-level roots
         self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
                       "local_solves": 0, "local_improvements": 0}
 
@@ -192,10 +203,16 @@ class _State:
         if out.finished:
             self.proven = True
             return True
+        self.roots = out.roots
         if out.bound is not None:
             low = min(out.bound, self.cost)
             self.bound = low if self.bound is None else max(self.bound, low)
         return False
+
+    def nearly_done(self) -> bool:
+        """Whether the complete search's last slice left fewer top-level roots that could beat the
+        incumbent than it has evaluated."""
+        return self.roots is not None and 0 < self.roots[0] and self.roots[1] <= self.roots[0]
 
     def restricted(self, width: int, cap: float) -> tuple[bool, bool]:
         """The restricted search of that width (see the module docstring), for at most ``cap`` s:

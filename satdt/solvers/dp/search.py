@@ -64,13 +64,16 @@ class SearchOutcome:
     columns (cost ``cost``) when the optimum is below the upper bound given, else None and
     ``bound`` is a lower bound ``>=`` that upper bound. Not finished (time limit): ``node`` /
     ``cost`` the best top-level tree found so far (or None), ``bound`` a proven lower bound
-    (None when the search proved nothing).
+    (None when the search proved nothing); ``roots``: the whole problem's complete search only,
+    its top-level roots evaluated so far (over the slices) and those still open that could beat
+    the incumbent (None otherwise).
     """
 
     finished: bool
     cost: float | None = None
     node: Node | None = None
     bound: float | None = None
+    roots: tuple[int, int] | None = None
 
 
 def _n_leaves(node: Node) -> int:
@@ -340,5 +343,6 @@ class CoreSearch(SearchBase):
             return SearchOutcome(False)
         node = None if out["top_tree"] is None else self._tree(out["top_tree"])
         # the restricted search proves no bound (its roots are a subset of the tests)
+        roots = (int(out["top_done"]), int(out["top_live"])) if out["top_done"] >= 0 else None
         return SearchOutcome(False, float(out["top_best"]) if node is not None else None, node,
-                             float(out["top_bound"]) if width == 0 else None)
+                             float(out["top_bound"]) if width == 0 else None, roots)

@@ -120,6 +120,8 @@ py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::ob
         out["top_best"] = res.top_best;
         out["top_tree"] = res.has_top_tree ? tree_tuple(res.top_tree) : py::object(py::none());
         out["top_bound"] = res.top_bound;
+        out["top_done"] = res.top_done;
+        out["top_live"] = res.top_live;
     }
     return out;
 }

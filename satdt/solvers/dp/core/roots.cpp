@@ -125,6 +125,13 @@ void Search::keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vec
     r.tree = inc.root >= 0 ? top_tree_ : NONE;
     r.left = inc.left;
     r.right = inc.right;
+    top_done_ = top_live_ = 0;
+    for (size_t j = 0; j < open.size(); ++j) {
+        if (!open[j])
+            ++top_done_;
+        else if (lbL[j] + lbR[j] < inc.bound)
+            ++top_live_;
+    }
 }
 
 // the kept top-level root search, when solve() left it valid (same depth, an upper bound no

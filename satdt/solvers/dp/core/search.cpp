@@ -153,6 +153,7 @@ SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, dou
     top_best_ = INF;
     top_tree_ = NONE;
     top_lb_ = 0;
+    top_done_ = top_live_ = -1;
     SolveOutcome out;
     Sub res;
     stoppable(out, [&] { res = solve_node(root_, all, depth, ub, nullptr, nullptr, true); });
@@ -167,6 +168,8 @@ SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, dou
         out.has_top_tree = top_tree_ != NONE;
         if (out.has_top_tree) out.top_tree = export_tree(top_tree_);
         out.top_bound = top_lb_;
+        out.top_done = top_done_;
+        out.top_live = top_live_;
     }
     return out;
 }

@@ -84,6 +84,9 @@ struct SolveOutcome {
     bool has_top_tree = false;
     TreeArrays top_tree;
     i64 top_bound = 0;
+    // the whole problem's complete search cut by its time cap (TopResume): its top-level roots
+    // evaluated so far, and those still open that could beat the incumbent (-1: not kept)
+    i64 top_done = -1, top_live = -1;
 };
 
 struct GreedyOutcome {
@@ -225,6 +228,7 @@ class Search {
     };
     TopResume resume_;
     bool resumable_ = false;  // this solve() is the whole problem's complete search
+    i64 top_done_ = -1, top_live_ = -1;  // the kept search's roots (SolveOutcome::top_done, top_live)
     void keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
                   const std::vector<char>& open, const Incumbent& inc);
     bool resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
