@@ -77,7 +77,8 @@ def _within(work: Callable[[], Any], seconds: float | None) -> Any:
 
 
 def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: str = "gini",
-                     random_state: int = 0, deadline: Deadline | None = None) -> Tree | None:
+                     random_state: int = 0, deadline: Deadline | None = None,
+                     original: bool = False) -> Tree | None:
     """A CART tree (scikit-learn) over the binary columns, for warm starts and upper bounds.
 
     Fitted on the distinct rows, each class of a row weighted by its count; leaves get their
@@ -88,7 +89,8 @@ def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: s
     With a ``deadline`` that has a limit, the fit (and scikit-learn's import, the first time)
     gets at most :data:`TIME_SHARE` of the time left: on the binary columns if
     :func:`cart_seconds` fits that share, else on the original features if that fits, else none;
-    a fit still running when the share is spent is abandoned.
+    a fit still running when the share is spent is abandoned. ``original``: on the original
+    features whatever the size (scikit-learn's own tree of the data, the comparator users run).
 
     Returns
     -------
@@ -98,7 +100,7 @@ def cart_binary_tree(problem: BinaryProblem, max_depth: int | None, criterion: s
     left = None if deadline is None else deadline.remaining()
     budget = None if left is None else TIME_SHARE * left
     n_original = problem.data.X.shape[1]
-    on_original = problem.n_distinct * problem.n_binary > CART_MAX_CELLS
+    on_original = original or problem.n_distinct * problem.n_binary > CART_MAX_CELLS
     if budget is not None and not on_original \
             and cart_seconds(problem.n_distinct, problem.n_binary, max_depth) > budget:
         on_original = True  # degrade: the original features are far fewer cells

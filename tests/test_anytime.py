@@ -239,3 +239,36 @@ def test_an_interrupt_stops_the_schedule_with_its_best_tree():
     assert res.status == "FEASIBLE" and res.objective <= greedy
     data = problem.data
     assert int((res.tree.predict_index(data.X) != data.y).sum()) == res.objective
+
+
+@pytest.mark.parametrize("seed", [72, 89, 211, 225])  # of 300 random problems, those where CART's tree
+def test_scikit_learn_carts_tree_is_taken_when_the_schedule_found_worse(seed, monkeypatch):  # beats the greedy
+    """Under a time limit scikit-learn's CART tree (fitted beside the search) is the answer when
+    the schedule ends with more errors: here the schedule is replaced by one that keeps the
+    compiled greedy's tree, which breaks Gini ties another way and has one error more."""
+    import threading
+    import time
+
+    from sklearn.tree import DecisionTreeClassifier
+
+    from satdt.solvers.dp import accuracy
+    from satdt.solvers.dp.anytime import AnytimeOutcome
+
+    problem = random_problem(seed, n_rows=60, n_features=4, n_classes=3, binary=False, max_value=8)
+    data = problem.data
+    cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(data.X, data.y, sample_weight=data.weight)
+    cart_errors = int((cart.predict(data.X) != data.y).sum())
+
+    def greedy_only(search, d, node, cost, source, *args, **kwargs):
+        end = time.perf_counter() + 10  # the CART thread's fit (scikit-learn is imported already)
+        while any(t.name == "satdt-sklearn-cart" for t in threading.enumerate()) and time.perf_counter() < end:
+            time.sleep(0.01)
+        return AnytimeOutcome(node, cost, False, None, source, {})
+
+    monkeypatch.setattr(accuracy, "anytime_search", greedy_only)
+    res = solve_max_accuracy_dp(problem, max_depth=3, time_limit=30)
+    greedy = new_search(problem, Deadline(None), None).greedy(np.arange(problem.n_distinct), 3)[0]
+    assert cart_errors < greedy
+    assert res.stats["tree_source"] == "cart" and res.status == "FEASIBLE"
+    assert res.objective == cart_errors == int((res.tree.predict_index(data.X) != data.y).sum())
+    assert res.tree.depth() <= 3

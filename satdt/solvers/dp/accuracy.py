@@ -29,6 +29,7 @@ from .anytime import anytime_search
 from .chains import Chains
 from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchOutcome, SearchTimeout, resolve_n_jobs
 
+
 __all__ = ["solve_dp", "solve_max_accuracy_dp", "solve_regularized_dp", "new_search", "DEFAULT_PAIR_OPS",
            "ENGINES"]
 
@@ -79,6 +80,40 @@ def _incumbent(search: SearchBase, problem: BinaryProblem, S: np.ndarray, d: int
         except SearchTimeout:
             pass
     return Tree(root=search.leaf(S), classes=problem.classes), "leaf"
+
+
+class _SklearnCart:
+    """scikit-learn's CART tree of depth ``d`` (``random_state=0``, on the original features)
+    mapped onto the binary columns by routing, fitted in a daemon thread beside the search under
+    a time limit and taken at the end when it has fewer errors: the compiled greedy breaks ties
+    between equal-Gini tests its own way, so its tree (and on a short limit the schedule's) may
+    have a few errors more than the CART tree users compare with. The thread holds the GIL only
+    for scikit-learn's import (~0.4-2 s on this machine) and the mapping; the search does not
+    wait for it. Not on data with missing values (their rows' routing is the search's choice)."""
+
+    def __init__(self, problem: BinaryProblem, d: int):
+        import threading
+
+        self._out: list[Tree] = []
+        X = None if problem.data is None else problem.data.X
+        if d < 1 or problem.n_binary == 0 or X is None or (X.dtype.kind == "f" and np.isnan(X).any()):
+            return
+
+        def fit() -> None:
+            from ...warmstart import cart_binary_tree
+
+            try:
+                tree = cart_binary_tree(problem, d, original=True)
+            except Exception:  # noqa: BLE001 - a comparator's failure must not sink the search
+                return
+            if tree is not None:
+                self._out.append(tree)
+
+        threading.Thread(target=fit, name="satdt-sklearn-cart", daemon=True).start()
+
+    def tree(self) -> Tree | None:
+        """The mapped tree if the fit has finished, else None (never waits)."""
+        return self._out[0] if self._out else None
 
 
 def _validate(problem: BinaryProblem, max_depth: int, upper_bound: int | None, pair_ops: float) -> None:
@@ -239,6 +274,8 @@ def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost 
         given = search.binary_cost(start_tree)
         if given < inc_cost:
             inc_tree, inc_cost, source = start_tree, given, "given"
+    # under a time limit: scikit-learn's CART tree, fitted beside the search, taken if better
+    cart = _SklearnCart(problem, d) if upper_bound is None and deadline.remaining() is not None else None
     reporter.emit("incumbent", incumbent=cost.to_objective(inc_cost), message=source)
     bound = floor
     proven = False
@@ -267,6 +304,9 @@ def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost 
         if found.bound is not None:
             bound = max(bound, found.bound)
         anytime_stats = found.stats
+    if cart is not None and not proven and (cart_tree := cart.tree()) is not None \
+            and (cart_cost := search.binary_cost(cart_tree)) < inc_cost:
+        inc_tree, inc_cost, source = cart_tree, cart_cost, "cart"
     tree, errors = _finalize(problem, inc_tree, search.binary_errors)
     leaves = tree.n_leaves
     value = cost.value(errors, leaves)
