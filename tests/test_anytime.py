@@ -110,7 +110,7 @@ def _sliced_solve(search, problem, depth: int, n_jobs: int, seed: int):
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-@pytest.mark.parametrize("seed", [s if s < 11 else pytest.param(s, marks=slow) for s in range(40)])
+@pytest.mark.parametrize("seed", [s if s < 11 else pytest.param(s, marks=slow) for s in range(24)])
 def test_complete_search_resumed_across_slices_is_exact(seed, n_jobs):
     """The complete search keeps its top-level root search when a time cap stops it and resumes
     it in the next slice (the roots' bounds, the roots evaluated, its incumbent): cut into slices

@@ -231,7 +231,7 @@ def _core_search(problem, pairing, n_jobs=1, pair_ops=0.0):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("block", range(8))
+@pytest.mark.parametrize("block", range(6))
 def test_core_missing_pairs_match_brute_force_reference_and_threads(block):
     from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
 
