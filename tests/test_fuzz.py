@@ -263,9 +263,9 @@ def test_fuzz_fast_subset():
 
 @pytest.mark.slow
 def test_fuzz_full():
-    """24 cases, wide and tall shapes among them, limits up to 10 s (~1 min on 2 cores; the
+    """16 cases, wide and tall shapes among them, limits up to 10 s (~40 s on 2 cores; the
     2,000-run campaign is `make fuzz`)."""
-    _check(fuzz(range(1000, 1024), big=True))
+    _check(fuzz(range(1000, 1016), big=True))
 
 
 if __name__ == "__main__":
