@@ -87,14 +87,25 @@ class _SklearnCart:
     mapped onto the binary columns by routing, fitted in a daemon thread beside the search under
     a time limit and taken at the end when it has fewer errors: the compiled greedy breaks ties
     between equal-Gini tests its own way, so its tree (and on a short limit the schedule's) may
-    have a few errors more than the CART tree users compare with. The thread holds the GIL only
-    for scikit-learn's import (~0.4-2 s on this machine) and the mapping; the search does not
-    wait for it. Not on data with missing values (their rows' routing is the search's choice)."""
+    have a few errors more than the CART tree users compare with. :meth:`start` is called once the
+    complete search's first slice has not proven the optimum (cells proven in it never import
+    scikit-learn: ~0.5-2 s of CPU and ~60 MB). The thread holds the GIL only for scikit-learn's
+    import and the mapping; the search does not wait for it. Not on data with missing values
+    (their rows' routing is the search's choice)."""
 
     def __init__(self, problem: BinaryProblem, d: int):
+        self._problem, self._d = problem, d
+        self._out: list[Tree] = []
+        self._started = False
+
+    def start(self) -> None:
+        """Fit in a daemon thread (once; nothing when the data does not allow it)."""
         import threading
 
-        self._out: list[Tree] = []
+        problem, d = self._problem, self._d
+        if self._started:
+            return
+        self._started = True
         X = None if problem.data is None else problem.data.X
         if d < 1 or problem.n_binary == 0 or X is None or (X.dtype.kind == "f" and np.isnan(X).any()):
             return
@@ -274,7 +285,8 @@ def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost 
         given = search.binary_cost(start_tree)
         if given < inc_cost:
             inc_tree, inc_cost, source = start_tree, given, "given"
-    # under a time limit: scikit-learn's CART tree, fitted beside the search, taken if better
+    # under a time limit: scikit-learn's CART tree, fitted beside the search once its first slice
+    # has not proven the optimum (anytime_search's hook), taken at the end if better
     cart = _SklearnCart(problem, d) if upper_bound is None and deadline.remaining() is not None else None
     reporter.emit("incumbent", incumbent=cost.to_objective(inc_cost), message=source)
     bound = floor
@@ -298,7 +310,8 @@ def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost 
             break
         ub = inc_cost  # the given upper bound was not achievable: search again without it
     if upper_bound is None:  # the anytime schedule (anytime.py): the complete search and heuristics
-        found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter, cost.to_objective)
+        found = anytime_search(search, d, inc_tree.root, inc_cost, source, reporter, cost.to_objective,
+                               unproven=None if cart is None else cart.start)
         inc_tree, inc_cost, source, proven = Tree(root=found.node, classes=problem.classes), found.cost, \
             found.source, found.proven
         if found.bound is not None:

@@ -86,9 +86,11 @@ class AnytimeOutcome:
 
 def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: str,
                    reporter: ProgressReporter | None = None,
-                   to_objective: Callable[[float], float] = float) -> AnytimeOutcome:
+                   to_objective: Callable[[float], float] = float,
+                   unproven: Callable[[], None] | None = None) -> AnytimeOutcome:
     """Improve the incumbent ``node`` (cost ``cost``) of depth <= ``d`` until the search's deadline,
-    proving it optimal if the complete search finishes (see the module docstring).
+    proving it optimal if the complete search finishes (see the module docstring). ``unproven`` is
+    called once the first slice (and its extensions) ended without a proof.
 
     Without a deadline, or with the numpy reference search, this is the complete search alone.
     """
@@ -113,6 +115,8 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
             break
         if state.complete(slice_s):
             return state.outcome()
+    if unproven is not None:
+        unproven()
     widths = iter(WIDTHS)
     width = next(widths)
     cap = max(MIN_SLICE, slice_s / 2)
