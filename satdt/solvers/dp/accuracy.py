@@ -29,6 +29,9 @@ from .anytime import anytime_search
 from .chains import Chains
 from .search import CORE_PAIR_OPS, CoreSearch, SearchBase, SearchOutcome, SearchTimeout, resolve_n_jobs
 
+#: seconds left below which :class:`_SklearnCart` does not import scikit-learn (its import holds
+#: the GIL for up to ~2 s on this machine: the search's answer at the limit would wait for it)
+CART_IMPORT_SECONDS = 5.0
 
 __all__ = ["solve_dp", "solve_max_accuracy_dp", "solve_regularized_dp", "new_search", "DEFAULT_PAIR_OPS",
            "ENGINES"]
@@ -89,12 +92,14 @@ class _SklearnCart:
     between equal-Gini tests its own way, so its tree (and on a short limit the schedule's) may
     have a few errors more than the CART tree users compare with. :meth:`start` is called once the
     complete search's first slice has not proven the optimum (cells proven in it never import
-    scikit-learn: ~0.5-2 s of CPU and ~60 MB). The thread holds the GIL only for scikit-learn's
-    import and the mapping; the search does not wait for it. Not on data with missing values
-    (their rows' routing is the search's choice)."""
+    scikit-learn: ~0.5-2 s of CPU and ~60 MB). The search does not wait for it, but scikit-learn's
+    import holds the GIL for long stretches (its compiled modules' loading): it starts only with
+    :data:`CART_IMPORT_SECONDS` left, so that the import cannot delay the answer at the limit
+    (with scikit-learn already imported, the fit alone, at any time left). Not on data with
+    missing values (their rows' routing is the search's choice)."""
 
-    def __init__(self, problem: BinaryProblem, d: int):
-        self._problem, self._d = problem, d
+    def __init__(self, problem: BinaryProblem, d: int, deadline: Deadline):
+        self._problem, self._d, self._deadline = problem, d, deadline
         self._out: list[Tree] = []
         self._started = False
 
@@ -102,10 +107,15 @@ class _SklearnCart:
         """Fit in a daemon thread (once; nothing when the data does not allow it)."""
         import threading
 
+        import sys
+
         problem, d = self._problem, self._d
         if self._started:
             return
         self._started = True
+        left = self._deadline.remaining()
+        if "sklearn.tree" not in sys.modules and (left is None or left < CART_IMPORT_SECONDS):
+            return
         X = None if problem.data is None else problem.data.X
         if d < 1 or problem.n_binary == 0 or X is None or (X.dtype.kind == "f" and np.isnan(X).any()):
             return
@@ -287,7 +297,7 @@ def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost 
             inc_tree, inc_cost, source = start_tree, given, "given"
     # under a time limit: scikit-learn's CART tree, fitted beside the search once its first slice
     # has not proven the optimum (anytime_search's hook), taken at the end if better
-    cart = _SklearnCart(problem, d) if upper_bound is None and deadline.remaining() is not None else None
+    cart = _SklearnCart(problem, d, deadline) if upper_bound is None and deadline.remaining() is not None else None
     reporter.emit("incumbent", incumbent=cost.to_objective(inc_cost), message=source)
     bound = floor
     proven = False

@@ -137,12 +137,12 @@ void Search::keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vec
 // the kept top-level root search, when solve() left it valid (same depth, an upper bound no
 // looser): its roots' bounds (never below the fresh ones: both are proven), the roots still open
 // and its incumbent root, under the new upper bound. Used once: a finished search leaves nothing.
-bool Search::resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
+void Search::resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
                         Incumbent& inc) {
     TopResume& r = resume_;
     const bool ok = r.valid && r.depth == d && r.lbL.size() == lbL.size() && ub <= r.ub;
     r.valid = false;
-    if (!ok) return false;
+    if (!ok) return;
     for (size_t j = 0; j < lbL.size(); ++j) {
         lbL[j] = std::max(lbL[j], r.lbL[j]);
         lbR[j] = std::max(lbR[j], r.lbR[j]);
@@ -158,7 +158,6 @@ bool Search::resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& 
         top_tree_ = r.tree;
     }
     inc.bound = std::min(ub, inc.best);
-    return true;
 }
 
 }  // namespace satdt_dp

@@ -120,8 +120,7 @@ SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, dou
                            const std::vector<int>* rows, const std::vector<int>* roots) {
     if (width < 0) throw std::invalid_argument("width must be >= 0");
     top_roots_.clear();
-    resumable_ = rows == nullptr && width == 0 && roots == nullptr;
-    if (resumable_ && (resume_.depth != depth || ub > resume_.ub)) resume_.valid = false;  // other calls keep it
+    resumable_ = rows == nullptr && width == 0 && roots == nullptr;  // other calls keep resume_
     if (roots != nullptr) {
         if (depth < 3 || width != 0) throw std::invalid_argument("roots needs depth >= 3 and width 0");
         top_roots_.assign(B_, 0);

@@ -231,7 +231,7 @@ class Search {
     i64 top_done_ = -1, top_live_ = -1;  // the kept search's roots (SolveOutcome::top_done, top_live)
     void keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
                   const std::vector<char>& open, const Incumbent& inc);
-    bool resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
+    void resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
                     Incumbent& inc);
     std::vector<i64> scratch_h_;
     std::vector<int> scratch_occ_;
