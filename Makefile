@@ -29,11 +29,12 @@ demo: setup
 	$(BIN)/satdt solve compas --method dp --max-depth 6 --time-limit 10 --progress
 
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
 
-# the edit loop: everything but the tests marked slow, on two processes (pytest-xdist; about 2
-# minutes on 2 cores). `make test` (CI) runs the whole suite in one process, as the timing tests
-# (limits, signals, the fuzzer) expect
+# the edit loop: everything but the tests marked slow (under 2 minutes on 2 cores). Both targets
+# run on two processes (pytest-xdist): the whole suite takes about 6.5 minutes that way against
+# 11-12 in one process; the timing tests (limits, signals, the fuzzer) assert on the engines' own
+# runtime with the documented tolerance, so they hold with the second process beside them
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow" -n 2
 

@@ -177,6 +177,39 @@ def test_every_phase_of_the_schedule_keeps_exactness(seed, lam, monkeypatch):
         assert errors / data.n_rows + lam * res.tree.n_leaves == pytest.approx(res.objective)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_bound_within_the_gap_leaves_the_time_to_the_complete_search(seed, monkeypatch):
+    """When a cut slice leaves its proven bound within NEARLY_DONE_GAP of the incumbent, no
+    heuristic round runs (it could gain at most the gap): the complete search goes on and proves
+    the brute-force optimum. The first slice is cut here by hand, its bound set just inside the
+    gap; a bound just outside it lets the restricted search run."""
+    from satdt.solvers.dp import anytime
+
+    problem = _instance(400 + seed)
+    depth = 3
+    ref = bruteforce.min_errors(problem, depth)[0]
+    runs = {}
+    for inside in (True, False):
+        calls = {"complete": 0}
+        original = anytime._State.complete
+
+        def complete(self, cap, inside=inside, calls=calls, original=original):
+            calls["complete"] += 1
+            if calls["complete"] == 1:  # the first slice: cut, with a bound near the incumbent
+                self.stats["complete_slices"] += 1
+                gap = anytime.NEARLY_DONE_GAP * self.cost
+                self.bound = self.cost - (0.5 * gap if inside else 2 * gap + 1)
+                return False
+            return original(self, cap)
+
+        monkeypatch.setattr(anytime._State, "complete", complete)
+        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=30)
+        monkeypatch.setattr(anytime._State, "complete", original)
+        assert res.status == "OPTIMAL" and res.objective == ref == res.bound
+        runs[inside] = res.stats["anytime"]["restricted_runs"]
+    assert runs[True] == 0 and runs[False] >= 1
+
+
 def test_local_improvement_replaces_a_subtree_by_its_optimum():
     problem = _instance(7)
     search = new_search(problem, Deadline(None), None)
