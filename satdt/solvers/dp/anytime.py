@@ -24,6 +24,13 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    and replaced when a better one exists. Its answers are exact, so they stay in the exact memo,
    where the complete search finds them again. At depth <= 3 the subtree is the whole tree: when
    that solve finishes, it is the complete search's proof (the incumbent is optimal).
+   **Threshold shifts** (depth > ``LOCAL_DEPTH``, at least half of each round while the
+   incumbent has shifts left to try): at every node of the incumbent whose subtree has depth
+   ``LOCAL_DEPTH + 1``, the tests of the same threshold chain within ``SHIFT_WINDOW`` thresholds
+   of its own are tried with exact subtrees of depth ``LOCAL_DEPTH`` below (the complete search
+   restricted to those roots, on the node's rows). Local improvement keeps every test above the
+   subtrees it re-solves; this moves them. On raisin depth 4 it finds the optimum (59, the
+   root's threshold 26 places from the incumbent's) that the complete search meets last.
 4. **The complete search again**, resumed with the incumbent as upper bound for twice the time
    the heuristic round took: its top-level root search continues where the last slice stopped
    it (the roots' bounds, the roots already evaluated and the best root are kept in the core,
@@ -70,6 +77,7 @@ MIN_SLICE = 0.25      # seconds: the shortest complete slice
 NEARLY_DONE_SLICES = 2  # first slices more for a complete search that is nearly done
 NEARLY_DONE_GAP = 0.01  # the gap (incumbent - proven bound) / incumbent under which it is nearly done
 LOCAL_DEPTH = 3       # local improvement re-solves subtrees of at most this depth exactly
+SHIFT_WINDOW = 32     # thresholds on each side of a test that the threshold shift tries
 # candidate tests per node of the restricted search, round after round (about x1.45 each: the
 # search's cost grows about as width ** (depth - 2))
 WIDTHS = (1, 2, 3, 5, 7, 10, 15, 22, 31, 46, 68, 100)
@@ -127,18 +135,21 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     exhausted = False  # the widest restricted search finished: the complete search takes the rest
     first_tree = False  # a restricted search has finished (its tree is in hand)
     while not deadline.expired():
-        if exhausted or state.close():
+        shifting = d > LOCAL_DEPTH and not state.shift_done  # the incumbent's shifts still to try
+        if state.close() or (exhausted and not shifting):
             state.complete(deadline.remaining())
             break
         # a heuristic round of at most `cap` seconds: restricted searches of growing width, each
-        # followed by local improvement of the tree it found
+        # followed by local improvement of the tree it found, then (depth > LOCAL_DEPTH) the
+        # threshold shifts of the incumbent's upper tests, with at least half the round
         start = deadline.elapsed()
         gained = cut = False
-        while not deadline.expired():
+        restricted_cap = cap / 2 if shifting else cap
+        while not exhausted and not deadline.expired():
             used = deadline.elapsed() - start
-            if used >= cap:
+            if used >= restricted_cap:
                 break
-            finished, improved = state.restricted(width, cap - used)
+            finished, improved = state.restricted(width, restricted_cap - used)
             if improved:
                 gained = True
                 state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)), depth=LOCAL_DEPTH if d > LOCAL_DEPTH else d - 1)
@@ -153,14 +164,20 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
                 exhausted = True
                 break
             width = wider
+        shift_cut = False
+        if shifting and not deadline.expired():
+            before = state.cost
+            shift_cut = not state.shift(max(MIN_SLICE, cap - (deadline.elapsed() - start), cap / 2))
+            gained = gained or state.cost < before
         if deadline.expired():
             break
         # the complete search gets twice the round's time (about 2/3 of the time after the first
         # slice), four times when the round found nothing better (about 4/5: the heuristics stall
         # where the complete search is about to prove the optimum), the round's time while the
-        # first restricted search is cut before its end (its first tree has not had its chance yet;
-        # a wider one cut without a better tree is a stall: it resumes next round, memo kept)
-        waiting = cut and not gained and not first_tree
+        # first restricted search, or the shifts of the incumbent, are cut before their end (their
+        # first tree has not had its chance yet; a wider restricted search cut without a better
+        # tree is a stall: it resumes next round, memo kept)
+        waiting = (cut and not gained and not first_tree) or shift_cut
         share = 1 if waiting else 2 if gained else 4
         if state.complete(max(MIN_SLICE, share * (deadline.elapsed() - start))):
             break
@@ -180,8 +197,11 @@ class _State:
         self.bound: float | None = None
         self.proven = False
         self.roots: tuple[int, int] | None = None  # the complete search's (done, live) top-level roots
+        self.shift_window = SHIFT_WINDOW  # of the threshold shifts; doubled when all were tried
+        self.shift_done = False  # every test of every chain tried at every shift node of the incumbent
         self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
-                      "local_solves": 0, "local_improvements": 0}
+                      "local_solves": 0, "local_improvements": 0, "shift_solves": 0,
+                      "shift_improvements": 0}
 
     def outcome(self) -> AnytimeOutcome:
         bound = self.cost if self.proven else self.bound
@@ -198,6 +218,7 @@ class _State:
     def _adopt(self, node: Node, cost: float, source: str) -> None:
         if cost < self.cost:
             self.node, self.cost, self.source = node, float(cost), source
+            self.shift_window, self.shift_done = SHIFT_WINDOW, False
             if self.reporter is not None:
                 self.reporter.emit("incumbent", incumbent=self.to_objective(self.cost), message=source)
 
@@ -281,6 +302,72 @@ class _State:
                 self.proven = True  # this was the complete search, with the incumbent's cost as bound
         if changed:
             self._adopt(root, search.tree_cost(root), "local")
+
+    def shift(self, cap: float, window: int | None = None) -> bool:
+        """Move the tests of the incumbent's nodes of depth budget ``LOCAL_DEPTH + 1`` along their
+        threshold chain: at each such node (left to right), the tests of the same chain within
+        ``window`` thresholds of its own are tried as its test with *exact* subtrees below (the
+        complete search with ``roots``), on the rows that reach it, for at most ``cap`` seconds in
+        all. Local improvement re-solves whole subtrees of depth <= ``LOCAL_DEPTH`` but keeps the
+        tests above them; a nearby threshold with exact children is where a better tree most often
+        is (raisin depth 4: the optimum, 59, splits the root 26 thresholds from the incumbent's,
+        60, on the same feature, while the complete search meets that root last, its lower bound
+        being close to the optimum). True when every node's shifts were solved to the end.
+
+        ``window`` (default ``shift_window``): when the shifts of that window were all solved and
+        none was better, the next call doubles it; once it spans every chain, the next call tries
+        every test (the node's subtree re-solved exactly) and then ``shift_done`` is set. A new
+        incumbent starts again from ``SHIFT_WINDOW``."""
+        search, ch = self.search, self.search.ch
+        default = window is None
+        window = self.shift_window if default else window
+        whole = window >= len(ch.chain)  # every test of the node: its subtree solved exactly
+        stop = search.deadline.elapsed() + cap
+        todo = []  # (budget, path, rows, window columns)
+
+        def collect(node: Node, rows: np.ndarray, level: int, path: tuple) -> None:
+            budget = self.d - level
+            if node.is_leaf or len(rows) == 0 or budget <= LOCAL_DEPTH:
+                return
+            if budget > LOCAL_DEPTH + 1:  # above: exact children of depth > LOCAL_DEPTH cost too much
+                right = search.goes_right_binary(rows, node.feature)
+                collect(node.left, rows[~right], level + 1, path + (0,))
+                collect(node.right, rows[right], level + 1, path + (1,))
+                return
+            g = ch.column_of[int(node.feature)]
+            lo, hi = max(0, g - window), min(len(ch.chain), g + window + 1)
+            cols = np.arange(lo, hi, dtype=np.int64)
+            if not whole:
+                cols = cols[ch.chain[lo:hi] == ch.chain[g]]
+            if len(cols) > 1:
+                todo.append((budget, path, rows, cols))
+
+        collect(self.node, np.arange(search.counts.shape[0], dtype=np.int64), 0, ())
+        root = copy.deepcopy(self.node)
+        changed, complete = False, True
+        for budget, path, rows, cols in todo:
+            left = stop - search.deadline.elapsed()
+            if left <= 0 or search.deadline.expired():
+                complete = False
+                break
+            sub = _at(root, path)
+            sub_cost = search.subtree_cost(sub, rows)
+            self.stats["shift_solves"] += 1
+            out = search.run(budget, sub_cost, rows=None if not path else rows, roots=cols, time_cap=left)
+            complete = complete and out.finished
+            if out.node is not None and out.cost is not None and out.cost < sub_cost:
+                root = _replace(root, path, out.node)
+                changed = True
+                self.stats["shift_improvements"] += 1
+        if changed:
+            self._adopt(root, search.tree_cost(root), "shift")
+        elif complete and default:
+            if whole:
+                self.shift_done = True
+            else:  # the next window; past the longest chain, every test
+                longest = int(np.bincount(ch.chain).max()) if len(ch.chain) else 0
+                self.shift_window = len(ch.chain) if 2 * window >= longest else 2 * window
+        return complete
 
 
 def _at(node: Node, path: tuple) -> Node:
