@@ -212,35 +212,48 @@ def test_a_bound_within_the_gap_leaves_the_time_to_the_complete_search(seed, mon
 
 @pytest.mark.parametrize("seed", [s if s < 8 else pytest.param(s, marks=slow) for s in range(30)])
 def test_threshold_shift_finds_the_best_nearby_test_with_exact_subtrees(seed):
-    """The threshold shift (depth 4: the root's test moved along its chain, exact depth-3
-    children) gives the best tree among those whose root is a test of the incumbent root's
-    chain within the window: computed here by solving both children of every such root exactly
-    (row-subset solves, themselves checked against brute force above); the tree is re-scored."""
+    """The threshold shift moves the test of every node of depth budget LOCAL_DEPTH + 1 along its
+    chain, with exact subtrees below: at depth 4 the root, at depth 5 the root's two children (on
+    their rows). Each such subtree becomes the best among the tests of its chain within the
+    window (computed here by solving both children of every such test exactly, by row-subset
+    solves, themselves checked against brute force above); the tree is re-scored."""
     from satdt.solvers.dp.anytime import LOCAL_DEPTH, _State
 
     problem = random_problem(500 + seed, n_rows=30 + seed % 25, n_features=2 + seed % 3,
                              n_classes=2 + seed % 2, binary=False, max_value=7 + seed % 5)
-    depth = LOCAL_DEPTH + 1
+    depth = LOCAL_DEPTH + 1 + seed % 2
     search = new_search(problem, Deadline(None), None)
     S = np.arange(problem.n_distinct)
     cost, node = search.greedy(S, depth)
-    if node.is_leaf:
-        pytest.skip("greedy tree is a leaf: nothing to shift")
     window = 1 + seed % 4
     ch = search.ch
-    g = ch.column_of[int(node.feature)]
-    best = cost
-    for h in range(max(0, g - window), min(len(ch.chain), g + window + 1)):
-        if ch.chain[h] != ch.chain[g]:
-            continue
-        right = search.goes_right_binary(S, int(ch.orig[h]))
-        total = 0.0
-        for rows in (S[~right], S[right]):
-            total += search.run(depth - 1, BIG, rows=rows).cost if rows.size else 0.0
-        best = min(best, total)
+
+    def best_shift(sub, rows: np.ndarray) -> float:
+        """min(the subtree's cost, every test of its chain within the window with exact children)"""
+        best = search.subtree_cost(sub, rows)
+        if sub.is_leaf:
+            return best
+        g = ch.column_of[int(sub.feature)]
+        for h in range(max(0, g - window), min(len(ch.chain), g + window + 1)):
+            if ch.chain[h] != ch.chain[g]:
+                continue
+            right = search.goes_right_binary(rows, int(ch.orig[h]))
+            total = 0.0
+            for part in (rows[~right], rows[right]):
+                total += search.run(LOCAL_DEPTH, BIG, rows=part).cost if part.size else 0.0
+            best = min(best, total)
+        return best
+
+    if node.is_leaf:
+        expected = cost
+    elif depth == LOCAL_DEPTH + 1:
+        expected = best_shift(node, S)
+    else:
+        right = search.goes_right_binary(S, node.feature)
+        expected = best_shift(node.left, S[~right]) + best_shift(node.right, S[right])
     state = _State(search, depth, node, cost, "greedy", None, float)
     assert state.shift(cap=60, window=window)
-    assert state.cost == best
+    assert state.cost == expected <= cost
     assert search.tree_cost(state.node) == state.cost
     assert search.binary_errors(Tree(root=state.node, classes=problem.classes)) == state.cost
 
