@@ -1,13 +1,15 @@
 """Certificates of optimality that an independent checker verifies (:mod:`satdt.proof.check`).
 
-A certificate is a directory (format ``satdt-proof``, version 1; see ``FORMAT.md`` beside this
+A certificate is a directory (format ``satdt-proof``, version 2; see ``FORMAT.md`` beside this
 file):
 
 =====================  ======================================================================
 ``manifest.json``      format, version, kind (``dp`` or ``consistent``), objective, depth
                        bound, ``lam`` (``"p/q"``), thresholds (``"all"`` or a list per feature),
-                       classes, value, the file names, the witness rows, producer figures
-``data.csv.gz``        the rows: header, float features, the label last
+                       the categorical columns, classes, value, the file names, the witness
+                       rows, producer figures
+``data.csv.gz``        the rows: header, float features (category strings in categorical
+                       columns), the label last
 ``tree.json``          the tree (upper bound), as :meth:`satdt.tree.Tree.to_dict`
 ``claims.jsonl.gz``    ``dp``: the lower-bound DAG, one claim a line, the root last
 ``witness.cnf.gz``     ``consistent``: the reference encoding of the witness rows (DIMACS)
