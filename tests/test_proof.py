@@ -72,7 +72,7 @@ def test_checker_imports_only_numpy_stdlib_drup_and_the_reference_encoding():
     # ~400 lines (the rules); the file reading (categorical columns too), the tests' parsing, the
     # tree's cost and the DRUP route in trusted.py
     assert len((PROOF / "check.py").read_text().splitlines()) <= 410
-    assert len((PROOF / "trusted.py").read_text().splitlines()) <= 215
+    assert len((PROOF / "trusted.py").read_text().splitlines()) <= 220
 
 
 # ---------------------------------------------------------------- the checker's own computations

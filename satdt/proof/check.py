@@ -27,14 +27,13 @@ from fractions import Fraction
 import numpy as np
 
 from .trusted import (FORMAT, VERSION, VERSIONS, Invalid, allowed_thresholds, drup_unsat, labels, open_text,
-                      read_data, split_test, test_of, tree_cost)
-from .trusted import uniq as _uniq
+                      read_data, split_test, test_of, tree_cost, uniq as _uniq)
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 BATCH = 500_000  # counts the depth-2 branch and bound holds at once (in cache: 1.5x faster than 4M)
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
-DENSE = 200  # depth <= 2 by plain enumeration when tests^2 x classes <= DENSE^2 (measured faster)
+DENSE = 500  # depth <= 2 by plain enumeration when tests^2 x max(classes, rows / 64) <= DENSE^2 (measured faster)
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte
 
@@ -124,22 +123,27 @@ def _tests(cst: _Costs, S: np.ndarray, allowed: dict | None, limit: int) -> np.n
 
 
 def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray) -> int:
-    """The optimum over trees of depth <= k (1, 2) on the rows S by plain enumeration of the tests
-    G: class counts of each side of each test, and of the four cells of each pair of tests."""
-    q, lc, Y, G = cst.q, cst.lc, (cst.y[S] == np.arange(cst.C)[:, None]).astype(float), G.astype(float)
+    """The optimum over trees of depth <= k (1, 2) on the rows S by plain enumeration of the tests G: class
+    counts of each side of each test and of the four cells of each pair of tests (float32 products: exact)."""
+    q, lc, C, y, T = cst.q, cst.lc, cst.C, cst.y[S], G.shape[1]
 
-    def leaf(cnt):  # classes on axis 0
-        return q * (cnt.sum(0) - cnt.max(0)) + lc
-    tot, Lc = Y.sum(1).astype(np.int64), np.rint(Y @ G).astype(np.int64)  # (C,), (C, T)
-    top, Rc = leaf(tot), tot[:, None] - Lc
-    if k == 1 or not G.shape[1]:
-        return int(min(top, (leaf(Lc) + leaf(Rc)).min(initial=top)))
-    T = G.shape[1]  # LL[c, a, b]: rows of class c left of a and of b; RL: right of a, left of b
-    A, step = (Y[:, None, :] * G.T[None]).reshape(-1, S.size), max(1, 200_000 // (S.size * T))  # products
-    LL = np.rint(np.concatenate([A[i:i + step] @ G for i in range(0, A.shape[0], step)])).astype(np.int64)
-    LL, RL = LL.reshape(-1, T, T), Lc[:, None, :] - LL.reshape(-1, T, T)  # of one BLAS thread: faster
-    oL = np.minimum(leaf(Lc), (leaf(LL) + leaf(Lc[:, :, None] - LL)).min(1, initial=top))
-    oR = np.minimum(leaf(Rc), (leaf(RL) + leaf(Rc[:, :, None] - RL)).min(1, initial=top))
+    def err(cnt):  # errors of one leaf, classes on axis 0 (int32: np.sum would widen it)
+        return cnt.sum(0, dtype=cnt.dtype) - cnt.max(0)
+
+    def cost(e, leaves):  # q * errors + lc * leaves, in int64
+        return e.astype(np.int64) * q + leaves * lc
+    per = [G[y == c].astype(np.float32) for c in range(C)]
+    tot, Lc = np.array([g.shape[0] for g in per]), np.stack([g.sum(0) for g in per]).astype(np.int32)
+    top, Rc = q * int(err(tot)) + lc, tot[:, None].astype(np.int32) - Lc
+    if k == 1 or not T:
+        return int(min(top, cost(err(Lc) + err(Rc), 2).min(initial=top)))
+    LL = np.empty((C, T, T), np.int32)  # LL[c, a, b]: rows of class c left of a and of b
+    for c, g in enumerate(per):  # in products of one BLAS thread (threads cost more than they save here)
+        for i in range(0, T, step := max(1, 200_000 // max(1, g.shape[0] * T))):
+            LL[c, i:i + step] = np.rint(g.T[i:i + step] @ g)
+    RL = Lc[:, None, :] - LL  # right of a, left of b
+    oL = np.minimum(cost(err(Lc), 1), cost((err(LL) + err(Lc[:, :, None] - LL)).min(1), 2))
+    oR = np.minimum(cost(err(Rc), 1), cost((err(RL) + err(Rc[:, :, None] - RL)).min(1), 2))
     return int(min(top, (oL + oR).min(initial=top)))
 
 
@@ -154,8 +158,8 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     T = T if target is None else min(T, int(target))
     if k == 0 or S.size == 0:
         return T
-    G = _tests(cst, S, allowed, DENSE)
-    if G is not None and G.shape[1] ** 2 * cst.C <= DENSE ** 2:  # few tests: plain enumeration
+    G = _tests(cst, S, allowed, int(DENSE / max(cst.C, S.size // 64) ** 0.5))
+    if G is not None:  # few tests: plain enumeration
         return min(T, _dense(cst, S, k, G))
     q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
     R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
@@ -361,14 +365,10 @@ def check(d: str) -> str:
         raise Invalid(f"manifest.json: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} certificate")
     try:
         cat = man.get("categorical", []) if man["version"] >= 2 else []  # (version 1: numeric columns only)
-        X, labels, where = read_data(os.path.join(d, man["files"]["data"]), cat)
         classes = [str(c) for c in man["classes"]]
-        if any(lab not in classes for lab in labels):
-            raise Invalid("data: a label is not in the manifest's classes")
-        y = np.array([classes.index(lab) for lab in labels], dtype=np.int64)
+        X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
         lam = Fraction(man["lam"]) if man.get("lam") is not None else None
         q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
-        cst = _Costs(X, y, len(classes), q, lc)
         with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
             info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man, where), where)
         space = f" (categorical columns {', '.join(f'x{f}' for f in sorted(cat))}: tests x == v)" if cat else ""
@@ -379,11 +379,10 @@ def check(d: str) -> str:
         if (man["objective"] == "regularized") != (lam is not None):
             raise Invalid("manifest: the regularized objective needs lam, accuracy none")
         cost, errors, leaves, _, depth = info
-        if depth > int(man["max_depth"]):
-            raise Invalid(f"tree: depth {depth} above {man['max_depth']}")
-        if int(man["value"]) != cost:
-            raise Invalid(f"tree: costs {cost}, the manifest says {man['value']}")
-        bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, int(man["max_depth"]), where)
+        if depth > int(man["max_depth"]) or int(man["value"]) != cost:
+            raise Invalid(f"tree: depth {depth}, cost {cost}; the manifest: <= {man['max_depth']}, {man['value']}")
+        bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, _Costs(X, y, len(classes), q, lc),
+                              int(man["max_depth"]), where)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError, EOFError) as exc:
         raise Invalid(f"malformed certificate: {type(exc).__name__}: {exc}") from None
     if bound < cost:

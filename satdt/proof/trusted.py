@@ -35,10 +35,11 @@ def uniq(a: np.ndarray) -> np.ndarray:
     return a[np.append(True, a[1:] != a[:-1])] if a.size else a
 
 
-def read_data(path: str, categorical: list | None = None) -> tuple[np.ndarray, list[str], list]:
+def read_data(path: str, categorical: list | None = None, classes: list[str] | None = None):
     """The certificate's data file: a header row, the features (float literals, any string in the
     ``categorical`` columns), the label last (a string). Returns the rules' matrix
-    (:func:`expand`), the labels and, per feature, its column or ``{category: column}``."""
+    (:func:`expand`), the labels (their indices in ``classes`` when given) and, per feature, its
+    column or ``{category: column}``."""
     with open_text(path) as fh:
         rows = list(csv.reader(fh))
     if len(rows) < 2:
@@ -59,7 +60,12 @@ def read_data(path: str, categorical: list | None = None) -> tuple[np.ndarray, l
     if not np.isfinite(X).all():
         raise Invalid(f"{os.path.basename(path)}: non-finite feature value")
     Xe, where = expand(X, {f: [r[f] for r in rows[1:]] for f in sorted(cat)})
-    return Xe, [r[-1] for r in rows[1:]], where
+    labels = [r[-1] for r in rows[1:]]
+    if classes is not None:
+        if any(lab not in classes for lab in labels):
+            raise Invalid("data: a label is not in the manifest's classes")
+        labels = np.array([classes.index(lab) for lab in labels], dtype=np.int64)
+    return Xe, labels, where
 
 
 def expand(X: np.ndarray, cat: dict) -> tuple[np.ndarray, list]:
