@@ -272,10 +272,10 @@ def _category_mutants(claims: list[dict], man: dict, rng: np.random.Generator):
         yield "flip a category test's side", c
 
 
-def test_mutated_category_tests_are_rejected(tmp_path, monkeypatch):
+def _category_round(seeds, tmp_path, monkeypatch) -> tuple[int, set]:
     count = 0
     seen = set()
-    for seed in range(10):
+    for seed in seeds:
         rng = np.random.default_rng(seed)
         # split claims on categories: depth 3, and no enumeration rule (these sets would fit it) half the time
         monkeypatch.setattr(lower, "ENUM_ROWS", 0 if seed % 2 else 64)
@@ -306,7 +306,19 @@ def test_mutated_category_tests_are_rejected(tmp_path, monkeypatch):
             del nodes[0]["category"]
             nodes[0]["threshold"] = 0.5
             assert _rejected(out, tmp_path, tree=tree)
-    assert count >= 100 and len(seen) == 7, (count, seen)
+        shutil.rmtree(out)
+    return count, seen
+
+
+def test_mutated_category_tests_are_rejected(tmp_path, monkeypatch):
+    count, seen = _category_round(range(10), tmp_path, monkeypatch)
+    assert count >= 150 and len(seen) == 7, (count, seen)  # 189 measured
+
+
+@pytest.mark.slow
+def test_hundreds_of_category_mutations_are_rejected(tmp_path, monkeypatch):
+    count, seen = _category_round(range(10, 70), tmp_path, monkeypatch)
+    assert count >= 1000 and len(seen) == 7, (count, seen)  # 1092 measured
 
 
 def _tree_changes_cost(out: Path, tree: dict) -> bool:
