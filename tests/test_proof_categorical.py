@@ -350,3 +350,16 @@ def test_versions(tmp_path):
     old = {k: v for k, v in man.items() if k != "categorical"} | {"version": 1}
     (out / "manifest.json").write_text(json.dumps(old))
     assert "optimal" in check(out)
+
+
+def test_categories_and_labels_with_line_ends(tmp_path):
+    """Line ends inside a category or a label are quoted in the data file and read back as written
+    ("a\\r\\nb" and "a\\nb" stay two categories)."""
+    g = np.array(["a\r\nb", "a\nb", "a b", 'c"d,e', "x\ry"] * 8)
+    y = np.array([0, 1, 0, 1, 1] * 8)
+    y[:3] = [0, 1, 1]
+    data = prepare(pd.DataFrame({"g": g}), np.array(["p\nq", "r"])[y])
+    assert len(data.schema.categories[0]) == 5
+    for d in (1, 2):
+        res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=d)
+        assert f"({res.objective} errors)" in check(_cert(data, res, tmp_path, f"c{d}", max_depth=d))

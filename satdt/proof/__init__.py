@@ -65,11 +65,12 @@ def _write_gz(path: str, text: str) -> None:
 
 
 def _quoted(values) -> dict[str, str]:
-    """Each distinct string as the csv module writes it (quoted when it needs to be)."""
+    """Each distinct string as the csv module writes it (quoted when it needs to be: a line end in
+    it too, which the writer quotes only when it is in its own line terminator)."""
     out = {}
     for v in set(values):
-        csv.writer(cell := io.StringIO(), lineterminator="").writerow([v])
-        out[v] = cell.getvalue()
+        csv.writer(cell := io.StringIO(), lineterminator="\r\n").writerow([v])
+        out[v] = cell.getvalue()[:-2]
     return out
 
 

@@ -26,7 +26,8 @@ class Invalid(Exception):
 
 
 def open_text(path: str):
-    return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
+    return gzip.open(path, "rt", encoding="utf-8", newline="") if path.endswith(".gz") else \
+        open(path, encoding="utf-8", newline="")  # (newline="": csv keeps a quoted \\r)
 
 
 def uniq(a: np.ndarray) -> np.ndarray:
