@@ -150,7 +150,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     cats = _category_strings(data)
     # the checker's columns (its own function): a categorical column is one 0/1 column per category
     Xe, where = expand(X, {f: np.asarray(c, dtype=object)[X[:, f].astype(np.int64)].tolist() for f, c in cats.items()})
-    tree_dict = _cert_tree(tree.to_dict(), cats, X)
+    tree_dict = _cert_tree(tree.to_dict(), cats)
     man: dict[str, Any] = {"format": FORMAT, "version": VERSION, "objective": objective, "classes": classes,
                            "n_rows": n, "n_features": X.shape[1], "categorical": sorted(cats), "lam": None,
                            "thresholds": "all", "files": {"data": "data.csv.gz", "tree": "tree.json"}}
@@ -313,15 +313,15 @@ def _category_strings(data: Any) -> dict[int, list[str]]:
     return out
 
 
-def _cert_tree(node: dict, cats: dict[int, list[str]], X: np.ndarray) -> dict:
+def _cert_tree(node: dict, cats: dict[int, list[str]]) -> dict:
     """The tree dict for the certificate: a test on a categorical column as ``{"feature": f,
     "category": v}`` (``x_f == v`` goes left). A threshold on a categorical column's codes (a
     scikit-learn tree's) is the test of the one code on its side, when there is one."""
     if "root" in node:
-        return {**node, "root": _cert_tree(node["root"], cats, X)}
+        return {**node, "root": _cert_tree(node["root"], cats)}
     if "feature" not in node:
         return node
-    out = {**node, "left": _cert_tree(node["left"], cats, X), "right": _cert_tree(node["right"], cats, X)}
+    out = {**node, "left": _cert_tree(node["left"], cats), "right": _cert_tree(node["right"], cats)}
     f = int(out["feature"])
     if f not in cats:
         if out.get("category") is not None:
@@ -366,6 +366,7 @@ def _relabeler(where: list):
 
 
 def _tree_cost(tree_dict: dict, Xe: np.ndarray, y: np.ndarray, classes: list[str], q: int, lc: int, where: list):
+    """The checker's :func:`~satdt.proof.trusted.tree_cost` of the certificate's tree (ValueError if it refuses it)."""
     try:
         return tree_cost(tree_dict, Xe, y, classes, q, lc, None, where)
     except Invalid as exc:
@@ -373,7 +374,7 @@ def _tree_cost(tree_dict: dict, Xe: np.ndarray, y: np.ndarray, classes: list[str
 
 
 def check_proof_data(directory: str, binarization: str, data: Any) -> None:
-    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, numeric features."""
+    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, categories that print apart."""
     if binarization != "all":
         raise ValueError("proof= needs binarization='all' (a certificate covers every axis-aligned tree)")
     _category_strings(data)
