@@ -41,6 +41,8 @@ CELLS = [  # (dataset, question, depth, lam)
     ("iris", "depth-drup", None, None), ("monk1", "depth-drup", None, None), ("monk3", "depth-drup", None, None),
     ("lung-cancer", "depth-drup", None, None), ("mouse", "depth-drup", None, None),
     ("lung-cancer", "size-drup", None, None), ("mouse", "size-drup", None, None),
+    # zoo: a categorical column of 100 categories (animal_name), certified since format version 2
+    ("zoo", "accuracy", 3, None), ("zoo", "size", None, None), ("zoo", "depth-drup", None, None),
 ]
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "quantbnb"
 if SHARED.is_dir():  # continuous sets (Quant-BnB's), where the depth-2 enumeration of the checker costs most
@@ -206,6 +208,8 @@ def main() -> None:
     ap.add_argument("--cap", type=float, default=150.0)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--questions", default=None, help="comma-separated questions to run (default: all)")
+    ap.add_argument("--datasets", default=None, help="comma-separated datasets to run (default: all)")
+    ap.add_argument("--print-only", action="store_true", help="print the table, write no file")
     ap.add_argument("--merge", action="store_true", help="replace those rows in the existing proof.csv")
     ap.add_argument("--witness", action="store_true", help="only the witness searches, old and new (prints a table)")
     a = ap.parse_args()
@@ -215,9 +219,15 @@ def main() -> None:
     cells = QUICK if a.quick else CELLS
     if a.questions:
         cells = [c for c in cells if c[1] in a.questions.split(",")]
+    if a.datasets:
+        cells = [c for c in cells if Path(c[0]).stem in a.datasets.split(",")]
     start, load0 = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()
     rows = run(cells, a.cap)
     load1 = os.getloadavg()
+    if a.print_only:
+        print(f"{start}; load average {'/'.join(f'{v:.1f}' for v in load0)} -> {'/'.join(f'{v:.1f}' for v in load1)}")
+        print(table(rows))
+        return
     if a.merge and (RESULTS / "proof.csv").exists():
         def key(r):
             return (r["dataset"], r["question"], str(r.get("depth") or ""), str(r.get("route") or ""))

@@ -1,13 +1,15 @@
 """Certificates of optimality that an independent checker verifies (:mod:`satdt.proof.check`).
 
-A certificate is a directory (format ``satdt-proof``, version 1; see ``FORMAT.md`` beside this
+A certificate is a directory (format ``satdt-proof``, version 2; see ``FORMAT.md`` beside this
 file):
 
 =====================  ======================================================================
 ``manifest.json``      format, version, kind (``dp`` or ``consistent``), objective, depth
                        bound, ``lam`` (``"p/q"``), thresholds (``"all"`` or a list per feature),
-                       classes, value, the file names, the witness rows, producer figures
-``data.csv.gz``        the rows: header, float features, the label last
+                       the categorical columns, classes, value, the file names, the witness
+                       rows, producer figures
+``data.csv.gz``        the rows: header, float features (category strings in categorical
+                       columns), the label last
 ``tree.json``          the tree (upper bound), as :meth:`satdt.tree.Tree.to_dict`
 ``claims.jsonl.gz``    ``dp``: the lower-bound DAG, one claim a line, the root last
 ``witness.cnf.gz``     ``consistent``: the reference encoding of the witness rows (DIMACS)
@@ -33,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .check import FORMAT, VERSION, Invalid, check
+from .trusted import allowed_thresholds, expand, tree_cost
 from .trusted import uniq as _uniq
 
 __all__ = ["check", "Invalid", "write_certificate", "certify_result", "prepare_directory", "check_proof_data",
@@ -61,17 +64,29 @@ def _write_gz(path: str, text: str) -> None:
         fh.write(text)
 
 
-def _data_csv(X: np.ndarray, labels: list[str], names: list[str]) -> str:
+def _quoted(values) -> dict[str, str]:
+    """Each distinct string as the csv module writes it (quoted when it needs to be: a line end in
+    it too, which the writer quotes only when it is in its own line terminator)."""
+    out = {}
+    for v in set(values):
+        csv.writer(cell := io.StringIO(), lineterminator="\r\n").writerow([v])
+        out[v] = cell.getvalue()[:-2]
+    return out
+
+
+def _data_csv(X: np.ndarray, labels: list[str], names: list[str], cats: dict[int, list[str]]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerow(list(names) + ["label"])
     cols = []  # each distinct value's repr once per column (shortest round-trip literal)
     for j in range(X.shape[1]):
         vals = _uniq(X[:, j])
-        cols.append(np.array([repr(float(v)) for v in vals], dtype=object)[np.searchsorted(vals, X[:, j])])
-    quoted = {}  # each distinct label as the csv module writes it (quoted when it needs to be)
-    for v in set(labels):
-        csv.writer(cell := io.StringIO(), lineterminator="").writerow([v])
-        quoted[v] = cell.getvalue()
+        if j in cats:  # the category strings (X holds their codes)
+            q = _quoted(cats[j])
+            text = [q[cats[j][int(v)]] for v in vals]
+        else:
+            text = [repr(float(v)) for v in vals]
+        cols.append(np.array(text, dtype=object)[np.searchsorted(vals, X[:, j])])
+    quoted = _quoted(labels)
     cols.append(np.array([quoted[v] for v in labels], dtype=object))
     out.write("".join(",".join(r) + "\n" for r in np.stack(cols, 1).tolist()))  # (1.4x csv's writerows)
     return out.getvalue()
@@ -89,9 +104,12 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     directory : path
         Absent or empty (refused otherwise); written through a temporary sibling and renamed.
     tree : satdt.tree.Tree
-        The optimal tree (the upper bound), in the original features (numeric tests only).
+        The optimal tree (the upper bound), in the original features: thresholds on numeric
+        columns, tests ``x == category`` on categorical ones.
     data : satdt.data.Dataset
-        Its training rows (numeric features, each row weight 1).
+        Its training rows (numeric and categorical features, each row weight 1). A categorical
+        column is written as its category strings; its tests are one per category, as
+        :class:`~satdt.binarize.Binarizer` makes them.
     objective : str
         ``accuracy`` (errors at depth <= ``max_depth``), ``regularized`` (``errors / n + lam *
         leaves`` at depth <= ``max_depth``, ``lam`` the engine's exact fraction ``"p/q"``),
@@ -125,17 +143,20 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     directory = prepare_directory(directory)
     if not isinstance(tree, Tree):
         raise ValueError("write_certificate needs a satdt Tree")
-    _check_categories(data)
     X = np.asarray(data.X, dtype=float)
     classes = [str(c) for c in data.classes]
     y = np.asarray(data.y, dtype=np.int64)
     n, C = X.shape[0], len(classes)
-    tree_dict = _numeric_tests(tree.to_dict())
+    cats = _category_strings(data)
+    # the checker's columns (its own function): a categorical column is one 0/1 column per category
+    Xe, where = expand(X, {f: np.asarray(c, dtype=object)[X[:, f].astype(np.int64)].tolist() for f, c in cats.items()})
+    tree_dict = _cert_tree(tree.to_dict(), cats)
     man: dict[str, Any] = {"format": FORMAT, "version": VERSION, "objective": objective, "classes": classes,
-                           "n_rows": n, "n_features": X.shape[1], "lam": None, "thresholds": "all",
-                           "files": {"data": "data.csv.gz", "tree": "tree.json"}}
-    files: dict[str, str] = {"data.csv.gz": _data_csv(X, [classes[i] for i in y], data.feature_names)}
+                           "n_rows": n, "n_features": X.shape[1], "categorical": sorted(cats), "lam": None,
+                           "thresholds": "all", "files": {"data": "data.csv.gz", "tree": "tree.json"}}
+    files: dict[str, str] = {"data.csv.gz": _data_csv(X, [classes[i] for i in y], data.feature_names, cats)}
     out: dict[str, Any] = {}
+    relabel = _relabeler(where)
     if objective in ("accuracy", "regularized"):
         from .lower import Prover
 
@@ -150,26 +171,26 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             q, lc = 1, 0
         allowed = None
         if thresholds != "all":
-            allowed = {int(f): _uniq(np.asarray(ts, float)) for f, ts in thresholds.items()}
-            man["thresholds"] = {str(f): ts.tolist() for f, ts in allowed.items()}
+            if any(int(f) in cats for f in thresholds):
+                raise ValueError("listed thresholds on a categorical column: its tests are its categories")
+            man["thresholds"] = {str(f): _uniq(np.asarray(ts, float)).tolist() for f, ts in thresholds.items()}
+            allowed = allowed_thresholds(man, where)  # (the checker's: every category of a categorical column)
         deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
-        prover = Prover(X, y, C, q, lc, allowed, deadline)
-        from .trusted import tree_cost
-
-        cost, errors, leaves, _, _ = tree_cost(tree_dict, X, y, classes, q, lc)
+        prover = Prover(Xe, y, C, q, lc, allowed, deadline)
+        cost, errors, leaves, _, _ = _tree_cost(tree_dict, Xe, y, classes, q, lc, where)
         prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
         if bound < cost:
             raise RuntimeError(f"certificate: a tree of cost {bound} beats the given tree ({cost}): it is not optimal")
         man.update(kind="dp", max_depth=d, value=int(cost), errors=errors, leaves=leaves)
         man["files"]["claims"] = "claims.jsonl.gz"
-        files["claims.jsonl.gz"] = "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in prover.claims)
+        files["claims.jsonl.gz"] = "".join(json.dumps(relabel(c), separators=(",", ":")) + "\n"
+                                           for c in prover.claims)
         out["claims"] = len(prover.claims)
     else:
         from .witness import drup_proof, find_witness
 
-        pred = tree.predict_index(X) if hasattr(tree, "predict_index") else None
-        if pred is not None and int((pred != y).sum()):
+        if _tree_cost(tree_dict, Xe, y, classes, 1, 0, where)[1]:
             raise ValueError("the tree misclassifies training rows: no consistent-tree certificate")
         depth, splits = tree.depth(), tree.n_splits
         if objective == "depth":
@@ -183,7 +204,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         if question["max_depth"] >= 0 and (question["max_splits"] is None or question["max_splits"] >= 0):
             D, m = question["max_depth"], question["max_splits"]
             t_w = time.perf_counter()
-            rows = find_witness(X, y, C, D, m, seed=seed)
+            rows = find_witness(Xe, y, C, D, m, seed=seed)
             out["witness_s"] = round(time.perf_counter() - t_w, 4)
             man["witness_rows"] = rows
             claims = None
@@ -195,7 +216,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 end = None if budget is None else time.perf_counter() + budget
                 # over the witness rows only (no smaller tree classifies them, so none classifies every
                 # row): measured 1.2-2.3x fewer claims than over every row for DT_size
-                prover = Prover(X[rows], y[rows], C, q, lc, None,
+                prover = Prover(Xe[rows], y[rows], C, q, lc, None,
                                 None if end is None else (lambda: time.perf_counter() > end))
                 try:
                     if prover.prove(np.arange(len(rows)), [], D, need)[1] < need:
@@ -206,10 +227,11 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                         raise
             if claims is not None:
                 man["files"]["claims"], man["claims_rows"] = "claims.jsonl.gz", "witness"
-                files["claims.jsonl.gz"] = "".join(json.dumps(c, separators=(",", ":")) + "\n" for c in claims)
+                files["claims.jsonl.gz"] = "".join(json.dumps(relabel(c), separators=(",", ":")) + "\n"
+                                                   for c in claims)
                 out["claims"] = len(claims)
             else:
-                cnf, proof = drup_proof(X[rows], y[rows], C, D, m)
+                cnf, proof = drup_proof(Xe[rows], y[rows], C, D, m)
                 man["files"].update(cnf="witness.cnf.gz", proof="witness.drup.gz")
                 files["witness.cnf.gz"], files["witness.drup.gz"] = cnf, proof
         out["witness_rows"] = man["witness_rows"]
@@ -278,36 +300,84 @@ def check_proof_options(method: str, binarization: str, directory: str) -> None:
     prepare_directory(directory)
 
 
-def _check_categories(data: Any) -> None:
-    """A categorical column with two categories is a 0/1 column (its test ``x == v`` routes the
-    rows as ``x <= 0.5`` does, sides swapped for ``v = 1``); more categories are not supported."""
-    wide = [data.feature_names[j] for j, cats in getattr(data.schema, "categories", {}).items() if len(cats) > 2]
-    if wide:
-        raise ValueError(f"certificates support numeric features and two-category columns only; "
-                         f"{', '.join(wide[:3])} {'has' if len(wide) == 1 else 'have'} more categories")
-
-
-def _numeric_tests(node: dict) -> dict:
-    """The tree dict with each two-category test ``x == v`` written as ``x <= 0.5`` (same routing)."""
-    if "root" in node:
-        return {**node, "root": _numeric_tests(node["root"])}
-    if "feature" not in node:
-        return node
-    out = {**node, "left": _numeric_tests(node["left"]), "right": _numeric_tests(node["right"])}
-    if out.pop("category", None) is not None:
-        if float(out["threshold"]) not in (0.0, 1.0):
-            raise ValueError(f"a categorical test on code {out['threshold']} of a two-category column")
-        if float(out["threshold"]) == 1.0:
-            out["left"], out["right"] = out["right"], out["left"]
-        out["threshold"] = 0.5
+def _category_strings(data: Any) -> dict[int, list[str]]:
+    """``{column: its categories as the strings the certificate writes}`` (``str`` of each; two
+    categories that print alike are refused: the checker could not tell them apart)."""
+    out = {}
+    for j, cats in getattr(data.schema, "categories", {}).items():
+        text = [str(c) for c in cats]
+        if len(set(text)) != len(text):
+            raise ValueError(f"certificates need the categories of {data.feature_names[j]!r} to print differently "
+                             f"(two of them are {sorted(t for t in text if text.count(t) > 1)[0]!r})")
+        out[int(j)] = text
     return out
 
 
+def _cert_tree(node: dict, cats: dict[int, list[str]]) -> dict:
+    """The tree dict for the certificate: a test on a categorical column as ``{"feature": f,
+    "category": v}`` (``x_f == v`` goes left). A threshold on a categorical column's codes (a
+    scikit-learn tree's) is the test of the one code on its side, when there is one."""
+    if "root" in node:
+        return {**node, "root": _cert_tree(node["root"], cats)}
+    if "feature" not in node:
+        return node
+    out = {**node, "left": _cert_tree(node["left"], cats), "right": _cert_tree(node["right"], cats)}
+    f = int(out["feature"])
+    if f not in cats:
+        if out.get("category") is not None:
+            raise ValueError(f"the tree has a category test on the numeric column {f}")
+        return out
+    t = float(out.pop("threshold"))
+    if out.pop("category", None) is not None:
+        code = int(t)
+    else:  # x_f <= t over codes 0 .. K - 1: code 0 alone on the left, or code K - 1 alone on the right
+        K = len(cats[f])
+        if 0 <= t < 1:
+            code = 0
+        elif K - 2 <= t < K - 1:
+            code = K - 1
+            out["left"], out["right"] = out["right"], out["left"]
+        else:
+            raise ValueError(f"the tree tests the categorical column {f} as a number (codes <= {t:g}): "
+                             "certificates cover the tests x == category")
+    out["category"] = cats[f][code]
+    return out
+
+
+def _relabeler(where: list):
+    """The claims' tests from the rules' columns back to the features: column ``e`` of a numeric
+    feature ``f`` is ``[f, t]``, of a category ``v`` of ``f`` ``[f, v]`` (its threshold is 0.5)."""
+    back = {}
+    for f, w in enumerate(where):
+        back.update({e: (f, v) for v, e in w.items()} if isinstance(w, dict) else {w: (f, None)})
+    if all(v is None and e == f for e, (f, v) in back.items()):
+        return lambda claim: claim
+
+    def test(e, rest):
+        f, v = back[int(e)]
+        return [f] + (rest if v is None else [v] + rest[1:])
+
+    def relabel(claim: dict) -> dict:
+        claim = dict(claim, path=[test(e, [t, side]) for e, t, side in claim["path"]])
+        if "tests" in claim:
+            claim["tests"] = [test(t[0], list(t[1:])) for t in claim["tests"]]
+        return claim
+    return relabel
+
+
+def _tree_cost(tree_dict: dict, Xe: np.ndarray, y: np.ndarray, classes: list[str], q: int, lc: int, where: list):
+    """The checker's :func:`~satdt.proof.trusted.tree_cost` of the certificate's tree (ValueError if it refuses it)."""
+    try:
+        return tree_cost(tree_dict, Xe, y, classes, q, lc, None, where)
+    except Invalid as exc:
+        raise ValueError(f"certificate: {exc}") from None
+
+
 def check_proof_data(directory: str, binarization: str, data: Any) -> None:
-    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, numeric features."""
+    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, categories that print apart."""
     if binarization != "all":
         raise ValueError("proof= needs binarization='all' (a certificate covers every axis-aligned tree)")
-    _check_categories(data)
+    _category_strings(data)
     prepare_directory(directory)
 
 

@@ -13,7 +13,8 @@ checker's own optimum, by enumeration or a branch and bound), ``enum`` (at most 
 checker's own optimum over every row set <= k tests reach), ``similar`` (an earlier claim on a set
 differing by m rows' weight, minus ``q m``). Set equality: the count and two random 64-bit sums of
 per-row keys drawn at each run. DT_depth / DT_size: such a DAG over the witness rows (costs
-``errors`` or ``(m + 2) errors + leaves``) or the witness rows' DRUP proof.
+``errors`` or ``(m + 2) errors + leaves``) or their DRUP proof. A categorical column is read as
+one 0/1 column per category (:func:`~.trusted.expand`), whose one gap is the test ``x == v``.
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from .trusted import FORMAT, VERSION, Invalid, allowed_thresholds, drup_unsat, open_text, read_data, tree_cost
-from .trusted import uniq as _uniq
+from .trusted import (FORMAT, VERSION, VERSIONS, Invalid, allowed_thresholds, drup_unsat, labels, open_text,
+                      read_data, split_test, test_of, tree_cost, uniq as _uniq)
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 BATCH = 500_000  # counts the depth-2 branch and bound holds at once (in cache: 1.5x faster than 4M)
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
-DENSE = 200  # depth <= 2 by plain enumeration when tests^2 x classes <= DENSE^2 (measured faster)
+DENSE = 500  # depth <= 2 by plain enumeration when tests^2 x max(classes, rows / 64) <= DENSE^2 (measured faster)
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte
 
@@ -122,22 +123,27 @@ def _tests(cst: _Costs, S: np.ndarray, allowed: dict | None, limit: int) -> np.n
 
 
 def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray) -> int:
-    """The optimum over trees of depth <= k (1, 2) on the rows S by plain enumeration of the tests
-    G: class counts of each side of each test, and of the four cells of each pair of tests."""
-    q, lc, Y, G = cst.q, cst.lc, (cst.y[S] == np.arange(cst.C)[:, None]).astype(float), G.astype(float)
+    """The optimum over trees of depth <= k (1, 2) on the rows S by plain enumeration of the tests G: class
+    counts of each side of each test and of the four cells of each pair of tests (float32 products: exact)."""
+    q, lc, C, y, T = cst.q, cst.lc, cst.C, cst.y[S], G.shape[1]
 
-    def leaf(cnt):  # classes on axis 0
-        return q * (cnt.sum(0) - cnt.max(0)) + lc
-    tot, Lc = Y.sum(1).astype(np.int64), np.rint(Y @ G).astype(np.int64)  # (C,), (C, T)
-    top, Rc = leaf(tot), tot[:, None] - Lc
-    if k == 1 or not G.shape[1]:
-        return int(min(top, (leaf(Lc) + leaf(Rc)).min(initial=top)))
-    T = G.shape[1]  # LL[c, a, b]: rows of class c left of a and of b; RL: right of a, left of b
-    A, step = (Y[:, None, :] * G.T[None]).reshape(-1, S.size), max(1, 200_000 // (S.size * T))  # products
-    LL = np.rint(np.concatenate([A[i:i + step] @ G for i in range(0, A.shape[0], step)])).astype(np.int64)
-    LL, RL = LL.reshape(-1, T, T), Lc[:, None, :] - LL.reshape(-1, T, T)  # of one BLAS thread: faster
-    oL = np.minimum(leaf(Lc), (leaf(LL) + leaf(Lc[:, :, None] - LL)).min(1, initial=top))
-    oR = np.minimum(leaf(Rc), (leaf(RL) + leaf(Rc[:, :, None] - RL)).min(1, initial=top))
+    def err(cnt):  # errors of one leaf, classes on axis 0 (int32: np.sum would widen it)
+        return cnt.sum(0, dtype=cnt.dtype) - cnt.max(0)
+
+    def cost(e, leaves):  # q * errors + lc * leaves, in int64
+        return e.astype(np.int64) * q + leaves * lc
+    per = [G[y == c].astype(np.float32) for c in range(C)]
+    tot, Lc = np.array([g.shape[0] for g in per]), np.stack([g.sum(0) for g in per]).astype(np.int32)
+    top, Rc = q * int(err(tot)) + lc, tot[:, None].astype(np.int32) - Lc
+    if k == 1 or not T:
+        return int(min(top, cost(err(Lc) + err(Rc), 2).min(initial=top)))
+    LL = np.empty((C, T, T), np.int32)  # LL[c, a, b]: rows of class c left of a and of b
+    for c, g in enumerate(per):  # in products of one BLAS thread (threads cost more than they save here)
+        for i in range(0, T, step := max(1, 200_000 // max(1, g.shape[0] * T))):
+            LL[c, i:i + step] = np.rint(g.T[i:i + step] @ g)
+    RL = Lc[:, None, :] - LL  # right of a, left of b
+    oL = np.minimum(cost(err(Lc), 1), cost((err(LL) + err(Lc[:, :, None] - LL)).min(1), 2))
+    oR = np.minimum(cost(err(Rc), 1), cost((err(RL) + err(Rc[:, :, None] - RL)).min(1), 2))
     return int(min(top, (oL + oR).min(initial=top)))
 
 
@@ -152,8 +158,8 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     T = T if target is None else min(T, int(target))
     if k == 0 or S.size == 0:
         return T
-    G = _tests(cst, S, allowed, DENSE)
-    if G is not None and G.shape[1] ** 2 * cst.C <= DENSE ** 2:  # few tests: plain enumeration
+    G = _tests(cst, S, allowed, int(DENSE / max(cst.C, S.size // 64) ** 0.5))
+    if G is not None:  # few tests: plain enumeration
         return min(T, _dense(cst, S, k, G))
     q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
     R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
@@ -239,9 +245,9 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     return int(opt[np.searchsorted(keys, bit.sum(dtype=np.uint64))])
 
 
-def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
-    """Check every claim of the DAG in order; return the root claim's bound."""
-    allowed, X, p = allowed_thresholds(man), cst.X, cst.X.shape[1]
+def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
+    """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
+    allowed, X, p, label = allowed_thresholds(man, where), cst.X, cst.X.shape[1], labels(where)
     done: list[tuple] = []  # (rows, key, bound, depth) of each claim checked
     with open_text(path) as fh:
         for line_no, line in enumerate(fh):
@@ -250,18 +256,19 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
                 cid, k, b, rule = int(c["id"]), int(c["depth"]), int(c["bound"]), c["rule"]
                 S = np.arange(cst.n)
                 for f, t, side in c["path"]:
-                    go = X[S, int(f)] <= float(t)
+                    e, t = test_of(where, f, t)
+                    go = X[S, e] <= t
                     S = S[go] if side == "L" else S[~go] if side == "R" else None
             except Exception as exc:  # noqa: BLE001 - any malformed line is invalid
                 raise Invalid(f"claims line {line_no + 1}: malformed ({exc})") from None
-            where = f"claim {cid} (depth {k}, bound {b}, {rule})"
+            at = f"claim {cid} (depth {k}, bound {b}, {rule})"
             if cid != len(done) or k < 0:
-                raise Invalid(f"{where}: ids must be 0, 1, ... in order")
+                raise Invalid(f"{at}: ids must be 0, 1, ... in order")
 
             def ref(j: int) -> int:
                 j = int(j)
                 if not 0 <= j < cid:
-                    raise Invalid(f"{where}: refers to claim {j}, not an earlier one")
+                    raise Invalid(f"{at}: refers to claim {j}, not an earlier one")
                 return j
 
             if rule == "leaf":
@@ -275,25 +282,20 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
                 ok = k <= kA and b <= bA - cst.q * np.setdiff1d(A, S, assume_unique=True).size
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
-                    raise Invalid(f"{where}: above the leaf cost or depth 0")
+                    raise Invalid(f"{at}: above the leaf cost or depth 0")
                 vals = [_uniq(X[S, f]) for f in range(p)]
                 covered = [np.zeros(v.size + 1, dtype=np.int64) for v in vals]  # +1 / -1 at range ends
                 for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
-                    if len(e) not in (4, 5):
-                        raise Invalid(f"{where}: an entry is not [f, t, left, right] or [f, lo, hi, left, right]")
-                    f, lo, hi, lid, rid = int(e[0]), float(e[1]), float(e[-3]), ref(e[-2]), ref(e[-1])
-                    test = f"x{f} <= {lo!r}" + (f" .. {hi!r}" if len(e) == 5 else "")
-                    if not 0 <= f < p or lo > hi or (allowed is not None and (lo not in allowed.get(f, ()) or
-                                                                             hi not in allowed.get(f, ()))):
-                        raise Invalid(f"{where}: test {test} is not a candidate")
+                    f, lo, hi, test = split_test(where, e, allowed, at)  # f: the column of cst.X
+                    lid, rid = ref(e[-2]), ref(e[-1])
                     left, right = S[X[S, f] <= lo], S[X[S, f] > hi]
                     if not left.size or not right.size:
-                        raise Invalid(f"{where}: test {test} does not split the rows")
+                        raise Invalid(f"{at}: test {test} does not split the rows")
                     for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
                         if done[child][1] != cst.key(side) or done[child][3] < k - 1:
-                            raise Invalid(f"{where}: claim {child} is not on the rows of {test}")
+                            raise Invalid(f"{at}: claim {child} is not on the rows of {test}")
                     if done[lid][2] + done[rid][2] < b:
-                        raise Invalid(f"{where}: test {test} gives only {done[lid][2] + done[rid][2]}")
+                        raise Invalid(f"{at}: test {test} gives only {done[lid][2] + done[rid][2]}")
                     g_lo, g_hi = np.searchsorted(vals[f], [lo, hi], side="right")
                     covered[f][g_lo] += 1
                     covered[f][g_hi + 1] -= 1
@@ -302,14 +304,14 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
                         _uniq(np.searchsorted(vals[f], allowed.get(f, np.empty(0)), side="right"))
                     need = need[(need >= 1) & (need < vals[f].size)]
                     miss = need[np.cumsum(covered[f])[need] == 0]
-                    if miss.size:
-                        raise Invalid(f"{where}: no entry for the test x{f} <= {vals[f][miss[0] - 1]!r} "
+                    if miss.size:  # (a category's column: its one gap)
+                        raise Invalid(f"{at}: no entry for the test {label[f]} {vals[f][miss[0] - 1]!r} "
                                       f"(gap {miss[0]} of {vals[f].size - 1})")
                 ok = True
             else:
-                raise Invalid(f"{where}: unknown rule")
+                raise Invalid(f"{at}: unknown rule")
             if not ok:
-                raise Invalid(f"{where}: the rule does not give this bound")
+                raise Invalid(f"{at}: the rule does not give this bound")
             done.append((S, cst.key(S), b, k))
     if not done:
         raise Invalid("claims: empty")
@@ -318,7 +320,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int) -> int:
     return done[-1][2]
 
 
-def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: list[str], tree_info) -> str:
+def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: list, tree_info, where) -> str:
     _, errors, leaves, splits, depth = tree_info
     if errors:
         raise Invalid(f"tree: misclassifies {errors} rows")
@@ -344,7 +346,7 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
         q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
         on = rows if man.get("claims_rows") == "witness" else list(range(X.shape[0]))  # a subset suffices
         cst = _Costs(X[on], y[on], len(classes), q, lc)
-        if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"]) < need:
+        if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"], where) < need:
             raise Invalid(f"claim root: does not prove {need} for the question {question}")
         return f"{man['objective']} {value}: {said} classifies these {len(on)} rows (lower-bound DAG)"
     drup_unsat(X[rows], y[rows], len(classes), question["max_depth"], question["max_splits"],
@@ -359,37 +361,34 @@ def check(d: str) -> str:
             man = json.load(fh)
     except (OSError, ValueError) as exc:
         raise Invalid(f"manifest.json: {exc}") from None
-    if man.get("format") != FORMAT or man.get("version") != VERSION:
-        raise Invalid(f"manifest.json: not a {FORMAT} version {VERSION} certificate")
+    if man.get("format") != FORMAT or man.get("version") not in VERSIONS:
+        raise Invalid(f"manifest.json: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} certificate")
     try:
-        X, labels = read_data(os.path.join(d, man["files"]["data"]))
+        cat = man.get("categorical", []) if man["version"] >= 2 else []  # (version 1: numeric columns only)
         classes = [str(c) for c in man["classes"]]
-        if any(lab not in classes for lab in labels):
-            raise Invalid("data: a label is not in the manifest's classes")
-        y = np.array([classes.index(lab) for lab in labels], dtype=np.int64)
+        X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
         lam = Fraction(man["lam"]) if man.get("lam") is not None else None
         q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
-        cst = _Costs(X, y, len(classes), q, lc)
         with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
-            info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man))
+            info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man, where), where)
+        space = f" (categorical columns {', '.join(f'x{f}' for f in sorted(cat))}: tests x == v)" if cat else ""
         if man["kind"] == "consistent":
-            return _check_consistent(d, man, X, y, classes, info)
+            return _check_consistent(d, man, X, y, classes, info, where) + space
         if man["kind"] != "dp" or man["objective"] not in ("accuracy", "regularized"):
             raise Invalid(f"manifest: unknown kind {man['kind']!r} / objective {man['objective']!r}")
         if (man["objective"] == "regularized") != (lam is not None):
             raise Invalid("manifest: the regularized objective needs lam, accuracy none")
         cost, errors, leaves, _, depth = info
-        if depth > int(man["max_depth"]):
-            raise Invalid(f"tree: depth {depth} above {man['max_depth']}")
-        if int(man["value"]) != cost:
-            raise Invalid(f"tree: costs {cost}, the manifest says {man['value']}")
-        bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, int(man["max_depth"]))
+        if depth > int(man["max_depth"]) or int(man["value"]) != cost:
+            raise Invalid(f"tree: depth {depth}, cost {cost}; the manifest: <= {man['max_depth']}, {man['value']}")
+        bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, _Costs(X, y, len(classes), q, lc),
+                              int(man["max_depth"]), where)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError, EOFError) as exc:
         raise Invalid(f"malformed certificate: {type(exc).__name__}: {exc}") from None
     if bound < cost:
         raise Invalid(f"claim root: proves {bound}, the tree costs {cost}")
     what = f"{errors} errors" if lam is None else f"{errors} errors + lam {lam} x {leaves} leaves"
-    return f"{man['objective']} at depth <= {man['max_depth']}: the tree ({what}) is optimal"
+    return f"{man['objective']} at depth <= {man['max_depth']}: the tree ({what}) is optimal{space}"
 
 
 def main(argv: list[str] | None = None) -> int:

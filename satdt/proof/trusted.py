@@ -17,7 +17,8 @@ import numpy as np
 
 from .reference_encoding import encode
 
-FORMAT, VERSION = "satdt-proof", 1
+FORMAT, VERSION = "satdt-proof", 2
+VERSIONS = (1, 2)  # read: version 1 is version 2 without categorical columns
 
 
 class Invalid(Exception):
@@ -25,7 +26,8 @@ class Invalid(Exception):
 
 
 def open_text(path: str):
-    return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
+    return gzip.open(path, "rt", encoding="utf-8", newline="") if path.endswith(".gz") else \
+        open(path, encoding="utf-8", newline="")  # (newline="": csv keeps a quoted \\r)
 
 
 def uniq(a: np.ndarray) -> np.ndarray:
@@ -34,40 +36,142 @@ def uniq(a: np.ndarray) -> np.ndarray:
     return a[np.append(True, a[1:] != a[:-1])] if a.size else a
 
 
-def read_data(path: str) -> tuple[np.ndarray, list[str]]:
-    """The certificate's data file: a header row, float features, the label last (a string)."""
+def read_data(path: str, categorical: list | None = None, classes: list[str] | None = None):
+    """The certificate's data file: a header row, the features (float literals, any string in the
+    ``categorical`` columns), the label last (a string). Returns the rules' matrix
+    (:func:`expand`), the labels (their indices in ``classes`` when given) and, per feature, its
+    column or ``{category: column}``."""
     with open_text(path) as fh:
         rows = list(csv.reader(fh))
     if len(rows) < 2:
         raise Invalid(f"{os.path.basename(path)}: no data rows")
+    categorical = [] if categorical is None else categorical
+    if not isinstance(categorical, list) or any(isinstance(f, bool) or not isinstance(f, int) for f in categorical):
+        raise Invalid("manifest: categorical is not a list of column indices")
+    p, cat = len(rows[0]) - 1, set(categorical)
+    if p < 1 or any(len(r) != p + 1 for r in rows) or any(not 0 <= f < p for f in cat):
+        raise Invalid(f"{os.path.basename(path)}: rows of unequal length, or a categorical column out of range")
+    num = [f for f in range(p) if f not in cat]
+    X = np.zeros((len(rows) - 1, p))
     try:
-        X = np.array([[float(v) for v in r[:-1]] for r in rows[1:]], dtype=float).reshape(len(rows) - 1, -1)
+        if num:
+            X[:, num] = np.array([[float(r[f]) for f in num] for r in rows[1:]], dtype=float)
     except ValueError as exc:
         raise Invalid(f"{os.path.basename(path)}: {exc}") from None
     if not np.isfinite(X).all():
         raise Invalid(f"{os.path.basename(path)}: non-finite feature value")
-    return X, [r[-1] for r in rows[1:]]
+    Xe, where = expand(X, {f: [r[f] for r in rows[1:]] for f in sorted(cat)})
+    labels = [r[-1] for r in rows[1:]]
+    if classes is not None:
+        if any(lab not in classes for lab in labels):
+            raise Invalid("data: a label is not in the manifest's classes")
+        labels = np.array([classes.index(lab) for lab in labels], dtype=np.int64)
+    return Xe, labels, where
 
 
-def allowed_thresholds(man: dict) -> dict | None:
-    """The manifest's search space: None (every gap) or ``{feature: sorted thresholds}``."""
+def expand(X: np.ndarray, cat: dict) -> tuple[np.ndarray, list]:
+    """The matrix every rule reads: a numeric feature ``f`` is its column ``X[:, f]``; a categorical
+    one (``cat[f]``: its values, strings) is one 0/1 column per distinct value ``v``, 0 exactly
+    where ``x_f == v``: the test ``x_f == v`` (equal goes left) is that column ``<= 0.5``, and the
+    gaps of these columns are the categorical tests. Returns it and, per feature, its column or
+    ``{v: column}``."""
+    cols, where = [], []
+    for f in range(X.shape[1]):
+        if f not in cat:
+            where.append(len(cols))
+            cols.append(np.asarray(X[:, f], dtype=float))
+            continue
+        vals = list(cat[f])
+        names = sorted(set(vals))
+        index = {v: i for i, v in enumerate(names)}
+        code = np.array([index[v] for v in vals], dtype=np.int64)
+        where.append({v: len(cols) + i for i, v in enumerate(names)})
+        cols.extend((code != np.arange(len(names))[:, None]).astype(float))
+    return (np.stack(cols, 1) if cols else np.zeros((X.shape[0], 0))), where
+
+
+def test_of(where: list, f, t) -> tuple[int, float]:
+    """The column and threshold of the test ``(f, t)`` of a claim: ``x_f <= t`` for a numeric
+    feature (t a number), ``x_f == t`` for a categorical one (t one of its values, a string)."""
+    if isinstance(f, bool) or not isinstance(f, int) or not 0 <= f < len(where):
+        raise Invalid(f"feature {f!r} is not a column")
+    if isinstance(where[f], dict):
+        if not isinstance(t, str) or t not in where[f]:
+            raise Invalid(f"{t!r} is not a category of the categorical column {f}")
+        return where[f][t], 0.5
+    if isinstance(t, (str, bool)):
+        raise Invalid(f"a category test {t!r} on the numeric column {f}")
+    return where[f], float(t)
+
+
+def split_test(where: list, e: list, allowed: dict | None, at: str) -> tuple[int, float, float, str]:
+    """A split entry ``[f, t, left, right]`` or range ``[f, lo, hi, left, right]`` (numeric only):
+    its column, ``lo``, ``hi`` and text; Invalid unless its tests are candidates."""
+    if not isinstance(e, list) or len(e) not in (4, 5):
+        raise Invalid(f"{at}: an entry is not [f, t, left, right] or [f, lo, hi, left, right]")
+    try:
+        col, lo = test_of(where, e[0], e[1])
+        hi = test_of(where, e[0], e[2])[1] if len(e) == 5 else lo
+    except Invalid as exc:
+        raise Invalid(f"{at}: test {e[:-2]}: {exc}") from None
+    cat = isinstance(where[e[0]], dict)
+    test = f"x{e[0]} == {e[1]!r}" if cat else f"x{e[0]} <= {lo!r}" + (f" .. {hi!r}" if len(e) == 5 else "")
+    if (cat and len(e) == 5) or lo > hi or (allowed is not None and (lo not in allowed.get(col, ()) or
+                                                                     hi not in allowed.get(col, ()))):
+        raise Invalid(f"{at}: test {test} is not a candidate")
+    return col, lo, hi, test
+
+
+def labels(where: list) -> dict[int, str]:
+    """Each column's test as text: ``x3 <=`` (numeric) or ``x3 == 'v'`` (a category)."""
+    out = {}
+    for f, w in enumerate(where):
+        out.update({e: f"x{f} == {v!r}" for v, e in w.items()} if isinstance(w, dict) else {w: f"x{f} <="})
+    return out
+
+
+def allowed_thresholds(man: dict, where: list | None = None) -> dict | None:
+    """The manifest's search space over the rules' columns: None (every gap) or ``{column: sorted
+    thresholds}`` (the listed ones of each numeric feature, every category of a categorical one)."""
     listed = man.get("thresholds", "all")
-    return None if listed == "all" else {int(f): uniq(np.asarray(ts, float)) for f, ts in listed.items()}
+    if listed == "all":
+        return None
+    where = list(range(int(man["n_features"]))) if where is None else where
+    out = {}
+    for f, ts in listed.items():
+        if not 0 <= int(f) < len(where) or isinstance(where[int(f)], dict):
+            raise Invalid(f"manifest: thresholds listed for column {f}, not a numeric feature")
+        out[where[int(f)]] = uniq(np.asarray(ts, float))
+    for w in where:
+        if isinstance(w, dict):
+            out.update({e: np.array([0.5]) for e in w.values()})
+    return out
 
 
-def tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], q: int, lc: int, allowed=None):
-    """(cost ``q * errors + lc * leaves``, errors, leaves, splits, depth) of the tree on every row."""
+def tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], q: int, lc: int, allowed=None,
+              where: list | None = None):
+    """(cost ``q * errors + lc * leaves``, errors, leaves, splits, depth) of the tree on every row
+    (``X``, ``where``: :func:`expand`'s; a node ``{"feature": f, "category": v}`` sends the rows with
+    ``x_f == v`` left, ``{"feature": f, "threshold": t}`` those with ``x_f <= t``)."""
     tree = tree.get("root", tree)
+    where = list(range(X.shape[1])) if where is None else where
     stack, errors, leaves, splits, depth = [(tree, np.arange(X.shape[0]), 0)], 0, 0, 0, 0
     while stack:
         node, S, d = stack.pop()
         depth = max(depth, d)
         if "feature" in node:
-            f, t = int(node["feature"]), float(node["threshold"])
-            if not 0 <= f < X.shape[1] or node.get("category") is not None or \
-                    (allowed is not None and t not in allowed.get(f, ())):
-                raise Invalid(f"tree: test x{f} <= {t!r} is not in the search space")
-            go = X[S, f] <= t
+            f, cat = int(node["feature"]), node.get("category")
+            if not 0 <= f < len(where) or (cat is None) == isinstance(where[f], dict):
+                raise Invalid(f"tree: a test on feature {f} is not in the search space (no such feature, a "
+                              "category test on a numeric one or a threshold on a categorical one)")
+            if cat is not None:  # a category absent from the data sends no row left
+                e = where[f].get(str(cat))
+                go = np.zeros(S.size, bool) if e is None else X[S, e] <= 0.5
+            else:
+                t = float(node["threshold"])
+                if allowed is not None and t not in allowed.get(where[f], ()):
+                    raise Invalid(f"tree: test x{f} <= {t!r} is not in the search space")
+                go = X[S, where[f]] <= t
             splits += 1
             stack += [(node["left"], S[go], d + 1), (node["right"], S[~go], d + 1)]
         else:
