@@ -60,7 +60,8 @@ class ConsistentTreeClassifier(TreeClassifier):
     proof : str or None
         An absent or empty directory: an OPTIMAL fit writes there a certificate (minimal witness
         rows, in ``result_.stats["witness_rows"]``, and a DRUP proof) that ``satdt check``
-        verifies (:mod:`satdt.proof`; ``binarization="all"``, numeric features).
+        verifies (:mod:`satdt.proof`; ``binarization="all"``; numeric and categorical features, a
+        categorical one as one test per category).
 
     Notes
     -----
