@@ -25,7 +25,9 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    where the complete search finds them again. At depth <= 3 the subtree is the whole tree: when
    that solve finishes, it is the complete search's proof (the incumbent is optimal).
    **Threshold shifts** (depth > ``LOCAL_DEPTH``, at least half of each round while the
-   incumbent has shifts left to try): at every node of the incumbent whose subtree has depth
+   incumbent has shifts left to try: at depth ``LOCAL_DEPTH + 1`` every round, deeper only once
+   the restricted searches stall, a round finding nothing better, or are exhausted; never at the
+   complete search's expense: its share of the time is that of the round without them): at every node of the incumbent whose subtree has depth
    ``LOCAL_DEPTH + 1``, the tests of the same threshold chain within ``SHIFT_WINDOW`` thresholds
    of its own are tried with exact subtrees of depth ``LOCAL_DEPTH`` below (the complete search
    restricted to those roots, on the node's rows). Local improvement keeps every test above the
@@ -134,14 +136,17 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     cap = max(MIN_SLICE, slice_s / 2)
     exhausted = False  # the widest restricted search finished: the complete search takes the rest
     first_tree = False  # a restricted search has finished (its tree is in hand)
+    stalled = False  # the last round's restricted searches had their first tree and found nothing better
     while not deadline.expired():
-        shifting = d > LOCAL_DEPTH and not state.shift_done  # the incumbent's shifts still to try
+        # the incumbent's threshold shifts: at depth LOCAL_DEPTH + 1 (the root's test) every round,
+        # deeper once the restricted searches stall (or are exhausted): there they are what gains
+        shifting = d > LOCAL_DEPTH and not state.shift_done and (d == LOCAL_DEPTH + 1 or stalled or exhausted)
         if state.close() or (exhausted and not shifting):
             state.complete(deadline.remaining())
             break
         # a heuristic round of at most `cap` seconds: restricted searches of growing width, each
-        # followed by local improvement of the tree it found, then (depth > LOCAL_DEPTH) the
-        # threshold shifts of the incumbent's upper tests, with at least half the round
+        # followed by local improvement of the tree it found, then (depth > LOCAL_DEPTH, once they
+        # stall) the threshold shifts of the incumbent's upper tests, with at least half the round
         start = deadline.elapsed()
         gained = cut = False
         restricted_cap = cap / 2 if shifting else cap
@@ -164,6 +169,7 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
                 exhausted = True
                 break
             width = wider
+        stalled = first_tree and not gained
         shift_cut = False
         if shifting and not deadline.expired():
             before = state.cost
@@ -174,14 +180,14 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
         # the complete search gets twice the round's time (about 2/3 of the time after the first
         # slice), four times when the round found nothing better (about 4/5: the heuristics stall
         # where the complete search is about to prove the optimum), the round's time while the
-        # first restricted search, or the shifts of the incumbent, are cut before their end (their
-        # first tree has not had its chance yet; a wider restricted search cut without a better
-        # tree is a stall: it resumes next round, memo kept)
-        waiting = (cut and not gained and not first_tree) or shift_cut
+        # first restricted search is cut before its end (its first tree has not had its chance yet;
+        # a wider one cut without a better tree is a stall: it resumes next round, memo kept). The
+        # shifts never lower that share: the cells the complete search proves keep their time.
+        waiting = cut and not gained and not first_tree
         share = 1 if waiting else 2 if gained else 4
         if state.complete(max(MIN_SLICE, share * (deadline.elapsed() - start))):
             break
-        if gained or waiting:
+        if gained or waiting or shift_cut:  # a cut shift resumes next round, with twice the time
             cap *= 2
     return state.outcome()
 
