@@ -105,14 +105,13 @@ class _SklearnCart:
 
     def start(self) -> None:
         """Fit in a daemon thread (once; nothing when the data does not allow it)."""
+        import sys
         import threading
 
-        import sys
-
-        problem, d = self._problem, self._d
         if self._started:
             return
         self._started = True
+        problem, d = self._problem, self._d
         left = self._deadline.remaining()
         if "sklearn.tree" not in sys.modules and (left is None or left < CART_IMPORT_SECONDS):
             return

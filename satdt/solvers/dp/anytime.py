@@ -272,26 +272,33 @@ class _State:
             self._adopt(out.node, out.cost, f"restricted-{width}")
         return out.finished, self.cost < before
 
-    def local(self, cap: float, depth: int = LOCAL_DEPTH) -> None:
-        """Re-solve every subtree of depth <= ``depth`` of the incumbent exactly on its rows,
-        left to right, for at most ``cap`` seconds in all."""
+    def _subtrees(self, depth: int) -> list[tuple[tuple, np.ndarray, int]]:
+        """The incumbent's subtrees of depth budget <= ``depth`` that no larger such subtree
+        contains, left to right, as (path from the root, the distinct rows reaching it, its depth
+        budget); a leaf above that budget stands for any subtree of depth <= ``depth`` there."""
         search = self.search
-        stop = search.deadline.elapsed() + cap
-        S = np.arange(search.counts.shape[0], dtype=np.int64)
-        todo = []  # (path from the root, rows, subtree depth budget)
+        out = []
 
         def collect(node: Node, rows: np.ndarray, level: int, path: tuple) -> None:
             budget = self.d - level
             if len(rows) == 0 or budget <= 0:
                 return
-            if budget <= depth or node.is_leaf:  # a leaf above: any subtree of depth <= `depth` there
-                todo.append((path, rows, min(budget, depth)))
+            if budget <= depth or node.is_leaf:
+                out.append((path, rows, min(budget, depth)))
                 return
             right = search.goes_right_binary(rows, node.feature)
             collect(node.left, rows[~right], level + 1, path + (0,))
             collect(node.right, rows[right], level + 1, path + (1,))
 
-        collect(self.node, S, 0, ())
+        collect(self.node, np.arange(search.counts.shape[0], dtype=np.int64), 0, ())
+        return out
+
+    def local(self, cap: float, depth: int = LOCAL_DEPTH) -> None:
+        """Re-solve every subtree of depth <= ``depth`` of the incumbent exactly on its rows,
+        left to right, for at most ``cap`` seconds in all."""
+        search = self.search
+        stop = search.deadline.elapsed() + cap
+        todo = self._subtrees(depth)
         changed = False
         root = copy.deepcopy(self.node)
         for path, rows, budget in todo:
@@ -331,29 +338,22 @@ class _State:
         window = self.shift_window if default else window
         whole = window >= len(ch.chain)  # every test of the node: its subtree solved exactly
         stop = search.deadline.elapsed() + cap
-        todo = []  # (budget, path, rows, window columns)
-
-        def collect(node: Node, rows: np.ndarray, level: int, path: tuple) -> None:
-            budget = self.d - level
-            if node.is_leaf or len(rows) == 0 or budget <= LOCAL_DEPTH:
-                return
-            if budget > LOCAL_DEPTH + 1:  # above: exact children of depth > LOCAL_DEPTH cost too much
-                right = search.goes_right_binary(rows, node.feature)
-                collect(node.left, rows[~right], level + 1, path + (0,))
-                collect(node.right, rows[right], level + 1, path + (1,))
-                return
+        todo = []  # (path, rows, window columns) of each split node of depth budget LOCAL_DEPTH + 1
+        for path, rows, budget in self._subtrees(LOCAL_DEPTH + 1):
+            node = _at(self.node, path)
+            if budget <= LOCAL_DEPTH or node.is_leaf:
+                continue
             g = ch.column_of[int(node.feature)]
             lo, hi = max(0, g - window), min(len(ch.chain), g + window + 1)
             cols = np.arange(lo, hi, dtype=np.int64)
             if not whole:
                 cols = cols[ch.chain[lo:hi] == ch.chain[g]]
             if len(cols) > 1:
-                todo.append((budget, path, rows, cols))
+                todo.append((path, rows, cols))
 
-        collect(self.node, np.arange(search.counts.shape[0], dtype=np.int64), 0, ())
         root = copy.deepcopy(self.node)
         changed, complete = False, True
-        for budget, path, rows, cols in todo:
+        for path, rows, cols in todo:
             left = stop - search.deadline.elapsed()
             if left <= 0 or search.deadline.expired():
                 complete = False
@@ -361,7 +361,7 @@ class _State:
             sub = _at(root, path)
             sub_cost = search.subtree_cost(sub, rows)
             self.stats["shift_solves"] += 1
-            out = search.run(budget, sub_cost, rows=None if not path else rows, roots=cols, time_cap=left)
+            out = search.run(LOCAL_DEPTH + 1, sub_cost, rows=None if not path else rows, roots=cols, time_cap=left)
             complete = complete and out.finished
             if out.node is not None and out.cost is not None and out.cost < sub_cost:
                 root = _replace(root, path, out.node)
