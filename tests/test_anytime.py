@@ -148,25 +148,79 @@ def test_every_phase_of_the_schedule_keeps_exactness(seed, lam, monkeypatch):
     calls = {"complete": 0}
     original = anytime._State.complete
 
-    def complete(self, cap):  # the first two slices prove nothing: the heuristic phases run
+    def complete(self, cap, **kw):  # the first two slices prove nothing: the heuristic phases run
         calls["complete"] += 1
         if calls["complete"] <= 2:
             self.stats["complete_slices"] += 1
             return False
-        return original(self, cap)
+        return original(self, cap, **kw)
 
     monkeypatch.setattr(anytime._State, "complete", complete)
-    if lam is None:
+    if lam is None:  # one thread: the schedule sliced in time (two threads: the two lanes, below)
         ref = bruteforce.min_errors(problem, depth)[0]
-        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=30)
+        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=30, n_jobs=1)
     else:
         ref = float(bruteforce.min_regularized(problem, lam, depth)[0])
-        res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=30)
+        res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=30, n_jobs=1)
     stats = res.stats["anytime"]
     # the complete search proves the optimum, or at depth <= LOCAL_DEPTH local improvement does (the
     # whole tree re-solved exactly once the restricted search improved the incumbent)
     assert stats["restricted_runs"] >= 1
     assert stats["complete_slices"] >= 3 or (depth <= anytime.LOCAL_DEPTH and stats["local_solves"] >= 1)
+    assert res.status == "OPTIMAL"
+    assert res.objective == pytest.approx(ref) and res.bound == pytest.approx(ref)
+    data = problem.data
+    errors = int((res.tree.predict_index(data.X) != data.y).sum())
+    if lam is None:
+        assert errors == res.objective
+    else:
+        assert errors / data.n_rows + lam * res.tree.n_leaves == pytest.approx(res.objective)
+
+
+@pytest.mark.parametrize("seed", [s if s < 8 else pytest.param(s, marks=slow) for s in range(30)])
+@pytest.mark.parametrize("lam", [None, 0.02])
+def test_the_two_lanes_keep_exactness(seed, lam, monkeypatch):
+    """With two threads at depth > LOCAL_DEPTH the complete search and the heuristic rounds run
+    at the same time, sharing the incumbent (anytime._two_lanes). The complete lane's slices are
+    held back (they prove nothing) until the heuristic lane has finished a restricted search and
+    tried the threshold shifts; then it runs to its end: the answer is the brute-force optimum,
+    the tree re-scored, the bound never above it, and every counter of both lanes reported."""
+    import threading
+    import time
+
+    from satdt.solvers.dp import anytime
+
+    problem = random_problem(600 + seed, n_rows=20 + seed % 20, n_features=2 + seed % 3,
+                             n_classes=2 + seed % 2, binary=seed % 3 == 0, max_value=6)
+    depth = anytime.LOCAL_DEPTH + 1
+    lane_ran = threading.Event()
+    original_complete, original_shift = anytime._State.complete, anytime._State.shift
+    lanes = []
+
+    def complete(self, cap, **kw):
+        if not lane_ran.is_set():
+            self.stats["complete_slices"] += 1
+            time.sleep(0.005)
+            return False
+        return original_complete(self, cap, **kw)
+
+    def shift(self, cap, window=None):
+        lanes.append(threading.current_thread().name)
+        out = original_shift(self, cap, window)
+        lane_ran.set()
+        return out
+
+    monkeypatch.setattr(anytime._State, "complete", complete)
+    monkeypatch.setattr(anytime._State, "shift", shift)
+    if lam is None:
+        ref = bruteforce.min_errors(problem, depth)[0]
+        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=60, n_jobs=2)
+    else:
+        ref = float(bruteforce.min_regularized(problem, lam, depth)[0])
+        res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=60, n_jobs=2)
+    stats = res.stats["anytime"]
+    assert lanes and all(name == "satdt-anytime-heuristics" for name in lanes)
+    assert stats["restricted_runs"] >= 1
     assert res.status == "OPTIMAL"
     assert res.objective == pytest.approx(ref) and res.bound == pytest.approx(ref)
     data = problem.data
@@ -193,14 +247,14 @@ def test_a_bound_within_the_gap_leaves_the_time_to_the_complete_search(seed, mon
         calls = {"complete": 0}
         original = anytime._State.complete
 
-        def complete(self, cap, inside=inside, calls=calls, original=original):
+        def complete(self, cap, inside=inside, calls=calls, original=original, **kw):
             calls["complete"] += 1
             if calls["complete"] == 1:  # the first slice: cut, with a bound near the incumbent
                 self.stats["complete_slices"] += 1
                 gap = anytime.NEARLY_DONE_GAP * self.cost
                 self.bound = self.cost - (0.5 * gap if inside else 2 * gap + 1)
                 return False
-            return original(self, cap)
+            return original(self, cap, **kw)
 
         monkeypatch.setattr(anytime._State, "complete", complete)
         res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=30)
@@ -217,7 +271,7 @@ def test_threshold_shift_finds_the_best_nearby_test_with_exact_subtrees(seed):
     their rows). Each such subtree becomes the best among the tests of its chain within the
     window (computed here by solving both children of every such test exactly, by row-subset
     solves, themselves checked against brute force above); the tree is re-scored."""
-    from satdt.solvers.dp.anytime import LOCAL_DEPTH, _State
+    from satdt.solvers.dp.anytime import LOCAL_DEPTH, _Incumbent, _State
 
     problem = random_problem(500 + seed, n_rows=30 + seed % 25, n_features=2 + seed % 3,
                              n_classes=2 + seed % 2, binary=False, max_value=7 + seed % 5)
@@ -251,7 +305,7 @@ def test_threshold_shift_finds_the_best_nearby_test_with_exact_subtrees(seed):
     else:
         right = search.goes_right_binary(S, node.feature)
         expected = best_shift(node.left, S[~right]) + best_shift(node.right, S[right])
-    state = _State(search, depth, node, cost, "greedy", None, float)
+    state = _State(search, depth, _Incumbent(node, cost, "greedy", None, float))
     assert state.shift(cap=60, window=window)
     assert state.cost == expected <= cost
     assert search.tree_cost(state.node) == state.cost
@@ -264,9 +318,9 @@ def test_local_improvement_replaces_a_subtree_by_its_optimum():
     S = np.arange(problem.n_distinct)
     cost, node = search.greedy(S, 3)
     found = anytime_search(search, 3, node, cost, "greedy")  # no deadline: the complete search
-    from satdt.solvers.dp.anytime import _State
+    from satdt.solvers.dp.anytime import _Incumbent, _State
 
-    state = _State(search, 3, node, cost, "greedy", None, float)
+    state = _State(search, 3, _Incumbent(node, cost, "greedy", None, float))
     state.local(cap=30)
     # every subtree of depth <= 3 of a depth-3 tree is the whole tree: one exact solve of all rows
     assert state.stats["local_solves"] == 1

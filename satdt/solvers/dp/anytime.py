@@ -47,6 +47,19 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    cut by its round before its end (the rounds grow until it ends: on a loaded machine, or a
    large set, its first tree is the one worth waiting for).
 
+**Two lanes** (a search with two threads, ``n_jobs``, at depth > ``LOCAL_DEPTH``): after
+the first slice (and its extensions), steps 2-4 do not share the time but the cores
+(:func:`_two_lanes`). The complete search goes on in slices on the calling thread alone; a second
+thread runs the heuristic rounds (restricted searches of growing width, local improvement of
+each better tree, the threshold shifts once the restricted searches stall, and after the widest
+one) on a twin of the search (same problem, a memo of its own). Both read and improve one
+incumbent; a complete slice ends as soon as the other lane finds a better tree, so that the next
+slice prunes with it. After a round that found nothing better the heuristic lane pauses for the
+round's time times the proven bound's share of the incumbent (not at all while the bound is 0);
+it stops when it has nothing left to try (its threshold shifts end once their window spans every
+chain: trying every test is the complete lane's work), or when the bound is within
+``NEARLY_DONE_GAP`` of the incumbent. Meanwhile the complete search has all the threads.
+
 The search stays complete: given time, the complete search runs to its end, and the cells it
 proves within the first slice pay nothing for the anytime phases.
 
@@ -63,11 +76,13 @@ References are numbered as in ``satdt/REFERENCES.md``.
 from __future__ import annotations
 
 import copy
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from ...deadline import Deadline
 from ...progress import ProgressReporter
 from ...tree import Node
 from .search import CoreSearch, SearchBase, SearchOutcome
@@ -109,7 +124,7 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     Without a deadline, or with the numpy reference search, this is the complete search alone.
     """
     deadline = search.deadline
-    state = _State(search, d, node, cost, source, reporter, to_objective)
+    state = _State(search, d, _Incumbent(node, cost, source, reporter, to_objective))
     left = deadline.remaining()
     if left is None or not isinstance(search, CoreSearch):
         state.complete(None)
@@ -131,6 +146,10 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
             return state.outcome()
     if unproven is not None:
         unproven()
+    # two threads: the two lanes (with more, the schedule below keeps every thread on the complete
+    # search's slices, rather than one for the complete lane while the heuristics run)
+    if d > LOCAL_DEPTH and isinstance(search, CoreSearch) and search.threads == 2:
+        return _two_lanes(state, slice_s)
     widths = iter(WIDTHS)
     width = next(widths)
     cap = max(MIN_SLICE, slice_s / 2)
@@ -194,47 +213,222 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     return state.outcome()
 
 
-class _State:
-    """The incumbent and the bound across the phases of :func:`anytime_search`."""
+class _LaneClock(Deadline):
+    """The heuristic lane's clock: the call's deadline, or earlier once :meth:`stop` is called
+    (the complete lane proved the optimum, or the call is over)."""
 
-    def __init__(self, search: SearchBase, d: int, node: Node, cost: float, source: str,
-                 reporter: ProgressReporter | None, to_objective: Callable[[float], float]):
-        self.search, self.d = search, d
+    def __init__(self, parent: Deadline):
+        super().__init__(None)
+        self.start, self.time_limit = parent.start, parent.time_limit
+        self._stopped = threading.Event()
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def pause(self, seconds: float) -> None:
+        """Sleep ``seconds``, or until :meth:`stop`."""
+        self._stopped.wait(max(0.0, seconds))
+
+    def expired(self) -> bool:
+        return self._stopped.is_set() or super().expired()
+
+    def remaining(self) -> float | None:
+        return 0.0 if self._stopped.is_set() else super().remaining()
+
+
+def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
+    """The rest of :func:`anytime_search` on a search with two threads (depth >
+    ``LOCAL_DEPTH``): the complete search in slices on this thread alone (the *complete lane*),
+    while a second thread runs the heuristic rounds on a twin search of its own (the *heuristic
+    lane*: :meth:`CoreSearch.twin`, one thread, its own memo), both sharing the incumbent. A
+    slice ends as soon as the heuristic lane finds a better tree, so the next one prunes with it
+    (the roots' bounds and the memo are kept between slices). After a round that found nothing
+    better the heuristic lane pauses for up to the round's time, the longer the closer the proven
+    bound is to the incumbent, and once it has nothing left to try (or the bound is within
+    ``NEARLY_DONE_GAP``) it stops: meanwhile the complete search has all the threads.
+
+    Against the schedule sliced in time (one thread), the complete search gets about what its
+    slices got there (two thirds to four fifths of the time, on threads whose waves give it
+    ~1.5x), the heuristics, while they find better trees, a core of their own."""
+    search = state.search
+    deadline = search.deadline
+    clock = _LaneClock(deadline)
+    lane = _State(search.twin(clock), state.d, state.inc, reports=False)
+    lane.whole_shifts = False
+    failure: list[BaseException] = []
+
+    def heuristics() -> None:
+        try:
+            _heuristic_rounds(lane, slice_s, lambda: 0.0 if state.bound is None or state.cost <= 0
+                              else state.bound / state.cost)
+        except BaseException as exc:  # noqa: BLE001 - raised again on the calling thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=heuristics, name="satdt-anytime-heuristics", daemon=True)
+    search.set_solo(True)
+    worker.start()
+    def busy() -> bool:  # the heuristic lane is at work (not done, not pausing)
+        return worker.is_alive() and not lane.paused.is_set()
+
+    try:
+        while not deadline.expired() and not lane.proven:
+            if worker.is_alive() and state.close():  # within the gap: no heuristic could gain more
+                clock.stop()
+                worker.join()
+            solo = busy()
+            search.set_solo(solo)  # the heuristics done or pausing: all the threads to the proof
+            started = state.cost
+
+            def stop() -> bool:  # a better tree to prune with, or the other core taken or freed
+                return state.cost < started or lane.proven or solo != busy()
+
+            if state.complete(max(MIN_SLICE, slice_s), stop=stop):
+                break
+    finally:
+        clock.stop()
+        worker.join()
+        search.set_solo(False)
+    if failure:
+        raise failure[0]
+    state.proven = state.proven or lane.proven
+    return state.outcome(lane)
+
+
+def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[], float]) -> None:
+    """The heuristic lane of :func:`_two_lanes`: rounds of restricted searches of growing width
+    (each improvement followed by local improvement), the threshold shifts once a round's
+    restricted searches stalled, until the lane's clock stops or nothing is left to try.
+
+    After a round that found nothing better (once the first restricted search has finished), the
+    lane pauses for the round's time times ``proven_share()`` (the complete lane's bound over the incumbent, in [0,
+    1]): its core goes to the complete search in proportion to how close that is to a proof, and
+    not at all while the bound is 0 (most continuous sets at depth >= 4, where the complete
+    search cannot finish in the time)."""
+    clock = lane.search.deadline
+    widths = iter(WIDTHS)
+    width = next(widths)
+    cap = max(MIN_SLICE, slice_s / 2)
+    exhausted = first_tree = stalled = False
+    while not clock.expired():
+        if exhausted and lane.shift_done:
+            return
+        start = clock.elapsed()
+        gained = cut = False
+        while not exhausted and not clock.expired() and clock.elapsed() - start < cap:
+            finished, improved = lane.restricted(width, cap - (clock.elapsed() - start))
+            if improved:
+                gained = True
+                lane.local(max(MIN_SLICE, cap - (clock.elapsed() - start)))
+            if not finished:
+                cut = True
+                break
+            first_tree = True
+            wider = next(widths, None)
+            if wider is None:
+                exhausted = True
+                break
+            width = wider
+        stalled = stalled or (first_tree and not gained)
+        shift_cut = False
+        if (stalled or exhausted) and not lane.shift_done and not clock.expired():
+            before = lane.cost
+            shift_cut = not lane.shift(max(MIN_SLICE, cap))
+            gained = gained or lane.cost < before
+        if gained or cut or shift_cut:  # a cut search resumes next round, with twice the time
+            cap *= 2
+        if first_tree and not gained and not clock.expired():
+            # a round that found nothing better (its searches finished or cut: a stall, as in the
+            # schedule sliced in time): the lane pauses for up to as long as the round took, its
+            # core to the complete search meanwhile
+            pause = (clock.elapsed() - start) * min(1.0, max(0.0, proven_share()))
+            if pause > 0.01:
+                lane.paused.set()
+                clock.pause(pause)
+                lane.paused.clear()
+
+
+class _Incumbent:
+    """The best tree so far, shared by the lanes of :func:`anytime_search` (a lock around every
+    change), with the threshold shifts' progress on it (a new incumbent starts them again)."""
+
+    def __init__(self, node: Node, cost: float, source: str, reporter: ProgressReporter | None,
+                 to_objective: Callable[[float], float]):
         self.node, self.cost, self.source = node, float(cost), source
         self.reporter, self.to_objective = reporter, to_objective
+        self.shift_window = SHIFT_WINDOW  # of the threshold shifts; doubled when all were tried
+        self.shift_done = False  # every test of every chain tried at every shift node of the incumbent
+        self.lock = threading.Lock()
+
+    def offer(self, node: Node, cost: float, source: str) -> bool:
+        """Take the tree if it costs less than the incumbent; True when it did."""
+        with self.lock:
+            if not cost < self.cost:
+                return False
+            self.node, self.cost, self.source = node, float(cost), source
+            self.shift_window, self.shift_done = SHIFT_WINDOW, False
+            if self.reporter is not None:
+                self.reporter.emit("incumbent", incumbent=self.to_objective(self.cost), message=source)
+            return True
+
+
+class _State:
+    """One lane of :func:`anytime_search`: a search and its phases, the shared incumbent, the
+    bound its complete search proved."""
+
+    def __init__(self, search: SearchBase, d: int, incumbent: _Incumbent, reports: bool = True):
+        self.search, self.d, self.inc = search, d, incumbent
+        self.reports = reports  # the search's own progress events (the complete lane's only)
+        self.paused = threading.Event()  # the heuristic lane pauses (its core to the complete lane)
+        self.whole_shifts = True  # the last threshold shifts try every test (see shift)
         self.bound: float | None = None
         self.proven = False
         self.roots: tuple[int, int] | None = None  # the complete search's (done, live) top-level roots
-        self.shift_window = SHIFT_WINDOW  # of the threshold shifts; doubled when all were tried
-        self.shift_done = False  # every test of every chain tried at every shift node of the incumbent
         self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
                       "local_solves": 0, "local_improvements": 0, "shift_solves": 0,
                       "shift_improvements": 0}
 
-    def outcome(self) -> AnytimeOutcome:
+    @property
+    def node(self) -> Node:
+        return self.inc.node
+
+    @property
+    def cost(self) -> float:
+        return self.inc.cost
+
+    @property
+    def shift_done(self) -> bool:
+        return self.inc.shift_done
+
+    def outcome(self, *others: "_State") -> AnytimeOutcome:
+        """The answer, with the counters of this lane and of the ``others``."""
+        stats = dict(self.stats)
+        for other in others:
+            for key, value in other.stats.items():
+                stats[key] = max(stats[key], value) if key == "restricted_width" else stats[key] + value
         bound = self.cost if self.proven else self.bound
-        return AnytimeOutcome(self.node, self.cost, self.proven, bound, self.source, dict(self.stats))
+        return AnytimeOutcome(self.node, self.cost, self.proven, bound, self.inc.source, stats)
 
     def _run(self, d: int, ub: float, **kw) -> SearchOutcome:
-        search = self.search
-        search.reporter, search.to_objective = self.reporter, self.to_objective
+        search, inc = self.search, self.inc
+        if not self.reports:
+            return search.run(d, ub, **kw)
+        search.reporter, search.to_objective = inc.reporter, inc.to_objective
         try:
             return search.run(d, ub, **kw)
         finally:
             search.reporter, search.to_objective = None, float
 
     def _adopt(self, node: Node, cost: float, source: str) -> None:
-        if cost < self.cost:
-            self.node, self.cost, self.source = node, float(cost), source
-            self.shift_window, self.shift_done = SHIFT_WINDOW, False
-            if self.reporter is not None:
-                self.reporter.emit("incumbent", incumbent=self.to_objective(self.cost), message=source)
+        self.inc.offer(node, cost, source)
 
-    def complete(self, cap: float | None) -> bool:
-        """One slice of the complete search (``cap`` seconds, None: to the end); True when it
-        finished (the incumbent is then proven optimal)."""
+    def complete(self, cap: float | None, stop: Callable[[], bool] | None = None) -> bool:
+        """One slice of the complete search (``cap`` seconds, None: to the end; ``stop``: ends it
+        early once True); True when it finished (the incumbent is then proven optimal)."""
         self.stats["complete_slices"] += 1
-        out = self._run(self.d, self.cost, **({} if cap is None else {"time_cap": cap}))
+        kw = {} if cap is None else {"time_cap": cap}
+        if stop is not None:
+            kw["stop"] = stop
+        out = self._run(self.d, self.cost, **kw)
         if out.node is not None and out.cost is not None:
             self._adopt(out.node, out.cost, "dp")
         if out.finished:
@@ -272,10 +466,11 @@ class _State:
             self._adopt(out.node, out.cost, f"restricted-{width}")
         return out.finished, self.cost < before
 
-    def _subtrees(self, depth: int) -> list[tuple[tuple, np.ndarray, int]]:
-        """The incumbent's subtrees of depth budget <= ``depth`` that no larger such subtree
-        contains, left to right, as (path from the root, the distinct rows reaching it, its depth
-        budget); a leaf above that budget stands for any subtree of depth <= ``depth`` there."""
+    def _subtrees(self, depth: int, tree: Node) -> list[tuple[tuple, np.ndarray, int]]:
+        """The subtrees of depth budget <= ``depth`` of ``tree`` (the incumbent) that no larger
+        such subtree contains, left to right, as (path from the root, the distinct rows reaching
+        it, its depth budget); a leaf above that budget stands for any subtree of depth <=
+        ``depth`` there."""
         search = self.search
         out = []
 
@@ -290,7 +485,7 @@ class _State:
             collect(node.left, rows[~right], level + 1, path + (0,))
             collect(node.right, rows[right], level + 1, path + (1,))
 
-        collect(self.node, np.arange(search.counts.shape[0], dtype=np.int64), 0, ())
+        collect(tree, np.arange(search.counts.shape[0], dtype=np.int64), 0, ())
         return out
 
     def local(self, cap: float, depth: int = LOCAL_DEPTH) -> None:
@@ -298,9 +493,10 @@ class _State:
         left to right, for at most ``cap`` seconds in all."""
         search = self.search
         stop = search.deadline.elapsed() + cap
-        todo = self._subtrees(depth)
+        start = self.node
+        todo = self._subtrees(depth, start)
         changed = False
-        root = copy.deepcopy(self.node)
+        root = copy.deepcopy(start)
         for path, rows, budget in todo:
             left = stop - search.deadline.elapsed()
             if left <= 0 or search.deadline.expired():
@@ -331,16 +527,19 @@ class _State:
 
         ``window`` (default ``shift_window``): when the shifts of that window were all solved and
         none was better, the next call doubles it; once it spans every chain, the next call tries
-        every test (the node's subtree re-solved exactly) and then ``shift_done`` is set. A new
-        incumbent starts again from ``SHIFT_WINDOW``."""
+        every test (the node's subtree re-solved exactly) and then ``shift_done`` is set; without
+        ``whole_shifts`` (the heuristic lane, beside a complete search that does that exact work)
+        it is set once the window spans every chain. A new incumbent starts again from
+        ``SHIFT_WINDOW``."""
         search, ch = self.search, self.search.ch
         default = window is None
-        window = self.shift_window if default else window
+        window = self.inc.shift_window if default else window
         whole = window >= len(ch.chain)  # every test of the node: its subtree solved exactly
         stop = search.deadline.elapsed() + cap
+        start = self.node
         todo = []  # (path, rows, window columns) of each split node of depth budget LOCAL_DEPTH + 1
-        for path, rows, budget in self._subtrees(LOCAL_DEPTH + 1):
-            node = _at(self.node, path)
+        for path, rows, budget in self._subtrees(LOCAL_DEPTH + 1, start):
+            node = _at(start, path)
             if budget <= LOCAL_DEPTH or node.is_leaf:
                 continue
             g = ch.column_of[int(node.feature)]
@@ -351,7 +550,7 @@ class _State:
             if len(cols) > 1:
                 todo.append((path, rows, cols))
 
-        root = copy.deepcopy(self.node)
+        root = copy.deepcopy(start)
         changed, complete = False, True
         for path, rows, cols in todo:
             left = stop - search.deadline.elapsed()
@@ -370,11 +569,16 @@ class _State:
         if changed:
             self._adopt(root, search.tree_cost(root), "shift")
         elif complete and default:
-            if whole:
-                self.shift_done = True
-            else:  # the next window; past the longest chain, every test
+            with self.inc.lock:
+                if self.inc.node is not start:  # a new incumbent meanwhile (the other lane)
+                    return complete
                 longest = int(np.bincount(ch.chain).max()) if len(ch.chain) else 0
-                self.shift_window = len(ch.chain) if 2 * window >= longest else 2 * window
+                if whole or (not self.whole_shifts and window >= longest):
+                    self.inc.shift_done = True
+                elif 2 * window >= longest:  # past the longest chain: every test (or the chains whole)
+                    self.inc.shift_window = len(ch.chain) if self.whole_shifts else longest
+                else:  # the next window
+                    self.inc.shift_window = 2 * window
         return complete
 
 

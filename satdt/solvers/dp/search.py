@@ -9,6 +9,7 @@ answer :meth:`SearchBase.run` with one :class:`SearchOutcome`.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Callable
 
@@ -274,6 +275,34 @@ class CoreSearch(SearchBase):
     def memo_entries(self) -> int:
         return int(self._core.stats()["memo_entries"])
 
+    @property
+    def threads(self) -> int:
+        """Threads of the compiled search (``n_jobs`` resolved)."""
+        return int(self._core.threads)
+
+    def set_solo(self, on: bool) -> None:
+        """Run on the calling thread alone (``on``) or on all the search's threads again: for the
+        anytime schedule's complete lane while its heuristic lane has the other core."""
+        self._core.set_solo(bool(on))
+
+    def twin(self, deadline: Deadline, n_jobs: int = 1) -> "CoreSearch":
+        """A second compiled search of the same problem and cost (same chains, same rows; a memo
+        of its own) under ``deadline``, on ``n_jobs`` threads: a search that can run at the same
+        time as this one, on another thread."""
+        other = copy.copy(self)
+        other.deadline = deadline
+        other.stats = {"nodes": 0, "pair_solves": 0, "roots_evaluated": 0, "memo_hits": 0}
+        other.reporter, other.to_objective = None, float
+        ch = self.ch
+        other._core = _core.Search(ch.rank, ch.chain.astype(np.int32), ch.level.astype(np.int32),
+                                   self.counts.astype(np.int64), int(self.q), int(self.lc), float(self.pair_ops),
+                                   resolve_n_jobs(n_jobs))
+        if self.THREAD_WORK is not None:
+            other._core.set_thread_work(*self.THREAD_WORK)
+        if not self.PAIRING:
+            other._core.set_pairing(False)
+        return other
+
     def greedy(self, S: np.ndarray, d: int, grace: float = 0.0) -> tuple[float, Node]:
         """:meth:`SearchBase.greedy` on all rows by the compiled core (same choices, same tree;
         no rows x chains temporaries), on a subset by the numpy statement. ``grace``: seconds it
@@ -323,7 +352,10 @@ class CoreSearch(SearchBase):
         return report
 
     def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
-            time_cap: float | None = None, roots: np.ndarray | None = None) -> SearchOutcome:
+            time_cap: float | None = None, roots: np.ndarray | None = None,
+            stop: Callable[[], bool] | None = None) -> SearchOutcome:
+        """See :meth:`SearchBase.run`; ``stop``: also ends the call (as a time cap does) once it
+        returns True, polled with the deadline every 50 ms."""
         left = self.deadline.remaining()
         if time_cap is not None:
             left = time_cap if left is None else min(left, time_cap)
@@ -332,7 +364,9 @@ class CoreSearch(SearchBase):
         out = self._core.solve(int(d), int(min(ub, 2 ** 62)), 1e300 if left is None else max(left, 0.0),
                                progress, interval, int(width),
                                None if rows is None else np.ascontiguousarray(rows, dtype=np.int64),
-                               self.deadline.expired,  # stops within 50 ms of satdt.deadline.interrupt
+                               # stops within 50 ms of satdt.deadline.interrupt (and of `stop`)
+                               self.deadline.expired if stop is None else
+                               (lambda: self.deadline.expired() or stop()),
                                None if roots is None else np.ascontiguousarray(roots, dtype=np.int64))
         self.stats.update(self._core.stats())
         if out["finished"]:

@@ -176,5 +176,6 @@ PYBIND11_MODULE(_core, mod) {
         .def("set_thread_work", &satdt_dp::Search::set_thread_work, py::arg("scan_units"), py::arg("pair_ops"))
         .def("set_pairing", &satdt_dp::Search::set_pairing, py::arg("on"))
         .def_property_readonly("missing_pairs", &satdt_dp::Search::missing_pairs)
-        .def("set_root_wave", &satdt_dp::Search::set_root_wave, py::arg("wave"));
+        .def("set_root_wave", &satdt_dp::Search::set_root_wave, py::arg("wave"))
+        .def("set_solo", &satdt_dp::Search::set_solo, py::arg("on"));
 }

@@ -41,11 +41,15 @@ class Pool {
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
     bool adaptive = true;  // false: engaged() always (tests)
+    // true: every kernel and wave runs on the calling thread alone (Search::set_solo), the
+    // workers asleep: another search has the other cores (the anytime schedule's two lanes)
+    bool paused = false;
     // whether the next kernel should go to the workers: not while they keep missing the runs
     // (a loaded machine where they rarely get a core: 64 runs in a row whose every task the
     // caller ran itself), then for the next 512 kernels the caller works alone and tries again.
     // Which thread runs a task never changes a result (see the top), so neither does this.
     bool engaged() {
+        if (paused) return false;
         if (!adaptive) return true;
         if (skip_ > 0) {
             --skip_;

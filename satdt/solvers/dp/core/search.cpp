@@ -449,7 +449,7 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         maskL.resize(bits.W);
         maskR.resize(bits.W);
     }
-    const bool waves = top && pool_ && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 && owner_ == nullptr;
+    const bool waves = top && pool_ && !pool_->paused && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 && owner_ == nullptr;
     int current = -1;  // the root being evaluated (open again when the time limit cuts it)
     try {
         if (waves) {
