@@ -376,6 +376,39 @@ def test_an_interrupt_stops_the_schedule_with_its_best_tree():
     assert int((res.tree.predict_index(data.X) != data.y).sum()) == res.objective
 
 
+@pytest.mark.parametrize("how", ["interrupt", "ctrl-c"])
+def test_the_two_lanes_stop_together(how):
+    """Stopped while both lanes run (compas at depth 5 on two threads: the first slice is 2 s of a
+    20 s limit, the stop comes at 3.5 s): satdt.deadline.interrupt (the CLI's signal policy)
+    returns the best tree within a second; a plain Ctrl-C (KeyboardInterrupt in the calling
+    thread, no handler) propagates. Either way the heuristic lane's thread has ended."""
+    import _thread
+    import threading
+    import time
+
+    from satdt.deadline import clear_interrupt, interrupt
+
+    problem = Binarizer("all").problem(load_dataset("compas"))
+    timer = threading.Timer(3.5, interrupt if how == "interrupt" else _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        if how == "interrupt":
+            res = solve_max_accuracy_dp(problem, max_depth=5, time_limit=20, n_jobs=2)
+        else:
+            with pytest.raises(KeyboardInterrupt):
+                solve_max_accuracy_dp(problem, max_depth=5, time_limit=20, n_jobs=2)
+    finally:
+        timer.cancel()
+        clear_interrupt()
+    assert time.perf_counter() - start < 3.5 + 1.0
+    assert not any(t.name == "satdt-anytime-heuristics" for t in threading.enumerate())
+    if how == "interrupt":
+        assert res.status == "FEASIBLE" and res.stats["anytime"]["restricted_runs"] >= 1
+        data = problem.data
+        assert int((res.tree.predict_index(data.X) != data.y).sum()) == res.objective
+
+
 @pytest.mark.parametrize("seed", [72, 89, 211, 225])  # of 300 random problems, those where CART's tree
 def test_scikit_learn_carts_tree_is_taken_when_the_schedule_found_worse(seed, monkeypatch):  # beats the greedy
     """Under a time limit scikit-learn's CART tree (fitted beside the search) is the answer when
