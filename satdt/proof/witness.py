@@ -74,7 +74,8 @@ class _Questions:
     The problem is (X, y) binarized once with ``Binarizer("all")``; a subset is asked as the
     ascending distinct rows it maps to (``problem.row_of``) by ``search.run(depth, ub, rows=S)``,
     whose memo is shared by all the questions. A finished run proves the optimum over ``S``, or a
-    lower bound ``>= ub`` (MurTree's upper-bound semantics); a tree is accepted only below ``ub``
+    lower bound ``>= ub`` (MurTree's upper-bound semantics); DT_size's runs satisfice (``width=-1``:
+    any tree below ``ub``, or the same proof that none is); a tree is accepted only below ``ub``
     and is re-evaluated on the rows.
 
     Why the answer is the subset's own (what :func:`_fits`, binarizing the subset, answers):
@@ -113,6 +114,10 @@ class _Questions:
         self.depth, self.max_splits = int(depth), max_splits
         q, leaf_cost = (1, 0) if max_splits is None else (int(max_splits) + 2, 1)
         self.ub = float(q)  # a tree of cost below q: no error (and, for DT_size, <= m + 1 leaves)
+        # DT_size: the core's satisficing search (width -1: any tree below ub, not the fewest
+        # leaves; measured 2-5x faster "yes" answers); DT_depth's exact search already stops at
+        # its first error-free tree (cost 0: the node's lower bound)
+        self.width = 0 if max_splits is None else -1
         self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=leaf_cost, n_jobs=1)
         self.asked = 0
         self.trees: list[tuple[np.ndarray, np.ndarray]] = []  # the growth's answers (for _shrink)
@@ -144,7 +149,7 @@ class _Questions:
                     np.zeros(self.code.size, np.int64))
         if self.depth == 0:
             return None
-        out = self.search.run(self.depth, self.ub, rows=_distinct(self.row_of[rows]))
+        out = self.search.run(self.depth, self.ub, rows=_distinct(self.row_of[rows]), width=self.width)
         if not out.finished:
             raise RuntimeError("witness search: the DP did not finish")
         if out.node is None or out.cost >= self.ub:  # (a memo hit may hand back an optimum >= ub)
