@@ -176,7 +176,10 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             man["thresholds"] = {str(f): _uniq(np.asarray(ts, float)).tolist() for f, ts in thresholds.items()}
             allowed = allowed_thresholds(man, where)  # (the checker's: every category of a categorical column)
         deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
-        prover = Prover(Xe, y, C, q, lc, allowed, deadline)
+        from .lower import CoreOptima
+
+        core = CoreOptima(data, q, lc) if allowed is None and C > 1 else None
+        prover = Prover(Xe, y, C, q, lc, allowed, deadline, core)
         cost, errors, leaves, _, _ = _tree_cost(tree_dict, Xe, y, classes, q, lc, where)
         prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
