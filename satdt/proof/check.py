@@ -97,9 +97,8 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
     P, ends = A.size + F, np.cumsum([g.size + 1 for _, g in segs])
     M = np.bincount(((y[:, None] * P + seg)[:, :, None] * W + cols[:, None, :]).ravel(),
                     minlength=C * P * W).astype(np.int32).reshape(C, P, W)
-    if F > 1:                               # restart the running sum at each segment
-        M[:, ends[:-1]] -= np.add.reduceat(M, np.concatenate([[0], ends[:-1]]), axis=1)[:, :-1]
-    np.cumsum(M, 1, out=M)                  # M[c, a, col]: root block < a (restarted per segment)
+    for a in np.setdiff1d(np.arange(1, P), ends[:-1]):  # M[c, a, col]: root block < a (restarted per
+        M[:, a] += M[:, a - 1]              # segment; numpy's cumsum on this axis: 5-200x slower)
     M = np.delete(M, ends - 1, axis=1)
     M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2)[:, :, :-1]  # restart per child feature
     np.cumsum(M, 2, out=M)                  # ... and child run <= b (b = last of a block: no split)
