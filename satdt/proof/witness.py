@@ -191,10 +191,9 @@ def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, preds: np.ndarra
     found |= (wrong & (others > 0)).any(0)
     # j's leaf relabeled to the one class of its other rows: no error off the leaf, j the one row not
     # of that class
-    own = n_lc[at, lw]  # (T, |W|, C): the class counts in j's leaf
-    k = np.broadcast_to(cw, lw.shape)
-    n_own = np.take_along_axis(own, k[:, :, None], 2)[:, :, 0]
-    np.put_along_axis(own, k[:, :, None], -1, 2)
+    own, j = n_lc[at, lw], np.arange(W.size)  # (T, |W|, C): the class counts in j's leaf
+    n_own = own[:, j, cw]
+    own[:, j, cw] = -1
     found |= ((outside[at, lw] == 0) & (n_own == 1) & (own.max(2) == n_l[at, lw] - 1)).any(0)
     return W[found]
 
