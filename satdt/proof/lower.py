@@ -9,7 +9,9 @@ bounds (MurTree section 4.6) are propagated from every solved child to the child
 other test of the node, as in :mod:`satdt.solvers.dp.reference`. A set of at most ``ENUM_ROWS``
 rows at depth >= 3 gets one ``enum`` claim (its optimum, computed by the checker's own
 :func:`~satdt.proof.check.opt_enum`) when that fits the checker's cap: the whole DAG of a DT_depth /
-DT_size certificate over its witness rows is then one claim.
+DT_size certificate over its witness rows is then one claim. A ``depth2`` claim's bound (the set's
+optimum at depth <= 2) comes from the compiled DP (:class:`CoreOptima`) when it can answer for the
+set, else from the checker's own :func:`~satdt.proof.check.opt_small`; the checker recomputes it.
 """
 
 from __future__ import annotations
