@@ -54,10 +54,12 @@ def _instance(seed: int):
     return _Costs(X, y, C, q, lc), S, allowed
 
 
-@pytest.mark.parametrize("batch,dense", [(4_000_000, 200), (4_000_000, 0), (40, 0), (1, 0)])
-def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, monkeypatch):
+@pytest.mark.parametrize("batch,dense,narrow", [(4_000_000, 200, 2 ** 15), (4_000_000, 0, 2 ** 15),
+                                                (4_000_000, 0, 0), (40, 0, 2 ** 15), (40, 0, 0), (1, 0, 2 ** 15)])
+def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, narrow, monkeypatch):
     monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
     monkeypatch.setattr(CHECK, "DENSE", dense)  # 0: the branch and bound, never the plain enumeration
+    monkeypatch.setattr(CHECK, "NARROW", narrow)  # 0: the counts in int32, as on 2^15 rows or more
     for seed in range(60 if batch > 1 else 25):
         cst, S, allowed = _instance(seed)
         for k in (0, 1, 2):
