@@ -178,7 +178,10 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
         from .lower import CoreOptima
 
-        core = CoreOptima(data, q, lc) if allowed is None and C > 1 else None
+        try:  # (the DP is only the producer's shortcut: without it, the checker's own rule)
+            core = CoreOptima(data, q, lc) if allowed is None and C > 1 else None
+        except MemoryError:  # (satdt.deadline.MemoryLimitError: the binary matrix over the budget)
+            core = None
         prover = Prover(Xe, y, C, q, lc, allowed, deadline, core)
         cost, errors, leaves, _, _ = _tree_cost(tree_dict, Xe, y, classes, q, lc, where)
         prover.root_is_optimum = True
