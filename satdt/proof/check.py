@@ -279,7 +279,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                 ok = k <= 2 and b <= opt_small(cst, S, k, allowed, b)
             elif rule == "similar":
                 A, _, bA, kA = done[ref(c["from"])]
-                ok = k <= kA and b <= bA - cst.q * np.setdiff1d(A, S, assume_unique=True).size
+                ok = k <= kA and b <= bA - cst.q * (A.size - np.count_nonzero(np.bincount(S, minlength=cst.n)[A]))
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
                     raise Invalid(f"{at}: above the leaf cost or depth 0")
