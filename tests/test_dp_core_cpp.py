@@ -27,6 +27,7 @@ from satdt import bruteforce
 from satdt.binarize import Binarizer
 from satdt.data import prepare
 from satdt.solvers.dp import reference, solve_max_accuracy_dp, solve_regularized_dp
+from satdt.tree import Tree
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "satdt" / "solvers" / "dp" / "core"
@@ -118,3 +119,43 @@ def test_reference_scan_off_gives_the_same_optimum(seed, monkeypatch):
     off = [solve_max_accuracy_dp(problem, max_depth=d, pair_ops=0.0, engine="reference") for d in (2, 3)]
     assert [r.objective for r in on] == [r.objective for r in off]
     assert sum(r.stats["depth2_scans"] for r in on) > 0 and sum(r.stats["depth2_scans"] for r in off) == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_satisficing_search_answers_as_the_exact_search_and_leaves_its_memo_exact(seed):
+    """``run(width=-1)``, the satisficing search (core/search.cpp, ``t_satisfice``; the DT_size
+    questions of satdt/proof/witness.py): a tree below ``ub`` exactly when the exact search finds
+    one (re-costed on the rows: below ``ub``, depth <= d), else a proven bound >= ``ub`` (or the
+    optimum, when it is >= ``ub``); and the
+    exact calls made on the same search in between (its memo shared) give a fresh search's answers."""
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.accuracy import new_search
+
+    rng = np.random.default_rng(700 + seed)
+    n, p, C = 40 + 10 * seed, 3 + seed % 3, 2 + seed % 2
+    X = rng.integers(0, 4 + seed, size=(n, p)).astype(float)
+    y = (X[:, 0] + (X[:, 1] > 1) + rng.integers(0, 2, size=n) * (rng.random(n) < 0.3)) % C
+    problem = Binarizer("all").problem(prepare(X, y.astype(int)))
+    m_rows = problem.n_distinct
+    yes = no = 0
+    for q, lc in ((1, 0), (8, 1), (5, 2)):
+        shared = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
+        for _ in range(25):
+            d = int(rng.integers(2, 5))
+            rows = np.sort(rng.choice(m_rows, size=int(rng.integers(2, m_rows + 1)), replace=False))
+            fresh = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
+            exact = fresh.run(d, 1e18, rows=rows)  # the optimum
+            ub = float(exact.cost + rng.integers(-3 * q, 3 * q + 2))
+            sat = shared.run(d, ub, rows=rows, width=-1)
+            assert sat.finished
+            if exact.cost < ub:
+                assert sat.node is not None and sat.cost < ub, (seed, q, lc, d, ub, exact.cost, sat)
+                assert shared.subtree_cost(sat.node, rows) == sat.cost
+                assert Tree(sat.node, classes=np.arange(C)).depth() <= d and sat.cost >= exact.cost
+                yes += 1
+            else:  # a bound >= ub, or (as the exact search may: depth two, memo hits) the optimum >= ub
+                assert sat.bound >= ub and (sat.node is None or sat.cost == exact.cost), (seed, q, lc, d, ub, sat)
+                no += 1
+            again = shared.run(d, 1e18, rows=rows)  # exact, on the memo the satisficing runs filled
+            assert again.cost == exact.cost, (seed, q, lc, d, again.cost, exact.cost)
+    assert yes >= 20 and no >= 20, (yes, no)

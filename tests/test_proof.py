@@ -372,3 +372,26 @@ def test_listed_thresholds_define_the_search_space(tmp_path):
     (tmp_path / "q" / "manifest.json").write_text(json.dumps(man))
     with pytest.raises(Invalid):
         check(tmp_path / "q")
+
+
+def test_data_with_missing_values_is_refused_before_any_file(tmp_path):
+    """Missing values (missing="learn"): the checker reads finite numbers only, so the producer
+    refuses in one line (it wrote a certificate the checker rejected), and so do proof= and --proof."""
+    from satdt.proof import check_proof_data
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 5, size=(40, 2)).astype(float)
+    X[::7, 1] = np.nan
+    y = (np.nan_to_num(X[:, 0]) > 2).astype(int)
+    data = prepare(X, y, missing=True)
+    res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=2)
+    with pytest.raises(ValueError, match="missing values"):
+        certify_result(res, data, tmp_path / "cert", max_depth=2)
+    assert not (tmp_path / "cert").exists()
+    with pytest.raises(ValueError, match="missing values"):
+        check_proof_data(str(tmp_path / "est"), "all", data)
+    csv_path = tmp_path / "m.csv"
+    csv_path.write_text("a,b,label\n1,2,x\n,3,y\n2,,x\n3,1,y\n4,2,x\n1,3,y\n")
+    assert main(["solve", str(csv_path), "--method", "dp", "--max-depth", "2", "--missing", "learn",
+                 "--proof", str(tmp_path / "cli")]) == 1
+    assert not (tmp_path / "cli").exists()

@@ -3,6 +3,7 @@ the one-class runs of child thresholds, and the split rule's range entries (and 
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import shutil
@@ -16,7 +17,7 @@ import pytest
 from satdt import bruteforce
 from satdt.binarize import Binarizer
 from satdt.data import prepare
-from satdt.proof import certify_result, check, lower
+from satdt.proof import certify_result, check, lower, trusted
 from satdt.proof.check import Invalid, _Costs, opt_enum, opt_small
 from satdt.solvers.dp import solve_max_accuracy_dp
 
@@ -53,10 +54,12 @@ def _instance(seed: int):
     return _Costs(X, y, C, q, lc), S, allowed
 
 
-@pytest.mark.parametrize("batch,dense", [(4_000_000, 200), (4_000_000, 0), (40, 0), (1, 0)])
-def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, monkeypatch):
+@pytest.mark.parametrize("batch,dense,narrow", [(4_000_000, 200, 2 ** 15), (4_000_000, 0, 2 ** 15),
+                                                (4_000_000, 0, 0), (40, 0, 2 ** 15), (40, 0, 0), (1, 0, 2 ** 15)])
+def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, narrow, monkeypatch):
     monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
     monkeypatch.setattr(CHECK, "DENSE", dense)  # 0: the branch and bound, never the plain enumeration
+    monkeypatch.setattr(CHECK, "NARROW", narrow)  # 0: the counts in int32, as on 2^15 rows or more
     for seed in range(60 if batch > 1 else 25):
         cst, S, allowed = _instance(seed)
         for k in (0, 1, 2):
@@ -268,3 +271,41 @@ def test_enum_claims_are_produced_accepted_and_their_mutations_rejected(tmp_path
     monkeypatch.setattr(CHECK, "ENUM_CAP", 10)  # a checker with a smaller cap refuses to enumerate
     with pytest.raises(Invalid, match="enum"):
         check(d)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_core_optima_equal_the_checkers_depth2_optima(seed):
+    """The producer's depth-<=2 bounds by the compiled DP (lower.CoreOptima) equal the checker's
+    opt_small (and a plain recursion) on the row sets paths reach, for errors and regularized
+    costs, with duplicate rows and a categorical column; a set that splits copies of a row, and
+    weighted data, get None (the producer then runs opt_small)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(40 + seed)
+    n = 60 + 20 * seed
+    X = rng.integers(0, 5, size=(n, 3)).astype(float)
+    X[:, 2] += (rng.random(n) < 0.3) * 0.5  # (few values: many copies of rows)
+    cat = rng.choice(["a", "b", "c"], size=n)
+    y = ((X[:, 0] > 1) + (cat == "b") + (rng.random(n) < 0.2)) % 3
+    data = prepare(pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "c": cat}), y)
+    Xe, _ = trusted.expand(np.asarray(data.X, float), {3: np.asarray([str(c) for c in data.schema.categories[3]],
+                                                                     dtype=object)[data.X[:, 3].astype(int)].tolist()})
+    compared = 0
+    for q, lc in ((1, 0), (7, 3)):
+        core, cst = lower.CoreOptima(data, q, lc), _Costs(Xe, np.asarray(data.y), 3, q, lc)
+        assert core.ok
+        for _ in range(12):
+            S = np.arange(n)
+            for _ in range(int(rng.integers(0, 3))):  # the rows of a random path
+                f = int(rng.integers(0, Xe.shape[1]))
+                go = Xe[S, f] <= rng.choice(Xe[S, f])
+                S = S[go] if rng.random() < 0.5 or go.all() else S[~go]
+            for k in (1, 2):
+                b = core.opt(S, k)
+                assert b == opt_small(cst, S, k) == (_naive(cst, S, k, None) if S.size <= 40 else b), (seed, q, lc, k)
+                compared += 1
+        dup = np.flatnonzero(core.copies[core.row_of] > 1)  # a row with copies: the set without one copy
+        assert dup.size and core.opt(np.delete(np.arange(n), dup[0]), 2) is None
+    assert compared == 48
+    weighted = dataclasses.replace(prepare(X, y), weight=np.full(n, 2, dtype=np.int64))
+    assert lower.CoreOptima(weighted, 1, 0).opt(np.arange(n), 2) is None

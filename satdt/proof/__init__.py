@@ -144,6 +144,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     if not isinstance(tree, Tree):
         raise ValueError("write_certificate needs a satdt Tree")
     X = np.asarray(data.X, dtype=float)
+    _finite(X)
     classes = [str(c) for c in data.classes]
     y = np.asarray(data.y, dtype=np.int64)
     n, C = X.shape[0], len(classes)
@@ -176,7 +177,13 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             man["thresholds"] = {str(f): _uniq(np.asarray(ts, float)).tolist() for f, ts in thresholds.items()}
             allowed = allowed_thresholds(man, where)  # (the checker's: every category of a categorical column)
         deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
-        prover = Prover(Xe, y, C, q, lc, allowed, deadline)
+        from .lower import CoreOptima
+
+        try:  # (the DP is only the producer's shortcut: without it, the checker's own rule)
+            core = CoreOptima(data, q, lc) if allowed is None and C > 1 else None
+        except MemoryError:  # (satdt.deadline.MemoryLimitError: the binary matrix over the budget)
+            core = None
+        prover = Prover(Xe, y, C, q, lc, allowed, deadline, core)
         cost, errors, leaves, _, _ = _tree_cost(tree_dict, Xe, y, classes, q, lc, where)
         prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
@@ -373,10 +380,18 @@ def _tree_cost(tree_dict: dict, Xe: np.ndarray, y: np.ndarray, classes: list[str
         raise ValueError(f"certificate: {exc}") from None
 
 
+def _finite(X: np.ndarray) -> None:
+    if not np.isfinite(X).all():
+        raise ValueError("certificates need every feature value present: the data has missing values "
+                         "(the checker reads finite numbers and categories only)")
+
+
 def check_proof_data(directory: str, binarization: str, data: Any) -> None:
-    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, categories that print apart."""
+    """The estimators' ``proof=``: a usable directory, the ``all`` binarization, categories that
+    print apart, no missing values."""
     if binarization != "all":
         raise ValueError("proof= needs binarization='all' (a certificate covers every axis-aligned tree)")
+    _finite(np.asarray(data.X, dtype=float))
     _category_strings(data)
     prepare_directory(directory)
 

@@ -9,7 +9,9 @@ bounds (MurTree section 4.6) are propagated from every solved child to the child
 other test of the node, as in :mod:`satdt.solvers.dp.reference`. A set of at most ``ENUM_ROWS``
 rows at depth >= 3 gets one ``enum`` claim (its optimum, computed by the checker's own
 :func:`~satdt.proof.check.opt_enum`) when that fits the checker's cap: the whole DAG of a DT_depth /
-DT_size certificate over its witness rows is then one claim.
+DT_size certificate over its witness rows is then one claim. A ``depth2`` claim's bound (the set's
+optimum at depth <= 2) comes from the compiled DP (:class:`CoreOptima`) when it can answer for the
+set, else from the checker's own :func:`~satdt.proof.check.opt_small`; the checker recomputes it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,44 @@ __all__ = ["Prover"]
 ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0: never; at most 64)
 
 
+class CoreOptima:
+    """Depth-<=2 optima of row sets by the compiled DP (``"all"`` thresholds; the producer's engine,
+    measured 10-50x faster than the checker's :func:`~satdt.proof.check.opt_small` on bmi, raisin
+    and fault); the checker recomputes each with its own.
+
+    A set of rows is asked as the distinct rows of the data's binarization it holds; the answer is
+    the set's own when the set holds every copy of each (the rows reaching a path of tests always
+    do): the class counts of a distinct row are then those of its copies in the set, and every
+    axis-aligned test splits the set as some column of the binarization or not at all (see
+    :class:`~satdt.proof.witness._Questions`). Other sets, and data with row weights, get None.
+    """
+
+    def __init__(self, data, q: int, lc: int):
+        from ..binarize import Binarizer
+        from ..deadline import Deadline
+        from ..solvers.dp.accuracy import new_search
+
+        # (the redundant columns kept: dropping them costs more than they do here, fault: 45 ms)
+        problem = Binarizer("all", drop_duplicates=False).problem(data)
+        self.row_of = np.asarray(problem.row_of, dtype=np.int64)
+        m, y = problem.n_distinct, np.asarray(data.y, dtype=np.int64)
+        counts = np.bincount(self.row_of * problem.counts.shape[1] + y, minlength=problem.counts.size)
+        self.ok = data.weight is None and np.array_equal(counts.reshape(problem.counts.shape), problem.counts)
+        self.copies = np.bincount(self.row_of, minlength=m)
+        self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
+
+    def opt(self, S: np.ndarray, k: int) -> int | None:
+        """The optimum over trees of depth <= k (1, 2) on the rows S, or None (see the class)."""
+        if not self.ok:
+            return None
+        held = np.bincount(self.row_of[S], minlength=self.copies.size)
+        D = np.flatnonzero(held)
+        if not np.array_equal(held[D], self.copies[D]):
+            return None
+        out = self.search.run(k, 2 ** 62, rows=D)
+        return int(out.cost) if out.finished and out.node is not None else None
+
+
 def _gaps(v: np.ndarray):
     """The order sorting v, its distinct values, the end position of each value block."""
     order = np.argsort(v, kind="stable")
@@ -40,8 +80,9 @@ class Prover:
     sorted thresholds}`` or None for every axis-aligned test."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, q: int, lc: int,
-                 allowed: dict[int, np.ndarray] | None = None, deadline=None):
+                 allowed: dict[int, np.ndarray] | None = None, deadline=None, core: CoreOptima | None = None):
         self.cst = _Costs(np.asarray(X, float), np.asarray(y, np.int64), n_classes, q, lc)
+        self.core = core if allowed is None else None  # depth <= 2 optima by the compiled DP (X's rows)
         self.allowed = allowed
         self.claims: list[dict] = []
         self.memo: dict[tuple, tuple[int, int, bool]] = {}
@@ -107,7 +148,12 @@ class Prover:
             cid, exact = self.emit(path, k, b, "enum"), True
         elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
             # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
-            b = opt_small(cst, S, k, self.allowed, need if self.root_is_optimum and not path else None)
+            target = need if self.root_is_optimum and not path else None
+            b = None if self.core is None else self.core.opt(S, k)
+            if b is None:
+                b = opt_small(cst, S, k, self.allowed, target)
+            elif target is not None:
+                b = min(b, int(target))
             cid, exact = self.emit(path, k, b, "depth2"), True
         else:
             cid, b, exact = self._split(S, path, k, need, leaf)

@@ -74,7 +74,8 @@ class _Questions:
     The problem is (X, y) binarized once with ``Binarizer("all")``; a subset is asked as the
     ascending distinct rows it maps to (``problem.row_of``) by ``search.run(depth, ub, rows=S)``,
     whose memo is shared by all the questions. A finished run proves the optimum over ``S``, or a
-    lower bound ``>= ub`` (MurTree's upper-bound semantics); a tree is accepted only below ``ub``
+    lower bound ``>= ub`` (MurTree's upper-bound semantics); DT_size's runs satisfice (``width=-1``:
+    any tree below ``ub``, or the same proof that none is); a tree is accepted only below ``ub``
     and is re-evaluated on the rows.
 
     Why the answer is the subset's own (what :func:`_fits`, binarizing the subset, answers):
@@ -113,24 +114,29 @@ class _Questions:
         self.depth, self.max_splits = int(depth), max_splits
         q, leaf_cost = (1, 0) if max_splits is None else (int(max_splits) + 2, 1)
         self.ub = float(q)  # a tree of cost below q: no error (and, for DT_size, <= m + 1 leaves)
+        # DT_size: the core's satisficing search (width -1: any tree below ub, not the fewest
+        # leaves; "yes" answers measured 2.5-6x faster on monk3, iris, zoo); DT_depth's exact
+        # search already stops at its first error-free tree (cost 0: the node's lower bound)
+        self.width = 0 if max_splits is None else -1
         self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=leaf_cost, n_jobs=1)
         self.asked = 0
         self.trees: list[tuple[np.ndarray, np.ndarray]] = []  # the growth's answers (for _shrink)
 
-    def predict(self, node) -> tuple[np.ndarray, np.ndarray]:
-        """The class codes the tree ``node`` (over the binary columns) gives every original row,
-        and the leaf (numbered from 0) each row reaches."""
-        search, n = self.search, self.problem.n_distinct
-        pred, leaf = np.empty(n, np.int64), np.empty(n, np.int64)
-        stack, k = [(node, np.arange(n))], 0
-        while stack:
-            nd, S = stack.pop()
-            if nd.is_leaf:
-                pred[S], leaf[S], k = nd.label, k, k + 1
-                continue
-            r = search.goes_right_binary(S, nd.feature)
-            stack += [(nd.left, S[~r]), (nd.right, S[r])]
-        return pred[self.row_of], leaf[self.row_of]
+    def predict(self, tree) -> tuple[np.ndarray, np.ndarray]:
+        """The class codes the tree ``tree`` (the core's preorder arrays: column, left, right,
+        label; column -1 at a leaf) gives every original row, and the node each reaches (one
+        step of every row per level: no tree objects, measured 10x faster than walking them)."""
+        feat, left, right, label = (np.asarray(a, np.int64) for a in tree)
+        ch, node = self.search.ch, np.zeros(self.problem.n_distinct, np.int64)
+        for _ in range(self.depth):
+            inner = np.flatnonzero(feat[node] >= 0)
+            if not inner.size:
+                break
+            g, at = feat[node[inner]], node[inner]
+            node[inner] = np.where(ch.rank[inner, ch.chain[g]] >= ch.level[g], right[at], left[at])
+        if (feat[node] >= 0).any():
+            raise RuntimeError("witness search: the DP's tree is deeper than asked")
+        return label[node][self.row_of], node[self.row_of]
 
     def ask(self, rows) -> tuple[np.ndarray, np.ndarray] | None:
         """For a tree answering the question on ``rows`` (it classifies them without error;
@@ -144,16 +150,18 @@ class _Questions:
                     np.zeros(self.code.size, np.int64))
         if self.depth == 0:
             return None
-        out = self.search.run(self.depth, self.ub, rows=_distinct(self.row_of[rows]))
-        if not out.finished:
+        # the core's call of CoreSearch.run, its tree kept as arrays (see predict); no deadline
+        out = self.search._core.solve(self.depth, int(self.ub), 1e300, None, 2.0, self.width,
+                                      _distinct(self.row_of[rows]), None, None)
+        if not out["finished"]:
             raise RuntimeError("witness search: the DP did not finish")
-        if out.node is None or out.cost >= self.ub:  # (a memo hit may hand back an optimum >= ub)
-            if out.bound is None or out.bound < self.ub:
-                raise RuntimeError(f"witness search: the DP proved no bound (got {out.bound})")
+        if out["tree"] is None or out["value"] >= self.ub:  # (a memo hit may hand back an optimum >= ub)
+            if out["value"] < self.ub:
+                raise RuntimeError(f"witness search: the DP proved no bound (got {out['value']})")
             return None
-        pred, leaf = self.predict(out.node)
+        pred, leaf = self.predict(out["tree"])
         if (pred[rows] != self.code[rows]).any() or (
-                self.max_splits is not None and sum(not n.is_leaf for n in out.node.walk()) > self.max_splits):
+                self.max_splits is not None and int((out["tree"][0] >= 0).sum()) > self.max_splits):
             raise RuntimeError("witness search: the DP's tree does not answer the question")
         return pred, leaf
 
@@ -183,10 +191,9 @@ def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, preds: np.ndarra
     found |= (wrong & (others > 0)).any(0)
     # j's leaf relabeled to the one class of its other rows: no error off the leaf, j the one row not
     # of that class
-    own = n_lc[at, lw]  # (T, |W|, C): the class counts in j's leaf
-    k = np.broadcast_to(cw, lw.shape)
-    n_own = np.take_along_axis(own, k[:, :, None], 2)[:, :, 0]
-    np.put_along_axis(own, k[:, :, None], -1, 2)
+    own, j = n_lc[at, lw], np.arange(W.size)  # (T, |W|, C): the class counts in j's leaf
+    n_own = own[:, j, cw]
+    own[:, j, cw] = -1
     found |= ((outside[at, lw] == 0) & (n_own == 1) & (own.max(2) == n_l[at, lw] - 1)).any(0)
     return W[found]
 

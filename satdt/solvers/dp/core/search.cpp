@@ -12,6 +12,24 @@
 
 namespace satdt_dp {
 
+// The satisficing search (solve with width < 0; satdt/proof/witness.py's DT_size questions): a
+// yes / no question "is there a tree below ub?" answered with ANY tree below ub, or the usual
+// proof that none is (a lower bound >= ub). Only the top node and, below it, the second child of
+// a root satisfice: a first child is solved exactly (its value sets the second child's budget,
+// so a worse tree there could fail a root that a better one passes), and a second child's budget
+// is what the root needs (no ConTree extra), so any tree it returns completes a root below the
+// node's bound, which is adopted and ends the node's root search. A satisficed tree is not the
+// node's optimum: it is neither stored in the memo nor used for a similarity bound; a failed
+// satisficing node proved its lower bound as the exact search does (every root's children were
+// ruled out by exact values or proven bounds), so that bound is stored. The mode is this file's
+// state (thread-local: one Search runs its recursion on the calling thread; the waves and the
+// resumable top search are off in it): solve() sets it, solve_node reads it for its node.
+namespace {
+thread_local bool t_satisfice = false;   // this solve() satisfices (its top node does)
+thread_local bool t_next_sat = false;    // the solve_node about to be entered is a second child that satisfices
+thread_local bool t_roots_sat = false;   // the root search about to be entered satisfices
+}  // namespace
+
 Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, const int32_t* col_level, int B,
                const int64_t* counts, int C, i64 q, i64 lc, double pair_ops, int threads)
     : q_(q), lc_(lc), pair_ops_(pair_ops) {
@@ -118,7 +136,9 @@ static void stoppable(Out& out, Body&& body) {
 
 SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
                            const std::vector<int>* rows, const std::vector<int>* roots) {
-    if (width < 0) throw std::invalid_argument("width must be >= 0");
+    t_satisfice = width < 0;  // the satisficing search (see t_satisfice), else width >= 0
+    t_next_sat = t_roots_sat = false;
+    if (width < 0) width = 0;
     top_roots_.clear();
     resumable_ = rows == nullptr && width == 0 && roots == nullptr;  // other calls keep resume_
     if (roots != nullptr) {
@@ -269,6 +289,8 @@ TreeArrays Search::export_tree(int ref) const {
 Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>* Fin,
                        const std::vector<char>* presin, bool top) {
     nodes_++;
+    const bool sat_here = top ? t_satisfice : t_next_sat;
+    t_next_sat = false;
     const int np = static_cast<int>(pos.size());
     std::vector<i64> N(C1_, 0);
     std::vector<int> rows(np);
@@ -340,9 +362,11 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
         cart_tests(V, FV, N.data(), width_, tests);
         res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb, &tests);
     } else {
+        t_roots_sat = sat_here;
         res = root_search(V, FV, N.data(), d, ub, leaf, lb0, top, &lb);
     }
     if (res.has_tree()) {
+        if (sat_here) return res;  // satisficed: below ub, not (known to be) the optimum
         store(rows, d, h, res.val, &res, restricted);
         return res;
     }
@@ -415,6 +439,8 @@ Sub Search::child(const View& V, const std::vector<int>& pos, int d, i64 ub, con
 
 Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, const Sub& leaf,
                         i64 lb0, bool top, i64* lb_out, const std::vector<int>* tests) {
+    const bool sat = t_roots_sat;  // (see t_satisfice)
+    t_roots_sat = false;
     const int T = V.T(), n = V.n();
     i64 tot = 0;
     for (int c = 0; c < C_; ++c) tot += N[c];
@@ -426,8 +452,9 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
     if (tests != nullptr)
         for (int j : *tests) open[j] = 1;
     Incumbent inc(leaf, ub);
+    if (sat && inc.best < ub) return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);  // the leaf
     // the whole problem's complete search resumes where its last time cap stopped it (TopResume)
-    const bool keep = top && resumable_ && tests == nullptr && owner_ == nullptr;
+    const bool keep = top && resumable_ && tests == nullptr && owner_ == nullptr && !sat;
     if (keep) resume_top(d, ub, lbL, lbR, open, inc);
     const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
     std::vector<int> posL, posR;
@@ -449,7 +476,8 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         maskL.resize(bits.W);
         maskR.resize(bits.W);
     }
-    const bool waves = top && pool_ && !pool_->paused && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 && owner_ == nullptr;
+    const bool waves = top && pool_ && !pool_->paused && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 &&
+                       owner_ == nullptr && !sat;
     int current = -1;  // the root being evaluated (open again when the time limit cuts it)
     try {
         if (waves) {
@@ -511,8 +539,14 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
             if (!s1.has_tree() || s1.val + lb2[t] >= bound) continue;
             // the second child gets ConTree's extra budget [3]: the rows between the root and the
             // ends of its interval, so that its value can rule out the whole interval
-            const i64 extra = q_ * std::max(ftot[run_lo] - ftot[t], ftot[t] - ftot[run_hi]);
+            const i64 extra = sat ? 0 : q_ * std::max(ftot[run_lo] - ftot[t], ftot[t] - ftot[run_hi]);
+            t_next_sat = sat;
             s2 = child(V, pos2, d - 1, bound - s1.val + extra, F2, pres2, left_first ? NR.data() : NL.data());
+            t_next_sat = false;
+            if (sat && s2.has_tree() && sl.val + sr.val < inc.bound) {  // any tree below the bound
+                adopt(inc, V, t, sl, sr, ub, lb0, top);
+                break;
+            }  // (else s2 is exact or a proven bound: a satisficed tree is always below its budget)
             similar(s2.val, F2, T, left_first ? nR : nL, lb2, lb1, !left_first);
             if (sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, top)) break;
         }
