@@ -51,8 +51,8 @@ the incumbent better, and feed the complete search the tighter upper bound they 
 the first slice (and its extensions), steps 2-4 do not share the time but the cores
 (:func:`_two_lanes`). The complete search goes on in slices on the calling thread alone; a second
 thread runs the heuristic rounds (restricted searches of growing width, local improvement of
-each better tree, the threshold shifts once the restricted searches stall, and after the widest
-one) on a twin of the search (same problem, a memo of its own). Both read and improve one
+each better tree, the threshold shifts in every round once the first restricted tree is in
+hand) on a twin of the search (same problem, a memo of its own). Both read and improve one
 incumbent; a complete slice ends as soon as the other lane finds a better tree, so that the next
 slice prunes with it. After a round that found nothing better the heuristic lane pauses for the
 round's time times the proven bound's share of the incumbent (not at all while the bound is 0);
@@ -296,11 +296,12 @@ def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
 
 def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[], float]) -> None:
     """The heuristic lane of :func:`_two_lanes`: rounds of restricted searches of growing width
-    (each improvement followed by local improvement), the threshold shifts once a round's
-    restricted searches stalled, until the lane's clock stops or nothing is left to try.
+    (each improvement followed by local improvement), each followed by the threshold shifts once
+    the first restricted tree is in hand, until the lane's clock stops or nothing is left to try.
 
-    After a round that found nothing better (once the first restricted search has finished), the
-    lane pauses for the round's time times ``proven_share()`` (the complete lane's bound over the incumbent, in [0,
+    After a round that found nothing better (once the first restricted search has finished, and
+    unless a threshold shift was cut by the round's end: it resumes next round, its finished
+    subtrees in the memo), the lane pauses for the round's time times ``proven_share()`` (the complete lane's bound over the incumbent, in [0,
     1]): its core goes to the complete search in proportion to how close that is to a proof, and
     not at all while the bound is 0 (most continuous sets at depth >= 4, where the complete
     search cannot finish in the time)."""
@@ -308,7 +309,7 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
     widths = iter(WIDTHS)
     width = next(widths)
     cap = max(MIN_SLICE, slice_s / 2)
-    exhausted = first_tree = stalled = False
+    exhausted = first_tree = False
     while not clock.expired():
         if exhausted and lane.shift_done:
             return
@@ -328,18 +329,19 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
                 exhausted = True
                 break
             width = wider
-        stalled = stalled or (first_tree and not gained)
         shift_cut = False
-        if (stalled or exhausted) and not lane.shift_done and not clock.expired():
+        # the shifts in every round once the restricted search's first tree is in hand (here they
+        # take no time from the complete search: raisin depth 4's optimum is one shift away)
+        if (first_tree or exhausted) and not lane.shift_done and not clock.expired():
             before = lane.cost
             shift_cut = not lane.shift(max(MIN_SLICE, cap))
             gained = gained or lane.cost < before
         if gained or cut or shift_cut:  # a cut search resumes next round, with twice the time
             cap *= 2
-        if first_tree and not gained and not clock.expired():
-            # a round that found nothing better (its searches finished or cut: a stall, as in the
-            # schedule sliced in time): the lane pauses for up to as long as the round took, its
-            # core to the complete search meanwhile
+        if first_tree and not gained and not shift_cut and not clock.expired():
+            # a round that found nothing better (its restricted search finished or cut: a stall,
+            # as in the schedule sliced in time; not while a threshold shift is under way): the
+            # lane pauses for up to as long as the round took, its core to the complete search
             pause = (clock.elapsed() - start) * min(1.0, max(0.0, proven_share()))
             if pause > 0.01:
                 lane.paused.set()
