@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from satdt.binarize import Binarizer, ConflictError
+from satdt.binarize import Binarizer, BinaryTest, ConflictError
 from satdt.data import load_dataset, prepare
 from satdt.tree import Node, Tree
 
@@ -416,3 +416,51 @@ def test_threshold_chains_feed_every_engine(name, problem, mapping):
     figures = box_figures(problem)
     assert (figures["boxes"], figures["box_work_per_level"]) == box_size(ranks) == (box_count(ch), box_work(ch))
     assert figures["chains"] == len(chains)
+
+
+def _random_tests(rng, X, categorical):
+    """Random tests on ``X``: per feature, thresholds between, at and beyond its values (ties,
+    constant columns), repeated ones, and a few tests whose order is shuffled within the feature;
+    ``categorical`` features get category tests (present and absent categories)."""
+    tests = []
+    for j in range(X.shape[1]):
+        v = np.unique(X[:, j])
+        if j in categorical:
+            cats = rng.permutation(np.concatenate([v, [v.max() + 1]]))[:int(rng.integers(1, len(v) + 2))]
+            tests += [BinaryTest(j, float(c), f"c{int(c)}") for c in cats]
+            continue
+        k = int(rng.choice([1, 2, 5, 17, 40]))     # narrow (<= 16 tests) and wide features
+        pool = np.concatenate([v, (v[:-1] + v[1:]) / 2, [v.min() - 1, v.max() + 1]])
+        t = np.sort(rng.choice(pool, size=k))
+        if rng.random() < 0.3:
+            t = rng.permutation(t)
+        tests += [BinaryTest(j, float(x)) for x in t]
+    return tests
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_drop_redundant_equals_reference_on_random_matrices(seed, monkeypatch):
+    """The batched ``_drop_redundant`` keeps exactly the columns of the straightforward reference
+    (every column built; the earliest of each class of equal-or-complement columns, constant
+    ones dropped) on random matrices: 0/1 columns, categorical codes, numeric columns with ties,
+    constant columns, copies, complements and scaled copies; with the comparison slices made tiny
+    (many slices of whole groups) on half the seeds."""
+    from satdt.binarize import _drop_redundant
+    import satdt.binarize.redundant as redundant
+
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(1, 80))
+    base = [rng.integers(0, 2, n), rng.integers(0, 4, n), rng.normal(size=n).round(1),
+            rng.integers(0, 30, n), np.full(n, 3.0)]
+    cols = []
+    for _ in range(int(rng.integers(2, 12))):
+        b = base[int(rng.integers(len(base)))].astype(float)
+        kind = int(rng.integers(5))
+        cols.append(b if kind == 0 else 1 - b if kind == 1 else -b if kind == 2 else 2 * b + 1 if kind == 3
+                    else rng.integers(0, 2, n).astype(float))
+    X = np.column_stack(cols)
+    categorical = set(rng.choice(X.shape[1], size=int(rng.integers(0, 3)), replace=False).tolist())
+    tests = _random_tests(rng, X, categorical)
+    if seed % 2:
+        monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)   # three columns per slice
+    assert _drop_redundant(tests, X) == _kept_by_matrix(tests, X)
