@@ -464,3 +464,49 @@ def test_drop_redundant_equals_reference_on_random_matrices(seed, monkeypatch):
     if seed % 2:
         monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)   # three columns per slice
     assert _drop_redundant(tests, X) == _kept_by_matrix(tests, X)
+
+
+def _codes_reference(tests, X):
+    """Each feature's code by its definition, a feature at a time: a numeric feature's thresholds
+    below the value, a categorical feature's place of the tested category equal to the value
+    (else the number of its tests); None when a feature's tests are not one run of distinct
+    (numeric: increasing) thresholds."""
+    from satdt.binarize import feature_blocks
+
+    blocks = feature_blocks(tests)
+    if len({b[0] for b in blocks}) != len(blocks):
+        return None
+    out = np.empty((X.shape[0], len(blocks)), dtype=np.int32)
+    for k, (feature, categorical, start, stop) in enumerate(blocks):
+        t = [x.threshold for x in tests[start:stop]]
+        if (categorical and len(set(t)) < len(t)) or (not categorical and any(b <= a for a, b in zip(t, t[1:]))):
+            return None
+        for r, v in enumerate(X[:, feature]):
+            out[r, k] = (t.index(v) if v in t else len(t)) if categorical else sum(x < v for x in t)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_codes_equal_reference_on_random_tests(seed, monkeypatch):
+    """The batched codes (narrow features' columns summed together, wide ones searched) equal
+    the codes by definition; two rows have equal codes exactly when their binary rows are equal;
+    with tiny slices on a third of the seeds."""
+    import satdt.binarize.columns as columns
+
+    rng = np.random.default_rng(2000 + seed)
+    n = int(rng.integers(1, 60))
+    X = np.column_stack([rng.integers(0, 3, n), rng.normal(size=n).round(1), rng.integers(0, 2, n),
+                         rng.integers(0, 25, n)]).astype(float)
+    tests = _random_tests(rng, X, {0} if seed % 2 else set())
+    if seed % 4:   # one run of distinct thresholds per feature, categorical tests in any order
+        tests = sorted(set(tests), key=lambda t: (t.feature, t.threshold if t.category is None else rng.random()))
+    if seed % 3 == 0:
+        monkeypatch.setattr(columns, "_STEP_CELLS", 4 * n * 3)
+    got, ref = columns._codes(tests, X), _codes_reference(tests, X)
+    assert (got is None) == (ref is None)
+    if ref is not None:
+        assert np.array_equal(got, ref)
+        rows = columns._columns(tests, X)
+        same_codes = (got[:, None, :] == got[None, :, :]).all(axis=2)
+        same_rows = (rows[:, None, :] == rows[None, :, :]).all(axis=2)
+        assert np.array_equal(same_codes, same_rows)
