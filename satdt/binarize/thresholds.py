@@ -71,8 +71,9 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
             keep[picked] = True
         values = flat[keep]
         sizes = np.bincount(np.repeat(np.arange(len(cols)), count)[keep], minlength=len(cols))
-        for j, part in zip(cols.tolist(), np.split(values, np.cumsum(sizes)[:-1])):
-            out[j] = part.tolist()
+        flat_list, ends = values.tolist(), np.cumsum(sizes).tolist()
+        for j, a, b in zip(cols.tolist(), [0] + ends[:-1], ends):
+            out[j] = flat_list[a:b]
     return out
 
 
