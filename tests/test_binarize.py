@@ -510,3 +510,18 @@ def test_codes_equal_reference_on_random_tests(seed, monkeypatch):
         same_codes = (got[:, None, :] == got[None, :, :]).all(axis=2)
         same_rows = (rows[:, None, :] == rows[None, :, :]).all(axis=2)
         assert np.array_equal(same_codes, same_rows)
+
+
+def test_drop_redundant_group_wider_than_a_slice(monkeypatch):
+    """Twelve copies and complements of one column (one hash group) compared three columns per
+    slice: the group is confirmed a slice at a time, the earliest column kept."""
+    import satdt.binarize.redundant as redundant
+
+    rng = np.random.default_rng(3)
+    n = 50
+    base = rng.integers(0, 2, n).astype(float)
+    X = np.column_stack([base if k % 3 else 1 - base for k in range(12)] + [rng.integers(0, 2, n).astype(float)])
+    tests = [BinaryTest(j, 0.5) for j in range(X.shape[1])]
+    monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)
+    kept = redundant._drop_redundant(tests, X)
+    assert kept == _kept_by_matrix(tests, X) and [t.feature for t in kept] == [0, 12]

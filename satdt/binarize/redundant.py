@@ -118,12 +118,23 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
         b = max(a + 1, int(np.searchsorted(ends, done + step, side="right")))
         _check(deadline, "binarization")
         members = candidates[done:ends[b - 1]]
-        cols = _narrow_columns(tests, X, members) ^ first_right[members][None, :]
-        packed = np.ascontiguousarray(np.packbits(cols, axis=0).T)   # a row of bytes per column
-        # equal columns have equal summaries, so classes never span two groups: one np.unique
-        _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
-        dropped = np.ones(len(members), dtype=bool)
-        dropped[first] = False        # np.unique's first occurrence: the earliest test of the class
-        keep[members[dropped]] = False
+        if len(members) <= step:
+            cols = _narrow_columns(tests, X, members) ^ first_right[members][None, :]
+            packed = np.ascontiguousarray(np.packbits(cols, axis=0).T)   # a row of bytes per column
+            # equal columns have equal summaries, so classes never span two groups: one np.unique
+            _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
+            dropped = np.ones(len(members), dtype=bool)
+            dropped[first] = False    # np.unique's first occurrence: the earliest test of the class
+            keep[members[dropped]] = False
+        else:                         # one group wider than a slice: its columns a slice at a time
+            seen: set[bytes] = set()
+            for lo in range(0, len(members), step):
+                _check(deadline, "binarization")
+                part = members[lo:lo + step]
+                packed = np.packbits(_narrow_columns(tests, X, part) ^ first_right[part][None, :], axis=0).T
+                for j, row in zip(part.tolist(), packed):
+                    key = row.tobytes()
+                    keep[j] = key not in seen
+                    seen.add(key)
         a = b
     return [t for t, k in zip(tests, keep) if k]
