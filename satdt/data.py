@@ -123,6 +123,12 @@ def _as_frame(X: Any) -> pd.DataFrame:
     return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
 
 
+def _plain_numeric(X: Any) -> bool:
+    """``X`` a two-dimensional numpy array of booleans, integers or floats: read as it is, the
+    DataFrame of :func:`_as_frame` (the same values, columns ``x0``, ``x1``...) not needed."""
+    return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biuf"
+
+
 def _numeric_column(col: pd.Series) -> np.ndarray | None:
     """The column as floats, or None if it holds text that is not numbers."""
     import pandas as pd
@@ -183,7 +189,7 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
     X : ndarray of float, shape (n, p)
     schema : FeatureSchema
     """
-    frame = _as_frame(X)
+    frame = X if _plain_numeric(X) else _as_frame(X)   # a numeric ndarray: no DataFrame made
     n, p = frame.shape
     if p == 0:
         raise DataError(f"X has no feature column: 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required.")
@@ -191,15 +197,18 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
         raise DataError("X has no row")
     if schema is not None and p != schema.n_features:
         raise DataError(f"X has {p} features, but the model was fitted with {schema.n_features}")
-    names = [str(c) for c in frame.columns] if schema is None else schema.names
+    names = ([f"x{j}" for j in range(p)] if isinstance(frame, np.ndarray) else [str(c) for c in frame.columns]
+             ) if schema is None else schema.names
     forced = set()
     for c in categorical or ():
         forced.add(names.index(c) if isinstance(c, str) else int(c))
     out = np.empty((n, p), dtype=float)
     categories: dict[int, list[Any]] = {} if schema is None else schema.categories
-    if not forced and not categories and _all_numeric(frame):
+    if isinstance(frame, np.ndarray) and (forced or categories):
+        frame = _as_frame(frame)                    # coded a column at a time below
+    if not forced and not categories and (isinstance(frame, np.ndarray) or _all_numeric(frame)):
         # wide numeric data (thousands of columns): one conversion, not a column at a time
-        out[:] = frame.to_numpy(dtype=float)
+        out[:] = frame if isinstance(frame, np.ndarray) else frame.to_numpy(dtype=float)
         bad = ~np.isfinite(out)
         if missing:
             bad &= ~np.isnan(out)
@@ -323,7 +332,7 @@ def prepare(X: Any, y: Any, categorical: Sequence[int | str] | None = None,
         Empty data, NaN or inf, mismatched lengths, missing labels, a single class (when
         ``require_two_classes``), fewer than two rows.
     """
-    frame = _as_frame(X)
+    frame = X if _plain_numeric(X) else _as_frame(X)
     if len(frame) == 0:
         raise DataError("the data has no row")
     Xf, schema = encode_features(frame, categorical=categorical, missing=missing)

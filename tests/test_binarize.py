@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from satdt.binarize import Binarizer, ConflictError
+from satdt.binarize import Binarizer, BinaryTest, ConflictError
 from satdt.data import load_dataset, prepare
 from satdt.tree import Node, Tree
 
@@ -416,3 +416,112 @@ def test_threshold_chains_feed_every_engine(name, problem, mapping):
     figures = box_figures(problem)
     assert (figures["boxes"], figures["box_work_per_level"]) == box_size(ranks) == (box_count(ch), box_work(ch))
     assert figures["chains"] == len(chains)
+
+
+def _random_tests(rng, X, categorical):
+    """Random tests on ``X``: per feature, thresholds between, at and beyond its values (ties,
+    constant columns), repeated ones, and a few tests whose order is shuffled within the feature;
+    ``categorical`` features get category tests (present and absent categories)."""
+    tests = []
+    for j in range(X.shape[1]):
+        v = np.unique(X[:, j])
+        if j in categorical:
+            cats = rng.permutation(np.concatenate([v, [v.max() + 1]]))[:int(rng.integers(1, len(v) + 2))]
+            tests += [BinaryTest(j, float(c), f"c{int(c)}") for c in cats]
+            continue
+        k = int(rng.choice([1, 2, 5, 17, 40]))     # narrow (<= 16 tests) and wide features
+        pool = np.concatenate([v, (v[:-1] + v[1:]) / 2, [v.min() - 1, v.max() + 1]])
+        t = np.sort(rng.choice(pool, size=k))
+        if rng.random() < 0.3:
+            t = rng.permutation(t)
+        tests += [BinaryTest(j, float(x)) for x in t]
+    return tests
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_drop_redundant_equals_reference_on_random_matrices(seed, monkeypatch):
+    """The batched ``_drop_redundant`` keeps exactly the columns of the straightforward reference
+    (every column built; the earliest of each class of equal-or-complement columns, constant
+    ones dropped) on random matrices: 0/1 columns, categorical codes, numeric columns with ties,
+    constant columns, copies, complements and scaled copies; with the comparison slices made tiny
+    (many slices of whole groups) on half the seeds."""
+    from satdt.binarize import _drop_redundant
+    import satdt.binarize.redundant as redundant
+
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(1, 80))
+    base = [rng.integers(0, 2, n), rng.integers(0, 4, n), rng.normal(size=n).round(1),
+            rng.integers(0, 30, n), np.full(n, 3.0)]
+    cols = []
+    for _ in range(int(rng.integers(2, 12))):
+        b = base[int(rng.integers(len(base)))].astype(float)
+        kind = int(rng.integers(5))
+        cols.append(b if kind == 0 else 1 - b if kind == 1 else -b if kind == 2 else 2 * b + 1 if kind == 3
+                    else rng.integers(0, 2, n).astype(float))
+    X = np.column_stack(cols)
+    categorical = set(rng.choice(X.shape[1], size=int(rng.integers(0, 3)), replace=False).tolist())
+    tests = _random_tests(rng, X, categorical)
+    if seed % 2:
+        monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)   # three columns per slice
+    assert _drop_redundant(tests, X) == _kept_by_matrix(tests, X)
+
+
+def _codes_reference(tests, X):
+    """Each feature's code by its definition, a feature at a time: a numeric feature's thresholds
+    below the value, a categorical feature's place of the tested category equal to the value
+    (else the number of its tests); None when a feature's tests are not one run of distinct
+    (numeric: increasing) thresholds."""
+    from satdt.binarize import feature_blocks
+
+    blocks = feature_blocks(tests)
+    if len({b[0] for b in blocks}) != len(blocks):
+        return None
+    out = np.empty((X.shape[0], len(blocks)), dtype=np.int32)
+    for k, (feature, categorical, start, stop) in enumerate(blocks):
+        t = [x.threshold for x in tests[start:stop]]
+        if (categorical and len(set(t)) < len(t)) or (not categorical and any(b <= a for a, b in zip(t, t[1:]))):
+            return None
+        for r, v in enumerate(X[:, feature]):
+            out[r, k] = (t.index(v) if v in t else len(t)) if categorical else sum(x < v for x in t)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_codes_equal_reference_on_random_tests(seed, monkeypatch):
+    """The batched codes (narrow features' columns summed together, wide ones searched) equal
+    the codes by definition; two rows have equal codes exactly when their binary rows are equal;
+    with tiny slices on a third of the seeds."""
+    import satdt.binarize.columns as columns
+
+    rng = np.random.default_rng(2000 + seed)
+    n = int(rng.integers(1, 60))
+    X = np.column_stack([rng.integers(0, 3, n), rng.normal(size=n).round(1), rng.integers(0, 2, n),
+                         rng.integers(0, 25, n)]).astype(float)
+    tests = _random_tests(rng, X, {0} if seed % 2 else set())
+    if seed % 4:   # one run of distinct thresholds per feature, categorical tests in any order
+        tests = sorted(set(tests), key=lambda t: (t.feature, t.threshold if t.category is None else rng.random()))
+    if seed % 3 == 0:
+        monkeypatch.setattr(columns, "_STEP_CELLS", 4 * n * 3)
+    got, ref = columns._codes(tests, X), _codes_reference(tests, X)
+    assert (got is None) == (ref is None)
+    if ref is not None:
+        assert np.array_equal(got, ref)
+        rows = columns._columns(tests, X)
+        same_codes = (got[:, None, :] == got[None, :, :]).all(axis=2)
+        same_rows = (rows[:, None, :] == rows[None, :, :]).all(axis=2)
+        assert np.array_equal(same_codes, same_rows)
+
+
+def test_drop_redundant_group_wider_than_a_slice(monkeypatch):
+    """Twelve copies and complements of one column (one hash group) compared three columns per
+    slice: the group is confirmed a slice at a time, the earliest column kept."""
+    import satdt.binarize.redundant as redundant
+
+    rng = np.random.default_rng(3)
+    n = 50
+    base = rng.integers(0, 2, n).astype(float)
+    X = np.column_stack([base if k % 3 else 1 - base for k in range(12)] + [rng.integers(0, 2, n).astype(float)])
+    tests = [BinaryTest(j, 0.5) for j in range(X.shape[1])]
+    monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)
+    kept = redundant._drop_redundant(tests, X)
+    assert kept == _kept_by_matrix(tests, X) and [t.feature for t in kept] == [0, 12]

@@ -51,9 +51,11 @@ class Binarizer:
         X, schema = data.X, data.schema
         guessed = self._guessed_thresholds(data) if self.strategy == "tree" else None
         # the numeric columns' thresholds in one pass over sorted blocks of columns, when nothing
-        # per column is needed (no weights, no missing values): the loop below only reads them
+        # per column is needed (no missing values; no weights for "quantile": "all" takes every
+        # midpoint whatever the weights): the loop below only reads them
         pre = (_numeric_thresholds(X, schema, self.n_thresholds if self.strategy == "quantile" else None, deadline)
-               if self.strategy in ("all", "quantile") and data.weight is None and X.shape[1] > 1 else None)
+               if (self.strategy == "all" or (self.strategy == "quantile" and data.weight is None)) and X.shape[1] > 1
+               else None)
         tests: list[BinaryTest] = []
         for j in range(X.shape[1]):
             if schema.is_categorical(j):

@@ -78,29 +78,69 @@ def _columns(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None =
     return out
 
 
+#: a numeric feature with at most this many tests has its codes counted from its columns (the
+#: narrow features' columns built together); a wider one's codes are a search in its thresholds
+_NARROW_CODES = 16
+
+
 def _codes(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray | None:
     """Each row's code for every tested feature, such that two rows have the same binarized row
     exactly when they have the same codes: for a numeric feature the number of its thresholds
     below the value (test ``k`` is ``code > k``), for a categorical one the index of the tested
     category it equals (else the number of tested categories). None when a feature's tests are
     not one run of distinct thresholds (the binary matrix is then needed).
+
+    Categorical features and numeric ones with at most :data:`_NARROW_CODES` tests: their
+    columns compared at once (in slices of at most ``_STEP_CELLS`` cells) and summed per feature;
+    wider numeric features: ``np.searchsorted`` in their thresholds, one feature at a time.
     """
     blocks = feature_blocks(tests)
     if len({b[0] for b in blocks}) != len(blocks):
         return None
+    m = len(tests)
+    threshold = np.fromiter((t.threshold for t in tests), dtype=np.float64, count=m)
+    starts = np.fromiter((b[2] for b in blocks), dtype=np.int64, count=len(blocks))
+    stops = np.fromiter((b[3] for b in blocks), dtype=np.int64, count=len(blocks))
+    block_categorical = np.fromiter((b[1] for b in blocks), dtype=bool, count=len(blocks))
+    block_of = np.repeat(np.arange(len(blocks)), stops - starts)
+    categorical = block_categorical[block_of]
+    # numeric: strictly increasing within the block; categorical: no category twice
+    step_ok = np.ones(m, dtype=bool)
+    step_ok[1:] = (block_of[1:] != block_of[:-1]) | (threshold[1:] > threshold[:-1])
+    if not step_ok[~categorical].all():
+        return None
+    if categorical.any():
+        key = np.lexsort((threshold, block_of))
+        twice = (block_of[key][1:] == block_of[key][:-1]) & (threshold[key][1:] == threshold[key][:-1])
+        if (twice & categorical[key][1:]).any():
+            return None
     codes = np.empty((X.shape[0], len(blocks)), dtype=np.int32)
-    for k, (feature, categorical, start, stop) in enumerate(blocks):
-        values = X[:, feature]
-        thresholds = np.array([t.threshold for t in tests[start:stop]])
-        if categorical:
-            order = np.argsort(thresholds, kind="stable")
-            ordered = thresholds[order]
-            if (np.diff(ordered) == 0).any():
-                return None
-            pos = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
-            codes[:, k] = np.where(ordered[pos] == values, order[pos], len(thresholds))
-        else:
-            if (np.diff(thresholds) <= 0).any():
-                return None
-            codes[:, k] = np.searchsorted(thresholds, values, side="left")
+    width = stops - starts
+    is_narrow = block_categorical | (width <= _NARROW_CODES)
+    narrow = np.flatnonzero(is_narrow)
+    for k in np.flatnonzero(~is_narrow).tolist():
+        codes[:, k] = np.searchsorted(threshold[starts[k]:stops[k]], X[:, blocks[k][0]], side="left")
+    if len(narrow):
+        feature = np.fromiter((b[0] for b in blocks), dtype=np.int64, count=len(blocks))
+        ends = np.cumsum(width[narrow])
+        tested = np.flatnonzero(np.repeat(is_narrow, width))    # the narrow blocks' tests, in order
+        per_slice = max(1, _STEP_CELLS // (4 * max(1, X.shape[0])))
+        a = 0
+        while a < len(narrow):
+            done = int(ends[a - 1]) if a else 0
+            b = max(a + 1, int(np.searchsorted(ends, done + per_slice, side="right")))
+            part = narrow[a:b]
+            index = tested[done:ends[b - 1]]
+            values = X.T[feature[block_of[index]]]            # (tests, rows): contiguous rows
+            local = index - starts[block_of[index]]          # the test's place in its block
+            cat = categorical[index][:, None]
+            # numeric: the thresholds below the value; categorical: (place - width) on the equal
+            # category, plus the width: the place of the category it equals, else the width
+            cells = np.where(cat, (values == threshold[index][:, None]) * (local - width[block_of[index]])[:, None],
+                             values > threshold[index][:, None]).astype(np.int32)
+            if len(index) > len(part):                        # some feature with several tests
+                cells = np.add.reduceat(cells, np.concatenate(([0], np.cumsum(width[part])[:-1])), axis=0)
+            cells += np.where(block_categorical[part], width[part], 0).astype(np.int32)[:, None]
+            codes[:, part] = cells.T
+            a = b
     return codes

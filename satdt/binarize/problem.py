@@ -79,9 +79,11 @@ def _threshold_chains(tests: list[BinaryTest], n: int) -> tuple[np.ndarray, ...]
         group = np.where(categorical, -1 - column, feature)       # a categorical test: a group of its own
         order = np.lexsort((column, threshold, group))            # by group, then threshold, then column
         cuts = np.flatnonzero(group[order][1:] != group[order][:-1]) + 1
-        chains = np.split(order, cuts)
-        first = np.minimum.reduceat(order, np.concatenate(([0], cuts)))
-        out = [chains[i] for i in np.argsort(first, kind="stable")]
+        starts = np.concatenate(([0], cuts))
+        first = np.minimum.reduceat(order, starts)
+        ends = np.append(cuts, n)
+        by_first = np.argsort(first, kind="stable")
+        out = [order[a:b] for a, b in zip(starts[by_first].tolist(), ends[by_first].tolist())]
     for chain in out:
         chain.flags.writeable = False       # shared by every engine of the problem
     return tuple(out)

@@ -1,6 +1,6 @@
 """Redundant tests dropped: constant columns and columns equal to, or the complement of, an
-earlier one, found from a hash of each column's rows per feature (no binary matrix), confirmed
-exactly.
+earlier one, found from a hash of each column's rows (the columns of features with few tests
+built at once, the others from the rows in value order per feature), confirmed exactly.
 """
 
 from __future__ import annotations
@@ -8,23 +8,55 @@ from __future__ import annotations
 import numpy as np
 
 from ..deadline import Deadline
-from .columns import BinaryTest, _check, feature_blocks
+from .columns import _STEP_CELLS, BinaryTest, _check, feature_blocks
+
+#: a feature with at most this many tests is a narrow block: its columns are built (all the
+#: narrow blocks' columns at once, in slices of at most ``_STEP_CELLS`` cells); a wider numeric
+#: feature's columns are suffixes of its rows in value order (one sort, no column built)
+_NARROW = 16
+
+#: rows per float sum of 32-bit key halves: every partial sum an exact integer (< 2**52)
+_ROW_SLICE = 1 << 20
 
 
-def _sums_by_code(code: np.ndarray, keys: np.ndarray, n_codes: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sum modulo 2**64 of the uint64 ``keys`` of the rows of each code (``0 <= code <
-    n_codes``), and the rows of each code: ``np.bincount`` in floats over the keys' 32-bit halves,
-    in slices of 2**20 rows so that every float sum is an exact integer (< 2**52)."""
-    total = np.zeros(n_codes, dtype=np.uint64)
-    rows = np.zeros(n_codes, dtype=np.int64)
-    low_mask, shift, step = np.uint64(0xFFFFFFFF), np.uint64(32), 1 << 20
-    for lo in range(0, len(code), step):
-        c, k = code[lo:lo + step], keys[lo:lo + step]
-        low = np.bincount(c, weights=(k & low_mask).astype(np.float64), minlength=n_codes).astype(np.uint64)
-        high = np.bincount(c, weights=(k >> shift).astype(np.float64), minlength=n_codes).astype(np.uint64)
+def _key_sums(keys: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The sum modulo 2**64 of the uint64 ``keys`` of the True rows of each column of the bool
+    matrix ``columns`` (rows x columns): two float matrix products, one per 32-bit half of the
+    keys, in slices of :data:`_ROW_SLICE` rows, so that every float sum is an exact integer."""
+    total = np.zeros(columns.shape[1], dtype=np.uint64)
+    low_mask, shift = np.uint64(0xFFFFFFFF), np.uint64(32)
+    for lo in range(0, columns.shape[0], _ROW_SLICE):
+        k = keys[lo:lo + _ROW_SLICE]
+        halves = np.stack([(k & low_mask), (k >> shift)]).astype(np.float64)   # (2, rows)
+        low, high = (halves @ columns[lo:lo + _ROW_SLICE]).astype(np.uint64)
         total += (high << shift) + low
-        rows += np.bincount(c, minlength=n_codes)
-    return total, rows
+    return total
+
+
+def _narrow_columns(tests: list[BinaryTest], X: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The columns (rows x len(index)) of the tests ``index``, as :meth:`BinaryTest.column`:
+    ``x > t`` for a numeric test, ``x != c`` for a categorical one, in one comparison each."""
+    feature = np.fromiter((tests[j].feature for j in index), dtype=np.int64, count=len(index))
+    threshold = np.fromiter((tests[j].threshold for j in index), dtype=np.float64, count=len(index))
+    categorical = np.fromiter((tests[j].category is not None for j in index), dtype=bool, count=len(index))
+    values = X[:, feature]
+    out = values > threshold[None, :]
+    if categorical.any():
+        out[:, categorical] = values[:, categorical] != threshold[None, categorical]
+    return out
+
+
+def _wide_sums(values: np.ndarray, thresholds: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Key sums and True rows of the columns ``values > t`` for each ``t`` of ``thresholds``: a
+    suffix of the rows in value order (NaN, never greater, sorted last and left out)."""
+    n = len(values)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    present = n - int(np.isnan(ordered).sum())
+    suffix = np.zeros(n + 1, dtype=np.uint64)
+    suffix[:present] = np.cumsum(keys[order[:present]][::-1], dtype=np.uint64)[::-1]
+    k0 = np.searchsorted(ordered[:present], thresholds, side="right")
+    return suffix[k0], present - k0
 
 
 def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None = None) -> list[BinaryTest]:
@@ -32,58 +64,77 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
 
     Each column is flipped so that its first row is False (a column and its complement become
     equal) and summarised by its number of True rows and a 64-bit additive hash of them (a
-    random key per row; for the thresholds of one numeric feature, suffix sums over the rows in
-    value order: O(rows) per feature, no binary matrix). Columns with equal summaries are
-    compared exactly; the earliest column of each group of equal columns is kept.
+    random key per row): for the features with at most :data:`_NARROW` tests, their columns are
+    built together and the hashes are matrix products; for a wider numeric feature, suffix sums
+    over its rows in value order (O(rows) per feature, no column built). Columns with equal
+    summaries are compared exactly, packed, a slice of groups at a time; the earliest column of
+    each class of equal columns is kept.
     """
-    n = X.shape[0]
+    n, m = X.shape[0], len(tests)
     if n == 0 or not tests:
         return list(tests)
     keys = np.random.default_rng(0x5A7D7).integers(0, np.iinfo(np.int64).max, size=n, dtype=np.int64).view(np.uint64)
     total = np.uint64(keys.sum(dtype=np.uint64))
-    digest = np.empty(len(tests), dtype=np.uint64)
-    size = np.empty(len(tests), dtype=np.int64)
-    first_right = np.empty(len(tests), dtype=bool)   # the column's value on row 0
+    digest = np.empty(m, dtype=np.uint64)
+    size = np.empty(m, dtype=np.int64)
+    first_right = np.empty(m, dtype=bool)   # the column's value on row 0
+    narrow: list[np.ndarray] = []
     with np.errstate(over="ignore"):
         for feature, categorical, start, stop in feature_blocks(tests):
+            if categorical or stop - start <= _NARROW:
+                narrow.append(np.arange(start, stop))
+                continue
             _check(deadline, "binarization")
             values = X[:, feature]
-            thresholds = np.array([t.threshold for t in tests[start:stop]])
-            if categorical:   # column = values != category
-                for k, c in enumerate(thresholds):
-                    equal = values == c
-                    digest[start + k] = total - keys[equal].sum(dtype=np.uint64)
-                    size[start + k] = n - int(equal.sum())
-                first_right[start:stop] = values[0] != thresholds
-            elif 8 * len(thresholds) < n and (np.diff(thresholds) > 0).all():  # few thresholds: no sort
-                # code = the thresholds below the value; column j = values > t_j = code > j
-                code = np.searchsorted(thresholds, values, side="left")
-                per_code, rows_per_code = _sums_by_code(code, keys, len(thresholds) + 1)
-                digest[start:stop] = np.cumsum(per_code[::-1], dtype=np.uint64)[::-1][1:]
-                size[start:stop] = np.cumsum(rows_per_code[::-1])[::-1][1:]
-                first_right[start:stop] = values[0] > thresholds
-            else:             # column = values > threshold: a suffix of the rows in value order
-                order = np.argsort(values, kind="stable")
-                suffix = np.zeros(n + 1, dtype=np.uint64)
-                suffix[:n] = np.cumsum(keys[order][::-1], dtype=np.uint64)[::-1]
-                k0 = np.searchsorted(values[order], thresholds, side="right")
-                digest[start:stop] = suffix[k0]
-                size[start:stop] = n - k0
-                first_right[start:stop] = values[0] > thresholds
+            thresholds = np.fromiter((t.threshold for t in tests[start:stop]), dtype=np.float64, count=stop - start)
+            digest[start:stop], size[start:stop] = _wide_sums(values, thresholds, keys)
+            first_right[start:stop] = values[0] > thresholds
+        if narrow:
+            index = np.concatenate(narrow)
+            step = max(1, _STEP_CELLS // (8 * n))
+            for lo in range(0, len(index), step):
+                _check(deadline, "binarization")
+                part = index[lo:lo + step]
+                cols = _narrow_columns(tests, X, part)
+                digest[part] = _key_sums(keys, cols)
+                size[part] = cols.sum(axis=0)
+                first_right[part] = cols[0]
         digest = np.where(first_right, total - digest, digest)   # flipped: row 0 is False
     size = np.where(first_right, n - size, size)
     keep = size > 0                                            # not constant
-    order = np.lexsort((np.arange(len(tests)), size, digest))
+    # groups of equal (digest, size) among the non-constant columns, ascending test index within
+    order = np.lexsort((np.arange(m), size, digest))
+    order = order[keep[order]]
     same = (digest[order][1:] == digest[order][:-1]) & (size[order][1:] == size[order][:-1])
     starts = np.flatnonzero(np.concatenate([[True], ~same]))
-    for a, b in zip(starts, np.concatenate([starts[1:], [len(order)]])):
-        if b - a < 2 or not keep[order[a]]:
-            continue
+    stops = np.concatenate([starts[1:], [len(order)]])
+    multi = stops - starts > 1
+    candidates = order[np.repeat(multi, stops - starts)]       # the members of groups of 2 or more
+    ends = np.cumsum((stops - starts)[multi])                  # candidates up to each group's end
+    step = max(2, _STEP_CELLS // (8 * n))                      # columns compared per slice
+    a = 0
+    while a < len(ends):                                       # whole groups per slice
+        done = int(ends[a - 1]) if a else 0
+        b = max(a + 1, int(np.searchsorted(ends, done + step, side="right")))
         _check(deadline, "binarization")
-        kept: list[np.ndarray] = []   # one column of each exact class met so far, the earliest
-        for j in order[a:b]:                                   # ascending test index
-            col = tests[j].column(X) ^ first_right[j]
-            keep[j] = not any(np.array_equal(col, other) for other in kept)
-            if keep[j]:
-                kept.append(col)
+        members = candidates[done:ends[b - 1]]
+        if len(members) <= step:
+            cols = _narrow_columns(tests, X, members) ^ first_right[members][None, :]
+            packed = np.ascontiguousarray(np.packbits(cols, axis=0).T)   # a row of bytes per column
+            # equal columns have equal summaries, so classes never span two groups: one np.unique
+            _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
+            dropped = np.ones(len(members), dtype=bool)
+            dropped[first] = False    # np.unique's first occurrence: the earliest test of the class
+            keep[members[dropped]] = False
+        else:                         # one group wider than a slice: its columns a slice at a time
+            seen: set[bytes] = set()
+            for lo in range(0, len(members), step):
+                _check(deadline, "binarization")
+                part = members[lo:lo + step]
+                packed = np.packbits(_narrow_columns(tests, X, part) ^ first_right[part][None, :], axis=0).T
+                for j, row in zip(part.tolist(), packed):
+                    key = row.tobytes()
+                    keep[j] = key not in seen
+                    seen.add(key)
+        a = b
     return [t for t, k in zip(tests, keep) if k]

@@ -47,20 +47,21 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
     for lo in range(0, len(numeric), step):
         _check(deadline, "binarization")
         cols = numeric[lo:lo + step]
-        block = X[:, cols]
-        S = np.sort(block, axis=0)
-        valid = S[1:] > S[:-1]                                # consecutive distinct values
-        mid = (S[:-1] + S[1:]) / 2.0
-        mid = np.where(mid < S[1:], mid, S[:-1])              # as _midpoints at adjacent floats
-        count = valid.sum(axis=0)
-        flat = mid.T[valid.T]                                 # column by column, ascending
+        S = np.sort(np.ascontiguousarray(X[:, cols].T), axis=1)   # a row per column: contiguous sorts
+        valid = S[:, 1:] > S[:, :-1]                          # consecutive distinct values
+        count = valid.sum(axis=1)
+        below, above = S[:, :-1][valid], S[:, 1:][valid]     # column by column, ascending
+        flat = (below + above) / 2.0
+        flat = np.where(flat < above, flat, below)            # as _midpoints at adjacent floats
         start = np.concatenate(([0], np.cumsum(count)[:-1]))
         keep = np.ones(len(flat), dtype=bool)
         if probs is not None:
-            qs = np.quantile(S, probs, axis=0)                # (k, columns); S: the same values, sorted (faster)
+            mid = np.full(valid.shape, np.inf)
+            mid[valid] = flat
+            qs = np.quantile(S, probs, axis=1)                # (k, columns); S: the same values, sorted (faster)
             # searchsorted(mids, q): the midpoints below q, clipped to the last one; q grows with
             # the probability, so np.unique of a column's picks = the picks unlike the one before
-            idx = np.stack([((mid < q[None, :]) & valid).sum(axis=0) for q in qs])
+            idx = np.stack([(mid < q[:, None]).sum(axis=1) for q in qs])
             chosen = np.minimum(idx, np.maximum(count - 1, 0))
             first = np.ones_like(chosen, dtype=bool)
             first[1:] = chosen[1:] != chosen[:-1]
@@ -70,8 +71,9 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
             keep[picked] = True
         values = flat[keep]
         sizes = np.bincount(np.repeat(np.arange(len(cols)), count)[keep], minlength=len(cols))
-        for j, part in zip(cols.tolist(), np.split(values, np.cumsum(sizes)[:-1])):
-            out[j] = part.tolist()
+        flat_list, ends = values.tolist(), np.cumsum(sizes).tolist()
+        for j, a, b in zip(cols.tolist(), [0] + ends[:-1], ends):
+            out[j] = flat_list[a:b]
     return out
 
 

@@ -93,23 +93,35 @@ def _chains_from_codes(problem: BinaryProblem, numerics: list[np.ndarray], singl
     """The ranks of a problem made from its features' codes (exact by construction: a numeric
     feature's code is its rank among its thresholds; categorical test ``start + i`` of a feature
     is "code != i")."""
-    block = {feature: (k, start) for k, (feature, _, start, _) in enumerate(feature_blocks(problem.tests))}
-    tests = problem.tests
-    ranks = [problem.codes[:, block[tests[c[0]].feature][0]].astype(np.int32) for c in numerics]
-    for c in singles:
-        k, start = block[tests[c[0]].feature]
-        ranks.append((problem.codes[:, k] != int(c[0]) - start).astype(np.int32))
-    return _assemble([c.tolist() for c in numerics + singles], ranks, problem.n_distinct)
+    blocks = feature_blocks(problem.tests)
+    block_of = np.empty(max((b[0] for b in blocks), default=-1) + 1, dtype=np.int64)
+    start_of = np.empty_like(block_of)
+    block_of[[b[0] for b in blocks]] = np.arange(len(blocks))
+    start_of[[b[0] for b in blocks]] = [b[2] for b in blocks]
+    feature = np.fromiter((t.feature for t in problem.tests), dtype=np.int64, count=len(problem.tests))
+    heads = np.array([int(c[0]) for c in numerics + singles], dtype=np.int64)
+    k = block_of[feature[heads]]
+    codes = problem.codes[:, k]
+    rank = np.empty(codes.shape, dtype=np.int32)
+    rank[:, :len(numerics)] = codes[:, :len(numerics)]
+    # categorical test ``start + i`` of a feature: "code != i"
+    rank[:, len(numerics):] = codes[:, len(numerics):] != (heads - start_of[feature[heads]])[None, len(numerics):]
+    return _assemble(numerics + singles, rank, problem.n_distinct)
 
 
-def _assemble(chains: list[list[int]], ranks: list[np.ndarray], m: int) -> Chains:
-    """:class:`Chains` from the columns of each chain (ascending level) and its rank per row."""
+def _assemble(chains: list, ranks: "list[np.ndarray] | np.ndarray", m: int) -> Chains:
+    """:class:`Chains` from the columns of each chain (ascending level) and its rank per row
+    (a list of columns or the (rows, chains) matrix)."""
     p = len(chains)
-    rank = np.column_stack(ranks).astype(np.int32) if p else np.zeros((m, 0), dtype=np.int32)
-    lens = np.array([len(c) for c in chains], dtype=np.int64)
+    if isinstance(ranks, np.ndarray):
+        rank = ranks.astype(np.int32, copy=False)
+    else:
+        rank = np.column_stack(ranks).astype(np.int32) if p else np.zeros((m, 0), dtype=np.int32)
+    lens = np.fromiter((len(c) for c in chains), dtype=np.int64, count=p)
     base = np.concatenate([[0], np.cumsum(lens + 1)[:-1]]).astype(np.int64) if p else np.zeros(0, np.int64)
     chain = np.repeat(np.arange(p), lens)
-    level = np.concatenate([np.arange(1, k + 1) for k in lens]) if p else np.zeros(0, np.int64)
+    first = np.cumsum(lens) - lens                       # each chain's first position
+    level = np.arange(len(chain), dtype=np.int64) - first[chain] + 1
     orig = np.concatenate([np.asarray(c) for c in chains]) if p else np.zeros(0, np.int64)
     slot = base[chain] + level
     end = base[chain] + lens[chain] + 1

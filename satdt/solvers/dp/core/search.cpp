@@ -479,6 +479,10 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
     const bool waves = top && pool_ && !pool_->paused && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 &&
                        owner_ == nullptr && !sat;
     int current = -1;  // the root being evaluated (open again when the time limit cuts it)
+    // missing-value pairs on this node (pair_kinds; kind 1: chain k sends the missing rows M
+    // left, kind 3: chain k + 1 sends them right, the present rows split alike by both)
+    std::vector<char> kind(V.p, 0);
+    if (pairing_) pair_kinds(V, kind);
     try {
         if (waves) {
             root_waves(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr);
@@ -521,8 +525,15 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
                 else
                     presence(V, posR.data(), static_cast<int>(posR.size()), presR);
             }
-            // the larger side first (ConTree [3]): it decides most often that the root fails
-            const bool left_first = nL >= nR;
+            // the larger side first (ConTree [3]): it decides most often that the root fails. A
+            // root of a missing-value pair: the side without M first (the right of a kind-1 root,
+            // the left of a kind-3 one), a subset of that side of the other chain's root at the
+            // same split point (its twin), so similar() passes its value to the twin whole (the
+            // side with M passes its value minus q w(M)); when the root fails on that side, its
+            // twin keeps a bound as tight as its own child would give. Only the order of the
+            // two children changes: the same optimum.
+            bool left_first = nL >= nR;
+            if (kind[ch] == 1 || kind[ch] == 3) left_first = kind[ch] == 3;
             Sub sl, sr;
             Sub& s1 = left_first ? sl : sr;
             Sub& s2 = left_first ? sr : sl;

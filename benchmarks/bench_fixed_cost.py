@@ -1,0 +1,166 @@
+"""The per-fit fixed cost on small sets, and the missing-value solve at depth 3, against an older
+satdt tree side by side (issue 24).
+
+Part ``fit``: ``DPTreeClassifier(max_depth=d).fit(X, y)`` at depths 2 and 3 on the DL8.5 sets of
+``benchmarks/data/dl85`` (the whole fit: validation, binarization, the engine, the tree's
+re-evaluation), against STreeD (``pystreed``, accuracy task, on satdt's ``all`` binary matrix,
+which it gets ready-made: its own binarization is not timed). Each satdt tree and STreeD run in
+their own processes, in turns (``--rounds`` rounds of ``--repeat`` fits each; the median per
+round, then the median of the rounds), wall-clock and CPU milliseconds.
+
+Part ``missing``: the learned-direction optimum (``missing="learn"``, ``n_jobs=1``) at depth 3 on
+Quant-BnB sets (``../shared/datasets/quantbnb``) with 5 % / 20 % of the entries removed at random
+(seed 0, as ``bench_weights.py``), CPU seconds of one thread, the roots evaluated and the depth-two
+scans, against the complete-data solve of the current tree.
+
+``--before DIR``: a directory holding an older ``satdt`` package with its compiled core (e.g.
+``git archive <commit> satdt | tar -x -C DIR`` and the ``_core*.so`` built from that commit copied
+into ``DIR/satdt/solvers/dp/``); without it, the current tree alone.
+
+    python benchmarks/bench_fixed_cost.py --part fit --before /tmp/before
+    python benchmarks/bench_fixed_cost.py --part missing --before /tmp/before --sets raisin,bank,wilt
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DL85 = ROOT / "benchmarks" / "data" / "dl85"
+QUANTBNB = ROOT.parent / "shared" / "datasets" / "quantbnb"
+FIT_SETS = ("anneal", "australian-credit", "breast-wisconsin", "diabetes", "lymph", "soybean")
+
+
+def _fit_worker(root: str, repeat: int, sets: list[str]) -> dict:
+    """In a fresh process: per set and depth, the median wall / CPU ms of ``repeat`` fits."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT) if root == "streed" else root)
+    from satdt.binarize import Binarizer
+    from satdt.data import load_csv
+    from satdt.estimators import DPTreeClassifier
+
+    out = {}
+    for name in sets:
+        d = load_csv(DL85 / f"{name}.csv")
+        if root == "streed":
+            from pystreed import STreeDClassifier
+
+            binary = Binarizer("all").fit(d).transform(d.X).astype(np.int32)
+            fit = lambda depth: STreeDClassifier(max_depth=depth).fit(binary, d.y)  # noqa: E731
+            X = binary
+        else:
+            fit = lambda depth: DPTreeClassifier(max_depth=depth).fit(d.X, d.y)  # noqa: E731
+            X = d.X
+        for depth in (2, 3):
+            fit(depth)  # warm: imports, first calls
+            wall, cpu = [], []
+            for _ in range(repeat):
+                t, c = time.perf_counter(), time.process_time()
+                model = fit(depth)
+                wall.append(time.perf_counter() - t)
+                cpu.append(time.process_time() - c)
+            out[f"{name} {depth}"] = {"wall": 1000 * statistics.median(wall), "cpu": 1000 * statistics.median(cpu),
+                                      "predict": np.asarray(model.predict(X)).tolist()}
+    return out
+
+
+def _missing_worker(root: str, name: str, rate: float, depth: int) -> dict:
+    import numpy as np
+
+    sys.path.insert(0, root)
+    from satdt.data import load_csv
+    from satdt.estimators import DPTreeClassifier
+
+    train = load_csv(QUANTBNB / f"{name}.train.csv")
+    X = train.X.copy()
+    if rate > 0:  # as bench_weights._remove(X, rate, 0)
+        X[np.random.default_rng(0).random(X.shape) < rate] = np.nan
+    t = time.process_time()
+    model = DPTreeClassifier(max_depth=depth, n_jobs=1, time_limit=300).fit(X, train.y)
+    st = model.result_.stats
+    return {"cpu": time.process_time() - t, "objective": float(model.result_.objective),
+            "status": str(model.result_.status), "roots": st["roots_evaluated"], "scans": st["depth2_scans"]}
+
+
+def _run(*args: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--worker", *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def part_fit(before: str | None, repeat: int, rounds: int, sets: list[str]) -> None:
+    roots = {"after": str(ROOT)} | ({"before": before} if before else {})
+    try:
+        import pystreed  # noqa: F401
+        roots["streed"] = "streed"
+    except ImportError:
+        pass
+    runs = {k: [] for k in roots}
+    for _ in range(rounds):
+        for k, r in roots.items():
+            runs[k].append(_run("fit", r, str(repeat), ",".join(sets)))
+    cols = [k for k in ("before", "after", "streed") if k in roots]
+    print("| set | depth | " + " | ".join(f"{k}_ms" for k in cols) + " | " + " | ".join(f"{k}_cpu_ms" for k in cols)
+          + (" | same predictions |" if "before" in roots else " |"))
+    print("|---" * (2 + 2 * len(cols) + ("before" in roots)) + "|")
+    for key in runs["after"][0]:
+        wall = [statistics.median(run[key]["wall"] for run in runs[k]) for k in cols]
+        cpu = [statistics.median(run[key]["cpu"] for run in runs[k]) for k in cols]
+        same = (f" | {runs['before'][0][key]['predict'] == runs['after'][0][key]['predict']} |"
+                if "before" in roots else " |")
+        name, depth = key.split()
+        print(f"| {name} | {depth} | " + " | ".join(f"{x:.1f}" for x in wall) + " | "
+              + " | ".join(f"{x:.1f}" for x in cpu) + same, flush=True)
+
+
+def part_missing(before: str | None, repeat: int, sets: list[str], depth: int) -> None:
+    print("| set | removed | complete_s | before_s | after_s | after/before | after/complete | "
+          "before roots / scans | after roots / scans | errors |")
+    print("|---" * 10 + "|")
+    for name in sets:
+        complete = statistics.median(_run("missing", str(ROOT), name, "0", str(depth))["cpu"] for _ in range(repeat))
+        for rate in (0.05, 0.20):
+            a, b = [], []
+            for _ in range(repeat):
+                if before:
+                    b.append(_run("missing", before, name, str(rate), str(depth)))
+                a.append(_run("missing", str(ROOT), name, str(rate), str(depth)))
+            ta = statistics.median(x["cpu"] for x in a)
+            tb = statistics.median(x["cpu"] for x in b) if b else float("nan")
+            if b and b[0]["objective"] != a[0]["objective"]:
+                raise AssertionError(f"{name} {rate}: optimum {a[0]['objective']} != before {b[0]['objective']}")
+            print(f"| {name} | {int(rate * 100)} % | {complete:.3f} | {tb:.3f} | {ta:.3f} | {ta / tb:.2f} | "
+                  f"{ta / complete:.2f} | " + (f"{b[0]['roots']} / {b[0]['scans']}" if b else "-")
+                  + f" | {a[0]['roots']} / {a[0]['scans']} | {a[0]['objective']:g} |", flush=True)
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        kind, *args = sys.argv[2:]
+        if kind == "fit":
+            print(json.dumps(_fit_worker(args[0], int(args[1]), args[2].split(","))))
+        else:
+            print(json.dumps(_missing_worker(args[0], args[1], float(args[2]), int(args[3]))))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", choices=("fit", "missing"), default="fit")
+    ap.add_argument("--before", default=None, help="directory of an older satdt package (with its built core)")
+    ap.add_argument("--repeat", type=int, default=9, help="fits per process (fit); runs per cell (missing)")
+    ap.add_argument("--rounds", type=int, default=3, help="fit: rounds of one process per tree")
+    ap.add_argument("--sets", default=None, help="comma-separated set names (default: every set of the part)")
+    ap.add_argument("--depth", type=int, default=3, help="missing: the depth")
+    a = ap.parse_args()
+    if a.part == "fit":
+        part_fit(a.before, a.repeat, a.rounds, a.sets.split(",") if a.sets else list(FIT_SETS))
+    else:
+        part_missing(a.before, a.repeat, a.sets.split(",") if a.sets else ["raisin", "bank", "wilt"], a.depth)
+
+
+if __name__ == "__main__":
+    main()
