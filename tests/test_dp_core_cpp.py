@@ -123,7 +123,7 @@ def test_reference_scan_off_gives_the_same_optimum(seed, monkeypatch):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_satisficing_search_answers_as_the_exact_search_and_leaves_its_memo_exact(seed):
-    """``run(width=-1)``, the satisficing search (core/search.cpp, ``t_satisfice``; the DT_size
+    """``run(satisfice=True)``, the satisficing search (core/search.cpp, ``t_satisfice``; the DT_size
     questions of satdt/proof/witness.py): a tree below ``ub`` exactly when the exact search finds
     one (re-costed on the rows: below ``ub``, depth <= d), else a proven bound >= ``ub`` (or the
     optimum, when it is >= ``ub``); and the
@@ -146,7 +146,7 @@ def test_satisficing_search_answers_as_the_exact_search_and_leaves_its_memo_exac
             fresh = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
             exact = fresh.run(d, 1e18, rows=rows)  # the optimum
             ub = float(exact.cost + rng.integers(-3 * q, 3 * q + 2))
-            sat = shared.run(d, ub, rows=rows, width=-1)
+            sat = shared.run(d, ub, rows=rows, satisfice=True)
             assert sat.finished
             if exact.cost < ub:
                 assert sat.node is not None and sat.cost < ub, (seed, q, lc, d, ub, exact.cost, sat)

@@ -74,7 +74,7 @@ class _Questions:
     The problem is (X, y) binarized once with ``Binarizer("all")``; a subset is asked as the
     ascending distinct rows it maps to (``problem.row_of``) by ``search.run(depth, ub, rows=S)``,
     whose memo is shared by all the questions. A finished run proves the optimum over ``S``, or a
-    lower bound ``>= ub`` (MurTree's upper-bound semantics); DT_size's runs satisfice (``width=-1``:
+    lower bound ``>= ub`` (MurTree's upper-bound semantics); DT_size's runs satisfice (``satisfice=True``:
     any tree below ``ub``, or the same proof that none is); a tree is accepted only below ``ub``
     and is re-evaluated on the rows.
 
@@ -114,10 +114,10 @@ class _Questions:
         self.depth, self.max_splits = int(depth), max_splits
         q, leaf_cost = (1, 0) if max_splits is None else (int(max_splits) + 2, 1)
         self.ub = float(q)  # a tree of cost below q: no error (and, for DT_size, <= m + 1 leaves)
-        # DT_size: the core's satisficing search (width -1: any tree below ub, not the fewest
+        # DT_size: the core's satisficing search (satisfice: any tree below ub, not the fewest
         # leaves; "yes" answers measured 2.5-6x faster on monk3, iris, zoo); DT_depth's exact
         # search already stops at its first error-free tree (cost 0: the node's lower bound)
-        self.width = 0 if max_splits is None else -1
+        self.satisfice = max_splits is not None
         self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=leaf_cost, n_jobs=1)
         self.asked = 0
         self.trees: list[tuple[np.ndarray, np.ndarray]] = []  # the growth's answers (for _shrink)
@@ -151,8 +151,8 @@ class _Questions:
         if self.depth == 0:
             return None
         # the core's call of CoreSearch.run, its tree kept as arrays (see predict); no deadline
-        out = self.search._core.solve(self.depth, int(self.ub), 1e300, None, 2.0, self.width,
-                                      _distinct(self.row_of[rows]), None, None)
+        out = self.search._core.solve(self.depth, int(self.ub), 1e300, None, 2.0, 0,
+                                      _distinct(self.row_of[rows]), None, None, satisfice=self.satisfice)
         if not out["finished"]:
             raise RuntimeError("witness search: the DP did not finish")
         if out["tree"] is None or out["value"] >= self.ub:  # (a memo hit may hand back an optimum >= ub)

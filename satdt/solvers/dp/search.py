@@ -353,9 +353,11 @@ class CoreSearch(SearchBase):
 
     def run(self, d: int, ub: float, *, width: int = 0, rows: np.ndarray | None = None,
             time_cap: float | None = None, roots: np.ndarray | None = None,
-            stop: Callable[[], bool] | None = None) -> SearchOutcome:
+            stop: Callable[[], bool] | None = None, satisfice: bool = False) -> SearchOutcome:
         """See :meth:`SearchBase.run`; ``stop``: also ends the call (as a time cap does) once it
-        returns True, polled with the deadline every 50 ms."""
+        returns True, polled with the deadline every 50 ms; ``satisfice``: any tree below ``ub``
+        rather than the optimum, or the proof that none is (the DT_size witness questions of
+        :mod:`satdt.proof.witness`; ``width`` 0)."""
         left = self.deadline.remaining()
         if time_cap is not None:
             left = time_cap if left is None else min(left, time_cap)
@@ -367,7 +369,8 @@ class CoreSearch(SearchBase):
                                # stops within 50 ms of satdt.deadline.interrupt (and of `stop`)
                                self.deadline.expired if stop is None else
                                (lambda: self.deadline.expired() or stop()),
-                               None if roots is None else np.ascontiguousarray(roots, dtype=np.int64))
+                               None if roots is None else np.ascontiguousarray(roots, dtype=np.int64),
+                               satisfice)
         self.stats.update(self._core.stats())
         if out["finished"]:
             node = None if out["tree"] is None else self._tree(out["tree"])

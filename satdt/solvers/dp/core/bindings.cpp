@@ -85,7 +85,7 @@ std::unique_ptr<satdt_dp::Search> make_search(IntArray rank, IntArray col_chain,
 }
 
 py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::object progress, double interval,
-               int width, py::object rows, py::object stop, py::object roots) {
+               int width, py::object rows, py::object stop, py::object roots, bool satisfice) {
     PyHost host(progress, stop);
     satdt_dp::SolveOutcome res;
     std::vector<int> subset, part;
@@ -107,7 +107,7 @@ py::dict solve(satdt_dp::Search& s, int depth, i64 ub, double time_limit, py::ob
     {
         py::gil_scoped_release release;
         res = s.solve(depth, ub, time_limit, &host, interval, width, rows.is_none() ? nullptr : &subset,
-                      roots.is_none() ? nullptr : &part);
+                      roots.is_none() ? nullptr : &part, satisfice);
     }
     if (host.failed()) throw py::error_already_set();
     py::dict out;
@@ -169,7 +169,8 @@ PYBIND11_MODULE(_core, mod) {
              py::arg("q"), py::arg("leaf_cost"), py::arg("pair_ops"), py::arg("threads") = 1)
         .def("solve", &solve, py::arg("depth"), py::arg("upper_bound"), py::arg("time_limit"),
              py::arg("progress") = py::none(), py::arg("interval") = 2.0, py::arg("width") = 0,
-             py::arg("rows") = py::none(), py::arg("stop") = py::none(), py::arg("roots") = py::none())
+             py::arg("rows") = py::none(), py::arg("stop") = py::none(), py::arg("roots") = py::none(),
+             py::arg("satisfice") = false)
         .def("greedy", &greedy, py::arg("depth"), py::arg("time_limit"))
         .def("stats", &stats)
         .def_property_readonly("threads", &satdt_dp::Search::threads)

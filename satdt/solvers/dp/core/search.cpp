@@ -12,7 +12,7 @@
 
 namespace satdt_dp {
 
-// The satisficing search (solve with width < 0; satdt/proof/witness.py's DT_size questions): a
+// The satisficing search (solve with satisfice = true; satdt/proof/witness.py's DT_size questions): a
 // yes / no question "is there a tree below ub?" answered with ANY tree below ub, or the usual
 // proof that none is (a lower bound >= ub). Only the top node and, below it, the second child of
 // a root satisfice: a first child is solved exactly (its value sets the second child's budget,
@@ -135,10 +135,11 @@ static void stoppable(Out& out, Body&& body) {
 }
 
 SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
-                           const std::vector<int>* rows, const std::vector<int>* roots) {
-    t_satisfice = width < 0;  // the satisficing search (see t_satisfice), else width >= 0
+                           const std::vector<int>* rows, const std::vector<int>* roots, bool satisfice) {
+    if (width < 0) throw std::invalid_argument("width must be >= 0");
+    if (satisfice && width != 0) throw std::invalid_argument("the satisficing search needs width 0");
+    t_satisfice = satisfice;  // (see t_satisfice)
     t_next_sat = t_roots_sat = false;
-    if (width < 0) width = 0;
     top_roots_.clear();
     resumable_ = rows == nullptr && width == 0 && roots == nullptr;  // other calls keep resume_
     if (roots != nullptr) {

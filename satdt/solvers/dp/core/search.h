@@ -155,9 +155,12 @@ class Search {
     // roots: the only tests (global columns) tried at the top node, depth >= 3 and width 0 (a part
     // of the root's subproblems, run as one task of a distributed search: distributed.py); the
     // top node's answer then holds for those roots only and is not memoized (its children are).
+    // satisfice (width 0): the satisficing search, any tree below ub rather than the optimum (or
+    // the exact proof that none is; see the top of search.cpp): the DT_size witness questions of
+    // satdt/proof/witness.py.
     SolveOutcome solve(int depth, i64 ub, double time_limit, Host* host = nullptr, double interval = 2.0,
                        int width = 0, const std::vector<int>* rows = nullptr,
-                       const std::vector<int>* roots = nullptr);
+                       const std::vector<int>* roots = nullptr, bool satisfice = false);
 
     // CART's Gini-greedy tree of depth <= depth over all rows: the search's incumbent, the same
     // choices as SearchBase.greedy (satdt/solvers/dp/search.py): at each node the useful column
