@@ -282,8 +282,11 @@ def encode_labels(y: Any, n_rows: int | None = None,
     """
     if y is None:
         raise DataError("requires y to be passed, but the target y is None")
-    pd = sys.modules.get("pandas")  # a pandas object implies pandas is loaded
-    arr = np.asarray(y.to_numpy() if pd is not None and isinstance(y, (pd.Series, pd.DataFrame)) else y)
+    # a pandas object implies pandas is loaded (and not half-way: another thread may be importing
+    # it, e.g. scikit-learn's CART fitted beside a DP search, and then y is no pandas object)
+    pd = sys.modules.get("pandas")
+    frames = tuple(t for t in (getattr(pd, "Series", None), getattr(pd, "DataFrame", None)) if t is not None)
+    arr = np.asarray(y.to_numpy() if frames and isinstance(y, frames) else y)
     if arr.ndim == 2 and arr.shape[1] == 1:
         from sklearn.exceptions import DataConversionWarning
 

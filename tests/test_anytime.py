@@ -383,6 +383,7 @@ def test_the_two_lanes_stop_together(how):
     returns the best tree within a second; a plain Ctrl-C (KeyboardInterrupt in the calling
     thread, no handler) propagates. Either way the heuristic lane's thread has ended."""
     import _thread
+    import signal
     import threading
     import time
 
@@ -390,6 +391,9 @@ def test_the_two_lanes_stop_together(how):
 
     problem = Binarizer("all").problem(load_dataset("compas"))
     timer = threading.Timer(3.5, interrupt if how == "interrupt" else _thread.interrupt_main)
+    # Python's own Ctrl-C handler (a pytest-xdist worker ignores SIGINT, and interrupt_main then
+    # does nothing)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     start = time.perf_counter()
     timer.start()
     try:
@@ -401,6 +405,7 @@ def test_the_two_lanes_stop_together(how):
     finally:
         timer.cancel()
         clear_interrupt()
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - start < 3.5 + 1.0
     assert not any(t.name == "satdt-anytime-heuristics" for t in threading.enumerate())
     if how == "interrupt":

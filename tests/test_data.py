@@ -136,3 +136,16 @@ def test_large_numeric_csv_read_by_numpy_equals_pandas(tmp_path, monkeypatch):
     path.write_text("a,b,c,label\n1.0,2.0,3.0,0\n1.0,2.0,nan,1\n")
     with pytest.raises(DataError, match="row 1"):
         load_csv(path)
+
+
+def test_labels_while_another_thread_is_still_importing_pandas(monkeypatch):
+    """encode_labels looks pandas up in sys.modules; while another thread imports it (scikit-learn's
+    CART fitted beside a DP search) the module there has no Series yet: numpy labels still work."""
+    import sys
+    import types
+
+    from satdt.data import encode_labels
+
+    monkeypatch.setitem(sys.modules, "pandas", types.ModuleType("pandas"))  # half-way: no attributes
+    y, classes = encode_labels(np.array(["b", "a", "b"]))
+    assert y.tolist() == [1, 0, 1] and classes.tolist() == ["a", "b"]
