@@ -135,6 +135,28 @@ def test_complete_search_resumed_across_slices_is_exact(seed, n_jobs):
     assert again.finished and again.cost == ref
 
 
+def _solve_timed(problem, depth: int, lam, **kw):
+    """(brute-force optimum, the DP's answer under a time limit) for max accuracy (``lam`` None)
+    or the regularized objective."""
+    if lam is None:
+        return bruteforce.min_errors(problem, depth)[0], solve_max_accuracy_dp(problem, max_depth=depth, **kw)
+    ref = float(bruteforce.min_regularized(problem, lam, depth)[0])
+    return ref, solve_regularized_dp(problem, lam=lam, max_depth=depth, **kw)
+
+
+def _assert_proven_and_rescored(res, ref: float, problem, lam) -> None:
+    """OPTIMAL at the brute-force optimum ``ref``, bound included, and the tree re-scored on the
+    rows gives that objective."""
+    assert res.status == "OPTIMAL"
+    assert res.objective == pytest.approx(ref) and res.bound == pytest.approx(ref)
+    data = problem.data
+    errors = int((res.tree.predict_index(data.X) != data.y).sum())
+    if lam is None:
+        assert errors == res.objective
+    else:
+        assert errors / data.n_rows + lam * res.tree.n_leaves == pytest.approx(res.objective)
+
+
 @pytest.mark.parametrize("seed", [s if s < 10 else pytest.param(s, marks=slow) for s in range(40)])
 @pytest.mark.parametrize("lam", [None, 0.02])
 def test_every_phase_of_the_schedule_keeps_exactness(seed, lam, monkeypatch):
@@ -156,25 +178,14 @@ def test_every_phase_of_the_schedule_keeps_exactness(seed, lam, monkeypatch):
         return original(self, cap, **kw)
 
     monkeypatch.setattr(anytime._State, "complete", complete)
-    if lam is None:  # one thread: the schedule sliced in time (two threads: the two lanes, below)
-        ref = bruteforce.min_errors(problem, depth)[0]
-        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=30, n_jobs=1)
-    else:
-        ref = float(bruteforce.min_regularized(problem, lam, depth)[0])
-        res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=30, n_jobs=1)
+    # one thread: the schedule sliced in time (two threads: the two lanes, below)
+    ref, res = _solve_timed(problem, depth, lam, time_limit=30, n_jobs=1)
     stats = res.stats["anytime"]
     # the complete search proves the optimum, or at depth <= LOCAL_DEPTH local improvement does (the
     # whole tree re-solved exactly once the restricted search improved the incumbent)
     assert stats["restricted_runs"] >= 1
     assert stats["complete_slices"] >= 3 or (depth <= anytime.LOCAL_DEPTH and stats["local_solves"] >= 1)
-    assert res.status == "OPTIMAL"
-    assert res.objective == pytest.approx(ref) and res.bound == pytest.approx(ref)
-    data = problem.data
-    errors = int((res.tree.predict_index(data.X) != data.y).sum())
-    if lam is None:
-        assert errors == res.objective
-    else:
-        assert errors / data.n_rows + lam * res.tree.n_leaves == pytest.approx(res.objective)
+    _assert_proven_and_rescored(res, ref, problem, lam)
 
 
 @pytest.mark.parametrize("seed", [s if s < 8 else pytest.param(s, marks=slow) for s in range(30)])
@@ -212,23 +223,11 @@ def test_the_two_lanes_keep_exactness(seed, lam, monkeypatch):
 
     monkeypatch.setattr(anytime._State, "complete", complete)
     monkeypatch.setattr(anytime._State, "shift", shift)
-    if lam is None:
-        ref = bruteforce.min_errors(problem, depth)[0]
-        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=60, n_jobs=2)
-    else:
-        ref = float(bruteforce.min_regularized(problem, lam, depth)[0])
-        res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=60, n_jobs=2)
+    ref, res = _solve_timed(problem, depth, lam, time_limit=60, n_jobs=2)
     stats = res.stats["anytime"]
     assert lanes and all(name == "satdt-anytime-heuristics" for name in lanes)
     assert stats["restricted_runs"] >= 1
-    assert res.status == "OPTIMAL"
-    assert res.objective == pytest.approx(ref) and res.bound == pytest.approx(ref)
-    data = problem.data
-    errors = int((res.tree.predict_index(data.X) != data.y).sum())
-    if lam is None:
-        assert errors == res.objective
-    else:
-        assert errors / data.n_rows + lam * res.tree.n_leaves == pytest.approx(res.objective)
+    _assert_proven_and_rescored(res, ref, problem, lam)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -150,47 +150,26 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     # search's slices, rather than one for the complete lane while the heuristics run)
     if d > LOCAL_DEPTH and isinstance(search, CoreSearch) and search.threads == 2:
         return _two_lanes(state, slice_s)
-    widths = iter(WIDTHS)
-    width = next(widths)
+    widths = _Widths()  # once exhausted, the complete search takes the rest
     cap = max(MIN_SLICE, slice_s / 2)
-    exhausted = False  # the widest restricted search finished: the complete search takes the rest
-    first_tree = False  # a restricted search has finished (its tree is in hand)
     stalled = False  # the last round's restricted searches had their first tree and found nothing better
     while not deadline.expired():
         # the incumbent's threshold shifts, in the rounds where the restricted searches stall; once
         # those are exhausted the complete search takes the rest, as it did without the shifts (on
         # raisin d4 at a 600 s limit, shifts after that point cost the proof 15 %: 115 s against
         # ConTree's 100 s, one pair)
-        shifting = d > LOCAL_DEPTH and not state.shift_done and stalled and not exhausted
-        if state.close() or exhausted:
+        shifting = d > LOCAL_DEPTH and not state.shift_done and stalled and not widths.exhausted
+        if state.close() or widths.exhausted:
             state.complete(deadline.remaining())
             break
         # a heuristic round of at most `cap` seconds: restricted searches of growing width, each
         # followed by local improvement of the tree it found, then (depth > LOCAL_DEPTH, once they
         # stall) the threshold shifts of the incumbent's upper tests, with at least half the round
         start = deadline.elapsed()
-        gained = cut = False
-        restricted_cap = cap / 2 if shifting else cap
-        while not exhausted and not deadline.expired():
-            used = deadline.elapsed() - start
-            if used >= restricted_cap:
-                break
-            finished, improved = state.restricted(width, restricted_cap - used)
-            if improved:
-                gained = True
-                state.local(max(MIN_SLICE, cap - (deadline.elapsed() - start)), depth=LOCAL_DEPTH if d > LOCAL_DEPTH else d - 1)
-                if state.proven:  # local improvement re-solved the whole tree (depth <= LOCAL_DEPTH)
-                    return state.outcome()
-            if not finished:
-                cut = True
-                break  # the same width resumes next round (its memo is kept)
-            first_tree = True
-            wider = next(widths, None)
-            if wider is None:
-                exhausted = True
-                break
-            width = wider
-        stalled = first_tree and not gained
+        gained, cut = widths.round(state, cap / 2 if shifting else cap, cap, start)
+        if state.proven:  # local improvement re-solved the whole tree (depth <= LOCAL_DEPTH)
+            return state.outcome()
+        stalled = widths.first_tree and not gained
         shift_cut = False
         if shifting and not deadline.expired():
             before = state.cost
@@ -204,13 +183,52 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
         # first restricted search is cut before its end (its first tree has not had its chance yet;
         # a wider one cut without a better tree is a stall: it resumes next round, memo kept). The
         # shifts never lower that share: the cells the complete search proves keep their time.
-        waiting = cut and not gained and not first_tree
+        waiting = cut and not gained and not widths.first_tree
         share = 1 if waiting else 2 if gained else 4
         if state.complete(max(MIN_SLICE, share * (deadline.elapsed() - start))):
             break
         if gained or waiting or shift_cut:  # a cut shift resumes next round, with twice the time
             cap *= 2
     return state.outcome()
+
+
+class _Widths:
+    """The restricted searches of growing width (``WIDTHS``) across the heuristic rounds: the width
+    reached (a search cut by its round resumes there, its memo kept), whether a first tree is in
+    hand, whether the widest one has finished (``exhausted``)."""
+
+    def __init__(self) -> None:
+        self._wider = iter(WIDTHS)
+        self.width = next(self._wider)
+        self.first_tree = False
+        self.exhausted = False
+
+    def round(self, state: "_State", cap: float, local_cap: float, start: float) -> tuple[bool, bool]:
+        """Restricted searches from the width reached on, until ``cap`` seconds after ``start``
+        (the state's clock), each improvement followed by local improvement of the new tree (at
+        most ``local_cap`` seconds after ``start``; it stops the round when it proved the whole
+        tree): (whether the incumbent improved, whether a search was cut before its end)."""
+        clock = state.search.deadline
+        gained = False
+        while not self.exhausted and not clock.expired():
+            used = clock.elapsed() - start
+            if used >= cap:
+                break
+            finished, improved = state.restricted(self.width, cap - used)
+            if improved:
+                gained = True
+                state.local(max(MIN_SLICE, local_cap - (clock.elapsed() - start)), depth=min(LOCAL_DEPTH, state.d - 1))
+                if state.proven:
+                    break
+            if not finished:
+                return gained, True
+            self.first_tree = True
+            wider = next(self._wider, None)
+            if wider is None:
+                self.exhausted = True
+                break
+            self.width = wider
+        return gained, False
 
 
 class _LaneClock(Deadline):
@@ -306,39 +324,23 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
     not at all while the bound is 0 (most continuous sets at depth >= 4, where the complete
     search cannot finish in the time)."""
     clock = lane.search.deadline
-    widths = iter(WIDTHS)
-    width = next(widths)
+    widths = _Widths()
     cap = max(MIN_SLICE, slice_s / 2)
-    exhausted = first_tree = False
     while not clock.expired():
-        if exhausted and lane.shift_done:
+        if widths.exhausted and lane.shift_done:
             return
         start = clock.elapsed()
-        gained = cut = False
-        while not exhausted and not clock.expired() and clock.elapsed() - start < cap:
-            finished, improved = lane.restricted(width, cap - (clock.elapsed() - start))
-            if improved:
-                gained = True
-                lane.local(max(MIN_SLICE, cap - (clock.elapsed() - start)))
-            if not finished:
-                cut = True
-                break
-            first_tree = True
-            wider = next(widths, None)
-            if wider is None:
-                exhausted = True
-                break
-            width = wider
+        gained, cut = widths.round(lane, cap, cap, start)
         shift_cut = False
         # the shifts in every round once the restricted search's first tree is in hand (here they
         # take no time from the complete search: raisin depth 4's optimum is one shift away)
-        if (first_tree or exhausted) and not lane.shift_done and not clock.expired():
+        if (widths.first_tree or widths.exhausted) and not lane.shift_done and not clock.expired():
             before = lane.cost
             shift_cut = not lane.shift(max(MIN_SLICE, cap))
             gained = gained or lane.cost < before
         if gained or cut or shift_cut:  # a cut search resumes next round, with twice the time
             cap *= 2
-        if first_tree and not gained and not shift_cut and not clock.expired():
+        if widths.first_tree and not gained and not shift_cut and not clock.expired():
             # a round that found nothing better (its restricted search finished or cut: a stall,
             # as in the schedule sliced in time; not while a threshold shift is under way): the
             # lane pauses for up to as long as the round took, its core to the complete search
