@@ -261,15 +261,20 @@ class CoreSearch(SearchBase):
             raise ImportError("satdt's compiled DP core is not built (reinstall with 'pip install -e .' "
                               f"and a C++ compiler): {_CORE_ERROR}")
         super().__init__(problem, deadline, pair_ops, q, leaf_cost, chains)
-        ch = self.ch
-        self._core = _core.Search(ch.rank, ch.chain.astype(np.int32), ch.level.astype(np.int32),
-                                  problem.counts.astype(np.int64), int(q), int(leaf_cost), float(pair_ops),
-                                  resolve_n_jobs(n_jobs))
-        if self.THREAD_WORK is not None:
-            self._core.set_thread_work(*self.THREAD_WORK)
-        if not self.PAIRING:
-            self._core.set_pairing(False)
+        self._core = self._new_core(problem.counts, n_jobs)
         self.stats["missing_pairs"] = int(self._core.missing_pairs)
+
+    def _new_core(self, counts: np.ndarray, n_jobs: int | None):
+        """The compiled search of these chains, class counts and cost, on ``n_jobs`` threads."""
+        ch = self.ch
+        core = _core.Search(ch.rank, ch.chain.astype(np.int32), ch.level.astype(np.int32),
+                            counts.astype(np.int64), int(self.q), int(self.lc), float(self.pair_ops),
+                            resolve_n_jobs(n_jobs))
+        if self.THREAD_WORK is not None:
+            core.set_thread_work(*self.THREAD_WORK)
+        if not self.PAIRING:
+            core.set_pairing(False)
+        return core
 
     @property
     def memo_entries(self) -> int:
@@ -293,14 +298,7 @@ class CoreSearch(SearchBase):
         other.deadline = deadline
         other.stats = {"nodes": 0, "pair_solves": 0, "roots_evaluated": 0, "memo_hits": 0}
         other.reporter, other.to_objective = None, float
-        ch = self.ch
-        other._core = _core.Search(ch.rank, ch.chain.astype(np.int32), ch.level.astype(np.int32),
-                                   self.counts.astype(np.int64), int(self.q), int(self.lc), float(self.pair_ops),
-                                   resolve_n_jobs(n_jobs))
-        if self.THREAD_WORK is not None:
-            other._core.set_thread_work(*self.THREAD_WORK)
-        if not self.PAIRING:
-            other._core.set_pairing(False)
+        other._core = self._new_core(self.counts, n_jobs)  # counts: whole numbers below 2**53
         return other
 
     def greedy(self, S: np.ndarray, d: int, grace: float = 0.0) -> tuple[float, Node]:
