@@ -46,6 +46,8 @@ def paths(name: str) -> tuple[Path, Path | None]:
         return DATA / "quantbnb" / f"{name}.train.csv", DATA / "quantbnb" / f"{name}.test.csv"
     if name in BINARY:
         return DATA / "gosdt" / f"{name}.csv", None
+    if name.endswith(".csv"):  # any CSV file (label last), e.g. a set outside the shared suites
+        return Path(name), None
     return BUNDLED / f"{name}.csv", None
 
 

@@ -243,6 +243,15 @@ class Deadline:
             clock.time_limit = self.time_limit - (clock.start - self.start)  # <= 0: expired at once
         return clock
 
+    def sooner(self, seconds: float) -> "Deadline":
+        """A clock that ends ``seconds`` before this one (same start; expired at once when that
+        is already past), for a step whose caller needs time after it; without a limit, none."""
+        clock = Deadline(None)
+        clock.start = self.start
+        if self.time_limit is not None:
+            clock.time_limit = self.time_limit - max(0.0, seconds)
+        return clock
+
     def share(self, fraction: float) -> "Deadline":
         """A clock for a step that may take ``fraction`` of the time left now (a fallback's
         first tree), never past this one's end; without a limit, none either."""

@@ -149,3 +149,28 @@ def test_labels_while_another_thread_is_still_importing_pandas(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", types.ModuleType("pandas"))  # half-way: no attributes
     y, classes = encode_labels(np.array(["b", "a", "b"]))
     assert y.tolist() == [1, 0, 1] and classes.tolist() == ["a", "b"]
+
+
+def test_plain_decimal_columns_match_the_token_rule():
+    """The simple reader's one-regex-per-column check accepts a column exactly when every token
+    is a plain decimal (no exponent, no sign but '-') of at most 16 characters and 15 digits."""
+    import re
+
+    from satdt.data import _PLAIN_DECIMAL_LINES
+
+    token = re.compile(r"-?(?:\d+\.?\d*|\.\d+)\Z")
+
+    def by_token(col):
+        return all(len(t) <= 16 and token.match(t) and sum(c.isdigit() for c in t) <= 15 for t in col)
+
+    tricky = ["1", "-1", ".5", "5.", "-.5", "0.0", "1e5", "+1", "", " 1", "1 ", "nan", "1.2.3", "--1", "-",
+              ".", "1234567890123456", "-123456789012345", "123456789012345", "12345678901234.5",
+              "123456789012345.6", "1234567890123456.", "-1234567890123456"]
+    rng = np.random.default_rng(0)
+    alphabet = list("0123456789-.e+ ")
+    randoms = ["".join(rng.choice(alphabet, size=rng.integers(1, 19))) for _ in range(3000)]
+    for tok in tricky + randoms:
+        assert bool(_PLAIN_DECIMAL_LINES.fullmatch(tok + "\n")) == by_token([tok]), tok
+    for _ in range(300):  # columns: accepted when every token is
+        col = list(rng.choice(tricky, size=rng.integers(1, 6)))
+        assert bool(_PLAIN_DECIMAL_LINES.fullmatch("\n".join(col) + "\n")) == by_token(col), col

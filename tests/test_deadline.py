@@ -131,3 +131,36 @@ def test_solve_runtime_is_the_fits_and_its_limit_the_commands(capsys):
         assert main(["solve", "iris", "--method", method, "--max-depth", "1", "--time-limit", "60", "--json"]) == 0
         out = json.loads(capsys.readouterr().out)
         assert out["status"] == "OPTIMAL" and 0 < out["runtime_s"] <= out["wall_s"]
+
+
+def test_a_sooner_clock_ends_that_much_earlier():
+    from satdt.deadline import Deadline
+
+    d = Deadline(10.0)
+    early = d.sooner(2.5)
+    assert early.start == d.start and early.time_limit == 7.5
+    assert Deadline(None).sooner(1.0).time_limit is None
+    assert d.sooner(20.0).expired() and not d.expired()
+
+
+def test_the_dp_keeps_a_reserve_for_its_answer():
+    """Under a limit the anytime search ends early enough for the answer's finalization: the
+    reserve is positive, measured on the first incumbent, at most a quarter of the time left;
+    none without a limit."""
+    import numpy as np
+
+    from satdt.binarize import Binarizer
+    from satdt.data import prepare
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.accuracy import ANSWER_RESERVE_SHARE, _answer_reserve, new_search
+    from satdt.tree import Tree
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=300) > 0).astype(int)
+    problem = Binarizer("all").problem(prepare(X, y))
+    search = new_search(problem, Deadline(1.0), None, "core")
+    tree = Tree(root=search.greedy(np.arange(problem.n_distinct, dtype=np.int64), 3)[1], classes=problem.classes)
+    reserve = _answer_reserve(problem, tree, search)
+    assert 0.1 <= reserve <= ANSWER_RESERVE_SHARE * 1.0
+    assert _answer_reserve(problem, tree, new_search(problem, Deadline(None), None, "core")) == 0.0

@@ -187,6 +187,37 @@ def test_the_program_answers_at_the_limit_when_a_step_does_not_return(tmp_path):
     assert 1.5 <= summary["wall_s"] <= 1.5 + TOLERANCE and outside < 10
 
 
+def test_the_watchdog_answers_with_the_greedy_tree_of_the_binarized_problem(tmp_path):
+    """When the stuck step comes after the binarization (the light path), the watchdog grows the
+    compiled greedy tree on that problem (no scikit-learn import: on 200,000 rows its CART did not
+    finish in its grace and the answer was the majority leaf): never the leaf where CART's tree is
+    better."""
+    import json
+    import subprocess
+    import sys
+
+    probe = tmp_path / "probe.py"
+    probe.write_text("import sys, time\n"
+                     "import satdt.solvers.dp as dp\n"
+                     "import satdt.heuristics.greedy as greedy\n"
+                     "from satdt import cli\n"
+                     "def stuck(*args, **kwargs):\n"
+                     "    time.sleep(60)\n"
+                     "def no_cart(*args, **kwargs):\n"
+                     "    raise RuntimeError('no scikit-learn CART here')\n"
+                     "dp.solve_dp = stuck\n"
+                     "greedy.cart_tree = no_cart\n"
+                     "sys.argv = ['satdt', *sys.argv[1:]]\n"
+                     "sys.exit(cli.main())\n")
+    proc = subprocess.run([sys.executable, str(probe), "solve", "iris", "--method", "dp", "--max-depth", "2",
+                           "--time-limit", "1.5", "--json"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["status"] == "FEASIBLE" and summary["depth"] <= 2 and summary["errors"] == 6, summary
+    assert "the greedy (CART) tree instead" in summary["stats"]["note"]
+    assert 1.5 <= summary["wall_s"] <= 1.5 + TOLERANCE
+
+
 # ---------------------------------------------------------------- the library's own overruns
 # (each step below once returned seconds after its limit on the large benchmark sets; the timing
 # asserts read result.runtime, the library's own clock, not wall-clock slack)

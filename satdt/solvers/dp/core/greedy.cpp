@@ -39,7 +39,7 @@ void Search::cart_tests(const View& V, const std::vector<i64>& F, const i64* N, 
 int Search::gini_best(const View& V, const std::vector<int>& pos, const std::vector<i64>* Fin, const i64* Nin) {
     const int T = V.T(), np = static_cast<int>(pos.size());
     if (T == 0 || np < 2) return -1;
-    check_time();
+    check_time(np >= kPollRows);
     std::vector<i64> N(C_, 0);
     if (Nin != nullptr) {
         for (int c = 0; c < C_; ++c) N[c] = Nin[c];

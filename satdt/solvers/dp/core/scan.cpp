@@ -80,11 +80,17 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     std::vector<i64> wsum(T + p + 1, 0);  // prefix of the node's weight over (chain, bucket) slots
     // threads: each chain's slots, units and tables are its own (the same arrays as one thread)
     const bool threaded = pool_ && static_cast<double>(n) * p >= scan_threads_work_ && pool_->engaged();
+    // (the clock read between chains: on 10^6 rows each chain's pass is ~10^7 entries)
     auto per_chain = [&](auto&& body) {
-        if (threaded)
+        if (threaded) {
+            check_time(n >= kPollRows);
             pool_->run(p, [&](int k, int) { body(k); });
-        else
-            for (int k = 0; k < p; ++k) body(k);
+        } else {
+            for (int k = 0; k < p; ++k) {
+                check_time(n >= kPollRows);
+                body(k);
+            }
+        }
     };
     std::vector<int> row_nu(n);
     std::vector<i64> row_wt(n);
@@ -111,8 +117,17 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
         start[x + 1] += start[x];
         wsum[x + 1] += wsum[x];
     }
-    std::vector<int> upos(static_cast<size_t>(units) * p), ucls(upos.size());
-    std::vector<i64> uw(upos.size());
+    // the units' tables, kept between calls (scan_upos_, ...: fresh pages for 10^7 units cost more
+    // than the scan that fills them)
+    const size_t nunits = static_cast<size_t>(units) * p;
+    if (scan_upos_.size() < nunits) {
+        scan_upos_.resize(nunits);
+        scan_ucls_.resize(nunits);
+        scan_uw_.resize(nunits);
+    }
+    int* const upos = scan_upos_.data();
+    int* const ucls = scan_ucls_.data();
+    i64* const uw = scan_uw_.data();
     {
         std::vector<int> fill(start.begin(), start.end() - 1);
         per_chain([&](int k) {
@@ -155,16 +170,16 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                     pc[y] = ucls[idx[y]];
                     pw[y] = uw[idx[y]];
                 }
-                std::copy(pu.begin(), pu.end(), upos.begin() + x0);
-                std::copy(pc.begin(), pc.end(), ucls.begin() + x0);
-                std::copy(pw.begin(), pw.end(), uw.begin() + x0);
+                std::copy(pu.begin(), pu.end(), upos + x0);
+                std::copy(pc.begin(), pc.end(), ucls + x0);
+                std::copy(pw.begin(), pw.end(), uw + x0);
             }
         }
     }
     // two classes (the common case) scan in blocks: each unit's bucket in every chain (so the
     // side of a root is a compare on a sequential array) and prefix weights (so a block of
     // units that cannot reach an evaluation is summed without looking at its buckets)
-    const int U = static_cast<int>(upos.size());
+    const int U = static_cast<int>(nunits);
     const bool blocks = blocks_ok;
     if (blocks) {
         scan_bkt_.resize(static_cast<size_t>(p) * U);
@@ -212,7 +227,7 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
     std::vector<int> slot_col(2 * p), slot_lab_l(2 * p), slot_lab_r(2 * p);  // each chain's
     try {
         while (true) {
-            check_time();
+            check_time(n >= kPollRows);
             // each chain's best open root, not RootQueue: each root raises the bounds of its
             // whole chain, so a heap would re-sort most of them after every root
             double kmin = 0;
@@ -250,9 +265,9 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                 best_col[sd] = -1;
                 best_lab_l[sd] = best_lab_r[sd] = lab;
             }
-            const int* __restrict up = upos.data();
-            const int* __restrict uc = ucls.data();
-            const i64* __restrict uwt = uw.data();
+            const int* __restrict up = upos;
+            const int* __restrict uc = ucls;
+            const i64* __restrict uwt = uw;
             const char* __restrict sdv = side.data();
             i64* __restrict cm = cum.data();
             const bool two = C_ == 2;  // two classes: the counts live in registers

@@ -339,7 +339,7 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
         s.val = lb0;
         return s;
     }
-    check_time();
+    check_time(static_cast<int>(pos.size()) >= kPollRows);
     std::vector<i64> FV;
     View V = node_view(P, pos, N.data(), Fin, presin, FV);
     const int T = V.T();
@@ -408,7 +408,7 @@ View Search::node_view(const View& P, const std::vector<int>& pos, const i64* N,
 // allowed columns only; nothing stored, since the answer holds for those roots only
 Sub Search::top_part(const View& P, const std::vector<int>& pos, const std::vector<i64>& N, int d, i64 ub,
                      const Sub& leaf, i64 lb0, const std::vector<i64>* Fin, const std::vector<char>* presin) {
-    check_time();
+    check_time(static_cast<int>(pos.size()) >= kPollRows);
     std::vector<i64> FV;
     View V = node_view(P, pos, N.data(), Fin, presin, FV);
     const int T = V.T();
@@ -491,7 +491,7 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         }
         while (true) {
             current = -1;
-            check_time();
+            check_time(V.n() >= kPollRows);
             double kmin = 0;
             int t = queue.next(open, &kmin);
             if (t < 0 || !(kmin < static_cast<double>(bound))) break;
