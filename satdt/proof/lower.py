@@ -21,8 +21,7 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import ENUM_CAP, _Costs, opt_enum, opt_small
-from .trusted import uniq
+from .check import ENUM_CAP, _blocks, _Costs, opt_enum, opt_small
 
 __all__ = ["Prover"]
 
@@ -122,7 +121,7 @@ class Prover:
         boxes (an interval per feature) and at most ``(2 tests + 1)^k`` (a filter: no hopeless tries)."""
         if S.size > ENUM_ROWS:
             return False
-        u = np.array([uniq(self.cst.X[S, f]).size for f in range(self.cst.X.shape[1])], dtype=float)
+        u = _blocks(self.cst, S, None)[1].astype(float)  # distinct values per feature (one call: zoo's 116 columns)
         tests = (u - 1).sum()
         return min(np.prod(u * (u + 1) / 2) + 1, (2 * tests + 1) ** k) * tests <= 4 * ENUM_CAP
 
