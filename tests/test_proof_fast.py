@@ -95,7 +95,8 @@ def test_opt_small_has_no_int32_overflow_for_large_lam_denominators(dense, monke
 @pytest.mark.parametrize("narrow", [2 ** 15, 0])
 def test_dense_enumeration_with_run_gaps_equals_the_branch_and_bound(narrow, monkeypatch):
     """The plain enumeration (its depth-1 tests only the gaps between one-class runs, counts in int16
-    below NARROW rows) against the branch and bound over every gap, on larger sets with 2-6 classes,
+    below NARROW rows, root tests whose two-leaf bound reaches the target skipped) against the branch
+    and bound over every gap, on larger sets with 2-6 classes,
     long runs, ties, listed thresholds and the regularized cost; and against plain recursion on
     the smaller ones."""
     monkeypatch.setattr(CHECK, "NARROW", narrow)
@@ -105,6 +106,9 @@ def test_dense_enumeration_with_run_gaps_equals_the_branch_and_bound(narrow, mon
         X = rng.integers(0, int(rng.integers(2, 40)), size=(n, p)).astype(float)
         y = rng.integers(0, C, size=n) if seed % 3 else np.minimum(X[:, 0] // 7, C - 1).astype(int)
         y = np.where(rng.random(n) < 0.05, rng.integers(0, C, size=n), y)
+        if seed % 6 == 1:  # a depth-2 tree's labels: the optimum meets the two-leaf bound at one root
+            X = np.column_stack([X[:, 0], rng.integers(0, 30, size=(n, 2))]).astype(float)
+            p, C, y = 3, 4, np.where(X[:, 0] < 20, X[:, 1] < 15, 2 + (X[:, 2] < 10)).astype(int)
         q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, 2 * n)))
         allowed = {f: np.unique(rng.integers(0, 40, size=6) + 0.5) for f in range(p)} if seed % 4 == 3 else None
         cst = _Costs(X, y, C, q, lc)
@@ -112,6 +116,8 @@ def test_dense_enumeration_with_run_gaps_equals_the_branch_and_bound(narrow, mon
         for k in (1, 2):
             monkeypatch.setattr(CHECK, "DENSE", 10 ** 6)  # always the plain enumeration
             dense = opt_small(cst, S, k, allowed)
+            for t in (dense - q, dense - 1, dense, dense + 1):  # a target: the roots that cannot beat it skipped
+                assert opt_small(cst, S, k, allowed, t) == min(t, dense), (seed, k, t)
             monkeypatch.setattr(CHECK, "DENSE", 0)  # never
             assert dense == opt_small(cst, S, k, allowed), (seed, k)
             if S.size <= 24:

@@ -119,15 +119,21 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
             np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc))
 
 
+def _two_leaves(cst: _Costs, cc: np.ndarray) -> np.ndarray:
+    """No depth-<=1 tree on class counts ``cc`` (classes last) costs less: one leaf, or two right on the two largest."""
+    s, m, q, lc = np.sort(cc, -1), cc.sum(-1), cst.q, cst.lc
+    return np.minimum(q * (m - s[..., -1]) + lc, q * (m - s[..., -1] - (s[..., -2] if cst.C > 1 else 0)) + 2 * lc)
+
+
 def _left(R: np.ndarray, u: np.ndarray) -> np.ndarray:
     """The rows each gap sends left (rows x gaps, bool): gaps 1 .. u - 1 of each feature's blocks R."""
     f = np.repeat(np.arange(u.size), u - 1)
     return R[:, f] < np.arange(1, f.size + 1) - np.repeat(np.cumsum(u - 1) - (u - 1), u - 1)
 
 
-def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray) -> int:
-    """The optimum over trees of depth <= k (1, 2) on the rows S: every root test G, depth-1 tests H (the gaps
-    between runs: :func:`_ranks`), class counts of the four cells of each pair (float32 products: exact)."""
+def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0: int) -> int:
+    """``min(T0, optimum)`` over trees of depth <= k (1, 2) on S: root tests G (those whose :func:`_two_leaves` bound
+    is below T0), depth-1 tests H (gaps between runs: :func:`_ranks`), counts of each pair's four cells (exact)."""
     q, lc, C, y, T, Tc = cst.q, cst.lc, cst.C, cst.y[S], G.shape[1], H.shape[1]
 
     def err(cnt):  # errors of one leaf, classes on axis 0 (int32: np.sum would widen it)
@@ -140,7 +146,8 @@ def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray) -> 
     top, o, ends = q * int(err(tot)) + lc, np.argsort(y, kind="stable"), np.cumsum(tot)[:-1]  # rows by class
     if k == 1 or not T or not Tc:  # (no depth-1 test: S is one class, or one distinct row)
         return int(min(top, cost(err(Hc) + err(tot[:, None].astype(np.int32) - Hc), 2).min(initial=top)))
-    dt = np.int16 if S.size < NARROW else np.int32  # (counts and their differences lie in [0, n])
+    keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0)  # (the others cost >= T0)
+    G, Lc, T, dt = G[:, keep], Lc[:, keep], keep.size, np.int16 if S.size < NARROW else np.int32  # (counts in [0, n])
     Rc, per, hs = (tot[:, None] - Lc).astype(dt), np.split(G[o], ends), np.split(H[o], ends)
     LL = np.empty((C, T, Tc), dt)  # LL[c, a, b]: rows of class c left of a and of b
     for c, (g, h) in enumerate(zip(per, hs)):  # in products of one BLAS thread (threads cost more here)
@@ -150,7 +157,7 @@ def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray) -> 
     nL, mx = Lc.sum(0), [LL.max(0), (Lc.astype(dt)[:, :, None] - LL).max(0), RL.max(0), (Rc[:, :, None] - RL).max(0)]
     oL = np.minimum(cost(err(Lc), 1), cost((nL[:, None] - mx[0] - mx[1]).min(1), 2))  # size - largest counts
     oR = np.minimum(cost(err(Rc), 1), cost(((S.size - nL)[:, None] - mx[2] - mx[3]).min(1), 2))
-    return int(min(top, (oL + oR).min(initial=top)))
+    return int(min(top, T0, (oL + oR).min(initial=top)))
 
 
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
@@ -166,7 +173,7 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
     R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
     if int((u - 1).sum()) * int((uc - 1).sum()) * max(C, n // 64) <= DENSE ** 2:  # plain enumeration
-        return min(T, _dense(cst, S, k, _left(R, u), _left(Rc, uc)))
+        return min(T, _dense(cst, S, k, _left(R, u), _left(Rc, uc), T))
     fs = np.flatnonzero(u >= 2)
     if k == 1 or fs.size == 0:
         for f in np.flatnonzero(uc >= 2):
@@ -180,11 +187,8 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(y, minlength=C))
     per_gap, per_seg, cap = C * int(offs[-1]), n * fs.size, max(1, BATCH // (C * int(offs[-1])) - 1)  # <= ~BATCH
 
-    def two_leaves(cc):                     # no depth-<=1 tree does better: one leaf, or two right on
-        s, m = np.sort(cc, -1), cc.sum(-1)  # at most the two largest classes
-        return np.minimum(q * (m - s[..., -1]) + lc, q * (m - s[..., -1] - (s[..., -2] if C > 1 else 0)) + 2 * lc)
     left = np.cumsum(cnt[fs], 1)[:, :-1]    # class counts left of each gap, then the gaps this leaves open
-    lb = two_leaves(left) + two_leaves(child[3] - left)
+    lb = _two_leaves(cst, left) + _two_leaves(cst, child[3] - left)
     of, og = np.nonzero((np.arange(1, left.shape[1] + 1) < u[fs, None]) & (lb < T))
     of, og = fs[of], og + 1                 # open gaps in (feature, gap) order; positions index them
     starts = np.flatnonzero(np.concatenate([[True], of[1:] != of[:-1]]))
@@ -236,8 +240,7 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
         new, old = _uniq(np.concatenate([(front[:, None] & g).ravel(), (front[:, None] & ~g).ravel()])), np.sort(keys)
         front = new[old[np.minimum(np.searchsorted(old, new), old.size - 1)] != new]
         keys, dist = np.concatenate([keys, front]), np.concatenate([dist, np.full(front.size, j)])
-    o = np.argsort(keys)
-    keys, dist = keys[o], dist[o]
+    keys, dist = keys[o := np.argsort(keys)], dist[o]
     cnt = np.stack([_POP[(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)).view(np.uint8)].reshape(-1, 8)
                     .sum(1, dtype=np.int64) for c in range(cst.C)], 1)
     leaf = cst.q * (cnt.sum(1) - cnt.max(1)) + cst.lc
@@ -298,9 +301,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                             raise Invalid(f"{at}: claim {child} is not on the rows of {test}")
                     if done[lid][2] + done[rid][2] < b:
                         raise Invalid(f"{at}: test {test} gives only {done[lid][2] + done[rid][2]}")
-                    g_lo, g_hi = np.searchsorted(vals[f], [lo, hi], side="right")
-                    covered[f][g_lo] += 1
-                    covered[f][g_hi + 1] -= 1
+                    np.add.at(covered[f], np.searchsorted(vals[f], [lo, hi], side="right") + [0, 1], [1, -1])
                 for f in range(p):  # the gaps of the tests that split S: 1 .. (distinct values) - 1
                     need = np.arange(1, vals[f].size) if allowed is None else \
                         _uniq(np.searchsorted(vals[f], allowed.get(f, np.empty(0)), side="right"))
