@@ -36,18 +36,18 @@ FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per o
 DENSE = 500  # depth <= 2 by plain enumeration when tests x run gaps x max(classes, rows / 64) <= DENSE^2
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
-_POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte
+_POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
+_BITS = getattr(np, "bitwise_count", lambda a: _POP[a.view(np.uint8)].reshape(-1, 8).sum(1))  # bits of each uint64
 
 
 class _Costs:
     """The data, the integer cost and the set functions every rule uses."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, C: int, q: int, lc: int):
-        self.X, self.y, self.C, self.q, self.lc, self.n = X, y, C, q, lc, X.shape[0]
+        self.X, self.y, self.C, self.q, self.lc, self.n, self._codes = X, y, C, q, lc, X.shape[0], [None, None]
         self.group = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
         rng = np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
         self.keys = rng.integers(0, 2 ** 63, size=(self.n, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-        self._codes: list = [None, None]  # (allowed, codes) of the last _blocks call's space
 
     def codes(self, allowed: dict | None):
         """Each row's value code per feature (rank of its value or allowed interval), after the previous features'."""
@@ -83,11 +83,11 @@ def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
 
 
 def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
-    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1
-    subtrees on any subset of S: across such a run each side's errors (its size minus its largest
-    class count) are concave in the rows of one class moved, so least at an end of the run, a gap."""
+    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on
+    any subset of S: across such a run each side's errors (its size minus its largest class count) are
+    concave in the rows of one class moved, so least at an end of the run, a gap."""
     (R, u), p, C, y = _blocks(cst, S, allowed), cst.X.shape[1], cst.C, cst.y[S]
-    U, fp = int(u.max()), np.arange(p)
+    U, fp = int(u.max()), np.arange(p)  # (blocks, features)
     cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
     lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
     comp = np.cumsum(np.concatenate([np.ones((p, 1), bool), (lab[:, 1:] != lab[:, :-1]) | (lab[:, 1:] < 0)], 1), 1) - 1
@@ -241,8 +241,7 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
         front = new[old[np.minimum(np.searchsorted(old, new), old.size - 1)] != new]
         keys, dist = np.concatenate([keys, front]), np.concatenate([dist, np.full(front.size, j)])
     keys, dist = keys[o := np.argsort(keys)], dist[o]
-    cnt = np.stack([_POP[(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)).view(np.uint8)].reshape(-1, 8)
-                    .sum(1, dtype=np.int64) for c in range(cst.C)], 1)
+    cnt = np.stack([_BITS(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)) for c in range(cst.C)], 1).astype(np.int64)
     leaf = cst.q * (cnt.sum(1) - cnt.max(1)) + cst.lc
     opt, inner = leaf.copy(), np.flatnonzero(dist < k)
     L, R = np.searchsorted(keys, keys[inner, None] & g), np.searchsorted(keys, keys[inner, None] & ~g)
@@ -253,7 +252,7 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
 
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
-    allowed, X, p, label = allowed_thresholds(man, where), cst.X, cst.X.shape[1], labels(where)
+    allowed, X, label = allowed_thresholds(man, where), cst.X, labels(where)
     done: list[tuple] = []  # (rows, key, bound, depth) of each claim checked
     with open_text(path) as fh:
         for line_no, line in enumerate(fh):
@@ -288,10 +287,11 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
                     raise Invalid(f"{at}: above the leaf cost or depth 0")
-                vals = [_uniq(X[S, f]) for f in range(p)]
-                covered = [np.zeros(v.size + 1, dtype=np.int64) for v in vals]  # +1 / -1 at range ends
+                vals, covered = {}, {}  # per column: the distinct values on S, +1 / -1 at range ends
                 for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
                     f, lo, hi, test = split_test(where, e, allowed, at)  # f: the column of cst.X
+                    if f not in vals:
+                        covered[f] = np.zeros(vals.setdefault(f, _uniq(X[S, f])).size + 1, dtype=np.int64)
                     lid, rid = ref(e[-2]), ref(e[-1])
                     left, right = S[X[S, f] <= lo], S[X[S, f] > hi]
                     if not left.size or not right.size:
@@ -302,14 +302,14 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                     if done[lid][2] + done[rid][2] < b:
                         raise Invalid(f"{at}: test {test} gives only {done[lid][2] + done[rid][2]}")
                     np.add.at(covered[f], np.searchsorted(vals[f], [lo, hi], side="right") + [0, 1], [1, -1])
-                for f in range(p):  # the gaps of the tests that split S: 1 .. (distinct values) - 1
-                    need = np.arange(1, vals[f].size) if allowed is None else \
-                        _uniq(np.searchsorted(vals[f], allowed.get(f, np.empty(0)), side="right"))
-                    need = need[(need >= 1) & (need < vals[f].size)]
-                    miss = need[np.cumsum(covered[f])[need] == 0]
+                for f in np.flatnonzero(_blocks(cst, S, allowed)[1] >= 2).tolist():  # the columns a test splits S on
+                    v = vals[f] if f in vals else _uniq(X[S, f])  # gaps 1 .. |v| - 1, or the allowed ones
+                    need = np.arange(1, v.size) if allowed is None else \
+                        _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
+                    need = need[(need >= 1) & (need < v.size)]
+                    miss = need[np.cumsum(covered.get(f, np.zeros(v.size + 1, np.int64)))[need] == 0]
                     if miss.size:  # (a category's column: its one gap)
-                        raise Invalid(f"{at}: no entry for the test {label[f]} {vals[f][miss[0] - 1]!r} "
-                                      f"(gap {miss[0]} of {vals[f].size - 1})")
+                        raise Invalid(f"{at}: no entry for the test {label[f]} {v[miss[0] - 1]!r} (gap {miss[0]} of {v.size - 1})")
                 ok = True
             else:
                 raise Invalid(f"{at}: unknown rule")
