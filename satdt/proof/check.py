@@ -143,16 +143,16 @@ def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0:
         return e.astype(np.int64) * q + leaves * lc
     G, H, Y = G.astype(np.float32), H.astype(np.float32), (y == np.arange(C)[:, None]).astype(np.float32)
     tot, Hc, Lc = np.bincount(y, minlength=C), np.rint(Y @ H).astype(np.int32), np.rint(Y @ G).astype(np.int32)
-    top, o, ends = q * int(err(tot)) + lc, np.argsort(y, kind="stable"), np.cumsum(tot)[:-1]  # rows by class
+    top, o, ends = q * int(err(tot)) + lc, np.argsort(y, kind="stable"), np.cumsum(np.append(0, tot)).tolist()
     if k == 1 or not T or not Tc:  # (no depth-1 test: S is one class, or one distinct row)
         return int(min(top, cost(err(Hc) + err(tot[:, None].astype(np.int32) - Hc), 2).min(initial=top)))
-    keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0)  # (the others cost >= T0)
-    G, Lc, T, dt = G[:, keep], Lc[:, keep], keep.size, np.int16 if S.size < NARROW else np.int32  # (counts in [0, n])
-    Rc, per, hs = (tot[:, None] - Lc).astype(dt), np.split(G[o], ends), np.split(H[o], ends)
-    LL = np.empty((C, T, Tc), dt)  # LL[c, a, b]: rows of class c left of a and of b
-    for c, (g, h) in enumerate(zip(per, hs)):  # in products of one BLAS thread (threads cost more here)
-        for i in range(0, T, step := max(1, 200_000 // max(1, g.shape[0] * Tc))):
-            LL[c, i:i + step] = np.rint(g.T[i:i + step] @ h)
+    keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0) if T * Tc > 4096 else \
+        np.arange(T)  # the root tests that may cost less than T0 (the bound's own cost: only on many pairs)
+    G, H, Lc, T, dt = G[o][:, keep], H[o], Lc[:, keep], keep.size, np.int16 if S.size < NARROW else np.int32
+    LL, Rc = np.empty((C, T, Tc), dt), (tot[:, None] - Lc).astype(dt)  # LL[c, a, b]: class c left of a and b
+    for c, (a, b) in enumerate(zip(ends[:-1], ends[1:])):  # rows a:b, class c (counts in [0, n]); one BLAS thread
+        for i in range(0, T, step := max(1, 200_000 // max(1, (b - a) * Tc))):
+            LL[c, i:i + step] = np.rint(G[a:b, i:i + step].T @ H[a:b])
     RL = Hc.astype(dt)[:, None, :] - LL  # right of a, left of b
     nL, mx = Lc.sum(0), [LL.max(0), (Lc.astype(dt)[:, :, None] - LL).max(0), RL.max(0), (Rc[:, :, None] - RL).max(0)]
     oL = np.minimum(cost(err(Lc), 1), cost((nL[:, None] - mx[0] - mx[1]).min(1), 2))  # size - largest counts
