@@ -59,6 +59,7 @@ def _instance(seed: int):
 def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, narrow, monkeypatch):
     monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
     monkeypatch.setattr(CHECK, "DENSE", dense)  # 0: the branch and bound, never the plain enumeration
+    monkeypatch.setattr(CHECK, "SMALL", CHECK.SMALL if dense else -1)
     monkeypatch.setattr(CHECK, "NARROW", narrow)  # 0: the counts in int32, as on 2^15 rows or more
     for seed in range(60 if batch > 1 else 25):
         cst, S, allowed = _instance(seed)
@@ -85,6 +86,7 @@ def test_opt_small_matches_the_brute_force_regularized(seed):
 @pytest.mark.parametrize("dense", [200, 0])
 def test_opt_small_has_no_int32_overflow_for_large_lam_denominators(dense, monkeypatch):
     monkeypatch.setattr(CHECK, "DENSE", dense)
+    monkeypatch.setattr(CHECK, "SMALL", CHECK.SMALL if dense else -1)
     rng = np.random.default_rng(0)
     X, y = rng.integers(0, 6, size=(40, 2)).astype(float), rng.integers(0, 2, size=40)
     S, q = np.arange(40), 3_000_000_000  # q * errors passes 2^31: the counts are widened first
@@ -114,11 +116,13 @@ def test_dense_enumeration_with_run_gaps_equals_the_branch_and_bound(narrow, mon
         cst = _Costs(X, y, C, q, lc)
         S = np.arange(n) if seed % 5 else np.sort(rng.choice(n, size=max(1, n // 2), replace=False))
         for k in (1, 2):
-            monkeypatch.setattr(CHECK, "DENSE", 10 ** 6)  # always the plain enumeration
+            monkeypatch.setattr(CHECK, "DENSE", 10 ** 6)  # always the plain enumeration (at most SMALL tests: every
+            monkeypatch.setattr(CHECK, "SMALL", -1 if seed % 2 else 24)  # gap a depth-1 test; else the run gaps)
             dense = opt_small(cst, S, k, allowed)
             for t in (dense - q, dense - 1, dense, dense + 1):  # a target: the roots that cannot beat it skipped
                 assert opt_small(cst, S, k, allowed, t) == min(t, dense), (seed, k, t)
             monkeypatch.setattr(CHECK, "DENSE", 0)  # never
+            monkeypatch.setattr(CHECK, "SMALL", -1)
             assert dense == opt_small(cst, S, k, allowed), (seed, k)
             if S.size <= 24:
                 assert dense == _naive(cst, S, k, allowed), (seed, k)

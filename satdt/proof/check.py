@@ -33,7 +33,7 @@ __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 BATCH = 500_000  # counts the depth-2 branch and bound holds at once (in cache: 1.5x faster than 4M)
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
-DENSE = 500  # depth <= 2 by plain enumeration when tests x run gaps x max(classes, rows / 64) <= DENSE^2
+DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
@@ -82,12 +82,11 @@ def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
     return cum[V] - 1 - before, cum[off[1:] - 1] - before
 
 
-def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
+def _ranks(cst: _Costs, S: np.ndarray, R: np.ndarray, u: np.ndarray):
     """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on
     any subset of S: across such a run each side's errors (its size minus its largest class count) are
     concave in the rows of one class moved, so least at an end of the run, a gap."""
-    (R, u), p, C, y = _blocks(cst, S, allowed), cst.X.shape[1], cst.C, cst.y[S]
-    U, fp = int(u.max()), np.arange(p)  # (blocks, features)
+    p, C, y, U, fp = cst.X.shape[1], cst.C, cst.y[S], int(u.max()), np.arange(cst.X.shape[1])  # (R, u: _blocks)
     cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
     lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
     comp = np.cumsum(np.concatenate([np.ones((p, 1), bool), (lab[:, 1:] != lab[:, :-1]) | (lab[:, 1:] < 0)], 1), 1) - 1
@@ -170,8 +169,10 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     T = min(cst.leaf(S) if S.size else cst.lc, 2 ** 63 if target is None else int(target))
     if k == 0 or S.size == 0:
         return T
-    q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
-    R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
+    q, lc, C, n, y, (R, u) = cst.q, cst.lc, cst.C, S.size, cst.y[S], _blocks(cst, S, allowed)
+    if int((u - 1).sum()) <= SMALL:  # few tests: plain enumeration, every gap a depth-1 test too (no runs)
+        return min(T, _dense(cst, S, k, G := _left(R, u), G, T))
+    R, u, Rc, uc, cnt = _ranks(cst, S, R, u)
     if int((u - 1).sum()) * int((uc - 1).sum()) * max(C, n // 64) <= DENSE ** 2:  # plain enumeration
         return min(T, _dense(cst, S, k, _left(R, u), _left(Rc, uc), T))
     fs = np.flatnonzero(u >= 2)
@@ -292,8 +293,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                     f, lo, hi, test = split_test(where, e, allowed, at)  # f: the column of cst.X
                     if f not in vals:
                         covered[f] = np.zeros(vals.setdefault(f, _uniq(X[S, f])).size + 1, dtype=np.int64)
-                    lid, rid = ref(e[-2]), ref(e[-1])
-                    left, right = S[X[S, f] <= lo], S[X[S, f] > hi]
+                    lid, rid, left, right = ref(e[-2]), ref(e[-1]), S[X[S, f] <= lo], S[X[S, f] > hi]
                     if not left.size or not right.size:
                         raise Invalid(f"{at}: test {test} does not split the rows")
                     for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
