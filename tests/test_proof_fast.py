@@ -59,6 +59,7 @@ def _instance(seed: int):
 def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, narrow, monkeypatch):
     monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
     monkeypatch.setattr(CHECK, "DENSE", dense)  # 0: the branch and bound, never the plain enumeration
+    monkeypatch.setattr(CHECK, "SMALL", CHECK.SMALL if dense else -1)
     monkeypatch.setattr(CHECK, "NARROW", narrow)  # 0: the counts in int32, as on 2^15 rows or more
     for seed in range(60 if batch > 1 else 25):
         cst, S, allowed = _instance(seed)
@@ -85,11 +86,64 @@ def test_opt_small_matches_the_brute_force_regularized(seed):
 @pytest.mark.parametrize("dense", [200, 0])
 def test_opt_small_has_no_int32_overflow_for_large_lam_denominators(dense, monkeypatch):
     monkeypatch.setattr(CHECK, "DENSE", dense)
+    monkeypatch.setattr(CHECK, "SMALL", CHECK.SMALL if dense else -1)
     rng = np.random.default_rng(0)
     X, y = rng.integers(0, 6, size=(40, 2)).astype(float), rng.integers(0, 2, size=40)
     S, q = np.arange(40), 3_000_000_000  # q * errors passes 2^31: the counts are widened first
     for k in (1, 2):
         assert opt_small(_Costs(X, y, 2, q, 0), S, k) == q * opt_small(_Costs(X, y, 2, 1, 0), S, k)
+
+
+@pytest.mark.parametrize("narrow", [2 ** 15, 0])
+def test_dense_enumeration_with_run_gaps_equals_the_branch_and_bound(narrow, monkeypatch):
+    """The plain enumeration (its depth-1 tests only the gaps between one-class runs, counts in int16
+    below NARROW rows, root tests whose two-leaf bound reaches the target skipped) against the branch
+    and bound over every gap, on larger sets with 2-6 classes,
+    long runs, ties, listed thresholds and the regularized cost; and against plain recursion on
+    the smaller ones."""
+    monkeypatch.setattr(CHECK, "NARROW", narrow)
+    for seed in range(40):
+        rng = np.random.default_rng(1000 + seed)
+        n, p, C = int(rng.integers(2, 90)), int(rng.integers(1, 4)), int(rng.integers(2, 7))
+        X = rng.integers(0, int(rng.integers(2, 40)), size=(n, p)).astype(float)
+        y = rng.integers(0, C, size=n) if seed % 3 else np.minimum(X[:, 0] // 7, C - 1).astype(int)
+        y = np.where(rng.random(n) < 0.05, rng.integers(0, C, size=n), y)
+        if seed % 6 == 1:  # a depth-2 tree's labels: the optimum meets the two-leaf bound at one root
+            X = np.column_stack([X[:, 0], rng.integers(0, 30, size=(n, 2))]).astype(float)
+            p, C, y = 3, 4, np.where(X[:, 0] < 20, X[:, 1] < 15, 2 + (X[:, 2] < 10)).astype(int)
+        q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, 2 * n)))
+        allowed = {f: np.unique(rng.integers(0, 40, size=6) + 0.5) for f in range(p)} if seed % 4 == 3 else None
+        cst = _Costs(X, y, C, q, lc)
+        S = np.arange(n) if seed % 5 else np.sort(rng.choice(n, size=max(1, n // 2), replace=False))
+        for k in (1, 2):
+            monkeypatch.setattr(CHECK, "DENSE", 10 ** 6)  # always the plain enumeration (at most SMALL tests: every
+            monkeypatch.setattr(CHECK, "SMALL", -1 if seed % 2 else 24)  # gap a depth-1 test; else the run gaps)
+            dense = opt_small(cst, S, k, allowed)
+            for t in (dense - q, dense - 1, dense, dense + 1):  # a target: the roots that cannot beat it skipped
+                assert opt_small(cst, S, k, allowed, t) == min(t, dense), (seed, k, t)
+            monkeypatch.setattr(CHECK, "DENSE", 0)  # never
+            monkeypatch.setattr(CHECK, "SMALL", -1)
+            assert dense == opt_small(cst, S, k, allowed), (seed, k)
+            if S.size <= 24:
+                assert dense == _naive(cst, S, k, allowed), (seed, k)
+
+
+def test_blocks_by_codes_equal_the_blocks_by_sorting():
+    """_blocks ranks each row's precomputed code among the codes S holds (no sort): the same blocks
+    as sorting S's values (or their allowed intervals), on random sets with ties and one row."""
+    rng = np.random.default_rng(7)
+    for seed in range(200):
+        n, p = int(rng.integers(1, 50)), int(rng.integers(1, 5))
+        X = rng.integers(0, int(rng.integers(1, 9)), size=(n, p)) + (rng.random((n, p)).round(1) if seed % 3 else 0.0)
+        cst = _Costs(X, rng.integers(0, 3, size=n), 3, 1, 0)
+        allowed = {f: np.sort(rng.random(3) * 9) for f in range(p) if rng.random() < 0.7} if seed % 2 else None
+        for _ in range(4):
+            S = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+            V = X[S] if allowed is None else \
+                np.stack([np.searchsorted(allowed.get(f, np.empty(0)), X[S, f]) for f in range(p)], 1)
+            ref = np.stack([np.unique(V[:, f], return_inverse=True)[1].reshape(-1) for f in range(p)], 1)
+            R, u = CHECK._blocks(cst, S, allowed)
+            assert np.array_equal(R, ref) and np.array_equal(u, ref.max(0) + 1), seed
 
 
 # ---------------------------------------------------------------- range entries of the split rule

@@ -95,6 +95,27 @@ def test_rotations_only_name_rows_whose_removal_is_satisfiable():
     assert named >= 20, named
 
 
+def test_rotations_are_every_row_one_tree_or_one_relabeled_leaf_errs_on_alone():
+    """_rotations against its definition, by brute force over every tree, leaf and class."""
+    rng = np.random.default_rng(5)
+    for seed in range(150):
+        n, C, T, L = int(rng.integers(2, 14)), int(rng.integers(2, 5)), int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        code = rng.integers(0, C, size=n)
+        leaves = rng.integers(0, L, size=(T, n))
+        label = rng.integers(0, C, size=(T, L))
+        preds = np.where(rng.random((T, n)) < 0.8, np.take_along_axis(label, leaves, 1), rng.integers(0, C, size=(T, n)))
+        preds = np.take_along_axis(label, leaves, 1) if seed % 2 else preds  # (a leaf's rows share its class)
+        W = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+        want = set()
+        for t in range(T):
+            tries = [preds[t]] + [np.where(leaves[t] == lf, c, preds[t]) for lf in range(L) for c in range(C)]
+            for p in tries:
+                wrong = W[p[W] != code[W]]
+                if wrong.size == 1:
+                    want.add(int(wrong[0]))
+        assert sorted(_rotations(code, C, W, preds, leaves).tolist()) == sorted(want), seed
+
+
 def test_conflicting_rows_give_a_conflicting_pair():
     X = np.array([[0.0, 1], [1, 0], [0, 1], [2, 2]])
     y = np.array([0, 1, 1, 0])

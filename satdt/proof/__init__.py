@@ -250,7 +250,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         for name, text in files.items():
             _write_gz(os.path.join(tmp, name), text)
         with open(os.path.join(tmp, "tree.json"), "w", encoding="utf-8") as fh:
-            json.dump(tree_dict, fh)
+            fh.write(json.dumps(tree_dict))  # (json.dump: the pure-Python encoder, dumps: the C one)
         with open(os.path.join(tmp, "manifest.json"), "w", encoding="utf-8") as fh:
             json.dump(man, fh, indent=1)
         prepare_directory(directory)

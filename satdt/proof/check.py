@@ -33,20 +33,29 @@ __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
 BATCH = 500_000  # counts the depth-2 branch and bound holds at once (in cache: 1.5x faster than 4M)
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
-DENSE = 500  # depth <= 2 by plain enumeration when tests^2 x max(classes, rows / 64) <= DENSE^2 (measured faster)
+DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
-_POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte
+_POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
+_BITS = getattr(np, "bitwise_count", lambda a: _POP[a.view(np.uint8)].reshape(-1, 8).sum(1))  # bits of each uint64
 
 
 class _Costs:
     """The data, the integer cost and the set functions every rule uses."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, C: int, q: int, lc: int):
-        self.X, self.y, self.C, self.q, self.lc, self.n = X, y, C, q, lc, X.shape[0]
+        self.X, self.y, self.C, self.q, self.lc, self.n, self._codes = X, y, C, q, lc, X.shape[0], [None, None]
         self.group = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
         rng = np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
         self.keys = rng.integers(0, 2 ** 63, size=(self.n, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+    def codes(self, allowed: dict | None):
+        """Each row's value code per feature (rank of its value or allowed interval), after the previous features'."""
+        if self._codes[0] is not allowed or self._codes[1] is None:
+            vs = [allowed.get(f, np.empty(0)) if allowed is not None else _uniq(c) for f, c in enumerate(self.X.T)]
+            off = np.cumsum([0] + [v.size + 1 for v in vs])
+            self._codes = [allowed, (np.stack([np.searchsorted(v, c) for v, c in zip(vs, self.X.T)], 1) + off[:-1], off)]
+        return self._codes[1]
 
     def leaf(self, S: np.ndarray) -> int:
         return self.q * (S.size - int(np.bincount(self.y[S], minlength=self.C).max(initial=0))) + self.lc
@@ -65,22 +74,19 @@ class _Costs:
 
 def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
     """Each row's block per feature (0 .. u - 1 over the non-empty blocks of S cut by every gap, or
-    by the ``allowed`` thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature."""
-    V, p = cst.X[S], cst.X.shape[1]
-    if allowed is not None:
-        V = np.stack([np.searchsorted(allowed.get(f, np.empty(0)), V[:, f]) for f in range(p)], 1)
-    o, R = np.argsort(V, axis=0, kind="stable"), np.empty(V.shape, dtype=np.int64)
-    Vs = np.take_along_axis(V, o, 0)
-    np.put_along_axis(R, o, np.cumsum(np.concatenate([np.zeros((1, p), bool), Vs[1:] != Vs[:-1]]), 0), 0)
-    return R, R.max(0) + 1
+    by the ``allowed`` thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature:
+    the rank of the row's code among the codes S holds (:meth:`_Costs.codes`; no sort)."""
+    (codes, off), held = cst.codes(allowed), np.zeros(int(cst.codes(allowed)[1][-1]), np.int64)
+    held[(V := codes[S]).ravel()] = 1
+    before = (cum := np.cumsum(held))[off[:-1]] - held[off[:-1]]  # codes held by the earlier features
+    return cum[V] - 1 - before, cum[off[1:] - 1] - before
 
 
-def _ranks(cst: _Costs, S: np.ndarray, allowed: dict | None):
-    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1
-    subtrees on any subset of S: across such a run each side's errors (its size minus its largest
-    class count) are concave in the rows of one class moved, so least at an end of the run, a gap."""
-    (R, u), p, C, y = _blocks(cst, S, allowed), cst.X.shape[1], cst.C, cst.y[S]
-    U, fp = int(u.max()), np.arange(p)
+def _ranks(cst: _Costs, S: np.ndarray, R: np.ndarray, u: np.ndarray):
+    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on
+    any subset of S: across such a run each side's errors (its size minus its largest class count) are
+    concave in the rows of one class moved, so least at an end of the run, a gap."""
+    p, C, y, U, fp = cst.X.shape[1], cst.C, cst.y[S], int(u.max()), np.arange(cst.X.shape[1])  # (R, u: _blocks)
     cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
     lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
     comp = np.cumsum(np.concatenate([np.ones((p, 1), bool), (lab[:, 1:] != lab[:, :-1]) | (lab[:, 1:] < 0)], 1), 1) - 1
@@ -112,39 +118,45 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
             np.minimum(q * ((n - nL) - right.max(0)) + lc, q * eR + 2 * lc))
 
 
-def _tests(cst: _Costs, S: np.ndarray, allowed: dict | None, limit: int) -> np.ndarray | None:
-    """The rows of S each test sends left (|S| x tests, bool), a test per gap of each feature's
-    blocks (every distinct way a gap or an allowed threshold splits S); None past ``limit`` tests."""
-    R, u = _blocks(cst, S, allowed)
-    if (u - 1).sum() > limit:
-        return None
+def _two_leaves(cst: _Costs, cc: np.ndarray) -> np.ndarray:
+    """No depth-<=1 tree on class counts ``cc`` (classes last) costs less: one leaf, or two right on the two largest."""
+    s, m, q, lc = np.sort(cc, -1), cc.sum(-1), cst.q, cst.lc
+    return np.minimum(q * (m - s[..., -1]) + lc, q * (m - s[..., -1] - (s[..., -2] if cst.C > 1 else 0)) + 2 * lc)
+
+
+def _left(R: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The rows each gap sends left (rows x gaps, bool): gaps 1 .. u - 1 of each feature's blocks R."""
     f = np.repeat(np.arange(u.size), u - 1)
     return R[:, f] < np.arange(1, f.size + 1) - np.repeat(np.cumsum(u - 1) - (u - 1), u - 1)
 
 
-def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray) -> int:
-    """The optimum over trees of depth <= k (1, 2) on the rows S by plain enumeration of the tests G: class
-    counts of each side of each test and of the four cells of each pair of tests (float32 products: exact)."""
-    q, lc, C, y, T = cst.q, cst.lc, cst.C, cst.y[S], G.shape[1]
+def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0: int) -> int:
+    """``min(T0, optimum)`` over trees of depth <= k (1, 2) on S: root tests G (those whose :func:`_two_leaves` bound
+    is below T0), depth-1 tests H (gaps between runs: :func:`_ranks`), counts of each pair's four cells (exact)."""
+    q, lc, C, y, T, Tc = cst.q, cst.lc, cst.C, cst.y[S], G.shape[1], H.shape[1]
 
     def err(cnt):  # errors of one leaf, classes on axis 0 (int32: np.sum would widen it)
         return cnt.sum(0, dtype=cnt.dtype) - cnt.max(0)
 
     def cost(e, leaves):  # q * errors + lc * leaves, in int64
         return e.astype(np.int64) * q + leaves * lc
-    per = [G[y == c].astype(np.float32) for c in range(C)]
-    tot, Lc = np.array([g.shape[0] for g in per]), np.stack([g.sum(0) for g in per]).astype(np.int32)
-    top, Rc = q * int(err(tot)) + lc, tot[:, None].astype(np.int32) - Lc
-    if k == 1 or not T:
-        return int(min(top, cost(err(Lc) + err(Rc), 2).min(initial=top)))
-    LL = np.empty((C, T, T), np.int32)  # LL[c, a, b]: rows of class c left of a and of b
-    for c, g in enumerate(per):  # in products of one BLAS thread (threads cost more than they save here)
-        for i in range(0, T, step := max(1, 200_000 // max(1, g.shape[0] * T))):
-            LL[c, i:i + step] = np.rint(g.T[i:i + step] @ g)
-    RL = Lc[:, None, :] - LL  # right of a, left of b
-    oL = np.minimum(cost(err(Lc), 1), cost((err(LL) + err(Lc[:, :, None] - LL)).min(1), 2))
-    oR = np.minimum(cost(err(Rc), 1), cost((err(RL) + err(Rc[:, :, None] - RL)).min(1), 2))
-    return int(min(top, (oL + oR).min(initial=top)))
+    G, H, Y = G.astype(np.float32), H.astype(np.float32), (y == np.arange(C)[:, None]).astype(np.float32)
+    tot, Hc, Lc = np.bincount(y, minlength=C), np.rint(Y @ H).astype(np.int32), np.rint(Y @ G).astype(np.int32)
+    top, o, ends = q * int(err(tot)) + lc, np.argsort(y, kind="stable"), np.cumsum(np.append(0, tot)).tolist()
+    if k == 1 or not T or not Tc:  # (no depth-1 test: S is one class, or one distinct row)
+        return int(min(top, cost(err(Hc) + err(tot[:, None].astype(np.int32) - Hc), 2).min(initial=top)))
+    keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0) if T * Tc > 4096 else \
+        np.arange(T)  # the root tests that may cost less than T0 (the bound's own cost: only on many pairs)
+    G, H, Lc, T, dt = G[o][:, keep], H[o], Lc[:, keep], keep.size, np.int16 if S.size < NARROW else np.int32
+    LL, Rc = np.empty((C, T, Tc), dt), (tot[:, None] - Lc).astype(dt)  # LL[c, a, b]: class c left of a and b
+    for c, (a, b) in enumerate(zip(ends[:-1], ends[1:])):  # rows a:b, class c (counts in [0, n]); one BLAS thread
+        for i in range(0, T, step := max(1, 200_000 // max(1, (b - a) * Tc))):
+            LL[c, i:i + step] = np.rint(G[a:b, i:i + step].T @ H[a:b])
+    RL = Hc.astype(dt)[:, None, :] - LL  # right of a, left of b
+    nL, mx = Lc.sum(0), [LL.max(0), (Lc.astype(dt)[:, :, None] - LL).max(0), RL.max(0), (Rc[:, :, None] - RL).max(0)]
+    oL = np.minimum(cost(err(Lc), 1), cost((nL[:, None] - mx[0] - mx[1]).min(1), 2))  # size - largest counts
+    oR = np.minimum(cost(err(Rc), 1), cost(((S.size - nL)[:, None] - mx[2] - mx[3]).min(1), 2))
+    return int(min(top, T0, (oL + oR).min(initial=top)))
 
 
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
@@ -154,15 +166,15 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     gaps: the left side's optimum only grows with the gap and the right side's only shrinks (a
     tree on a set is one on its subsets, no costlier), so the gaps strictly between two evaluated
     ones ``a < a'`` cost >= left(a) + right(a'); such an interval is split until that reaches T."""
-    T = cst.leaf(S) if S.size else cst.lc
-    T = T if target is None else min(T, int(target))
+    T = min(cst.leaf(S) if S.size else cst.lc, 2 ** 63 if target is None else int(target))
     if k == 0 or S.size == 0:
         return T
-    G = _tests(cst, S, allowed, int(DENSE / max(cst.C, S.size // 64) ** 0.5))
-    if G is not None:  # few tests: plain enumeration
-        return min(T, _dense(cst, S, k, G))
-    q, lc, C, n, y = cst.q, cst.lc, cst.C, S.size, cst.y[S]
-    R, u, Rc, uc, cnt = _ranks(cst, S, allowed)
+    q, lc, C, n, y, (R, u) = cst.q, cst.lc, cst.C, S.size, cst.y[S], _blocks(cst, S, allowed)
+    if int((u - 1).sum()) <= SMALL:  # few tests: plain enumeration, every gap a depth-1 test too (no runs)
+        return min(T, _dense(cst, S, k, G := _left(R, u), G, T))
+    R, u, Rc, uc, cnt = _ranks(cst, S, R, u)
+    if int((u - 1).sum()) * int((uc - 1).sum()) * max(C, n // 64) <= DENSE ** 2:  # plain enumeration
+        return min(T, _dense(cst, S, k, _left(R, u), _left(Rc, uc), T))
     fs = np.flatnonzero(u >= 2)
     if k == 1 or fs.size == 0:
         for f in np.flatnonzero(uc >= 2):
@@ -174,14 +186,10 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     colTot = np.bincount((y[:, None] * offs[-1] + cols).ravel(), minlength=C * offs[-1]).reshape(C, -1)
     colTot[:, offs[1:-1]] -= np.add.reduceat(colTot, offs[:-1], axis=1)[:, :-1]
     child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(y, minlength=C))
-    per_gap, per_seg = C * int(offs[-1]), n * fs.size       # counts of a batch: <= ~BATCH
-    cap = max(1, BATCH // per_gap - 1)
+    per_gap, per_seg, cap = C * int(offs[-1]), n * fs.size, max(1, BATCH // (C * int(offs[-1])) - 1)  # <= ~BATCH
 
-    def two_leaves(cc):                     # no depth-<=1 tree does better: one leaf, or two right on
-        s, m = np.sort(cc, -1), cc.sum(-1)  # at most the two largest classes
-        return np.minimum(q * (m - s[..., -1]) + lc, q * (m - s[..., -1] - (s[..., -2] if C > 1 else 0)) + 2 * lc)
     left = np.cumsum(cnt[fs], 1)[:, :-1]    # class counts left of each gap, then the gaps this leaves open
-    lb = two_leaves(left) + two_leaves(child[3] - left)
+    lb = _two_leaves(cst, left) + _two_leaves(cst, child[3] - left)
     of, og = np.nonzero((np.arange(1, left.shape[1] + 1) < u[fs, None]) & (lb < T))
     of, og = fs[of], og + 1                 # open gaps in (feature, gap) order; positions index them
     starts = np.flatnonzero(np.concatenate([[True], of[1:] != of[:-1]]))
@@ -221,10 +229,10 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     if S.size > 64 or S.size == 0 or k == 0:
         return None if S.size > 64 else cst.leaf(S)
     bit, k = np.left_shift(np.uint64(1), np.arange(S.size, dtype=np.uint64)), min(k, S.size)  # (a path
-    G = _tests(cst, S, allowed, ENUM_CAP)  # of more useful tests than |S| - 1 cannot exist)
-    if G is None:
+    R, u = _blocks(cst, S, allowed)  # of more useful tests than |S| - 1 cannot exist)
+    if (u - 1).sum() > ENUM_CAP:
         return None
-    g = _uniq((G * bit[:, None]).sum(0, dtype=np.uint64))
+    g = _uniq((_left(R, u) * bit[:, None]).sum(0, dtype=np.uint64))
     keys = front = np.array([bit.sum(dtype=np.uint64)])
     dist = np.zeros(1, np.int64)
     for j in range(1, k + 1):  # the sets first reached by j tests
@@ -233,10 +241,8 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
         new, old = _uniq(np.concatenate([(front[:, None] & g).ravel(), (front[:, None] & ~g).ravel()])), np.sort(keys)
         front = new[old[np.minimum(np.searchsorted(old, new), old.size - 1)] != new]
         keys, dist = np.concatenate([keys, front]), np.concatenate([dist, np.full(front.size, j)])
-    o = np.argsort(keys)
-    keys, dist = keys[o], dist[o]
-    cnt = np.stack([_POP[(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)).view(np.uint8)].reshape(-1, 8)
-                    .sum(1, dtype=np.int64) for c in range(cst.C)], 1)
+    keys, dist = keys[o := np.argsort(keys)], dist[o]
+    cnt = np.stack([_BITS(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)) for c in range(cst.C)], 1).astype(np.int64)
     leaf = cst.q * (cnt.sum(1) - cnt.max(1)) + cst.lc
     opt, inner = leaf.copy(), np.flatnonzero(dist < k)
     L, R = np.searchsorted(keys, keys[inner, None] & g), np.searchsorted(keys, keys[inner, None] & ~g)
@@ -247,7 +253,7 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
 
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
-    allowed, X, p, label = allowed_thresholds(man, where), cst.X, cst.X.shape[1], labels(where)
+    allowed, X, label = allowed_thresholds(man, where), cst.X, labels(where)
     done: list[tuple] = []  # (rows, key, bound, depth) of each claim checked
     with open_text(path) as fh:
         for line_no, line in enumerate(fh):
@@ -266,10 +272,9 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                 raise Invalid(f"{at}: ids must be 0, 1, ... in order")
 
             def ref(j: int) -> int:
-                j = int(j)
-                if not 0 <= j < cid:
+                if not 0 <= int(j) < cid:
                     raise Invalid(f"{at}: refers to claim {j}, not an earlier one")
-                return j
+                return int(j)
 
             if rule == "leaf":
                 ok = b <= cst.leaf_rule(S, k)
@@ -283,12 +288,12 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
                     raise Invalid(f"{at}: above the leaf cost or depth 0")
-                vals = [_uniq(X[S, f]) for f in range(p)]
-                covered = [np.zeros(v.size + 1, dtype=np.int64) for v in vals]  # +1 / -1 at range ends
+                vals, covered = {}, {}  # per column: the distinct values on S, +1 / -1 at range ends
                 for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
                     f, lo, hi, test = split_test(where, e, allowed, at)  # f: the column of cst.X
-                    lid, rid = ref(e[-2]), ref(e[-1])
-                    left, right = S[X[S, f] <= lo], S[X[S, f] > hi]
+                    if f not in vals:
+                        covered[f] = np.zeros(vals.setdefault(f, _uniq(X[S, f])).size + 1, dtype=np.int64)
+                    lid, rid, left, right = ref(e[-2]), ref(e[-1]), S[X[S, f] <= lo], S[X[S, f] > hi]
                     if not left.size or not right.size:
                         raise Invalid(f"{at}: test {test} does not split the rows")
                     for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
@@ -296,26 +301,22 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                             raise Invalid(f"{at}: claim {child} is not on the rows of {test}")
                     if done[lid][2] + done[rid][2] < b:
                         raise Invalid(f"{at}: test {test} gives only {done[lid][2] + done[rid][2]}")
-                    g_lo, g_hi = np.searchsorted(vals[f], [lo, hi], side="right")
-                    covered[f][g_lo] += 1
-                    covered[f][g_hi + 1] -= 1
-                for f in range(p):  # the gaps of the tests that split S: 1 .. (distinct values) - 1
-                    need = np.arange(1, vals[f].size) if allowed is None else \
-                        _uniq(np.searchsorted(vals[f], allowed.get(f, np.empty(0)), side="right"))
-                    need = need[(need >= 1) & (need < vals[f].size)]
-                    miss = need[np.cumsum(covered[f])[need] == 0]
+                    np.add.at(covered[f], np.searchsorted(vals[f], [lo, hi], side="right") + [0, 1], [1, -1])
+                for f in np.flatnonzero(_blocks(cst, S, allowed)[1] >= 2).tolist():  # the columns a test splits S on
+                    v = vals[f] if f in vals else _uniq(X[S, f])  # gaps 1 .. |v| - 1, or the allowed ones
+                    need = np.arange(1, v.size) if allowed is None else \
+                        _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
+                    need = need[(need >= 1) & (need < v.size)]
+                    miss = need[np.cumsum(covered.get(f, np.zeros(v.size + 1, np.int64)))[need] == 0]
                     if miss.size:  # (a category's column: its one gap)
-                        raise Invalid(f"{at}: no entry for the test {label[f]} {vals[f][miss[0] - 1]!r} "
-                                      f"(gap {miss[0]} of {vals[f].size - 1})")
+                        raise Invalid(f"{at}: no entry for the test {label[f]} {v[miss[0] - 1]!r} (gap {miss[0]} of {v.size - 1})")
                 ok = True
             else:
                 raise Invalid(f"{at}: unknown rule")
             if not ok:
                 raise Invalid(f"{at}: the rule does not give this bound")
             done.append((S, cst.key(S), b, k))
-    if not done:
-        raise Invalid("claims: empty")
-    if done[-1][0].size != cst.n or done[-1][3] != root_depth:
+    if not done or done[-1][0].size != cst.n or done[-1][3] != root_depth:  # (claim -1: no claim)
         raise Invalid(f"claim {len(done) - 1}: the last claim must be on every row at depth {root_depth}")
     return done[-1][2]
 

@@ -189,12 +189,9 @@ def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, preds: np.ndarra
     good = (outside == 1) & (n_l == n_lc.max(2))
     others = good.sum(1)[:, None] - good[at, lw]
     found |= (wrong & (others > 0)).any(0)
-    # j's leaf relabeled to the one class of its other rows: no error off the leaf, j the one row not
-    # of that class
-    own, j = n_lc[at, lw], np.arange(W.size)  # (T, |W|, C): the class counts in j's leaf
-    n_own = own[:, j, cw]
-    own[:, j, cw] = -1
-    found |= ((outside[at, lw] == 0) & (n_own == 1) & (own.max(2) == n_l[at, lw] - 1)).any(0)
+    # j's leaf relabeled to the one class of its other rows: no error off the leaf, j the one row of its
+    # class there, and at most one other class there (no (tree, row, class) array: measured 2x faster)
+    found |= ((outside[at, lw] == 0) & (n_lc[at, lw, cw] == 1) & ((n_lc > 0).sum(2)[at, lw] <= 2)).any(0)
     return W[found]
 
 
