@@ -230,46 +230,6 @@ def test_the_two_lanes_keep_exactness(seed, lam, monkeypatch):
     _assert_proven_and_rescored(res, ref, problem, lam)
 
 
-@pytest.mark.parametrize("seed", [s if s < 4 else pytest.param(s, marks=slow) for s in range(16)])
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_the_shallower_restricted_searches_keep_exactness(seed, n_jobs, monkeypatch):
-    """At depth LOCAL_DEPTH + 2 the restricted searches of one level less run on a twin search of
-    their own (anytime._shallow), in the schedule in turns (one thread) and in the heuristic lane
-    (two). The complete search is held back until one of them has run; then the answer is the
-    brute-force optimum, the tree re-scored, and the shallow runs counted."""
-    import threading
-    import time
-
-    from satdt.solvers.dp import anytime
-
-    problem = random_problem(900 + seed, n_rows=14 + seed % 8, n_features=2 + seed % 2, n_classes=2 + seed % 2,
-                             binary=seed % 4 == 0, max_value=4)
-    depth = anytime.LOCAL_DEPTH + 2
-    shallow_ran = threading.Event()
-    original_complete, original_restricted = anytime._State.complete, anytime._State.restricted
-    depths = []
-
-    def complete(self, cap, **kw):
-        if not shallow_ran.is_set():
-            self.stats["complete_slices"] += 1
-            time.sleep(0.005)
-            return False
-        return original_complete(self, cap, **kw)
-
-    def restricted(self, width, cap, depth=None, search=None):
-        out = original_restricted(self, width, cap, depth, search)
-        depths.append(self.d if depth is None else depth)
-        if depth is not None and depth < self.d:
-            shallow_ran.set()
-        return out
-
-    monkeypatch.setattr(anytime._State, "complete", complete)
-    monkeypatch.setattr(anytime._State, "restricted", restricted)
-    ref, res = _solve_timed(problem, depth, None, time_limit=60, n_jobs=n_jobs)
-    assert depth - 1 in depths and res.stats["anytime"]["shallow_runs"] >= 1
-    _assert_proven_and_rescored(res, ref, problem, None)
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_a_bound_within_the_gap_leaves_the_time_to_the_complete_search(seed, monkeypatch):
     """When a cut slice leaves its proven bound within NEARLY_DONE_GAP of the incumbent, no

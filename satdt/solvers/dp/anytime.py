@@ -18,10 +18,7 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    every node of depth <= 2 is solved exactly (the depth-two solvers of the complete search). It is
    the best tree of a space that grows with ``w`` (``w = 1``: CART's tests with optimal depth-two
    subtrees; the greedy tree is in it), searched with the same bounds and the incumbent as upper
-   bound. Its answers live in a memo of their own; the exact memo is only read. At depth >= 5,
-   the restricted searches of depth ``d - 1`` run too, a third of each round on a search of
-   their own (:func:`_shallow`): a tree of depth ``d - 1`` is one of depth ``d``, and theirs
-   reach wider searches in the time.
+   bound. Its answers live in a memo of their own; the exact memo is only read.
 3. **Local improvement** (DT-SLIM, Schidler and Szeider): every subtree of depth <= 3 of the
    incumbent is re-solved *exactly* on the rows that reach it, with its own cost as upper bound,
    and replaced when a better one exists. Its answers are exact, so they stay in the exact memo,
@@ -98,8 +95,6 @@ NEARLY_DONE_SLICES = 2  # first slices more for a complete search that is nearly
 NEARLY_DONE_GAP = 0.01  # the gap (incumbent - proven bound) / incumbent under which it is nearly done
 LOCAL_DEPTH = 3       # local improvement re-solves subtrees of at most this depth exactly
 SHIFT_WINDOW = 32     # thresholds on each side of a test that the threshold shift tries
-SHALLOW_SHARE = 1 / 3  # of a heuristic round: the restricted searches one level shallower (depth >= 5)
-SHALLOW_MAX_ROWS = 100_000  # distinct rows above which they do not run (a second twin search's memory)
 # candidate tests per node of the restricted search, round after round (about x1.45 each: the
 # search's cost grows about as width ** (depth - 2))
 WIDTHS = (1, 2, 3, 5, 7, 10, 15, 22, 31, 46, 68, 100)
@@ -156,7 +151,6 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     if d > LOCAL_DEPTH and isinstance(search, CoreSearch) and search.threads == 2:
         return _two_lanes(state, slice_s)
     widths = _Widths()  # once exhausted, the complete search takes the rest
-    shallow = _shallow(state, deadline)
     cap = max(MIN_SLICE, slice_s / 2)
     stalled = False  # the last round's restricted searches had their first tree and found nothing better
     while not deadline.expired():
@@ -172,9 +166,7 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
         # followed by local improvement of the tree it found, then (depth > LOCAL_DEPTH, once they
         # stall) the threshold shifts of the incumbent's upper tests, with at least half the round
         start = deadline.elapsed()
-        gained_shallow = _shallow_round(state, shallow, cap, start)
         gained, cut = widths.round(state, cap / 2 if shifting else cap, cap, start)
-        gained = gained or gained_shallow
         if state.proven:  # local improvement re-solved the whole tree (depth <= LOCAL_DEPTH)
             return state.outcome()
         stalled = widths.first_tree and not gained
@@ -203,12 +195,9 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
 class _Widths:
     """The restricted searches of growing width (``WIDTHS``) across the heuristic rounds: the width
     reached (a search cut by its round resumes there, its memo kept), whether a first tree is in
-    hand, whether the widest one has finished (``exhausted``). ``depth`` and ``search``: a depth
-    below the state's (its trees are trees of the state's depth too) on a search of its own (a
-    restricted memo holds one width), see :func:`_shallow`; None: the state's."""
+    hand, whether the widest one has finished (``exhausted``)."""
 
-    def __init__(self, depth: int | None = None, search: SearchBase | None = None) -> None:
-        self.depth, self.search = depth, search
+    def __init__(self) -> None:
         self._wider = iter(WIDTHS)
         self.width = next(self._wider)
         self.first_tree = False
@@ -225,7 +214,7 @@ class _Widths:
             used = clock.elapsed() - start
             if used >= cap:
                 break
-            finished, improved = state.restricted(self.width, cap - used, self.depth, self.search)
+            finished, improved = state.restricted(self.width, cap - used)
             if improved:
                 gained = True
                 state.local(max(MIN_SLICE, local_cap - (clock.elapsed() - start)), depth=min(LOCAL_DEPTH, state.d - 1))
@@ -240,32 +229,6 @@ class _Widths:
                 break
             self.width = wider
         return gained, False
-
-
-def _shallow(state: "_State", clock: Deadline) -> _Widths | None:
-    """The restricted searches one level shallower than the state's depth ``d`` (for ``d - 1 >
-    LOCAL_DEPTH``), on a twin search of their own under ``clock`` (one thread; a restricted memo
-    holds one width, and these widths run ahead of depth ``d``'s). A tree of depth ``d - 1`` is
-    one of depth ``d``; this restricted search solves exactly the depth-two subtrees one level
-    higher, and costs about 1 / width of depth ``d``'s, so it reaches widths depth ``d``'s does
-    not reach in the time, and its trees, deepened by local improvement, are candidates depth
-    ``d``'s may miss: digits (64 features, 10 classes) at 30 s gave 211 errors at depth 6
-    against 208 at depth 5. None when ``d - 1 <= LOCAL_DEPTH`` (local improvement already
-    re-solves those subtrees exactly), on the reference search, or above
-    :data:`SHALLOW_MAX_ROWS` distinct rows."""
-    search = state.search
-    if state.d - 1 <= LOCAL_DEPTH or not isinstance(search, CoreSearch) \
-            or search.counts.shape[0] > SHALLOW_MAX_ROWS:
-        return None
-    return _Widths(state.d - 1, search.twin(clock))
-
-
-def _shallow_round(state: "_State", shallow: _Widths | None, cap: float, start: float) -> bool:
-    """The shallower restricted searches' part of a heuristic round (:data:`SHALLOW_SHARE` of
-    ``cap``), until they are exhausted; whether the incumbent improved."""
-    if shallow is None or shallow.exhausted or state.search.deadline.expired():
-        return False
-    return shallow.round(state, SHALLOW_SHARE * cap, SHALLOW_SHARE * cap, start)[0]
 
 
 class _LaneClock(Deadline):
@@ -362,15 +325,12 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
     search cannot finish in the time)."""
     clock = lane.search.deadline
     widths = _Widths()
-    shallow = _shallow(lane, clock)
     cap = max(MIN_SLICE, slice_s / 2)
     while not clock.expired():
         if widths.exhausted and lane.shift_done:
             return
         start = clock.elapsed()
-        gained_shallow = _shallow_round(lane, shallow, cap, start)
         gained, cut = widths.round(lane, cap, cap, start)
-        gained = gained or gained_shallow
         shift_cut = False
         # the shifts in every round once the restricted search's first tree is in hand (here they
         # take no time from the complete search: raisin depth 4's optimum is one shift away)
@@ -428,7 +388,7 @@ class _State:
         self.proven = False
         self.roots: tuple[int, int] | None = None  # the complete search's (done, live) top-level roots
         self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
-                      "shallow_runs": 0, "local_solves": 0, "local_improvements": 0, "shift_solves": 0,
+                      "local_solves": 0, "local_improvements": 0, "shift_solves": 0,
                       "shift_improvements": 0}
 
     @property
@@ -499,23 +459,15 @@ class _State:
             return True
         return self.roots is not None and 0 < self.roots[0] and self.roots[1] <= self.roots[0]
 
-    def restricted(self, width: int, cap: float, depth: int | None = None,
-                   search: SearchBase | None = None) -> tuple[bool, bool]:
+    def restricted(self, width: int, cap: float) -> tuple[bool, bool]:
         """The restricted search of that width (see the module docstring), for at most ``cap`` s:
-        (whether it finished, whether it improved the incumbent). ``depth``, ``search``: a
-        shallower one on a search of its own (:func:`_shallow`)."""
+        (whether it finished, whether it improved the incumbent)."""
+        self.stats["restricted_runs"] += 1
+        self.stats["restricted_width"] = max(self.stats["restricted_width"], width)
         before = self.cost
-        if depth is None or depth == self.d:
-            self.stats["restricted_runs"] += 1
-            self.stats["restricted_width"] = max(self.stats["restricted_width"], width)
-            out = self._run(self.d, self.cost, width=width, time_cap=cap)
-            source = f"restricted-{width}"
-        else:
-            self.stats["shallow_runs"] += 1
-            out = (search or self.search).run(depth, self.cost, width=width, time_cap=cap)
-            source = f"restricted-{width}-depth-{depth}"
+        out = self._run(self.d, self.cost, width=width, time_cap=cap)
         if out.node is not None and out.cost is not None:
-            self._adopt(out.node, out.cost, source)
+            self._adopt(out.node, out.cost, f"restricted-{width}")
         return out.finished, self.cost < before
 
     def _subtrees(self, depth: int, tree: Node) -> list[tuple[tuple, np.ndarray, int]]:
