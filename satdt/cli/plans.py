@@ -46,11 +46,12 @@ TALL_ROWS = 100_000
 _HEURISTIC_FLOORS = ("dpdt", "adapttree", "rdt")
 
 
-def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
+def _degraded(a: argparse.Namespace, data: Dataset, step: str, grace: float | None = None) -> Any:
     """The result when the time left cannot cover ``step`` (an import that cannot be interrupted):
     the majority-class leaf (FEASIBLE) for the methods any tree answers (DPDT included: its value
     of a leaf is errors / n), UNKNOWN without a tree for the consistent-tree questions, as the
-    estimators return when binarization runs out."""
+    estimators return when binarization runs out; CART's tree within ``grace`` seconds when better
+    (None: :data:`~satdt.heuristics.greedy.CART_GRACE`)."""
     name = result_objective(a.method, a.lam)
     if name == "dpdt":  # DPDT's value of a leaf: errors / n (no test), as DPDT's own first tree
         result = timeout_result(data, a.method, "regularized", 0.0, lam=0.0, step=step)
@@ -60,7 +61,7 @@ def _degraded(a: argparse.Namespace, data: Dataset, step: str) -> Any:
         from ..heuristics.greedy import timeout_answer
 
         result = timeout_answer(data, a.method, name, 0.0, lam=lam, step=step,
-                                max_depth=getattr(a, "max_depth", None))
+                                max_depth=getattr(a, "max_depth", None), grace=grace)
     return _Answer(result, a.binarization)
 
 

@@ -61,18 +61,25 @@ def _stuck_in(thread_id: int | None) -> str:
 
 
 #: the share of a time limit's tolerance (max(1 s, 5 %)) after which the command's watchdog
-#: answers: a quarter leaves the answer's printing and the process's exit (0.05-0.2 s measured on
-#: 10^6 rows at load 2-3) within half the tolerance
-WATCHDOG_SHARE = 0.25
-#: the seconds the watchdog gives the greedy tree of the light path (the majority leaf otherwise)
-WATCHDOG_GREEDY_SECONDS = 0.3
+#: answers; before it, a step cut by the limit still has its grace for CART's tree
+#: (:data:`~satdt.heuristics.greedy.CART_GRACE`; with a quarter, on 200,000 rows at depth 4-6 the
+#: watchdog fired first and printed the majority leaf)
+WATCHDOG_SHARE = 0.5
+#: the shares of the tolerance the watchdog's own answer may take: the compiled greedy tree of the
+#: light path, then CART's tree (:func:`~satdt.heuristics.greedy.timeout_answer`), then the
+#: majority leaf; with the printing and the process's exit (0.05-0.2 s measured on 10^6 rows at
+#: load 2-3) all within the tolerance
+WATCHDOG_GREEDY_SHARE = 0.15
+WATCHDOG_CART_SHARE = 0.15
 
 
 class _Guard:
     """The ``satdt solve`` program's last resort for ``--time-limit``: a step that does not stop in
     time (a native call, a build without deadline checks) is not waited for. At the limit plus
-    a quarter of the tolerance (max(1 s, 5 %): :data:`WATCHDOG_SHARE`) a daemon thread prints the majority-class leaf (FEASIBLE;
-    UNKNOWN without a tree for sat-depth / sat-size), with ``stats["watchdog"]`` naming where the
+    a share of the tolerance (max(1 s, 5 %): :data:`WATCHDOG_SHARE`) a daemon thread prints the
+    best it can make at once (CART's tree computed before the engine, the greedy tree of the
+    binarized problem, CART's tree, the majority-class leaf: FEASIBLE; UNKNOWN without a tree for
+    sat-depth / sat-size), with ``stats["watchdog"]`` naming where the
     main thread was, and ends the process. Only as the program (not a library call: a library
     cannot end its caller's process), and only when the command has not started printing."""
 
@@ -82,9 +89,10 @@ class _Guard:
         self.lock = threading.Lock()
         self.main_id = threading.get_ident()
         limit = a.time_limit
+        self.tolerance = 1.0 if limit is None else max(1.0, 0.05 * limit)
         if limit is None or not a.clock.whole_process:
             return
-        fire_at = a.clock.start + limit + WATCHDOG_SHARE * max(1.0, 0.05 * limit)
+        fire_at = a.clock.start + limit + WATCHDOG_SHARE * self.tolerance
         timer = threading.Timer(max(0.0, fire_at - time.perf_counter()), self.fire)
         timer.daemon = True
         timer.start()
@@ -96,7 +104,7 @@ class _Guard:
 
     def _greedy(self, wall: float) -> Any:
         """The greedy tree of the binarized problem of the light path (``a.problem``), grown
-        within :data:`WATCHDOG_GREEDY_SECONDS` (the compiled greedy checks its clock at every
+        within :data:`WATCHDOG_GREEDY_SHARE` of the tolerance (the compiled greedy checks its clock at every
         node), as an answer that is never worse than the majority leaf; None without a problem
         or when it does not finish (the leaf then)."""
         a = self.a
@@ -105,7 +113,7 @@ class _Guard:
         from ..fallback import greedy_result
 
         result = greedy_result(a.problem, self.data, a.method, result_objective(a.method, a.lam), a.max_depth,
-                               lam=a.lam, step="watchdog", seconds=WATCHDOG_GREEDY_SECONDS)
+                               lam=a.lam, step="watchdog", seconds=WATCHDOG_GREEDY_SHARE * self.tolerance)
         if result.tree is None or result.stats.get("tree_source") != "greedy":
             return None
         result.runtime = wall
@@ -135,7 +143,7 @@ class _Guard:
                 greedy.result_.stats.update(watchdog=where, note=note + "; the greedy (CART) tree instead")
                 _print_solve(a, greedy, self.data, from_guard=True)
             else:
-                model = _degraded(a, self.data, "watchdog")
+                model = _degraded(a, self.data, "watchdog", grace=WATCHDOG_CART_SHARE * self.tolerance)
                 model.result_.runtime = wall
                 model.result_.stats.update(watchdog=where, note=note + ("; the majority leaf instead"
                                            if model.tree_ is not None else "; no tree (a consistent tree is asked)"))

@@ -270,16 +270,17 @@ def cart_tree(data, max_depth: int | None, deadline=None, max_cells: float = 1e6
 
 
 #: seconds CART may take after a time limit struck before an engine started (within the
-#: documented tolerance of a limit, max(1 s, 5 %)): 0.06-0.1 s on magic (15,216 x 10) at depth 4-6
-CART_GRACE = 0.5
+#: documented tolerance of a limit, max(1 s, 5 %), and before the ``satdt`` program's watchdog,
+#: at half of it): 0.06-0.1 s on magic (15,216 x 10) at depth 4-6, 0.25-0.35 s on 200,000 x 3
+CART_GRACE = 0.4
 
 
 def timeout_answer(data, method: str, objective_name: str, runtime: float, lam: float | None = None,
-                   step: str = "binarization", max_depth: int | None = None):
+                   step: str = "binarization", max_depth: int | None = None, grace: float | None = None):
     """:func:`satdt.result.timeout_result` (the majority leaf, or UNKNOWN for the consistent-tree
     objectives), with CART's tree of depth ``max_depth`` on the original features instead of the
-    leaf when it is better (:func:`cart_tree`, at most :data:`CART_GRACE` seconds; not with missing
-    values). ``stats["tree_source"]`` says which."""
+    leaf when it is better (:func:`cart_tree`, at most ``grace`` seconds, default
+    :data:`CART_GRACE`; not with missing values). ``stats["tree_source"]`` says which."""
     import time
 
     from ..deadline import Deadline
@@ -292,7 +293,7 @@ def timeout_answer(data, method: str, objective_name: str, runtime: float, lam: 
     start = time.perf_counter()
     try:
         cart = None if np.isnan(np.asarray(data.X, dtype=float)).any() else \
-            cart_tree(data, int(max_depth), deadline=Deadline(CART_GRACE))
+            cart_tree(data, int(max_depth), deadline=Deadline(CART_GRACE if grace is None else max(1e-3, grace)))
     except Exception:  # noqa: BLE001 - data CART cannot take: the leaf is the answer
         cart = None
     result.runtime += time.perf_counter() - start
