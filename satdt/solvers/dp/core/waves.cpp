@@ -138,7 +138,8 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             pairs_ += c->pairs_;
             hits_ += c->hits_;
             scans_ += c->scans_;
-            c->nodes_ = c->roots_ = c->pairs_ = c->hits_ = c->scans_ = 0;
+            tables_ += c->tables_;
+            c->nodes_ = c->roots_ = c->pairs_ = c->hits_ = c->scans_ = c->tables_ = 0;
             c->stop_ = nullptr;
         }
         wave_span_us_ += span;
