@@ -455,3 +455,25 @@ def test_float_sample_weights_by_byte_tables_within_the_rounding_bound():
         best, _ = bruteforce.best_tree(problem, 2, lambda c: float(c.sum() - c.max()))
         bound = st["weight_rounding_bound"]
         assert best - 1e-9 <= model.result_.objective <= best + bound + 1e-9
+
+
+def test_fraction_of_a_float_equals_fractions_limit_denominator():
+    """``satdt.weights._fraction`` (the continued fraction on plain integers) against its
+    definition with ``Fraction.limit_denominator`` on random, decimal, ratio, whole, tiny, huge
+    and negative floats."""
+    from satdt.weights import _MAX_DENOMINATOR, _fraction
+
+    def reference(x):
+        f = Fraction(float(x))
+        g = f.limit_denominator(_MAX_DENOMINATOR)
+        return g if float(g) == float(x) else f
+
+    rng = np.random.default_rng(77)
+    values = list(rng.random(3000) * 10.0 ** rng.integers(-8, 9, size=3000))
+    values += [round(float(v), int(r)) for v, r in zip(rng.random(1500) * 100, rng.integers(0, 8, size=1500))]
+    values += [int(a) / int(b) for a, b in zip(rng.integers(1, 10 ** 7, size=1500), rng.integers(1, 10 ** 7, size=1500))]
+    values += [0.0, 1.0, 2.0, 0.1, 1 / 3, 2 / 3, 1e-300, 5e-324, 1e300, 2.0 ** 60, 999_999.5, 1 / 999_999,
+               1 / 1_000_001, 0.05, -0.1, -1 / 7, float(2 ** 53 + 1)]
+    for x in values:
+        got, want = _fraction(x), reference(x)
+        assert got == want and type(got) is Fraction, (x, got, want)
