@@ -418,8 +418,8 @@ def _table_search(problem, n_jobs):
 @pytest.mark.parametrize("n_jobs, seeds", [(1, range(8)), pytest.param(1, range(8, 24), marks=pytest.mark.slow),
                                            pytest.param(2, range(24), marks=pytest.mark.slow)])
 def test_core_pair_counts_by_byte_tables_match_brute_force(n_jobs, seeds):
-    """Weights with many bits (whole weights up to 2^20, as float sample weights scaled to 2^32
-    give): the compiled pair solver counts a pair's rows by byte tables of the rows' weights
+    """Weights with many bits (whole weights up to 2^20 or 2^30; float sample weights scaled to
+    2^32 give 20-odd bits): the compiled pair solver counts a pair's rows by byte tables of the rows' weights
     instead of 20 bit-planes per class (core/depth2.cpp, PairWeights). Its optimum equals brute
     force (with and without the threads), the tree's weighted errors agree, and the tables were
     used (stats pair_tables)."""
@@ -427,7 +427,9 @@ def test_core_pair_counts_by_byte_tables_match_brute_force(n_jobs, seeds):
     for seed in seeds:
         X, y, rng = _instance(6100 + seed, n=int(24 + seed % 17), p=3 + seed % 2, k=2 + (seed % 5 == 4),
                               values=7 + seed % 4)
-        weight = rng.integers(1, 2 ** (12 + seed % 9), size=len(y)).astype(np.int64)
+        # up to 2^20 (32-bit table entries; two classes with totals below 2^32: one word for
+        # both) or up to 2^30 (64-bit entries, two words)
+        weight = rng.integers(1, 2 ** (12 + seed % 9 if seed % 4 else 30), size=len(y)).astype(np.int64)
         problem = _problem(X, y, weight)
         for depth in (2, 3) if seed % 3 == 0 else (2,):
             best = bruteforce.min_errors(problem, depth)[0]

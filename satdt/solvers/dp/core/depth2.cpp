@@ -226,7 +226,15 @@ void Search::pair_weights(const View& V, PairWeights& pw) const {
                 for (int c = 0; c < C_; ++c) e[c] = prev[c] + (r < n ? w(V.rows[r])[c] : 0);
             }
         }
-        if (8 * wmax < (i64{1} << 31)) {
+        std::vector<i64> ctot(C_, 0);
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < C_; ++c) ctot[c] += w(V.rows[r])[c];
+        if (C_ == 2 && ctot[0] < (i64{1} << 32) && ctot[1] < (i64{1} << 32)) {
+            pw.tab2.resize(static_cast<size_t>(G) * 256);
+            for (size_t e = 0; e < pw.tab2.size(); ++e)
+                pw.tab2[e] = static_cast<u64>(pw.tab[2 * e]) | (static_cast<u64>(pw.tab[2 * e + 1]) << 32);
+            pw.tab.clear();
+        } else if (8 * wmax < (i64{1} << 31)) {
             pw.tab32.assign(pw.tab.begin(), pw.tab.end());
             pw.tab.clear();
         }
@@ -245,7 +253,16 @@ void Search::pair_weights(const View& V, PairWeights& pw) const {
 
 void Search::PairWeights::count(const u64* a, const u64* b, i64* P) const {
     if (table) {
-        if (tab32.empty())
+        if (!tab2.empty()) {
+            u64 acc = 0;
+            for (int x = 0; x < W; ++x) {
+                u64 m = a[x] & b[x];
+                const u64* t = &tab2[static_cast<size_t>(x) * 8 * 256];
+                for (; m != 0; m >>= 8, t += 256) acc += t[m & 255];
+            }
+            P[0] = static_cast<i64>(acc & 0xffffffffULL);
+            P[1] = static_cast<i64>(acc >> 32);
+        } else if (tab32.empty())
             count_table(tab.data(), a, b, P);
         else
             count_table(tab32.data(), a, b, P);

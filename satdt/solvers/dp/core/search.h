@@ -393,6 +393,8 @@ class Search {
         std::vector<i64> unit;
         std::vector<i64> tab;      // (8 W bytes) x 256 x C
         std::vector<int32_t> tab32;  // the same in 32 bits when its entries fit (half the cache)
+        std::vector<u64> tab2;       // two classes whose totals are below 2^32: both in one word
+                                     // (class 1 in the high half; the sums carry nothing across)
         void count(const u64* a, const u64* b, i64* P) const;
         template <class E>
         void count_table(const E* tab, const u64* a, const u64* b, i64* P) const;
