@@ -11,7 +11,17 @@ round, then the median of the rounds), wall-clock and CPU milliseconds.
 Part ``missing``: the learned-direction optimum (``missing="learn"``, ``n_jobs=1``) at depth 3 on
 Quant-BnB sets (``../shared/datasets/quantbnb``) with 5 % / 20 % of the entries removed at random
 (seed 0, as ``bench_weights.py``), CPU seconds of one thread, the roots evaluated and the depth-two
-scans, against the complete-data solve of the current tree.
+scans, against the complete-data solve of the current tree; ``--jobs 2``: the same with
+``n_jobs=2`` (the threaded root search; CPU seconds of the process, both threads).
+
+Part ``weights``: ``DPTreeClassifier(max_depth=d, n_jobs=1).fit`` on the DL8.5 sets at depths
+2-4, unweighted, with random float sample weights (``rng(0).random(n) + 0.05``: no small common
+denominator, so scaled to a 2^32 total and rounded, with the stated bound) and with
+``class_weight="balanced"``, CPU seconds (median of ``--repeat``) of each tree in its own
+processes, in turns (``--rounds``); STreeD on the same binary matrix: ``STreeDClassifier``
+unweighted and, for the weighted cells, ``STreeDInstanceCostSensitiveClassifier`` with the cost
+of a wrong label = the row's weight (the same objective); its weighted errors are checked
+against satdt's optimum (within the rounding bound).
 
 ``--before DIR``: a directory holding an older ``satdt`` package with its compiled core (e.g.
 ``git archive <commit> satdt | tar -x -C DIR`` and the ``_core*.so`` built from that commit copied
@@ -19,6 +29,7 @@ into ``DIR/satdt/solvers/dp/``); without it, the current tree alone.
 
     python benchmarks/bench_fixed_cost.py --part fit --before /tmp/before
     python benchmarks/bench_fixed_cost.py --part missing --before /tmp/before --sets raisin,bank,wilt
+    python benchmarks/bench_fixed_cost.py --part weights --before /tmp/before --repeat 3 --rounds 2
 """
 
 from __future__ import annotations
@@ -71,7 +82,7 @@ def _fit_worker(root: str, repeat: int, sets: list[str]) -> dict:
     return out
 
 
-def _missing_worker(root: str, name: str, rate: float, depth: int) -> dict:
+def _missing_worker(root: str, name: str, rate: float, depth: int, n_jobs: int = 1) -> dict:
     import numpy as np
 
     sys.path.insert(0, root)
@@ -83,10 +94,102 @@ def _missing_worker(root: str, name: str, rate: float, depth: int) -> dict:
     if rate > 0:  # as bench_weights._remove(X, rate, 0)
         X[np.random.default_rng(0).random(X.shape) < rate] = np.nan
     t = time.process_time()
-    model = DPTreeClassifier(max_depth=depth, n_jobs=1, time_limit=300).fit(X, train.y)
+    model = DPTreeClassifier(max_depth=depth, n_jobs=n_jobs, time_limit=300).fit(X, train.y)
     st = model.result_.stats
     return {"cpu": time.process_time() - t, "objective": float(model.result_.objective),
             "status": str(model.result_.status), "roots": st["roots_evaluated"], "scans": st["depth2_scans"]}
+
+
+WEIGHT_CELLS = ("unweighted", "float", "balanced")
+
+
+def _weights_worker(root: str, repeat: int, sets: list[str], depths: list[int]) -> dict:
+    """In a fresh process: per set, depth and cell, the median CPU seconds of ``repeat`` fits
+    and the objective (satdt: its own; STreeD: its tree's weighted errors in the user's units)."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT) if root == "streed" else root)
+    from satdt.binarize import Binarizer
+    from satdt.data import load_csv
+    from satdt.estimators import DPTreeClassifier
+
+    out, warmed = {}, set()
+    for name in sets:
+        d = load_csv(DL85 / f"{name}.csv")
+        n = len(d.y)
+        weights = {"unweighted": np.ones(n), "float": np.random.default_rng(0).random(n) + 0.05}
+        counts = np.bincount(d.y)
+        weights["balanced"] = n / (len(counts) * counts[d.y])  # scikit-learn's "balanced"
+        binary = Binarizer("all").fit(d).transform(d.X).astype(np.int32) if root == "streed" else None
+        for depth in depths:
+            for cell in WEIGHT_CELLS:
+                w = weights[cell]
+                if root == "streed":
+                    if cell == "unweighted":
+                        from pystreed import STreeDClassifier
+
+                        fit = lambda: STreeDClassifier(max_depth=depth).fit(binary, d.y)  # noqa: E731
+                    else:
+                        from pystreed import STreeDInstanceCostSensitiveClassifier
+
+                        costs = np.where(np.arange(len(counts))[None, :] == d.y[:, None], 0.0, w[:, None])
+                        fit = lambda: STreeDInstanceCostSensitiveClassifier(  # noqa: E731
+                            max_depth=depth).fit(binary, costs)
+                    X = binary
+                else:
+                    kw = {"class_weight": "balanced"} if cell == "balanced" else {}
+                    sw = w if cell == "float" else None
+                    fit = lambda: DPTreeClassifier(max_depth=depth, n_jobs=1, **kw).fit(  # noqa: E731
+                        d.X, d.y, sample_weight=sw)
+                    X = d.X
+                if cell not in warmed:  # the first fit of a kind in the process: imports, first calls
+                    fit()
+                    warmed.add(cell)
+                cpu = []
+                for _ in range(repeat):
+                    c = time.process_time()
+                    model = fit()
+                    cpu.append(time.process_time() - c)
+                pred = np.asarray(model.predict(X)).astype(np.int64)
+                bound = 0.0 if root == "streed" else float(model.result_.stats.get("weight_rounding_bound", 0.0))
+                out[f"{name} {depth} {cell}"] = {"cpu": statistics.median(cpu),
+                                                 "errors": float(w[pred != d.y].sum()), "bound": bound}
+    return out
+
+
+def part_weights(before: str | None, repeat: int, rounds: int, sets: list[str], depths: list[int]) -> None:
+    roots = {"after": str(ROOT)} | ({"before": before} if before else {})
+    try:
+        import pystreed  # noqa: F401
+        roots["streed"] = "streed"
+    except ImportError:
+        pass
+    runs = {k: [] for k in roots}
+    for _ in range(rounds):
+        for k, r in roots.items():
+            runs[k].append(_run("weights", r, str(repeat), ",".join(sets), ",".join(map(str, depths))))
+    cols = [k for k in ("before", "after", "streed") if k in roots]
+    head = ["set", "depth"]
+    for cell in WEIGHT_CELLS:
+        head += [f"{cell} {k}_s" for k in cols]
+    head += ["float after/unweighted", "balanced after/unweighted", "same optimum"]
+    print("| " + " | ".join(head) + " |")
+    print("|---" * len(head) + "|")
+    for name in sets:
+        for depth in depths:
+            med = {(k, cell): statistics.median(run[f"{name} {depth} {cell}"]["cpu"] for run in runs[k])
+                   for k in cols for cell in WEIGHT_CELLS}
+            # every tree's weighted errors: satdt's (before and after) the same optimum, STreeD's
+            # within the rounding bound of it
+            same = True
+            for cell in WEIGHT_CELLS:
+                a = runs["after"][0][f"{name} {depth} {cell}"]
+                for k in cols:
+                    o = runs[k][0][f"{name} {depth} {cell}"]
+                    same &= abs(o["errors"] - a["errors"]) <= a["bound"] + 1e-6 * max(1.0, a["errors"])
+            row = [name, str(depth)] + [f"{med[k, cell]:.3f}" for cell in WEIGHT_CELLS for k in cols]
+            row += [f"{med['after', c] / max(med['after', 'unweighted'], 1e-9):.2f}" for c in ("float", "balanced")]
+            print("| " + " | ".join(row + [str(same)]) + " |", flush=True)
 
 
 def _run(*args: str) -> dict:
@@ -119,18 +222,19 @@ def part_fit(before: str | None, repeat: int, rounds: int, sets: list[str]) -> N
               + " | ".join(f"{x:.1f}" for x in cpu) + same, flush=True)
 
 
-def part_missing(before: str | None, repeat: int, sets: list[str], depth: int) -> None:
+def part_missing(before: str | None, repeat: int, sets: list[str], depth: int, jobs: int = 1) -> None:
     print("| set | removed | complete_s | before_s | after_s | after/before | after/complete | "
           "before roots / scans | after roots / scans | errors |")
     print("|---" * 10 + "|")
     for name in sets:
-        complete = statistics.median(_run("missing", str(ROOT), name, "0", str(depth))["cpu"] for _ in range(repeat))
+        complete = statistics.median(_run("missing", str(ROOT), name, "0", str(depth), str(jobs))["cpu"]
+                                     for _ in range(repeat))
         for rate in (0.05, 0.20):
             a, b = [], []
             for _ in range(repeat):
                 if before:
-                    b.append(_run("missing", before, name, str(rate), str(depth)))
-                a.append(_run("missing", str(ROOT), name, str(rate), str(depth)))
+                    b.append(_run("missing", before, name, str(rate), str(depth), str(jobs)))
+                a.append(_run("missing", str(ROOT), name, str(rate), str(depth), str(jobs)))
             ta = statistics.median(x["cpu"] for x in a)
             tb = statistics.median(x["cpu"] for x in b) if b else float("nan")
             if b and b[0]["objective"] != a[0]["objective"]:
@@ -145,21 +249,30 @@ def main() -> None:
         kind, *args = sys.argv[2:]
         if kind == "fit":
             print(json.dumps(_fit_worker(args[0], int(args[1]), args[2].split(","))))
+        elif kind == "weights":
+            print(json.dumps(_weights_worker(args[0], int(args[1]), args[2].split(","),
+                                             [int(x) for x in args[3].split(",")])))
         else:
-            print(json.dumps(_missing_worker(args[0], args[1], float(args[2]), int(args[3]))))
+            print(json.dumps(_missing_worker(args[0], args[1], float(args[2]), int(args[3]), int(args[4]))))
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=("fit", "missing"), default="fit")
+    ap.add_argument("--part", choices=("fit", "missing", "weights"), default="fit")
     ap.add_argument("--before", default=None, help="directory of an older satdt package (with its built core)")
     ap.add_argument("--repeat", type=int, default=9, help="fits per process (fit); runs per cell (missing)")
     ap.add_argument("--rounds", type=int, default=3, help="fit: rounds of one process per tree")
     ap.add_argument("--sets", default=None, help="comma-separated set names (default: every set of the part)")
     ap.add_argument("--depth", type=int, default=3, help="missing: the depth")
+    ap.add_argument("--depths", default="2,3,4", help="weights: comma-separated depths")
+    ap.add_argument("--jobs", type=int, default=1, help="missing: n_jobs (2: the threaded root search)")
     a = ap.parse_args()
-    if a.part == "fit":
+    if a.part == "weights":
+        part_weights(a.before, a.repeat, a.rounds, a.sets.split(",") if a.sets else list(FIT_SETS),
+                     [int(x) for x in a.depths.split(",")])
+    elif a.part == "fit":
         part_fit(a.before, a.repeat, a.rounds, a.sets.split(",") if a.sets else list(FIT_SETS))
     else:
-        part_missing(a.before, a.repeat, a.sets.split(",") if a.sets else ["raisin", "bank", "wilt"], a.depth)
+        part_missing(a.before, a.repeat, a.sets.split(",") if a.sets else ["raisin", "bank", "wilt"], a.depth,
+                     a.jobs)
 
 
 if __name__ == "__main__":

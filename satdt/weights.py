@@ -84,9 +84,35 @@ def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
 
 
 def _fraction(x: float) -> Fraction:
-    f = Fraction(float(x))
-    g = f.limit_denominator(_MAX_DENOMINATOR)
-    return g if float(g) == float(x) else f
+    """The fraction of smallest denominator <= 10**6 that rounds to ``x`` (``Fraction.
+    limit_denominator``'s closest one), else ``x``'s exact value. The continued fraction runs
+    on plain integers: the same answer as ``Fraction(x).limit_denominator(10**6)`` without its
+    Fraction objects (a fit with many distinct float weights makes one call per weight)."""
+    x = float(x)
+    num, den = x.as_integer_ratio()
+    if den <= _MAX_DENOMINATOR:
+        return Fraction(num, den)
+    # Fraction.limit_denominator: the convergents p1/q1 and the semiconvergent
+    # (p0 + k p1)/(q0 + k q1); the closer to num/den, p1/q1 on a tie
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    n, d = num, den
+    while True:
+        a = n // d
+        q2 = q0 + a * q1
+        if q2 > _MAX_DENOMINATOR:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + a * p1, q2
+        n, d = d, n - a * d
+    k = (_MAX_DENOMINATOR - q0) // q1
+    pb, qb = p0 + k * p1, q0 + k * q1
+    # |p1/q1 - num/den| <= |pb/qb - num/den|, cross-multiplied (positive denominators)
+    if abs(p1 * den - num * q1) * qb <= abs(pb * den - num * qb) * q1:
+        p, q = p1, q1
+    else:
+        p, q = pb, qb
+    if p / q == x:  # int true division rounds correctly, as float(Fraction) does
+        return Fraction(p, q)
+    return Fraction(num, den)
 
 
 def class_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objective: str,
@@ -252,14 +278,15 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
         codes = sw_code.astype(np.int64) * len(fac) + fac_index.astype(np.int64)
         uniq, inv = np.unique(codes, return_inverse=True)
         inv = inv.ravel()
-        prod = [value_frac[u // len(fac)] * fac[u % len(fac)] for u in uniq.tolist()]
+        prod = [value_frac[u // len(fac)] * f if (f := fac[u % len(fac)]) != 1 else value_frac[u // len(fac)]
+                for u in uniq.tolist()]
         den = 1
         for p in prod:
             den = den * p.denominator // math.gcd(den, p.denominator)
             if den > 2 ** 80:       # no small common denominator: round instead
                 break
     if den <= 2 ** 80:
-        ints_u = [int(p * den) for p in prod]
+        ints_u = [p.numerator * (den // p.denominator) for p in prod]  # den: a multiple of each
         g = 0
         for v in ints_u:
             g = math.gcd(g, v)

@@ -403,3 +403,79 @@ def test_core_bitset_counts_with_class_weight_factors(pair_ops):
             res = solve_max_accuracy_dp(problem, max_depth=depth, pair_ops=pair_ops, n_jobs=1)
             assert res.status == "OPTIMAL" and res.objective == best, (seed, depth)
             assert float(weight[res.tree.predict_index(X) != y].sum()) == best
+
+
+def _table_search(problem, n_jobs):
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.search import CoreSearch
+
+    search = CoreSearch(problem, Deadline(None), 1e12, n_jobs=n_jobs)  # the pair solver at depth two
+    if n_jobs > 1:
+        search._core.set_thread_work(0, 0)  # every pair solve on the threads
+    return search
+
+
+@pytest.mark.parametrize("n_jobs, seeds", [(1, range(8)), pytest.param(1, range(8, 24), marks=pytest.mark.slow),
+                                           pytest.param(2, range(24), marks=pytest.mark.slow)])
+def test_core_pair_counts_by_byte_tables_match_brute_force(n_jobs, seeds):
+    """Weights with many bits (whole weights up to 2^20 or 2^30; float sample weights scaled to
+    2^32 give 20-odd bits): the compiled pair solver counts a pair's rows by byte tables of the rows' weights
+    instead of 20 bit-planes per class (core/depth2.cpp, PairWeights). Its optimum equals brute
+    force (with and without the threads), the tree's weighted errors agree, and the tables were
+    used (stats pair_tables)."""
+    tables = 0
+    for seed in seeds:
+        X, y, rng = _instance(6100 + seed, n=int(24 + seed % 17), p=3 + seed % 2, k=2 + (seed % 5 == 4),
+                              values=7 + seed % 4)
+        # up to 2^20 (32-bit table entries; two classes with totals below 2^32: one word for
+        # both) or up to 2^30 (64-bit entries, two words)
+        weight = rng.integers(1, 2 ** (12 + seed % 9 if seed % 4 else 30), size=len(y)).astype(np.int64)
+        problem = _problem(X, y, weight)
+        for depth in (2, 3) if seed % 3 == 0 else (2,):
+            best = bruteforce.min_errors(problem, depth)[0]
+            search = _table_search(problem, n_jobs)
+            res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+            assert res.status == "OPTIMAL" and res.objective == best, (seed, depth)
+            assert float(weight[res.tree.predict_index(X) != y].sum()) == best
+            tables += search.stats["pair_tables"]
+    assert tables > len(seeds)
+
+
+def test_float_sample_weights_by_byte_tables_within_the_rounding_bound():
+    """Random float sample weights (rounded to a 2^32 total: 20-odd bits a row) through the
+    estimator on binary data wide enough for the byte tables (the pair solver's counts): the
+    objective is brute force's on the real weights within the stated rounding bound."""
+    for seed in range(6):
+        X, y, rng = _instance(6300 + seed, n=40, p=20, k=2, values=2)
+        real = rng.random(len(y)) + 0.05
+        model = DPTreeClassifier(max_depth=2, n_jobs=1).fit(X, y, sample_weight=real)
+        st = model.result_.stats
+        assert not st["weight_exact"] and st["pair_tables"] > 0
+        problem = _problem(X, y)
+        problem.counts = np.zeros(problem.counts.shape)
+        np.add.at(problem.counts, (problem.row_of, problem.data.y), real)
+        best, _ = bruteforce.best_tree(problem, 2, lambda c: float(c.sum() - c.max()))
+        bound = st["weight_rounding_bound"]
+        assert best - 1e-9 <= model.result_.objective <= best + bound + 1e-9
+
+
+def test_fraction_of_a_float_equals_fractions_limit_denominator():
+    """``satdt.weights._fraction`` (the continued fraction on plain integers) against its
+    definition with ``Fraction.limit_denominator`` on random, decimal, ratio, whole, tiny, huge
+    and negative floats."""
+    from satdt.weights import _MAX_DENOMINATOR, _fraction
+
+    def reference(x):
+        f = Fraction(float(x))
+        g = f.limit_denominator(_MAX_DENOMINATOR)
+        return g if float(g) == float(x) else f
+
+    rng = np.random.default_rng(77)
+    values = list(rng.random(3000) * 10.0 ** rng.integers(-8, 9, size=3000))
+    values += [round(float(v), int(r)) for v, r in zip(rng.random(1500) * 100, rng.integers(0, 8, size=1500))]
+    values += [int(a) / int(b) for a, b in zip(rng.integers(1, 10 ** 7, size=1500), rng.integers(1, 10 ** 7, size=1500))]
+    values += [0.0, 1.0, 2.0, 0.1, 1 / 3, 2 / 3, 1e-300, 5e-324, 1e300, 2.0 ** 60, 999_999.5, 1 / 999_999,
+               1 / 1_000_001, 0.05, -0.1, -1 / 7, float(2 ** 53 + 1)]
+    for x in values:
+        got, want = _fraction(x), reference(x)
+        assert got == want and type(got) is Fraction, (x, got, want)

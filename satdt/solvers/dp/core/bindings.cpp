@@ -157,6 +157,7 @@ py::dict stats(const satdt_dp::Search& s) {
     d["worker_tasks"] = st.worker_tasks;
     d["merged_pairs"] = st.merged_pairs;
     d["top_resumes"] = st.top_resumes;
+    d["pair_tables"] = st.pair_tables;
     return d;
 }
 

@@ -108,8 +108,7 @@ void Search::pair_update_ranked(PairBest& pb, int i, int j, const i64* P, const 
 // by pair_rank), combined into pb (which holds the leaves' values) in the same way. The clock
 // is read between batches of tasks, on this thread.
 void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N, PairBest& pb, bool by_bits,
-                          const std::vector<u64>& bits, const std::vector<std::vector<u64>>& planes,
-                          const std::vector<int>& plane_class, const std::vector<int>& plane_shift) {
+                          const std::vector<u64>& bits, const PairWeights& pw) {
     const int T = V.T(), n = V.n(), p = V.p, nt = pool_->size();
     const bool hist = !by_bits;
     pair_parts_.resize(nt);
@@ -121,7 +120,7 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
         part.jl = pb.jl;
     }
     if (by_bits) {
-        const int W = (n + 63) / 64, NP = static_cast<int>(planes.size());
+        const int W = (n + 63) / 64;
         const int batch = 8 * nt;
         for (int i0 = 0; i0 < T; i0 += batch) {
             pool_->run(std::min(batch, T - i0), [&](int task, int th) {
@@ -133,10 +132,7 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
                 const u64* bi = &bits[static_cast<size_t>(i) * W];
                 for (int j = i + 1; j < T; ++j) {
                     const u64* bj = &bits[static_cast<size_t>(j) * W];
-                    std::fill(Pc, Pc + C_, 0);
-                    for (int pl = 0; pl < NP; ++pl)
-                        Pc[plane_class[pl]] += popcount_and(bi, bj, planes[pl].data(), W) << plane_shift[pl];
-                    for (int c = 0; c < C_; ++c) Pc[c] *= unit_[c];  // the planes count weight / unit_
+                    pw.count(bi, bj, Pc);
                     pair_update_ranked(part, i, j, Pc, F, T, N, V, false);
                     pair_update_ranked(part, j, i, Pc, F, T, N, V, false);
                 }
@@ -191,6 +187,105 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
                 pb.jl[i] = part.jl[i];
             }
         }
+}
+
+// the pair solver's weights of the node's rows (see PairWeights): weight bit-planes per class,
+// weight of class c on a row set = unit_[c] sum_k 2^k popcount (the planes of weight / unit_[c]:
+// class weights such as balanced accuracy's cost one plane per bit of the rows' multiplicity,
+// not of the scaled weight); byte tables instead when the planes outnumber the 8 lookups per
+// word of a table (over 8 planes per class) by more than the tables' cost; exact in both
+void Search::pair_weights(const View& V, PairWeights& pw) const {
+    const int n = V.n(), W = (n + 63) / 64;
+    pw.C = C_;
+    pw.W = W;
+    pw.unit = unit_;
+    int NP = 0;
+    std::vector<i64> mx(C_, 0);
+    for (int c = 0; c < C_; ++c) {
+        for (int r = 0; r < n; ++r) mx[c] = std::max(mx[c], w(V.rows[r])[c] / unit_[c]);
+        for (int k = 0; (mx[c] >> k) > 0; ++k) ++NP;
+    }
+    // per pair of columns: NP popcounts per word, or 8 lookups per word after the tables' 256 C
+    // entries per byte of rows are built
+    const double pairs = 0.5 * V.T() * V.T();
+    pw.table = NP > 8 * C_ && (NP - 8.0) * pairs > 2048.0 * C_;
+    if (pw.table) {
+        // entry (g, v): the weights of the rows 8 g + b for the bits b of v, from the entry of
+        // v without its lowest bit
+        const int G = 8 * W;
+        i64 wmax = 0;
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < C_; ++c) wmax = std::max(wmax, w(V.rows[r])[c]);
+        pw.tab.assign(static_cast<size_t>(G) * 256 * C_, 0);
+        for (int g = 0; g < G; ++g) {
+            i64* t = &pw.tab[static_cast<size_t>(g) * 256 * C_];
+            for (int v = 1; v < 256; ++v) {
+                const int b = __builtin_ctz(v), r = 8 * g + b;
+                const i64* prev = t + static_cast<size_t>(v & (v - 1)) * C_;
+                i64* e = t + static_cast<size_t>(v) * C_;
+                for (int c = 0; c < C_; ++c) e[c] = prev[c] + (r < n ? w(V.rows[r])[c] : 0);
+            }
+        }
+        std::vector<i64> ctot(C_, 0);
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < C_; ++c) ctot[c] += w(V.rows[r])[c];
+        if (C_ == 2 && ctot[0] < (i64{1} << 32) && ctot[1] < (i64{1} << 32)) {
+            pw.tab2.resize(static_cast<size_t>(G) * 256);
+            for (size_t e = 0; e < pw.tab2.size(); ++e)
+                pw.tab2[e] = static_cast<u64>(pw.tab[2 * e]) | (static_cast<u64>(pw.tab[2 * e + 1]) << 32);
+            pw.tab.clear();
+        } else if (8 * wmax < (i64{1} << 31)) {
+            pw.tab32.assign(pw.tab.begin(), pw.tab.end());
+            pw.tab.clear();
+        }
+        return;
+    }
+    for (int c = 0; c < C_; ++c)
+        for (int k = 0; (mx[c] >> k) > 0; ++k) {
+            std::vector<u64> pl(W, 0);
+            for (int r = 0; r < n; ++r)
+                if (((w(V.rows[r])[c] / unit_[c]) >> k) & 1) pl[r >> 6] |= (1ULL << (r & 63));
+            pw.planes.push_back(std::move(pl));
+            pw.plane_class.push_back(c);
+            pw.plane_shift.push_back(k);
+        }
+}
+
+void Search::PairWeights::count(const u64* a, const u64* b, i64* P) const {
+    if (table) {
+        if (!tab2.empty()) {
+            u64 acc = 0;
+            for (int x = 0; x < W; ++x) {
+                u64 m = a[x] & b[x];
+                const u64* t = &tab2[static_cast<size_t>(x) * 8 * 256];
+                for (; m != 0; m >>= 8, t += 256) acc += t[m & 255];
+            }
+            P[0] = static_cast<i64>(acc & 0xffffffffULL);
+            P[1] = static_cast<i64>(acc >> 32);
+        } else if (tab32.empty())
+            count_table(tab.data(), a, b, P);
+        else
+            count_table(tab32.data(), a, b, P);
+        return;
+    }
+    std::fill(P, P + C, 0);
+    for (size_t pl = 0; pl < planes.size(); ++pl)
+        P[plane_class[pl]] += popcount_and(a, b, planes[pl].data(), W) << plane_shift[pl];
+    for (int c = 0; c < C; ++c) P[c] *= unit[c];  // the planes count weight / unit
+}
+
+template <class E>
+void Search::PairWeights::count_table(const E* tb, const u64* a, const u64* b, i64* P) const {
+    std::fill(P, P + C, 0);
+    for (int x = 0; x < W; ++x) {
+        u64 m = a[x] & b[x];
+        const E* t = tb + static_cast<size_t>(x) * 8 * 256 * C;
+        for (; m != 0; m >>= 8, t += 256 * C) {
+            const unsigned v = static_cast<unsigned>(m & 255);
+            const E* e = t + static_cast<size_t>(v) * C;
+            for (int c = 0; c < C; ++c) P[c] += e[c];
+        }
+    }
 }
 
 double Search::bitset_ops(const View& V) const {
@@ -269,39 +364,21 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
     const bool by_bits = bitset_ops(V) <= hist_ops(V);
     const int W = (n + 63) / 64;
     std::vector<u64> bits;
-    // weight bit-planes per class: weight of class c on a row set = unit_[c] sum_k 2^k popcount
-    // (the planes of weight / unit_[c]: class weights such as balanced accuracy's cost one plane
-    // per bit of the rows' multiplicity, not of the scaled weight)
-    std::vector<std::vector<u64>> planes;
-    std::vector<int> plane_class, plane_shift;
+    PairWeights pw;
     if (by_bits) {
         column_bits(V, W, bits);
-        for (int c = 0; c < C_; ++c) {
-            i64 mx = 0;
-            for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c] / unit_[c]);
-            for (int k = 0; (mx >> k) > 0; ++k) {
-                std::vector<u64> pl(W, 0);
-                for (int r = 0; r < n; ++r)
-                    if (((w(V.rows[r])[c] / unit_[c]) >> k) & 1) pl[r >> 6] |= (1ULL << (r & 63));
-                planes.push_back(std::move(pl));
-                plane_class.push_back(c);
-                plane_shift.push_back(k);
-            }
-        }
+        pair_weights(V, pw);
+        tables_ += pw.table;
     }
     if (pool_ && std::min(bitset_ops(V), hist_ops(V)) >= pair_threads_ops_ && pool_->engaged()) {
-        pair_threads(V, F, N, pb, by_bits, bits, planes, plane_class, plane_shift);
+        pair_threads(V, F, N, pb, by_bits, bits, pw);
     } else if (by_bits) {
-        const int NP = static_cast<int>(planes.size());
         for (int i = 0; i < T; ++i) {
             check_time();
             const u64* bi = &bits[static_cast<size_t>(i) * W];
             for (int j = i + 1; j < T; ++j) {
                 const u64* bj = &bits[static_cast<size_t>(j) * W];
-                std::fill(P.begin(), P.end(), 0);
-                for (int pl = 0; pl < NP; ++pl)
-                    P[plane_class[pl]] += popcount_and(bi, bj, planes[pl].data(), W) << plane_shift[pl];
-                for (int c = 0; c < C_; ++c) P[c] *= unit_[c];
+                pw.count(bi, bj, P.data());
                 pair_update(pb, i, j, P.data(), F, T, N);
                 pair_update(pb, j, i, P.data(), F, T, N);
             }

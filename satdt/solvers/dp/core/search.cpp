@@ -213,7 +213,7 @@ GreedyOutcome Search::greedy(int depth, double time_limit, Host* host) {
 Stats Search::stats() const {
     return {nodes_, roots_, pairs_, scans_, hits_, static_cast<i64>(memo_.size()), static_cast<i64>(arena_->size()),
             static_cast<i64>(rmemo_.size()), pool_ ? pool_->runs() : 0, pool_ ? pool_->worker_tasks() : 0, merged_,
-            waves_, wave_roots_, wave_task_us_, wave_span_us_, resumes_};
+            waves_, wave_roots_, wave_task_us_, wave_span_us_, resumes_, tables_};
 }
 
 // ------------------------------------------------------------------ helpers

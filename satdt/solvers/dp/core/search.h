@@ -104,6 +104,7 @@ struct Stats {
     i64 wave_task_us, wave_span_us;  // their thread CPU time (us), and the sum over waves of the
                                      // busiest thread's (the waves' span on idle cores)
     i64 top_resumes;                 // top-level root searches resumed from a kept one (TopResume)
+    i64 pair_tables;                 // pair solves that counted by byte tables (PairWeights)
 };
 
 class Search {
@@ -216,7 +217,7 @@ class Search {
     };
     double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
     i64 reported_best_ = INF;
-    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0, merged_ = 0, resumes_ = 0;
+    i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0, merged_ = 0, resumes_ = 0, tables_ = 0;
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;
@@ -384,9 +385,28 @@ class Search {
     // first (rank, see pair_rank), so the threads' parts combine to the serial answer
     inline void pair_update_ranked(PairBest& pb, int i, int j, const i64* P, const std::vector<i64>& F, int T,
                                    const i64* N, const View& V, bool hist) const;
+    // the class weights of the rows of two bitsets' intersection (the pair solver's counts):
+    // bit-planes of weight / unit_ (a popcount per bit of the weights, few for merged counts and
+    // class weights), or, when the weights have many bits (float sample weights scaled to 2^32),
+    // a table per byte of rows of the weights of each of its 256 subsets (8 lookups per word
+    // whatever the weights' bits)
+    struct PairWeights {
+        int C = 0, W = 0;
+        bool table = false;
+        std::vector<std::vector<u64>> planes;
+        std::vector<int> plane_class, plane_shift;
+        std::vector<i64> unit;
+        std::vector<i64> tab;      // (8 W bytes) x 256 x C
+        std::vector<int32_t> tab32;  // the same in 32 bits when its entries fit (half the cache)
+        std::vector<u64> tab2;       // two classes whose totals are below 2^32: both in one word
+                                     // (class 1 in the high half; the sums carry nothing across)
+        void count(const u64* a, const u64* b, i64* P) const;
+        template <class E>
+        void count_table(const E* tab, const u64* a, const u64* b, i64* P) const;
+    };
+    void pair_weights(const View& V, PairWeights& pw) const;
     void pair_threads(const View& V, const std::vector<i64>& F, const i64* N, PairBest& pb, bool by_bits,
-                      const std::vector<u64>& bits, const std::vector<std::vector<u64>>& planes,
-                      const std::vector<int>& plane_class, const std::vector<int>& plane_shift);
+                      const std::vector<u64>& bits, const PairWeights& pw);
     double bitset_ops(const View& V) const;
     double hist_ops(const View& V) const;
     bool use_pair_solver(const View& V) const;

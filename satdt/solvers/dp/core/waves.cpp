@@ -44,6 +44,10 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
         for (int th = 0; th < nth; ++th) clones_.emplace_back(new Search(*this, th));
     }
     std::vector<RootTask> tasks(K);
+    // missing-value pairs on this node: a pair's root solves the side without the missing rows
+    // first, as the serial loop does (root_search)
+    std::vector<char> kind(V.p, 0);
+    if (pairing_) pair_kinds(V, kind);
     std::atomic<bool> stop{false};
     bool idle_interrupted = false;
     int run_lo = 0, run_hi = 0;
@@ -71,6 +75,7 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             rt.run_hi = run_hi;
             rt.bound = bound;
             rt.left_first = tot - ftot[t] >= ftot[t];
+            if (kind[V.cchain[t]] == 1 || kind[V.cchain[t]] == 3) rt.left_first = kind[V.cchain[t]] == 3;
             rt.lb1 = rt.left_first ? lbL[t] : lbR[t];
             rt.lb2 = rt.left_first ? lbR[t] : lbL[t];
             rt.evaluated = 0;
@@ -133,7 +138,8 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             pairs_ += c->pairs_;
             hits_ += c->hits_;
             scans_ += c->scans_;
-            c->nodes_ = c->roots_ = c->pairs_ = c->hits_ = c->scans_ = 0;
+            tables_ += c->tables_;
+            c->nodes_ = c->roots_ = c->pairs_ = c->hits_ = c->scans_ = c->tables_ = 0;
             c->stop_ = nullptr;
         }
         wave_span_us_ += span;
