@@ -158,17 +158,7 @@ def _weights_worker(root: str, repeat: int, sets: list[str], depths: list[int]) 
 
 
 def part_weights(before: str | None, repeat: int, rounds: int, sets: list[str], depths: list[int]) -> None:
-    roots = {"after": str(ROOT)} | ({"before": before} if before else {})
-    try:
-        import pystreed  # noqa: F401
-        roots["streed"] = "streed"
-    except ImportError:
-        pass
-    runs = {k: [] for k in roots}
-    for _ in range(rounds):
-        for k, r in roots.items():
-            runs[k].append(_run("weights", r, str(repeat), ",".join(sets), ",".join(map(str, depths))))
-    cols = [k for k in ("before", "after", "streed") if k in roots]
+    runs, cols = _alternated("weights", before, rounds, str(repeat), ",".join(sets), ",".join(map(str, depths)))
     head = ["set", "depth"]
     for cell in WEIGHT_CELLS:
         head += [f"{cell} {k}_s" for k in cols]
@@ -197,26 +187,32 @@ def _run(*args: str) -> dict:
     return json.loads(out.stdout)
 
 
-def part_fit(before: str | None, repeat: int, rounds: int, sets: list[str]) -> None:
+def _alternated(part: str, before: str | None, rounds: int, *args: str) -> tuple[dict, list[str]]:
+    """``part``'s worker run ``rounds`` times in turns on this tree ("after"), ``before`` (a
+    checkout, if given) and STreeD (if installed): the runs of each, and the columns present."""
     roots = {"after": str(ROOT)} | ({"before": before} if before else {})
     try:
         import pystreed  # noqa: F401
         roots["streed"] = "streed"
     except ImportError:
         pass
-    runs = {k: [] for k in roots}
+    runs: dict[str, list] = {k: [] for k in roots}
     for _ in range(rounds):
         for k, r in roots.items():
-            runs[k].append(_run("fit", r, str(repeat), ",".join(sets)))
-    cols = [k for k in ("before", "after", "streed") if k in roots]
+            runs[k].append(_run(part, r, *args))
+    return runs, [k for k in ("before", "after", "streed") if k in roots]
+
+
+def part_fit(before: str | None, repeat: int, rounds: int, sets: list[str]) -> None:
+    runs, cols = _alternated("fit", before, rounds, str(repeat), ",".join(sets))
     print("| set | depth | " + " | ".join(f"{k}_ms" for k in cols) + " | " + " | ".join(f"{k}_cpu_ms" for k in cols)
-          + (" | same predictions |" if "before" in roots else " |"))
-    print("|---" * (2 + 2 * len(cols) + ("before" in roots)) + "|")
+          + (" | same predictions |" if "before" in cols else " |"))
+    print("|---" * (2 + 2 * len(cols) + ("before" in cols)) + "|")
     for key in runs["after"][0]:
         wall = [statistics.median(run[key]["wall"] for run in runs[k]) for k in cols]
         cpu = [statistics.median(run[key]["cpu"] for run in runs[k]) for k in cols]
         same = (f" | {runs['before'][0][key]['predict'] == runs['after'][0][key]['predict']} |"
-                if "before" in roots else " |")
+                if "before" in cols else " |")
         name, depth = key.split()
         print(f"| {name} | {depth} | " + " | ".join(f"{x:.1f}" for x in wall) + " | "
               + " | ".join(f"{x:.1f}" for x in cpu) + same, flush=True)

@@ -409,8 +409,8 @@ def _check_header(path: Path) -> None:
 _SIMPLE_CSV_MAX_BYTES = 4_000_000
 _SIMPLE_CSV_MAX_FIELDS = 250_000
 # a column of plain decimals (no exponent, no "+": as pandas parses them), one a line, each of at
-# most 16 characters and 15 digits (the only
-# 16-character token with 16 digits has neither sign nor point), matched in one call per column
+# most 16 characters and 15 digits (the only 16-character token with 16 digits has neither sign
+# nor point), matched in one call per column
 _PLAIN_DECIMAL_LINES = re.compile(r"(?:(?!\d{16}\n)(?=[^\n]{1,16}\n)-?(?:\d+\.?\d*|\.\d+)\n)*")
 _PLAIN_INTEGER = re.compile(r"-?\d{1,18}\Z")
 _PLAIN_FLOAT = re.compile(r"-?\d+\.\d+\Z")

@@ -89,7 +89,7 @@ class _Guard:
         self.lock = threading.Lock()
         self.main_id = threading.get_ident()
         limit = a.time_limit
-        self.tolerance = 1.0 if limit is None else max(1.0, 0.05 * limit)
+        self.tolerance = 1.0 if limit is None else Deadline(limit).tolerance()
         if limit is None or not a.clock.whole_process:
             return
         fire_at = a.clock.start + limit + WATCHDOG_SHARE * self.tolerance
@@ -104,9 +104,9 @@ class _Guard:
 
     def _greedy(self, wall: float) -> Any:
         """The greedy tree of the binarized problem of the light path (``a.problem``), grown
-        within :data:`WATCHDOG_GREEDY_SHARE` of the tolerance (the compiled greedy checks its clock at every
-        node), as an answer that is never worse than the majority leaf; None without a problem
-        or when it does not finish (the leaf then)."""
+        within :data:`WATCHDOG_GREEDY_SHARE` of the tolerance (the compiled greedy checks its
+        clock at every node), as an answer that is never worse than the majority leaf; None
+        without a problem or when it does not finish (the leaf then)."""
         a = self.a
         if getattr(a, "problem", None) is None or not spec(a.method).light:
             return None
