@@ -137,11 +137,12 @@ class Search {
     // the incumbent between waves (see root_waves); wave < 0: off (only the kernels on threads).
     // The answer and the tree are fixed for given threads and wave.
     void set_root_wave(int wave) { root_wave_ = wave; }
-    // on: the search runs on the calling thread alone (no waves, no kernel on the threads) until
-    // switched off; the answers are those of one thread. For a search that shares the cores with
-    // another one running at the same time (satdt/solvers/dp/anytime.py, the two lanes).
+    // on: the search leaves one of its threads to another search running at the same time
+    // (satdt/solvers/dp/anytime.py, the two lanes) until switched off: with two threads it runs
+    // on the calling thread alone (no waves, no kernel on the threads; the answers of one thread),
+    // with more on all but one (waves of that many roots).
     void set_solo(bool on) {
-        if (pool_) pool_->paused = on;
+        if (pool_) pool_->reserve = on ? 1 : 0;
     }
 
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds. The host
