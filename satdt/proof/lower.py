@@ -176,6 +176,8 @@ class Prover:
             return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
+            if v <= cst.lc:  # no bound above the start (lc) from it: v - q * outside <= lc (zoo d3: 110 of 132)
+                return
             if S.size * int(off[-1]) <= 2_000_000:  # every candidate at once (one product)
                 if not goes:
                     fs = np.repeat([F[0] for F in feats], [F[2].size for F in feats])
