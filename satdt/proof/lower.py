@@ -62,8 +62,9 @@ class CoreOptima:
         D = np.flatnonzero(held)
         if not np.array_equal(held[D], self.copies[D]):
             return None
-        out = self.search.run(k, 2 ** 62, rows=D)
-        return int(out.cost) if out.finished and out.node is not None else None
+        # the core's call of CoreSearch.run without its per-call stats and tree objects (bmi d3: 61 calls)
+        out = self.search._core.solve(int(k), 2 ** 62, 1e300, None, 2.0, 0, D, None, None)
+        return int(out["value"]) if out["finished"] and out["tree"] is not None else None
 
 
 class Prover:
