@@ -184,7 +184,7 @@ def test_box_questions_answer_as_brute_force():
     rows added and removed between the questions (the boxes' incremental updates)."""
     rng = np.random.default_rng(11)
     answers = {True: 0, False: 0}
-    for seed in range(24):
+    for seed in range(16):
         n, p, C = int(rng.integers(5, 10)), 1 + seed % 3, 2 + seed % 4 // 3
         X, y = _consistent_with_duplicates(500 + seed, n, p, 3 + seed % 2, C)
         for depth, m in ((0, None), (1, None), (2, None), (1, 1), (2, 1), (2, 2), (3, 2)):
@@ -199,7 +199,7 @@ def test_box_questions_answer_as_brute_force():
                     if m is not None:
                         assert np.unique(ans[1][rows]).size <= m + 1
                 answers[ans is not None] += 1
-    assert min(answers.values()) >= 150, answers
+    assert min(answers.values()) >= 100, answers
 
 
 @pytest.mark.slow  # ~1.5 s (the fast suite runs the C++ loop in test_witnesses_are_minimal...[boxes-*])

@@ -207,11 +207,13 @@ def _box_questions(problem, depth: int, max_splits: int | None):
     from ..solvers.dp.chains import build_chains
 
     chains = build_chains(problem)
-    if box_count(chains) > BOX_WITNESS_CELLS or box_work(chains) > BOX_WITNESS_WORK:
+    cells, C = box_count(chains), int(problem.counts.shape[1])
+    if cells > BOX_WITNESS_CELLS or box_work(chains) > BOX_WITNESS_WORK or depth > 60 or \
+            cells * (depth + 1 + C + len(chains.ranks) / 2) > 3e7:  # (its tables: 4 bytes an entry, <= 120 MB)
         return None
     cls = np.argmax(problem.counts, axis=1).astype(np.int32)
     return _core.BoxWitness(np.asarray(chains.rank, np.int32), np.asarray(chains.ranks, np.int32), cls,
-                            int(problem.counts.shape[1]), int(depth), -1 if max_splits is None else int(max_splits) + 1)
+                            C, int(depth), -1 if max_splits is None else int(max_splits) + 1)
 
 
 def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, preds: np.ndarray, leaves: np.ndarray) -> np.ndarray:
