@@ -100,6 +100,10 @@ class _Questions:
       whatever the weights. Data with conflicting rows (identical features, different classes)
       is not asked here: :func:`find_witness` answers it with a conflicting pair.
 
+    On data with few boxes (:func:`_box_questions`) the questions go to the compiled box DP
+    instead (``box``; no search is built): the boxes of the whole data's chains, whose answer on a
+    subset is the subset's own for the same reasons (its rows present, each of one class).
+
     Costs: ``errors`` (``q = 1``, no leaf cost, a tree below 1: no error) for DT_depth;
     ``q = m + 2`` per error and 1 per leaf (below ``m + 2``) for DT_size, the integer form of the
     regularized DP with ``lam = 1 / (n (m + 2))`` that :func:`_fits` runs.
@@ -174,7 +178,6 @@ class _Questions:
             raise RuntimeError("witness search: the DP's tree does not answer the question")
         return pred, leaf
 
-
     def _ask_boxes(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`ask` by the box DP (:func:`_box_questions`): the rows present are the distinct
         rows of ``rows`` (on consistent data a distinct row's copies share its class)."""
@@ -190,7 +193,7 @@ class _Questions:
 
 #: the witness questions go to the box DP (:func:`_box_questions`) when the data have at most this
 #: many boxes and a level of the box DP at most this many cell operations (:func:`box_work`); the
-#: monks: 19,440 boxes, 71,280 operations a level, a question 10-100 us against the search's 0.3-8 ms
+#: monks: 19,440 boxes, 71,280 operations a level, a question 10-300 us against the search's 0.1-8 ms
 BOX_WITNESS_CELLS = 1_000_000
 BOX_WITNESS_WORK = 2e6
 
