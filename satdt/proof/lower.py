@@ -240,8 +240,10 @@ class Prover:
                     rgt = get(fi, hi, "R", target - lft[1])
             return lft[1] + rgt[1]
 
-        def stump(fi: int, i: int) -> int:
-            return cst.leaf(rows(fi, i, "L")) + cst.leaf(rows(fi, i, "R"))
+        def stump(fi: int, i: int) -> int:  # (a priority only: the sides unsorted, no key)
+            f, gaps, thr, Ss, ends = feats[fi]
+            e = int(ends[gaps[i] - 1])
+            return cst.leaf(Ss[:e]) + cst.leaf(Ss[e:])
 
         heap = [(0, stump(fi, (F[1].size - 1) // 2), fi, 0, F[1].size - 1) for fi, F in enumerate(feats)]
         heapq.heapify(heap)
