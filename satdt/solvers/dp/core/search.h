@@ -42,6 +42,8 @@
 //                           depth-two kernels (a scan's set-up and each root's chains, a pair
 //                           solve's pairs) split into tasks combined in the serial order with the
 //                           serial tie-break; the host stays on the calling thread
+//   witness.h, witness.cpp  not part of the search: the proof witness questions over every box of
+//                           the data (satdt/proof/witness.py, issue 23)
 //   bindings.cpp            the Python module satdt.solvers.dp._core (the only pybind11 file)
 //   unity.cpp               the components above as the one translation unit the module builds
 #pragma once
