@@ -280,8 +280,8 @@ def test_a_search_leaving_a_thread_to_another_keeps_its_answers():
     three on two of them (waves of two roots); either way the brute-force optimum and a fixed
     tree and node count on a second run."""
     waves = 0
-    for seed in range(700, 712):
-        problem = _problem(seed)
+    for seed in range(700, 706):
+        problem = _sized_problem(seed, rows=(12, 30), features=(2, 4), highs=(2, 4, 40), n_classes=2)
         ref = bruteforce.min_errors(problem, 3)[0]
         for n_jobs in (2, 3):
             runs = []
