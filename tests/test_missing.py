@@ -374,7 +374,11 @@ def test_core_missing_rows_bound_matches_brute_force_threads_and_tight_bounds(bl
     from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
 
     solved = ruled_out = 0
-    for seed in range(800 + 10 * block, 800 + 10 * block + 10):
+    # block 0 (fast): instances where the bound rules roots out (counted once: 13-110 each);
+    # the other blocks: the rest of seeds 800-859, the all-missing features among them
+    fast = [825, 827, 839]
+    rest = [s for s in range(800, 860) if s not in fast]
+    for seed in fast if block == 0 else rest[19 * (block - 1): 19 * block]:
         X, y, w, problem = _bound_problem(seed)
         for depth in (3, 4):
             got = {}
@@ -401,5 +405,4 @@ def test_core_missing_rows_bound_matches_brute_force_threads_and_tight_bounds(bl
                     assert tight.finished and tight.node is None and tight.bound >= best, (seed, depth, n_jobs, on)
                     loose = _bound_search(problem, on, n_jobs=n_jobs).run(depth, best + 1)
                     assert loose.finished and loose.node is not None and loose.cost == best, (seed, depth, n_jobs, on)
-    print("BOUNDSTATS", block, solved, ruled_out)
     assert solved > 10 and ruled_out > 0, (solved, ruled_out)  # the bound was computed and used

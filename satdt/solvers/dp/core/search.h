@@ -183,8 +183,9 @@ class Search {
     int missing_pairs() const;
     // The missing rows' bound (issue 24; see missing_bounds in roots.cpp): at a node of depth
     // three, each missing-value pair's rows M (missing the feature) are solved once at depth two,
-    // and every child that holds M is bounded by that optimum plus the bound of its other rows.
-    // Bounds only: the same optimum. set_missing_bound(false): off.
+    // and a child that holds M costs at least that optimum plus a bound of its other rows; a root
+    // whose children reach the incumbent's bound so is skipped. Bounds only: the same optimum.
+    // set_missing_bound(false): off.
     void set_missing_bound(bool on) { missing_bound_ = on; }
     // its work: the pairs' M solved (missing_bounds) and the roots it ruled out unevaluated
     std::pair<i64, i64> missing_bound_stats() const { return {mb_solves_, mb_skips_}; }
