@@ -488,7 +488,7 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
     // roots' children bounds: used to skip a root, not to order the roots
     std::vector<i64> pair_e(V.p, -1), floorL, floorR;
     try {
-        if (pairing_ && missing_bound_ && d == 3 && !sat) {
+        if (pairing_ && missing_bound_ && d == 3 && !sat && tests == nullptr) {  // (not the restricted search)
             floorL.assign(T, 0);
             floorR.assign(T, 0);
             missing_bounds(V, F, N, kind, d, floorL, floorR, pair_e);
