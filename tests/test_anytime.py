@@ -190,9 +190,11 @@ def test_every_phase_of_the_schedule_keeps_exactness(seed, lam, monkeypatch):
 
 @pytest.mark.parametrize("seed", [s if s < 8 else pytest.param(s, marks=slow) for s in range(30)])
 @pytest.mark.parametrize("lam", [None, 0.02])
-def test_the_two_lanes_keep_exactness(seed, lam, monkeypatch):
-    """With two threads at depth > LOCAL_DEPTH the complete search and the heuristic rounds run
-    at the same time, sharing the incumbent (anytime._two_lanes). The complete lane's slices are
+@pytest.mark.parametrize("n_jobs", [2, pytest.param(3, marks=slow)])
+def test_the_two_lanes_keep_exactness(seed, lam, n_jobs, monkeypatch):
+    """With two threads or more at depth > LOCAL_DEPTH the complete search (on all threads but
+    one: with three, waves of two roots) and the heuristic rounds run at the same time, sharing
+    the incumbent (anytime._two_lanes). The complete lane's slices are
     held back (they prove nothing) until the heuristic lane has finished a restricted search and
     tried the threshold shifts; then it runs to its end: the answer is the brute-force optimum,
     the tree re-scored, the bound never above it, and every counter of both lanes reported."""
@@ -223,7 +225,7 @@ def test_the_two_lanes_keep_exactness(seed, lam, monkeypatch):
 
     monkeypatch.setattr(anytime._State, "complete", complete)
     monkeypatch.setattr(anytime._State, "shift", shift)
-    ref, res = _solve_timed(problem, depth, lam, time_limit=60, n_jobs=2)
+    ref, res = _solve_timed(problem, depth, lam, time_limit=60, n_jobs=n_jobs)
     stats = res.stats["anytime"]
     assert lanes and all(name == "satdt-anytime-heuristics" for name in lanes)
     assert stats["restricted_runs"] >= 1
@@ -309,6 +311,51 @@ def test_threshold_shift_finds_the_best_nearby_test_with_exact_subtrees(seed):
     assert state.cost == expected <= cost
     assert search.tree_cost(state.node) == state.cost
     assert search.binary_errors(Tree(root=state.node, classes=problem.classes)) == state.cost
+
+
+@pytest.mark.parametrize("seed", [s if s < 8 else pytest.param(s, marks=slow) for s in range(30)])
+def test_rerooting_tries_the_tests_below_each_top_node_with_exact_subtrees(seed):
+    """Re-rooting tries, at every node of depth budget LOCAL_DEPTH + 1 or + 2 (depth 4: the root;
+    depth 5: the root; depth 6: the root's children), each test of the REROOT_LEVELS levels below
+    it as its test with exact subtrees. Each such subtree becomes the best of its own and those
+    (computed here by solving both children of every candidate exactly, by row-subset solves,
+    themselves checked against brute force above); the tree is re-scored, and a second call has
+    nothing left to do."""
+    from satdt.solvers.dp.anytime import LOCAL_DEPTH, REROOT_LEVELS, _Incumbent, _State, _tests_by_level
+
+    problem = random_problem(900 + seed, n_rows=30 + seed % 25, n_features=2 + seed % 3,
+                             n_classes=2 + seed % 2, binary=seed % 4 == 0, max_value=7 + seed % 5)
+    depth = LOCAL_DEPTH + 1 + seed % 3
+    search = new_search(problem, Deadline(None), None)
+    S = np.arange(problem.n_distinct)
+    cost, node = search.greedy(S, depth)
+
+    def best_reroot(sub, rows: np.ndarray, budget: int) -> float:
+        """min(the subtree's cost, each test below it in the tree with exact children)"""
+        best = search.subtree_cost(sub, rows)
+        for f in set(_tests_by_level(sub, REROOT_LEVELS)[1:]) - {int(sub.feature)}:
+            right = search.goes_right_binary(rows, f)
+            best = min(best, sum(search.run(budget - 1, BIG, rows=part).cost if part.size else 0.0
+                                 for part in (rows[~right], rows[right])))
+        return best
+
+    if node.is_leaf:
+        expected = cost
+    elif depth <= LOCAL_DEPTH + 2:
+        expected = best_reroot(node, S, depth)
+    else:
+        right = search.goes_right_binary(S, node.feature)
+        expected = sum(search.subtree_cost(child, part) if child.is_leaf else best_reroot(child, part, depth - 1)
+                       for child, part in ((node.left, S[~right]), (node.right, S[right])))
+    state = _State(search, depth, _Incumbent(node, cost, "greedy", None, float))
+    state.reroot(cap=60)
+    assert state.cost == expected <= cost
+    assert search.tree_cost(state.node) == state.cost
+    assert search.binary_errors(Tree(root=state.node, classes=problem.classes)) == state.cost
+    if state.cost == cost:  # nothing better: every candidate solved, the incumbent marked done
+        assert state.inc.reroot_done
+        solves = state.stats["reroot_solves"]
+        assert state.reroot(cap=60) and state.stats["reroot_solves"] == solves
 
 
 def test_local_improvement_replaces_a_subtree_by_its_optimum():

@@ -272,3 +272,28 @@ def test_estimator_and_cli_take_n_jobs(tmp_path, capsys):
     assert "OPTIMAL" in capsys.readouterr().out
     assert main(["solve", str(path), "--method", "cpsat", "--n-jobs", "2"]) == 2
     assert "--n-jobs does not apply to cpsat" in capsys.readouterr().err
+
+
+def test_a_search_leaving_a_thread_to_another_keeps_its_answers():
+    """``set_solo`` (the anytime schedule's complete lane beside the heuristic one): on two
+    threads the search runs on the calling thread alone (no wave, no kernel on a worker), on
+    three on two of them (waves of two roots); either way the brute-force optimum and a fixed
+    tree and node count on a second run."""
+    waves = 0
+    for seed in range(700, 712):
+        problem = _problem(seed)
+        ref = bruteforce.min_errors(problem, 3)[0]
+        for n_jobs in (2, 3):
+            runs = []
+            for repeat in range(2):
+                search = _forced(problem, n_jobs, -1.0)
+                search.set_solo(True)
+                res = solve_max_accuracy_dp(problem, max_depth=3, _search=search)
+                assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, n_jobs)
+                runs.append((_shape(res.tree.root), res.stats["nodes"]))
+                if n_jobs == 2:
+                    assert res.stats["root_waves"] == 0 and res.stats["worker_tasks"] == 0
+                else:
+                    waves += res.stats["root_waves"]
+            assert runs[0] == runs[1], (seed, n_jobs)
+    assert waves > 0  # three threads, one left to the other lane: the roots still went in waves

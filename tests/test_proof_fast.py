@@ -363,3 +363,67 @@ def test_core_optima_equal_the_checkers_depth2_optima(seed):
     assert compared == 48
     weighted = dataclasses.replace(prepare(X, y), weight=np.full(n, 2, dtype=np.int64))
     assert lower.CoreOptima(weighted, 1, 0).opt(np.arange(n), 2) is None
+
+
+def _duplicated(seed: int, conflicts: bool):
+    """Rows with copies (few values); with ``conflicts`` some copies of a row have another class."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(30, 2)).astype(float)
+    _, g = np.unique(X, axis=0, return_inverse=True)
+    y = (rng.integers(0, 3, size=g.max() + 1)[g.reshape(-1)] if not conflicts else rng.integers(0, 3, size=30))
+    return X, y.astype(int)
+
+
+def test_leaf_rule_equals_its_definition_with_and_without_conflicts():
+    """``leaf_rule`` (its shortcut on data whose identical rows share their class, ``pure``) against
+    ``min(leaf, q conflicts + 2 lc)`` counted per distinct row, on random row sets."""
+    rng = np.random.default_rng(4)
+    seen = set()
+    for seed in range(40):
+        X, y = _duplicated(seed, conflicts=seed % 2 == 1)
+        q, lc = (1, 0) if seed % 3 else (3, 2)
+        cst = _Costs(X, y, 3, q, lc)
+        groups = [tuple(r) for r in X]
+        pure = all(len({int(y[i]) for i in range(30) if groups[i] == g}) == 1 for g in set(groups))
+        assert cst.pure == pure
+        seen.add(pure)
+        for _ in range(5):
+            S = np.sort(rng.choice(30, size=int(rng.integers(1, 31)), replace=False))
+            leaf = q * (S.size - np.bincount(y[S]).max()) + lc
+            conflicts = sum(len(m) - max(m.count(c) for c in set(m)) for m in
+                            ([int(y[i]) for i in S if groups[i] == g] for g in {groups[i] for i in S}))
+            assert cst.leaf_rule(S, 0) == leaf
+            for k in (1, 2):
+                assert cst.leaf_rule(S, k) == min(leaf, q * conflicts + 2 * lc), (seed, S.tolist())
+    assert seen == {True, False}
+
+
+def test_leaf_claims_at_the_rules_value_are_accepted_and_above_it_rejected(tmp_path):
+    """Certificates on data with and without conflicting copies: each claim at depth >= 1 rewritten
+    as a leaf claim with bound ``min(leaf, conflicts)`` + 1 (counted by its definition) is rejected,
+    and with its own bound when that is at most this value, accepted (the leaf rule's shortcut on
+    conflict-free data included)."""
+    rejected, accepted = {True: 0, False: 0}, {True: 0, False: 0}
+    for seed in range(24):
+        conf = seed % 2 == 1
+        X, y = _duplicated(seed, conflicts=conf)
+        d = _cert(prepare(X, y), 2 + seed // 2 % 2, tmp_path)
+        assert "optimal" in check(d)
+        claims, groups = _claims(d), [tuple(r) for r in X]
+        for i in [i for i, c in enumerate(claims) if c["depth"] >= 1][:6]:
+            S = np.arange(X.shape[0])
+            for f, t, side in claims[i]["path"]:
+                S = S[X[S, f] <= t] if side == "L" else S[X[S, f] > t]
+            conflicts = sum(len(m) - max(m.count(c) for c in set(m)) for m in
+                            ([int(y[r]) for r in S if groups[r] == g] for g in {groups[r] for r in S}))
+            v = min(S.size - int(np.bincount(y[S]).max()), conflicts)
+            bad = [dict(c, rule="leaf", bound=v + 1) if j == i else c for j, c in enumerate(claims)]
+            assert _rejected(d, tmp_path, [{k: x for k, x in c.items() if k not in ("tests", "from")}
+                                           if j == i else c for j, c in enumerate(bad)])
+            rejected[conf] += 1
+            if claims[i]["bound"] <= v:
+                good = [{"id": i, "path": c["path"], "depth": c["depth"], "bound": c["bound"], "rule": "leaf"}
+                        if j == i else c for j, c in enumerate(claims)]
+                assert not _rejected(d, tmp_path, good)
+                accepted[conf] += 1
+    assert min(rejected.values()) >= 10 and min(accepted.values()) >= 3, (rejected, accepted)

@@ -1,6 +1,8 @@
 """The witness search (satdt.proof.witness): the one search over the whole problem answers every
 subset question as the DP on the subset binarized on its own does, and the chunked deletion ends
-on minimal witnesses (checked against the reference encoding) no larger than the old search's."""
+on minimal witnesses (checked against the reference encoding) no larger than the old search's.
+Both routes of the questions: the compiled box DP (``BoxWitness``, data with few boxes; its
+deletion loop in C++) and the DP search (``route`` forces it by allowing no boxes)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,21 @@ import numpy as np
 import pytest
 from pysat.solvers import Solver
 
+from satdt import bruteforce
 from satdt.binarize import Binarizer
 from satdt.data import prepare
+from satdt.proof import witness
 from satdt.proof.reference_encoding import encode
-from satdt.proof.witness import _fits, _Questions, _rotations, find_witness
+from satdt.proof.witness import _fits, _Questions, _rotations, _shrink, find_witness
 from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
+
+
+@pytest.fixture(params=["boxes", pytest.param("search", marks=pytest.mark.slow)])
+def route(request, monkeypatch):
+    """The questions' route: the box DP (the default on these small instances) or the search."""
+    if request.param == "search":
+        monkeypatch.setattr(witness, "BOX_WITNESS_CELLS", 0)
+    return request.param
 
 
 def _consistent_with_duplicates(seed: int, n: int, p: int, values: int, classes: int):
@@ -53,7 +65,7 @@ def _sat(X, y, C, depth, max_splits) -> bool:
         return s.solve()
 
 
-def test_one_search_answers_every_subset_question_as_the_subset_dp():
+def test_one_search_answers_every_subset_question_as_the_subset_dp(route):
     rng = np.random.default_rng(0)
     asked, answers = 0, {True: 0, False: 0}
     for seed in range(12):
@@ -61,6 +73,7 @@ def test_one_search_answers_every_subset_question_as_the_subset_dp():
         X, y = _consistent_with_duplicates(seed, n, p, 4 + seed % 3, C)
         for depth, m in ((1, None), (2, None), (3, None), (2, 2), (3, 3), (3, 5)):
             qs = _Questions(X, y, depth, m)
+            assert (qs.box is not None) == (route == "boxes")
             for _ in range(5):
                 rows = np.sort(rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False))
                 ans = qs.ask(rows)
@@ -125,7 +138,7 @@ def test_conflicting_rows_give_a_conflicting_pair():
 
 
 @pytest.mark.parametrize("question", ["depth", "size"])
-def test_witnesses_are_minimal_and_no_larger_than_the_old_search(question):
+def test_witnesses_are_minimal_and_no_larger_than_the_old_search(question, route):
     new_total = old_total = 0
     for seed in range(10):
         n, p, C = 18 + seed % 3 * 3, 2 + seed % 2, 2 + seed % 4 // 3
@@ -146,3 +159,94 @@ def test_witnesses_are_minimal_and_no_larger_than_the_old_search(question):
         new_total += len(rows)
         old_total += len(_old_find_witness(X, y, D, m, seed=seed))
     assert new_total <= old_total, (new_total, old_total)
+
+
+def _bf_yes(X, y, depth: int, max_splits: int | None) -> bool:
+    """The subset question by brute force (satdt.bruteforce over the subset binarized alone)."""
+    if len(y) == 0 or np.unique(y).size == 1:
+        return True
+    problem = Binarizer("all").problem(prepare(X, y))
+    if max_splits is None:
+        return bruteforce.min_errors(problem, depth)[0] == 0
+    return bruteforce.min_nodes(problem, depth)[0] <= 2 * max_splits + 1
+
+
+def _minimal(X, y, rows, depth, max_splits, yes) -> bool:
+    """``rows`` is a witness (no) and without any one of its rows the answer is yes."""
+    rows = list(rows)
+    return not yes(X[rows], y[rows], depth, max_splits) and all(
+        yes(X[keep], y[keep], depth, max_splits) for keep in (rows[:i] + rows[i + 1:] for i in range(len(rows))))
+
+
+def test_box_questions_answer_as_brute_force():
+    """The box DP's answers (yes with a tree that classifies the rows, with at most m + 1 leaves;
+    or no) against brute force, on tiny instances (3-4 values a feature, 1-3 features, 2-3 classes),
+    rows added and removed between the questions (the boxes' incremental updates)."""
+    rng = np.random.default_rng(11)
+    answers = {True: 0, False: 0}
+    for seed in range(16):
+        n, p, C = int(rng.integers(5, 10)), 1 + seed % 3, 2 + seed % 4 // 3
+        X, y = _consistent_with_duplicates(500 + seed, n, p, 3 + seed % 2, C)
+        for depth, m in ((0, None), (1, None), (2, None), (1, 1), (2, 1), (2, 2), (3, 2)):
+            qs = _Questions(X, y, depth, m)
+            assert qs.box is not None
+            for _ in range(4):
+                rows = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+                ans = qs.ask(rows)
+                assert (ans is not None) == _bf_yes(X[rows], y[rows], depth, m), (seed, depth, m, rows.tolist())
+                if ans is not None:  # (class codes: a class may be absent from these rows)
+                    assert (ans[0][rows] == qs.code[rows]).all()
+                    if m is not None:
+                        assert np.unique(ans[1][rows]).size <= m + 1
+                answers[ans is not None] += 1
+    assert min(answers.values()) >= 100, answers
+
+
+@pytest.mark.slow  # ~1.5 s (the fast suite runs the C++ loop in test_witnesses_are_minimal...[boxes-*])
+def test_box_shrink_and_python_shrink_give_minimal_witnesses():
+    """The deletion loop in C++ (BoxWitness.shrink) and the Python one (_shrink over the search),
+    from the same unsatisfiable row set in the same order: both end on a subset that is a minimal
+    witness (checked by the DP on the subset binarized alone, _fits; by brute force on the small
+    ones)."""
+    rng = np.random.default_rng(3)
+    done = brute = 0
+    for seed in range(45):
+        n, p, C = int(rng.integers(6, 20)), 1 + seed % 3, 2 + seed % 5 // 4
+        X, y = _consistent_with_duplicates(900 + seed, n, p, 3 + seed % 3, C)
+        depth, m = int(rng.integers(1, 4)), (None if seed % 2 else int(rng.integers(1, 6)))
+        order = rng.permutation(n).tolist()
+        if _fits(X, y, depth, m) is not None:
+            continue
+        box_qs = _Questions(X, y, depth, m)
+        sat = witness.BOX_WITNESS_CELLS
+        witness.BOX_WITNESS_CELLS = 0
+        try:
+            search_qs = _Questions(X, y, depth, m)
+        finally:
+            witness.BOX_WITNESS_CELLS = sat
+        assert box_qs.box is not None and search_qs.box is None
+        for qs in (box_qs, search_qs):
+            rows = _shrink(qs, order)
+            assert rows == sorted(set(rows)) and set(rows) <= set(order)
+            assert _minimal(X, y, rows, depth, m, lambda *a: _fits(*a) is not None), (seed, rows)
+            if len(rows) <= 9:
+                assert _minimal(X, y, rows, depth, m, _bf_yes), (seed, rows)
+                brute += 1
+        done += 1
+    assert done >= 20 and brute >= 20, (done, brute)
+
+
+def test_box_route_is_taken_only_for_few_boxes():
+    X = np.random.default_rng(0).random((40, 3))  # continuous: 40^6 / 8 boxes
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    assert _Questions(X, y, 2, None).box is None
+    Xs, ys = _consistent_with_duplicates(1, 30, 3, 4, 2)
+    assert _Questions(Xs, ys, 2, None).box is not None
+
+
+def test_box_shrink_refuses_a_satisfiable_set():
+    X, y = _consistent_with_duplicates(2, 12, 2, 3, 2)
+    qs = _Questions(X, y, 4, None)
+    assert qs.box is not None
+    with pytest.raises(ValueError, match="admit a tree"):
+        qs.box.shrink(np.arange(12), qs.row_of)

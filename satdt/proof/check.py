@@ -45,9 +45,10 @@ class _Costs:
 
     def __init__(self, X: np.ndarray, y: np.ndarray, C: int, q: int, lc: int):
         self.X, self.y, self.C, self.q, self.lc, self.n, self._codes = X, y, C, q, lc, X.shape[0], [None, None]
-        self.group = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
-        rng = np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
-        self.keys = rng.integers(0, 2 ** 63, size=(self.n, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        self.group = g = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
+        self.pure = _uniq(g * C + y).size == g.max(initial=-1) + 1  # identical rows share their class: no conflict
+        self.keys = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
+            0, 2 ** 63, size=(self.n, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
     def codes(self, allowed: dict | None):
         """Each row's value code per feature (rank of its value or allowed interval), after the previous features'."""
@@ -61,15 +62,14 @@ class _Costs:
         return self.q * (S.size - int(np.bincount(self.y[S], minlength=self.C).max(initial=0))) + self.lc
 
     def leaf_rule(self, S: np.ndarray, k: int) -> int:
-        if k == 0:
-            return self.leaf(S)
+        if k == 0 or self.pure:  # (pure: no row set has a conflict)
+            return self.leaf(S) if k == 0 else min(self.leaf(S), 2 * self.lc)
         gc = np.bincount(self.group[S] * self.C + self.y[S], minlength=(self.group.max() + 1) * self.C)
         conflicts = S.size - int(gc.reshape(-1, self.C).max(1).sum())
         return min(self.leaf(S), self.q * conflicts + 2 * self.lc)
 
     def key(self, S: np.ndarray) -> tuple[int, int, int]:
-        h = self.keys[S].sum(0, dtype=np.uint64) if S.size else np.zeros(2, np.uint64)
-        return int(S.size), int(h[0]), int(h[1])
+        return (int(S.size), *map(int, self.keys[S].sum(0, dtype=np.uint64)))  # (no row: 0, 0)
 
 
 def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
@@ -167,7 +167,7 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     tree on a set is one on its subsets, no costlier), so the gaps strictly between two evaluated
     ones ``a < a'`` cost >= left(a) + right(a'); such an interval is split until that reaches T."""
     T = min(cst.leaf(S) if S.size else cst.lc, 2 ** 63 if target is None else int(target))
-    if k == 0 or S.size == 0:
+    if k == 0 or S.size == 0 or T <= cst.lc:  # (every tree costs >= lc: one leaf or more, errors >= 0)
         return T
     q, lc, C, n, y, (R, u) = cst.q, cst.lc, cst.C, S.size, cst.y[S], _blocks(cst, S, allowed)
     if int((u - 1).sum()) <= SMALL:  # few tests: plain enumeration, every gap a depth-1 test too (no runs)

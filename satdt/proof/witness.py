@@ -6,7 +6,11 @@ extraction does) to a *minimal* witness: removing any one of its rows makes the 
 satisfiable. The questions on row subsets are answered by the DP, all of them by ONE search built
 once over the whole problem (:class:`_Questions`); the certificate's proof does not rely on them.
 The deletion removes chunks of rows first (halves, quarters, ..., single rows) and reads off the
-trees of the satisfiable answers which rows are necessary (:func:`_shrink`).
+trees of the satisfiable answers which rows are necessary (:func:`_shrink`). On data with few boxes
+(an interval per chain of thresholds: the monks' 19,440) the questions go instead to the compiled
+box DP (:func:`_box_questions`, ``core/witness.h``), which recomputes only the boxes holding a row
+that came or went, and the deletion loop runs in the core (monk3 DT_size: 71 questions of 0.1-8 ms
+by the search and Python around each, 125 ms; by the boxes 19 ms, CPU, best of 7).
 :func:`drup_proof` solves the witness once more, non-incrementally, with proof logging.
 References are numbered as in ``satdt/REFERENCES.md``.
 """
@@ -96,6 +100,10 @@ class _Questions:
       whatever the weights. Data with conflicting rows (identical features, different classes)
       is not asked here: :func:`find_witness` answers it with a conflicting pair.
 
+    On data with few boxes (:func:`_box_questions`) the questions go to the compiled box DP
+    instead (``box``; no search is built): the boxes of the whole data's chains, whose answer on a
+    subset is the subset's own for the same reasons (its rows present, each of one class).
+
     Costs: ``errors`` (``q = 1``, no leaf cost, a tree below 1: no error) for DT_depth;
     ``q = m + 2`` per error and 1 per leaf (below ``m + 2``) for DT_size, the integer form of the
     regularized DP with ``lam = 1 / (n (m + 2))`` that :func:`_fits` runs.
@@ -112,6 +120,11 @@ class _Questions:
         self.row_of = np.asarray(problem.row_of, dtype=np.int64)
         self.conflicting = bool(((problem.counts > 0).sum(1) > 1).any())
         self.depth, self.max_splits = int(depth), max_splits
+        self.asked = 0
+        self.trees: list[tuple[np.ndarray, np.ndarray]] = []  # the growth's answers (for _shrink)
+        self.box = None if self.conflicting else _box_questions(problem, self.depth, max_splits)
+        if self.box is not None:
+            return
         q, leaf_cost = (1, 0) if max_splits is None else (int(max_splits) + 2, 1)
         self.ub = float(q)  # a tree of cost below q: no error (and, for DT_size, <= m + 1 leaves)
         # DT_size: the core's satisficing search (satisfice: any tree below ub, not the fewest
@@ -119,8 +132,6 @@ class _Questions:
         # search already stops at its first error-free tree (cost 0: the node's lower bound)
         self.satisfice = max_splits is not None
         self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=leaf_cost, n_jobs=1)
-        self.asked = 0
-        self.trees: list[tuple[np.ndarray, np.ndarray]] = []  # the growth's answers (for _shrink)
 
     def predict(self, tree) -> tuple[np.ndarray, np.ndarray]:
         """The class codes the tree ``tree`` (the core's preorder arrays: column, left, right,
@@ -150,6 +161,8 @@ class _Questions:
                     np.zeros(self.code.size, np.int64))
         if self.depth == 0:
             return None
+        if self.box is not None:
+            return self._ask_boxes(rows)
         # the core's call of CoreSearch.run, its tree kept as arrays (see predict); no deadline
         out = self.search._core.solve(self.depth, int(self.ub), 1e300, None, 2.0, 0,
                                       _distinct(self.row_of[rows]), None, None, satisfice=self.satisfice)
@@ -164,6 +177,46 @@ class _Questions:
                 self.max_splits is not None and int((out["tree"][0] >= 0).sum()) > self.max_splits):
             raise RuntimeError("witness search: the DP's tree does not answer the question")
         return pred, leaf
+
+    def _ask_boxes(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`ask` by the box DP (:func:`_box_questions`): the rows present are the distinct
+        rows of ``rows`` (on consistent data a distinct row's copies share its class)."""
+        n = self.problem.n_distinct
+        if not self.box.set_present((np.bincount(self.row_of[rows], minlength=n) > 0).astype(np.uint8)):
+            return None
+        label, leaf, leaves = self.box.predict(n)
+        pred = label.astype(np.int64)[self.row_of]
+        if (pred[rows] != self.code[rows]).any() or (self.max_splits is not None and leaves > self.max_splits + 1):
+            raise RuntimeError("witness search: the box DP's tree does not answer the question")
+        return pred, leaf.astype(np.int64)[self.row_of]
+
+
+#: the witness questions go to the box DP (:func:`_box_questions`) when the data have at most this
+#: many boxes and a level of the box DP at most this many cell operations (:func:`box_work`); the
+#: monks: 19,440 boxes, 71,280 operations a level, a question 10-300 us against the search's 0.1-8 ms
+BOX_WITNESS_CELLS = 1_000_000
+BOX_WITNESS_WORK = 2e6
+
+
+def _box_questions(problem, depth: int, max_splits: int | None):
+    """The compiled box DP of the witness questions (``core/witness.h``: every box of the data's
+    chains, a question on the rows present recomputing only the boxes holding a row that came or
+    went; its deletion loop, :meth:`BoxWitness.shrink`, is :func:`_shrink` without the model
+    rotation), or None when the boxes are too many (:data:`BOX_WITNESS_CELLS`,
+    :data:`BOX_WITNESS_WORK`). Exact: the same recurrence as :mod:`satdt.solvers.dp.boxes`, so the
+    same answers as the search (tested on random instances, and against brute force)."""
+    from ..solvers.dp import _core
+    from ..solvers.dp.boxes import box_count, box_work
+    from ..solvers.dp.chains import build_chains
+
+    chains = build_chains(problem)
+    cells, C = box_count(chains), int(problem.counts.shape[1])
+    if cells > BOX_WITNESS_CELLS or box_work(chains) > BOX_WITNESS_WORK or depth > 60 or \
+            cells * (depth + 1 + C + len(chains.ranks) / 2) > 3e7:  # (its tables: 4 bytes an entry, <= 120 MB)
+        return None
+    cls = np.argmax(problem.counts, axis=1).astype(np.int32)
+    return _core.BoxWitness(np.asarray(chains.rank, np.int32), np.asarray(chains.ranks, np.int32), cls,
+                            C, int(depth), -1 if max_splits is None else int(max_splits) + 1)
 
 
 def _rotations(code: np.ndarray, n_classes: int, W: np.ndarray, preds: np.ndarray, leaves: np.ndarray) -> np.ndarray:
@@ -208,6 +261,8 @@ def _shrink(qs: _Questions, W: list[int]) -> list[int]:
     that tree, so is every subset of it). Necessary rows are never tried again. The result is
     minimal: every row left was shown necessary in a superset of it.
     """
+    if qs.box is not None:  # the same loop in the core, without the model rotation (its questions are cheap)
+        return qs.box.shrink(np.asarray(W, np.int64), qs.row_of).tolist()
     code, C = qs.code, int(qs.code.max()) + 1
     W = list(W)
     need: set[int] = set()

@@ -33,6 +33,10 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    restricted to those roots, on the node's rows). Local improvement keeps every test above the
    subtrees it re-solves; this moves them. On raisin depth 4 it finds the optimum (59, the
    root's threshold 26 places from the incumbent's) that the complete search meets last.
+   **Re-rooting** (:meth:`_State.reroot`; depth > ``LOCAL_DEPTH``, in rounds after one that
+   found nothing better or whose shifts were all spent): at the incumbent's nodes of depth
+   budget ``LOCAL_DEPTH + 1`` and ``+ 2``, each test of the ``REROOT_LEVELS`` levels below is
+   tried as the node's test with exact subtrees: a test of another feature brought up.
 4. **The complete search again**, resumed with the incumbent as upper bound for twice the time
    the heuristic round took: its top-level root search continues where the last slice stopped
    it (the roots' bounds, the roots already evaluated and the best root are kept in the core,
@@ -47,12 +51,13 @@ the incumbent better, and feed the complete search the tighter upper bound they 
    cut by its round before its end (the rounds grow until it ends: on a loaded machine, or a
    large set, its first tree is the one worth waiting for).
 
-**Two lanes** (a search with two threads, ``n_jobs``, at depth > ``LOCAL_DEPTH``): after
-the first slice (and its extensions), steps 2-4 do not share the time but the cores
-(:func:`_two_lanes`). The complete search goes on in slices on the calling thread alone; a second
-thread runs the heuristic rounds (restricted searches of growing width, local improvement of
-each better tree, the threshold shifts in every round once the first restricted tree is in
-hand) on a twin of the search (same problem, a memo of its own). Both read and improve one
+**Two lanes** (a search with two threads or more, ``n_jobs``, at depth > ``LOCAL_DEPTH``):
+after the first slice (and its extensions), steps 2-4 do not share the time but the cores
+(:func:`_two_lanes`). The complete search goes on in slices on all the threads but one (with
+two: the calling thread alone); that one runs the heuristic rounds (restricted searches of
+growing width, local improvement of each better tree, the threshold shifts in every round once
+the first restricted tree is in hand, re-rooting once those stall) on a twin of the search (same
+problem, a memo of its own). Both read and improve one
 incumbent; a complete slice ends as soon as the other lane finds a better tree, so that the next
 slice prunes with it. After a round that found nothing better the heuristic lane pauses for the
 round's time times the proven bound's share of the incumbent (not at all while the bound is 0);
@@ -95,6 +100,7 @@ NEARLY_DONE_SLICES = 2  # first slices more for a complete search that is nearly
 NEARLY_DONE_GAP = 0.01  # the gap (incumbent - proven bound) / incumbent under which it is nearly done
 LOCAL_DEPTH = 3       # local improvement re-solves subtrees of at most this depth exactly
 SHIFT_WINDOW = 32     # thresholds on each side of a test that the threshold shift tries
+REROOT_LEVELS = 3     # levels of the incumbent below a node whose tests re-rooting tries at that node
 # candidate tests per node of the restricted search, round after round (about x1.45 each: the
 # search's cost grows about as width ** (depth - 2))
 WIDTHS = (1, 2, 3, 5, 7, 10, 15, 22, 31, 46, 68, 100)
@@ -146,19 +152,25 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
             return state.outcome()
     if unproven is not None:
         unproven()
-    # two threads: the two lanes (with more, the schedule below keeps every thread on the complete
-    # search's slices, rather than one for the complete lane while the heuristics run)
-    if d > LOCAL_DEPTH and isinstance(search, CoreSearch) and search.threads == 2:
+    # two threads or more: the two lanes, the heuristics on one thread beside the complete search
+    if d > LOCAL_DEPTH and isinstance(search, CoreSearch) and search.threads >= 2:
         return _two_lanes(state, slice_s)
     widths = _Widths()  # once exhausted, the complete search takes the rest
     cap = max(MIN_SLICE, slice_s / 2)
     stalled = False  # the last round's restricted searches had their first tree and found nothing better
+    turn = 0  # rounds given to the shifts or re-rooting so far
     while not deadline.expired():
         # the incumbent's threshold shifts, in the rounds where the restricted searches stall; once
         # those are exhausted the complete search takes the rest, as it did without the shifts (on
         # raisin d4 at a 600 s limit, shifts after that point cost the proof 15 %: 115 s against
         # ConTree's 100 s, one pair)
         shifting = d > LOCAL_DEPTH and not state.shift_done and stalled and not widths.exhausted
+        # re-rooting (see _heuristic_rounds) takes the shifts' place every other such round, and
+        # every one once they are spent
+        rerooting = d > LOCAL_DEPTH and stalled and not state.inc.reroot_done and not widths.exhausted \
+            and (not shifting or turn % 2 == 1)
+        shifting = shifting and not rerooting
+        turn += shifting or rerooting
         if state.close() or widths.exhausted:
             state.complete(deadline.remaining())
             break
@@ -166,14 +178,15 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
         # followed by local improvement of the tree it found, then (depth > LOCAL_DEPTH, once they
         # stall) the threshold shifts of the incumbent's upper tests, with at least half the round
         start = deadline.elapsed()
-        gained, cut = widths.round(state, cap / 2 if shifting else cap, cap, start)
+        gained, cut = widths.round(state, cap / 2 if shifting or rerooting else cap, cap, start)
         if state.proven:  # local improvement re-solved the whole tree (depth <= LOCAL_DEPTH)
             return state.outcome()
         stalled = widths.first_tree and not gained
         shift_cut = False
-        if shifting and not deadline.expired():
+        if (shifting or rerooting) and not deadline.expired():
             before = state.cost
-            shift_cut = not state.shift(max(MIN_SLICE, cap - (deadline.elapsed() - start), cap / 2))
+            move = state.shift if shifting else state.reroot
+            shift_cut = not move(max(MIN_SLICE, cap - (deadline.elapsed() - start), cap / 2))
             gained = gained or state.cost < before
         if deadline.expired():
             break
@@ -255,8 +268,9 @@ class _LaneClock(Deadline):
 
 
 def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
-    """The rest of :func:`anytime_search` on a search with two threads (depth >
-    ``LOCAL_DEPTH``): the complete search in slices on this thread alone (the *complete lane*),
+    """The rest of :func:`anytime_search` on a search with two threads or more (depth >
+    ``LOCAL_DEPTH``): the complete search in slices on all its threads but one (the *complete
+    lane*; with two threads, this thread alone),
     while a second thread runs the heuristic rounds on a twin search of its own (the *heuristic
     lane*: :meth:`CoreSearch.twin`, one thread, its own memo), both sharing the incumbent. A
     slice ends as soon as the heuristic lane finds a better tree, so the next one prunes with it
@@ -326,21 +340,35 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
     clock = lane.search.deadline
     widths = _Widths()
     cap = max(MIN_SLICE, slice_s / 2)
+    stalled = False  # the last round found nothing better, or its threshold shifts all finished
     while not clock.expired():
-        if widths.exhausted and lane.shift_done:
+        if widths.exhausted and lane.shift_done and lane.inc.reroot_done:
             return
         start = clock.elapsed()
-        gained, cut = widths.round(lane, cap, cap, start)
-        shift_cut = False
+        gained = shift_cut = reroot_cut = False
+        # re-rooting first, for half of the round, once a round found nothing better or the
+        # shifts all finished without a better tree (the incumbent is a local optimum for them):
+        # it needs exact subtrees of depth LOCAL_DEPTH + 1 and more, and on the large sets rarely
+        # finishes, so it waits until the cheaper moves are spent
+        rerooting = stalled and not lane.inc.reroot_done
+        if rerooting:
+            before = lane.cost
+            reroot_cut = not lane.reroot(max(MIN_SLICE, cap / 2))
+            gained = lane.cost < before
+        found, cut = widths.round(lane, cap, cap, start)
+        gained = gained or found
         # the shifts in every round once the restricted search's first tree is in hand (here they
         # take no time from the complete search: raisin depth 4's optimum is one shift away)
+        shifts_spent = False  # the shifts finished on the incumbent without a better tree
         if (widths.first_tree or widths.exhausted) and not lane.shift_done and not clock.expired():
             before = lane.cost
             shift_cut = not lane.shift(max(MIN_SLICE, cap))
             gained = gained or lane.cost < before
-        if gained or cut or shift_cut:  # a cut search resumes next round, with twice the time
+            shifts_spent = not shift_cut and not lane.cost < before
+        stalled = shifts_spent or (widths.first_tree or widths.exhausted) and not gained
+        if gained or cut or shift_cut or reroot_cut:  # a cut search resumes next round, with twice the time
             cap *= 2
-        if widths.first_tree and not gained and not shift_cut and not clock.expired():
+        if widths.first_tree and not gained and not shift_cut and not reroot_cut and not clock.expired():
             # a round that found nothing better (its restricted search finished or cut: a stall,
             # as in the schedule sliced in time; not while a threshold shift is under way): the
             # lane pauses for up to as long as the round took, its core to the complete search
@@ -361,6 +389,8 @@ class _Incumbent:
         self.reporter, self.to_objective = reporter, to_objective
         self.shift_window = SHIFT_WINDOW  # of the threshold shifts; doubled when all were tried
         self.shift_done = False  # every test of every chain tried at every shift node of the incumbent
+        self.reroot_done = False  # every re-rooting candidate of the incumbent solved (see reroot)
+        self.reroot_next = 0  # the re-rooting candidates of the incumbent solved so far
         self.lock = threading.Lock()
 
     def offer(self, node: Node, cost: float, source: str) -> bool:
@@ -370,6 +400,7 @@ class _Incumbent:
                 return False
             self.node, self.cost, self.source = node, float(cost), source
             self.shift_window, self.shift_done = SHIFT_WINDOW, False
+            self.reroot_done, self.reroot_next = False, 0
             if self.reporter is not None:
                 self.reporter.emit("incumbent", incumbent=self.to_objective(self.cost), message=source)
             return True
@@ -389,7 +420,7 @@ class _State:
         self.roots: tuple[int, int] | None = None  # the complete search's (done, live) top-level roots
         self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
                       "local_solves": 0, "local_improvements": 0, "shift_solves": 0,
-                      "shift_improvements": 0}
+                      "shift_improvements": 0, "reroot_solves": 0, "reroot_improvements": 0}
 
     @property
     def node(self) -> Node:
@@ -584,6 +615,76 @@ class _State:
                 else:  # the next window
                     self.inc.shift_window = 2 * window
         return complete
+
+
+    def reroot(self, cap: float) -> bool:
+        """Re-rooting: at each node of the incumbent of depth budget ``LOCAL_DEPTH + 1`` or
+        ``LOCAL_DEPTH + 2`` (the top of the tree at depths 4-6), each test of the
+        ``REROOT_LEVELS`` levels below it in the incumbent, on any chain, is tried as its test
+        with *exact* subtrees below (the complete search restricted to that root, on the node's
+        rows, with the subtree's cost as upper bound), for at most ``cap`` seconds in all. The
+        threshold shifts move a test along its own chain; this brings a test of another feature
+        up from below, the move a heuristic's choice of root most often misses (occupancy depth
+        5: CART's root with exact subtrees costs 10, its left child's test 9, the best tree
+        known). The candidates go one at a time, nearest level first (a child's test before a
+        grandchild's), each its own run: a cut one is solved again in the next call, its
+        finished subproblems in the memo. True when every candidate was solved to the end (then
+        ``reroot_done`` until a new incumbent)."""
+        search, ch = self.search, self.search.ch
+        stop = search.deadline.elapsed() + cap
+        start = self.node
+        todo = []  # (path, rows, depth budget, candidate column in chain order)
+        for path, rows, budget in self._subtrees(LOCAL_DEPTH + 2, start):
+            node = _at(start, path)
+            if budget <= LOCAL_DEPTH or node.is_leaf:
+                continue
+            seen = {int(node.feature)}
+            for f in _tests_by_level(node, REROOT_LEVELS)[1:]:
+                if f not in seen:
+                    seen.add(f)
+                    todo.append((path, rows, budget, int(ch.column_of[f])))
+        with self.inc.lock:
+            if self.inc.node is not start:
+                return False
+            done = self.inc.reroot_next
+        root = copy.deepcopy(start)
+        changed = False
+        for k in range(done, len(todo)):
+            path, rows, budget, col = todo[k]
+            left = stop - search.deadline.elapsed()
+            if left <= 0 or search.deadline.expired():
+                break
+            sub = _at(root, path)
+            sub_cost = search.subtree_cost(sub, rows)
+            self.stats["reroot_solves"] += 1
+            out = search.run(budget, sub_cost, rows=None if not path else rows,
+                             roots=np.array([col], dtype=np.int64), time_cap=left)
+            if out.node is not None and out.cost is not None and out.cost < sub_cost:
+                root = _replace(root, path, out.node)
+                changed = True
+                self.stats["reroot_improvements"] += 1
+            if not out.finished:
+                break
+            done = k + 1
+        if changed:
+            self._adopt(root, search.tree_cost(root), "reroot")
+            return done == len(todo)
+        with self.inc.lock:
+            if self.inc.node is start:
+                self.inc.reroot_next = done
+                self.inc.reroot_done = done == len(todo)
+        return done == len(todo)
+
+
+def _tests_by_level(node: Node, levels: int) -> list[int]:
+    """The tests (columns) of the split nodes of the ``levels`` top levels of ``node``'s subtree,
+    level by level (the node's own first), left to right within a level."""
+    out, level = [], [node]
+    for _ in range(levels):
+        level = [n for n in level if not n.is_leaf]
+        out += [int(n.feature) for n in level]
+        level = [c for n in level for c in (n.left, n.right)]
+    return out
 
 
 def _at(node: Node, path: tuple) -> Node:

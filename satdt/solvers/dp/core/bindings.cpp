@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "search.h"
+#include "witness.h"  // proof witness (issue 23): the block at the end
 
 namespace py = pybind11;
 using satdt_dp::i64;
@@ -180,6 +181,47 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("missing_pairs", &satdt_dp::Search::missing_pairs)
         .def("set_root_wave", &satdt_dp::Search::set_root_wave, py::arg("wave"))
         .def("set_solo", &satdt_dp::Search::set_solo, py::arg("on"));
+
+    // --- proof witness (issue 23) ---
+    // BoxWitness (witness.h): the witness questions of satdt/proof/witness.py over every box of the data
+    py::class_<satdt_dp::BoxWitness>(mod, "BoxWitness")
+        .def(py::init([](IntArray rank, IntArray R, IntArray cls, int C, int depth, int max_leaves) {
+                 if (rank.ndim() != 2 || R.ndim() != 1 || cls.ndim() != 1 || R.shape(0) != rank.shape(1) ||
+                     cls.shape(0) != rank.shape(0))
+                     throw std::invalid_argument("BoxWitness: rank (n, p), R (p,) and cls (n,) disagree");
+                 return std::make_unique<satdt_dp::BoxWitness>(rank.data(), static_cast<int>(rank.shape(0)),
+                                                               static_cast<int>(rank.shape(1)), R.data(), cls.data(),
+                                                               C, depth, max_leaves);
+             }),
+             py::arg("rank"), py::arg("R"), py::arg("cls"), py::arg("n_classes"), py::arg("depth"),
+             py::arg("max_leaves"))
+        .def("set_present", [](satdt_dp::BoxWitness& w, py::array_t<uint8_t, py::array::c_style | py::array::forcecast> a) {
+                 if (a.ndim() != 1) throw std::invalid_argument("present must be 1-D");
+                 std::vector<char> v(a.data(), a.data() + a.shape(0));
+                 w.set_present(v);
+                 return w.yes();
+             }, py::arg("present"))
+        .def("predict", [](const satdt_dp::BoxWitness& w, int n) {
+                 py::array_t<int32_t> label(n), leaf(n);
+                 const int leaves = w.predict(label.mutable_data(), leaf.mutable_data());
+                 return py::make_tuple(label, leaf, leaves);
+             }, py::arg("n"))
+        .def("shrink", [](satdt_dp::BoxWitness& w, CountArray order, CountArray row_of) {
+                 if (order.ndim() != 1 || row_of.ndim() != 1) throw std::invalid_argument("order and row_of must be 1-D");
+                 std::vector<int> o(order.data(), order.data() + order.shape(0));
+                 std::vector<int> ro(row_of.data(), row_of.data() + row_of.shape(0));
+                 std::vector<int> out;
+                 {
+                     py::gil_scoped_release release;
+                     out = w.shrink(o, ro);
+                 }
+                 return py::array_t<int64_t>(out.size(), std::vector<int64_t>(out.begin(), out.end()).data());
+             }, py::arg("order"), py::arg("row_of"))
+        .def_property_readonly("value", &satdt_dp::BoxWitness::value)
+        .def_property_readonly("inf", &satdt_dp::BoxWitness::inf)
+        .def_property_readonly("boxes", &satdt_dp::BoxWitness::boxes)
+        .def_property_readonly("asked", &satdt_dp::BoxWitness::asked);
+    // --- end proof witness ---
     // --- weights / missing (issue 24) ---
     py::reinterpret_borrow<py::class_<satdt_dp::Search>>(mod.attr("Search"))
         .def("set_missing_bound", &satdt_dp::Search::set_missing_bound, py::arg("on"))

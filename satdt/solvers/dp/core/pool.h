@@ -12,6 +12,7 @@
 // millisecond apart), then sleep on a condition variable.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -40,16 +41,19 @@ class Pool {
     Pool& operator=(const Pool&) = delete;
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
+    // the threads that take part in a run: all but `reserve`
+    int active() const { return std::max(1, size() - reserve); }
     bool adaptive = true;  // false: engaged() always (tests)
-    // true: every kernel and wave runs on the calling thread alone (Search::set_solo), the
-    // workers asleep: another search has the other cores (the anytime schedule's two lanes)
-    bool paused = false;
+    // threads left to another search running at the same time (Search::set_solo: the anytime
+    // schedule's two lanes): the workers numbered active() and above sit out every run, so that
+    // with two threads every kernel and wave runs on the calling thread alone
+    int reserve = 0;
     // whether the next kernel should go to the workers: not while they keep missing the runs
     // (a loaded machine where they rarely get a core: 64 runs in a row whose every task the
     // caller ran itself), then for the next 512 kernels the caller works alone and tries again.
     // Which thread runs a task never changes a result (see the top), so neither does this.
     bool engaged() {
-        if (paused) return false;
+        if (active() <= 1) return false;
         if (!adaptive) return true;
         if (skip_ > 0) {
             --skip_;
@@ -110,6 +114,7 @@ class Pool {
         ++runs_;
         job_ = &job;
         ntasks_ = n;
+        active_ = active();
         next_.store(0, std::memory_order_relaxed);
         busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
         {
@@ -143,7 +148,7 @@ class Pool {
             }
             seen = g;
             if (quit_) return;
-            drain(t);
+            if (t < active_) drain(t);
             busy_.fetch_sub(1, std::memory_order_acq_rel);
         }
     }
@@ -155,6 +160,7 @@ class Pool {
     std::atomic<int> next_{0}, busy_{0};
     const std::function<void(int, int)>* job_ = nullptr;
     int ntasks_ = 0;
+    int active_ = 1;  // active() at the run's launch (read by the workers after its generation)
     bool quit_ = false;
     long long runs_ = 0;
     long long helped_before_ = 0;  // worker_tasks_ after the previous run

@@ -477,7 +477,7 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         maskL.resize(bits.W);
         maskR.resize(bits.W);
     }
-    const bool waves = top && pool_ && !pool_->paused && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 &&
+    const bool waves = top && pool_ && pool_->active() > 1 && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 &&
                        owner_ == nullptr && !sat;
     int current = -1;  // the root being evaluated (open again when the time limit cuts it)
     // missing-value pairs on this node (pair_kinds; kind 1: chain k sends the missing rows M

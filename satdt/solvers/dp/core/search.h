@@ -42,6 +42,8 @@
 //                           depth-two kernels (a scan's set-up and each root's chains, a pair
 //                           solve's pairs) split into tasks combined in the serial order with the
 //                           serial tie-break; the host stays on the calling thread
+//   witness.h, witness.cpp  not part of the search: the proof witness questions over every box of
+//                           the data (satdt/proof/witness.py, issue 23)
 //   bindings.cpp            the Python module satdt.solvers.dp._core (the only pybind11 file)
 //   unity.cpp               the components above as the one translation unit the module builds
 #pragma once
@@ -137,11 +139,12 @@ class Search {
     // the incumbent between waves (see root_waves); wave < 0: off (only the kernels on threads).
     // The answer and the tree are fixed for given threads and wave.
     void set_root_wave(int wave) { root_wave_ = wave; }
-    // on: the search runs on the calling thread alone (no waves, no kernel on the threads) until
-    // switched off; the answers are those of one thread. For a search that shares the cores with
-    // another one running at the same time (satdt/solvers/dp/anytime.py, the two lanes).
+    // on: the search leaves one of its threads to another search running at the same time
+    // (satdt/solvers/dp/anytime.py, the two lanes) until switched off: with two threads it runs
+    // on the calling thread alone (no waves, no kernel on the threads; the answers of one thread),
+    // with more on all but one (waves of that many roots).
     void set_solo(bool on) {
-        if (pool_) pool_->paused = on;
+        if (pool_) pool_->reserve = on ? 1 : 0;
     }
 
     // Solve the whole problem at depth d with upper bound ub within time_limit seconds. The host

@@ -12,3 +12,4 @@
 #include "depth2.cpp"
 #include "scan.cpp"
 #include "greedy.cpp"
+#include "witness.cpp"  // proof witness (issue 23): the box questions, not part of the search

@@ -39,8 +39,8 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
     const int T = V.T(), nth = pool_->size();
     // the wave: at depth three a root is one or two depth-two solves (many roots, short and
     // uneven): four per thread, claimed as the threads come free, even the threads' loads; deeper,
-    // a root is a big search whose result prunes the next ones: one per thread
-    const int K = root_wave_ > 0 ? root_wave_ : (d == 3 ? 4 * nth : nth);
+    // a root is a big search whose result prunes the next ones: one per thread taking part
+    const int K = root_wave_ > 0 ? root_wave_ : (d == 3 ? 4 * pool_->active() : pool_->active());
     if (static_cast<int>(clones_.size()) != nth) {
         clones_.clear();
         for (int th = 0; th < nth; ++th) clones_.emplace_back(new Search(*this, th));

@@ -1,0 +1,311 @@
+// satdt.solvers.dp core: the witness questions over every box of the data and the deletion loop
+// (witness.h says what and why).
+
+#include "witness.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace satdt_dp {
+
+namespace {
+constexpr long long kMaxBoxCells = 100000000;  // (depth + 1) x boxes table entries (400 MB): refused above
+}
+
+BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
+                       int max_leaves)
+    : n_(n), p_(p), C_(C), depth_(depth), max_leaves_(max_leaves), inf_(n + 1), any_(max_leaves < 0) {
+    if (n < 0 || p < 0 || C < 1 || depth < 0 || depth > 100) throw std::invalid_argument("BoxWitness: bad sizes");
+    R_.assign(R, R + p);
+    I_.resize(p);
+    stride_.resize(p);
+    id_.resize(p);
+    lo_.resize(p);
+    hi_.resize(p);
+    for (int f = 0; f < p; ++f) {
+        const int r = R_[f];
+        if (r < 1) throw std::invalid_argument("BoxWitness: a chain needs >= 1 rank");
+        I_[f] = r * (r + 1) / 2;
+        if (I_[f] > 65535) throw std::invalid_argument("BoxWitness: a chain has too many intervals");
+        id_[f].assign(static_cast<size_t>(r) * r, -1);
+        for (int lo = 0; lo < r; ++lo)
+            for (int hi = lo; hi < r; ++hi) {
+                id_[f][static_cast<size_t>(lo) * r + hi] = static_cast<int>(lo_[f].size());
+                lo_[f].push_back(lo);
+                hi_[f].push_back(hi);
+            }
+        stride_[f] = nbox_;
+        if (nbox_ > kMaxBoxCells / I_[f]) throw std::invalid_argument("BoxWitness: too many boxes");
+        nbox_ *= I_[f];
+        full_ += id_[f][r - 1] * stride_[f];  // [0, R - 1]
+    }
+    if (nbox_ > kMaxBoxCells / (depth + 1) || nbox_ > kMaxBoxCells / C)
+        throw std::invalid_argument("BoxWitness: too many boxes");
+    rank_.assign(rank, rank + static_cast<size_t>(n) * p);
+    cls_.assign(cls, cls + n);
+    for (int r = 0; r < n; ++r) {
+        if (cls_[r] < 0 || cls_[r] >= C) throw std::invalid_argument("BoxWitness: class out of range");
+        for (int f = 0; f < p; ++f)
+            if (rank_[static_cast<size_t>(r) * p + f] < 0 || rank_[static_cast<size_t>(r) * p + f] >= R_[f])
+                throw std::invalid_argument("BoxWitness: rank out of range");
+    }
+    present_.assign(n, 0);
+    cc_.assign(static_cast<size_t>(nbox_) * C, 0);
+    lev_.assign(static_cast<size_t>(depth + 1) * nbox_, 0);  // no row: every box empty (0 leaves)
+    stamp_.assign(nbox_, 0);
+    ids_.resize(static_cast<size_t>(nbox_) * p);  // each box's interval on each chain (no division per cell)
+    top_.resize(nbox_);
+    for (long long b = 0; b < nbox_; ++b) {
+        long long rest = b;
+        int narrow = 0;  // chains on which the box is not the whole range
+        for (int f = 0; f < p; ++f) {
+            const int id = static_cast<int>(rest % I_[f]);
+            ids_[static_cast<size_t>(b) * p + f] = static_cast<uint16_t>(id);
+            narrow += lo_[f][id] != 0 || hi_[f][id] != R_[f] - 1;
+            rest /= I_[f];
+        }
+        // a box at d levels below the top has at most d narrowed chains: it is needed at levels
+        // 0 .. depth - narrow only (the others are never read: the answer is the full box's at depth)
+        top_[b] = static_cast<int8_t>(std::max(-1, depth - narrow));
+    }
+}
+
+// every box holding row r: one interval containing its rank on each chain (an odometer)
+void BoxWitness::boxes_of(int r, std::vector<long long>& out) {
+    const int32_t* rk = &rank_[static_cast<size_t>(r) * p_];
+    std::vector<int> lo(p_), hi(p_);
+    long long b = 0;
+    for (int f = 0; f < p_; ++f) {
+        lo[f] = hi[f] = rk[f];
+        b += id_[f][static_cast<size_t>(rk[f]) * R_[f] + rk[f]] * stride_[f];
+    }
+    while (true) {
+        out.push_back(b);
+        int f = 0;
+        for (; f < p_; ++f) {  // next interval [lo, hi] around rk[f]: hi up, then lo down
+            const int r0 = R_[f];
+            const long long old = id_[f][static_cast<size_t>(lo[f]) * r0 + hi[f]];
+            if (hi[f] + 1 < r0) {
+                ++hi[f];
+            } else if (lo[f] > 0) {
+                --lo[f];
+                hi[f] = rk[f];
+            } else {
+                lo[f] = hi[f] = rk[f];
+                b += (id_[f][static_cast<size_t>(rk[f]) * r0 + rk[f]] - old) * stride_[f];
+                continue;  // wrapped: carry to the next chain
+            }
+            b += (id_[f][static_cast<size_t>(lo[f]) * r0 + hi[f]] - old) * stride_[f];
+            break;
+        }
+        if (f == p_) return;
+    }
+}
+
+void BoxWitness::flip(const std::vector<int>& rows, bool on) {
+    std::vector<long long> bx;
+    for (int r : rows) {
+        present_[r] = on;
+        bx.clear();
+        boxes_of(r, bx);
+        const int c = cls_[r], d = on ? 1 : -1;
+        for (long long b : bx) {
+            cc_[static_cast<size_t>(b) * C_ + c] += d;
+            if (stamp_[b] != epoch_) {
+                stamp_[b] = epoch_;
+                aff_.push_back(b);
+            }
+        }
+    }
+}
+
+int BoxWitness::level0(long long b) const {
+    const int32_t* c = &cc_[static_cast<size_t>(b) * C_];
+    int k = 0;
+    for (int i = 0; i < C_; ++i) k += c[i] > 0;
+    return k == 0 ? 0 : k == 1 ? 1 : inf_;
+}
+
+// opt(b, d) = min(opt(b, d - 1), min over chains and cuts of the two sides at d - 1)
+int BoxWitness::cell(int d, long long b) const {
+    const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
+    int v = P[b];
+    if (v <= 2 || (any_ && v < inf_)) return v;  // empty, one class, or two leaves: no split does better
+    const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
+    for (int f = 0; f < p_; ++f) {
+        const int id = bid[f];
+        const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+        const long long s = stride_[f];
+        const int* ids = id_[f].data();
+        for (int c = lo + 1; c <= hi; ++c) {
+            const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
+            const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
+            const int t = P[l] + P[r];
+            if (t < v) {
+                v = t;
+                if (v <= 2 || (any_ && v < inf_)) return v;  // DT_depth: any tree will do
+            }
+        }
+    }
+    return std::min(v, inf_);
+}
+
+void BoxWitness::recompute_all() {
+    for (long long b = 0; b < nbox_; ++b) lev_[b] = level0(b);
+    for (int d = 1; d <= depth_; ++d) {
+        int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
+        for (long long b = 0; b < nbox_; ++b)
+            if (top_[b] >= d) L[b] = cell(d, b);
+    }
+}
+
+// the boxes of aff_ at every level, bottom up (their sub-boxes are in aff_ or unchanged); stops
+// at a level where none changed (the levels above cannot change either)
+void BoxWitness::recompute_affected(bool save) {
+    const size_t A = aff_.size();
+    if (save) saved_.assign(A * (depth_ + 1), 0);
+    for (int d = 0; d <= depth_; ++d) {
+        int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
+        bool changed = false;
+        for (size_t i = 0; i < A; ++i) {
+            const long long b = aff_[i];
+            if (save) saved_[static_cast<size_t>(d) * A + i] = L[b];
+            if (top_[b] < d) continue;  // not needed at this level (never read)
+            const int v = d == 0 ? level0(b) : cell(d, b);
+            changed |= v != L[b];
+            L[b] = v;
+        }
+        if (!changed) {
+            if (save)  // the levels above keep their values: saved as they are
+                for (int e = d + 1; e <= depth_; ++e)
+                    for (size_t i = 0; i < A; ++i)
+                        saved_[static_cast<size_t>(e) * A + i] = lev_[static_cast<size_t>(e) * nbox_ + aff_[i]];
+            return;
+        }
+    }
+}
+
+void BoxWitness::restore() {
+    const size_t A = aff_.size();
+    for (int d = 0; d <= depth_; ++d)
+        for (size_t i = 0; i < A; ++i)
+            lev_[static_cast<size_t>(d) * nbox_ + aff_[i]] = saved_[static_cast<size_t>(d) * A + i];
+}
+
+void BoxWitness::set_present(const std::vector<char>& present) {
+    if (static_cast<int>(present.size()) != n_) throw std::invalid_argument("BoxWitness: present has a wrong size");
+    std::vector<int> on, off;
+    for (int r = 0; r < n_; ++r)
+        if ((present[r] != 0) != (present_[r] != 0)) (present[r] ? on : off).push_back(r);
+    ++epoch_;
+    aff_.clear();
+    flip(on, true);
+    flip(off, false);
+    ++asked_;
+    if (static_cast<long long>(aff_.size()) * 2 > nbox_)
+        recompute_all();
+    else
+        recompute_affected(false);
+}
+
+int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
+                      std::vector<int>& right, std::vector<int>& label) const {
+    const int v = lev_[static_cast<size_t>(d) * nbox_ + b];
+    while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] == v) --d;
+    const int node = static_cast<int>(feat.size());
+    feat.push_back(-1);
+    cut.push_back(0);
+    left.push_back(-1);
+    right.push_back(-1);
+    label.push_back(0);
+    if (v <= 1) {
+        const int32_t* c = &cc_[static_cast<size_t>(b) * C_];
+        for (int i = 0; i < C_; ++i)
+            if (c[i] > 0) label[node] = i;
+        return node;
+    }
+    if (d == 0 || v >= inf_) throw std::logic_error("BoxWitness: no tree for this box");
+    const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
+    long long rest = b;
+    for (int f = 0; f < p_; ++f) {
+        const int id = static_cast<int>(rest % I_[f]);
+        rest /= I_[f];
+        const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+        for (int c = lo + 1; c <= hi; ++c) {
+            const long long l = b + (id_[f][static_cast<size_t>(lo) * r0 + c - 1] - id) * stride_[f];
+            const long long r = b + (id_[f][static_cast<size_t>(c) * r0 + hi] - id) * stride_[f];
+            if (P[l] + P[r] == v) {  // both sides hold rows (v < opt(b, d - 1): a side with all rows is no better)
+                feat[node] = f;
+                cut[node] = c;
+                const int a = build(l, d - 1, feat, cut, left, right, label);
+                left[node] = a;
+                const int z = build(r, d - 1, feat, cut, left, right, label);
+                right[node] = z;
+                return node;
+            }
+        }
+    }
+    throw std::logic_error("BoxWitness: the tables are inconsistent");
+}
+
+int BoxWitness::predict(int32_t* label, int32_t* leaf) const {
+    if (!yes()) throw std::logic_error("BoxWitness: no tree to predict with");
+    std::vector<int> feat, cut, left, right, lab;
+    build(full_, depth_, feat, cut, left, right, lab);
+    int leaves = 0;
+    for (int f : feat) leaves += f < 0;
+    for (int r = 0; r < n_; ++r) {
+        int node = 0;
+        while (feat[node] >= 0)
+            node = rank_[static_cast<size_t>(r) * p_ + feat[node]] >= cut[node] ? right[node] : left[node];
+        label[r] = lab[node];
+        leaf[r] = node;
+    }
+    return leaves;
+}
+
+std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::vector<int>& row_of) {
+    int top = 0;
+    for (int r : order) {
+        if (r < 0 || static_cast<size_t>(r) >= row_of.size()) throw std::invalid_argument("shrink: row out of range");
+        if (row_of[r] < 0 || row_of[r] >= n_) throw std::invalid_argument("shrink: row_of out of range");
+        top = std::max(top, r + 1);
+    }
+    std::vector<int> cnt(n_, 0);
+    for (int r : order) ++cnt[row_of[r]];
+    std::vector<char> present(n_);
+    for (int i = 0; i < n_; ++i) present[i] = cnt[i] > 0;
+    set_present(present);
+    if (yes()) throw std::invalid_argument("shrink: the rows admit a tree");
+    std::vector<char> gone(top, 0);
+    size_t head = 0, chunk = std::max<size_t>(1, order.size() / 2);
+    std::vector<int> flips;
+    while (head < order.size()) {
+        chunk = std::min(chunk, order.size() - head);
+        ++epoch_;
+        aff_.clear();
+        flips.clear();
+        for (size_t i = head; i < head + chunk; ++i)
+            if (--cnt[row_of[order[i]]] == 0) flips.push_back(row_of[order[i]]);
+        flip(flips, false);
+        recompute_affected(true);
+        ++asked_;
+        if (!yes()) {  // still no: the chunk goes for good
+            for (size_t i = head; i < head + chunk; ++i) gone[order[i]] = 1;
+            head += chunk;
+            continue;
+        }
+        for (size_t i = head; i < head + chunk; ++i) ++cnt[row_of[order[i]]];  // yes: undo
+        flip(flips, true);
+        restore();
+        if (chunk == 1) ++head;  // the row is necessary
+        chunk = std::max<size_t>(1, chunk / 2);
+    }
+    std::vector<int> out;
+    for (int r : order)
+        if (!gone[r]) out.push_back(r);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace satdt_dp

@@ -1,0 +1,75 @@
+// satdt.solvers.dp core: the witness questions of a consistent-tree certificate (issue 23;
+// satdt/proof/witness.py) answered over every box of the data, with the deletion loop that shrinks
+// a witness to a minimal one.
+//
+// The question, on a set S of distinct rows (each of one class): is there a tree of depth <= D
+// with <= max_leaves leaves and no error on S? The box DP of satdt/solvers/dp/boxes.py (its module
+// doc has the recurrence) gives the fewest leaves opt(box, d) of every box of the chains' ranks.
+// Only the boxes holding a row change when that row comes or goes, so a question on S plus or
+// minus a few rows recomputes only those boxes (at every level), and a trial removal is undone by
+// writing their old values back. Data with few distinct values per feature only (the caller
+// bounds the number of boxes and the work per level).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace satdt_dp {
+
+class BoxWitness {
+  public:
+    // rank: n rows x p chains (row major), 0 <= rank < R[f]; cls: each row's class (< C);
+    // max_leaves < 0: any number of leaves (DT_depth's question)
+    BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
+               int max_leaves);
+
+    // the rows present: row r is present iff cnt[r] > 0 (recomputes the boxes that change)
+    void set_present(const std::vector<char>& present);
+    int value() const { return lev_[static_cast<size_t>(depth_) * nbox_ + full_]; }  // >= inf_: none
+    bool yes() const { return value() < inf_ && (max_leaves_ < 0 || value() <= max_leaves_); }
+    int inf() const { return inf_; }
+    long long boxes() const { return nbox_; }
+    long long asked() const { return asked_; }
+
+    // a tree of the current answer (yes() must hold), as the class and the leaf (preorder node
+    // index) of every row, present or not; returns its number of leaves
+    int predict(int32_t* label, int32_t* leaf) const;
+
+    // A minimal subset of the original rows `order` (row_of: their distinct rows) on which the
+    // answer is no (it must be no on all of them): deletion by chunks of half the rows left to try,
+    // halved after a yes, down to single rows, where a yes makes the row necessary (the set minus
+    // it has a tree, so has every subset of it). Sorted original row indices.
+    std::vector<int> shrink(const std::vector<int>& order, const std::vector<int>& row_of);
+
+  private:
+    int n_, p_, C_, depth_, max_leaves_, inf_;
+    bool any_;                                // DT_depth: a box's value is any tree's leaves (the first split found)
+    long long nbox_ = 1, full_ = 0, asked_ = 0;
+    std::vector<int> R_, I_;                  // ranks, intervals per chain
+    std::vector<long long> stride_;
+    std::vector<std::vector<int>> id_;        // id_[f][lo * R + hi]
+    std::vector<std::vector<int>> lo_, hi_;   // of each interval id
+    std::vector<int32_t> rank_, cls_;
+    std::vector<char> present_;
+    std::vector<int32_t> cc_;                 // present rows per (box, class)
+    std::vector<int32_t> lev_;                // (depth + 1) x boxes
+    std::vector<uint16_t> ids_;              // boxes x chains: each box's interval ids
+    std::vector<int8_t> top_;                 // the highest level at which a box is needed
+    std::vector<int32_t> stamp_;
+    int epoch_ = 0;
+    std::vector<long long> aff_;              // boxes holding a changed row
+    std::vector<int32_t> saved_;              // their old values, level by level (undo)
+
+    void boxes_of(int r, std::vector<long long>& out);
+    void flip(const std::vector<int>& rows, bool on);  // class counts and the affected boxes
+    int cell(int d, long long b) const;                // opt(b, d) from level d - 1
+    int level0(long long b) const;
+    void recompute_all();
+    void recompute_affected(bool save);
+    void restore();
+    int build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
+              std::vector<int>& right, std::vector<int>& label) const;
+};
+
+}  // namespace satdt_dp
