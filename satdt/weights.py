@@ -270,7 +270,6 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
     values, sw_code = np.unique(sw[src], return_inverse=True)
     sw_code = sw_code.ravel()
     many = not integral_sw and len(values) > _MANY_VALUES   # no common denominator to look for
-    value_frac = [] if many else [Fraction(int(v)) if integral_sw else _fraction(v) for v in values]
     ints = None
     exact = True
     den = 2 ** 81
@@ -278,12 +277,30 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
         codes = sw_code.astype(np.int64) * len(fac) + fac_index.astype(np.int64)
         uniq, inv = np.unique(codes, return_inverse=True)
         inv = inv.ravel()
-        prod = [value_frac[u // len(fac)] * f if (f := fac[u % len(fac)]) != 1 else value_frac[u // len(fac)]
-                for u in uniq.tolist()]
-        den = 1
-        for p in prod:
+        # The exact integers are rows' factors times scale = den / g (see below); scale * p is an
+        # integer for every product p = a / b (lowest terms), so scale >= lcm(b) / gcd(a) over
+        # any of the products, and the exact total >= that times the factors' sum. Once that
+        # exceeds the limit the answer is the rounding below, whatever the other products are:
+        # stop there (random float weights: after the first product, instead of one continued
+        # fraction per distinct weight). The factors' float sum is taken 1e-6 low (its
+        # rounding error is far below that), so the bound is a true lower bound.
+        sum_f = float((sw[src] * np.array([float(x) for x in fac])[fac_index]).sum()) * (1 - 1e-6)
+        value_frac: dict[int, Fraction] = {}
+        prod = []
+        den, num_gcd = 1, 0
+        for u in uniq.tolist():
+            vi, f = u // len(fac), fac[u % len(fac)]
+            v = value_frac.get(vi)
+            if v is None:
+                v = value_frac[vi] = Fraction(int(values[vi])) if integral_sw else _fraction(values[vi])
+            p = v * f if f != 1 else v
+            prod.append(p)
             den = den * p.denominator // math.gcd(den, p.denominator)
             if den > 2 ** 80:       # no small common denominator: round instead
+                break
+            num_gcd = math.gcd(num_gcd, p.numerator)
+            if num_gcd and den / num_gcd * sum_f > limit:  # the exact total is above the limit
+                den = 2 ** 81
                 break
     if den <= 2 ** 80:
         ints_u = [p.numerator * (den // p.denominator) for p in prod]  # den: a multiple of each

@@ -2,6 +2,7 @@
 weighted optima against the optima on rows duplicated by the weights, against brute force, and
 the refusals."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -479,3 +480,62 @@ def test_fraction_of_a_float_equals_fractions_limit_denominator():
     for x in values:
         got, want = _fraction(x), reference(x)
         assert got == want and type(got) is Fraction, (x, got, want)
+
+
+def _plan_reference(data, sample_weight, class_weight=None, costs=None, limit=2 ** 40):
+    """The integer weights of the module doc, by their definition on every row: the exact
+    integers factor * D / G when D <= 2**80 and their total <= limit, else the rounding."""
+    from satdt.weights import ROUND_TOTAL, _fraction, class_factors
+
+    y, k = data.y, len(data.classes)
+    fac = class_factors(y, data.classes, class_weight, "accuracy", sample_weight)
+    sw = np.asarray(sample_weight, dtype=float)
+    whole = bool(np.all(sw == np.round(sw)))
+    prod = [(Fraction(int(sw[i])) if whole else _fraction(sw[i])) * fac[y[i]] for i in range(len(y))]
+    den = 1
+    for p in prod:
+        den = den * p.denominator // math.gcd(den, p.denominator) if den < 2 ** 81 else den
+    if den <= 2 ** 80:
+        ints = [p.numerator * (den // p.denominator) for p in prod]
+        g = 0
+        for v in ints:
+            g = math.gcd(g, v)
+        ints = [v // max(g, 1) for v in ints]
+        if sum(ints) <= limit:
+            return True, np.array(ints, dtype=np.int64)
+    f = sw * np.array([float(fac[c]) for c in y])
+    return False, np.rint(f * (min(ROUND_TOTAL, limit) / float(f.sum()))).astype(np.int64)
+
+
+@pytest.mark.parametrize("limit", [2 ** 20, 2 ** 40])
+def test_plan_weights_stops_early_with_the_same_integers(limit):
+    """plan_weights stops looking for a common denominator once a lower bound on the exact total
+    (lcm of the denominators / gcd of the numerators seen, times the factors' sum) passes the
+    limit: the same integers and the same exact / rounded choice as the definition, on weights
+    near the limit (whole, decimal, binary fractions, ratios, random floats, zeros, mixtures),
+    with and without class weights."""
+    n = 40
+    X, y, _ = _instance(5, n=n)
+    data = prepare(X, y)
+    kinds = []
+    for s in range(60):
+        r = np.random.default_rng(s)
+        kinds += [
+            r.integers(1, 2 ** int(r.integers(1, 40)), size=n).astype(float),        # whole, up to the limits
+            np.round(r.random(n) * 10, int(r.integers(0, 7))) + 0.001,                 # decimals
+            r.integers(1, 2 ** 20, size=n) / 2.0 ** int(r.integers(0, 40)),            # binary fractions
+            r.integers(1, 50, size=n) / r.integers(1, 50, size=n),                     # ratios
+            r.random(n) + 0.05,                                                        # random floats
+            np.where(r.random(n) < 0.3, 0.0, r.integers(1, 4, size=n) / 3.0),          # zeros, thirds
+            np.concatenate([np.full(n - 1, 1.0), [2.0 ** int(r.integers(15, 45))]]),   # one huge weight
+        ]
+    for i, w in enumerate(kinds):
+        for cw in (None, "balanced", {0: 0.1, 1: 3, 2: 1 / 7}):
+            if i % 3 and cw is not None:
+                continue
+            plan = plan_weights(data, w, class_weight=cw, limit=limit)
+            exact, ints = _plan_reference(data, w, class_weight=cw, limit=limit)
+            assert plan.exact == exact, (i, cw)
+            keep = ints > 0
+            assert np.array_equal(plan.data.weight, ints[keep]), (i, cw)
+            assert np.array_equal(plan.rows, np.flatnonzero(keep)), (i, cw)

@@ -254,6 +254,8 @@ class CoreSearch(SearchBase):
     #: where a node allows it (``_core.Search.set_pairing``); False for the side-by-side tests
     #: and benchmarks
     PAIRING: bool = True
+    #: the missing rows' bound at depth-three nodes (core/roots.cpp, missing_bounds; bounds only)
+    MISSING_BOUND: bool = True
 
     def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
                  q: int = 1, leaf_cost: int = 0, chains: Chains | None = None, n_jobs: int | None = 1):
@@ -274,6 +276,8 @@ class CoreSearch(SearchBase):
             core.set_thread_work(*self.THREAD_WORK)
         if not self.PAIRING:
             core.set_pairing(False)
+        if not self.MISSING_BOUND:
+            core.set_missing_bound(False)
         return core
 
     @property

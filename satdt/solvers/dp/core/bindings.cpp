@@ -222,4 +222,14 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("boxes", &satdt_dp::BoxWitness::boxes)
         .def_property_readonly("asked", &satdt_dp::BoxWitness::asked);
     // --- end proof witness ---
+    // --- weights / missing (issue 24) ---
+    py::reinterpret_borrow<py::class_<satdt_dp::Search>>(mod.attr("Search"))
+        .def("set_missing_bound", &satdt_dp::Search::set_missing_bound, py::arg("on"))
+        .def("missing_bound_stats", [](const satdt_dp::Search& s) {
+            const auto [solves, skips] = s.missing_bound_stats();
+            py::dict d;
+            d["missing_rows_solved"] = solves;
+            d["roots_ruled_out"] = skips;
+            return d;
+        });
 }

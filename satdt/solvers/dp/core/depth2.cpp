@@ -214,29 +214,42 @@ void Search::pair_weights(const View& V, PairWeights& pw) const {
         // v without its lowest bit
         const int G = 8 * W;
         i64 wmax = 0;
-        for (int r = 0; r < n; ++r)
-            for (int c = 0; c < C_; ++c) wmax = std::max(wmax, w(V.rows[r])[c]);
-        pw.tab.assign(static_cast<size_t>(G) * 256 * C_, 0);
-        for (int g = 0; g < G; ++g) {
-            i64* t = &pw.tab[static_cast<size_t>(g) * 256 * C_];
-            for (int v = 1; v < 256; ++v) {
-                const int b = __builtin_ctz(v), r = 8 * g + b;
-                const i64* prev = t + static_cast<size_t>(v & (v - 1)) * C_;
-                i64* e = t + static_cast<size_t>(v) * C_;
-                for (int c = 0; c < C_; ++c) e[c] = prev[c] + (r < n ? w(V.rows[r])[c] : 0);
-            }
-        }
         std::vector<i64> ctot(C_, 0);
         for (int r = 0; r < n; ++r)
-            for (int c = 0; c < C_; ++c) ctot[c] += w(V.rows[r])[c];
+            for (int c = 0; c < C_; ++c) {
+                wmax = std::max(wmax, w(V.rows[r])[c]);
+                ctot[c] += w(V.rows[r])[c];
+            }
+        // built directly in the entry type count() reads (no i64 table converted afterwards):
+        // entry (g, v) of `cols` words, the weights added as `add` gives them
+        auto build = [&](auto& tab, int cols, auto add) {
+            tab.assign(static_cast<size_t>(G) * 256 * cols, 0);
+            for (int g = 0; g < G; ++g) {
+                auto* t = &tab[static_cast<size_t>(g) * 256 * cols];
+                for (int v = 1; v < 256; ++v) {
+                    const int b = __builtin_ctz(v), r = 8 * g + b;
+                    const auto* prev = t + static_cast<size_t>(v & (v - 1)) * cols;
+                    auto* e = t + static_cast<size_t>(v) * cols;
+                    if (r < n)
+                        add(e, prev, w(V.rows[r]));
+                    else
+                        for (int c = 0; c < cols; ++c) e[c] = prev[c];
+                }
+            }
+        };
         if (C_ == 2 && ctot[0] < (i64{1} << 32) && ctot[1] < (i64{1} << 32)) {
-            pw.tab2.resize(static_cast<size_t>(G) * 256);
-            for (size_t e = 0; e < pw.tab2.size(); ++e)
-                pw.tab2[e] = static_cast<u64>(pw.tab[2 * e]) | (static_cast<u64>(pw.tab[2 * e + 1]) << 32);
-            pw.tab.clear();
+            // one word per entry: class 0 in the low half, class 1 in the high half
+            build(pw.tab2, 1, [](u64* e, const u64* prev, const i64* wr) {
+                e[0] = prev[0] + (static_cast<u64>(wr[0]) | (static_cast<u64>(wr[1]) << 32));
+            });
         } else if (8 * wmax < (i64{1} << 31)) {
-            pw.tab32.assign(pw.tab.begin(), pw.tab.end());
-            pw.tab.clear();
+            build(pw.tab32, C_, [&](int32_t* e, const int32_t* prev, const i64* wr) {
+                for (int c = 0; c < C_; ++c) e[c] = prev[c] + static_cast<int32_t>(wr[c]);
+            });
+        } else {
+            build(pw.tab, C_, [&](i64* e, const i64* prev, const i64* wr) {
+                for (int c = 0; c < C_; ++c) e[c] = prev[c] + wr[c];
+            });
         }
         return;
     }

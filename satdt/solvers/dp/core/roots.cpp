@@ -37,6 +37,68 @@ void Search::similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vecto
     }
 }
 
+// The missing rows' bound (issue 24). A missing-value pair (chains k, k + 1: kind 1 and 3) has
+// the rows M missing its feature on one side of every root: the left of chain k's roots, the
+// right of chain k + 1's. For rows S disjoint from M and any tree of depth d - 1,
+//   cost(S + M) = q err(S) + q err(M) + lc leaves >= opt(S) + q err*(M),
+// err*(M) the least errors of a tree of depth d - 1 on M alone, so opt(S + M) >= opt(S) + e with
+// e = q err*(M) >= opt(M) - lc 2^(d-1) (solved once per pair and node: solve_node on M; its
+// value, exact or a lower bound, bounds opt(M) from below). Two floors under the children
+// bounds of the pair's roots follow (floorL, floorR; the root search skips a root whose floors
+// reach its bound, but orders the roots by their plain bounds: raising the bounds themselves
+// reordered the roots and cost more roots than it saved on three of six measured cells):
+//   - at once, each child holding M: >= its other rows' leaf-conflict errors and leaf, plus e;
+//   - after a pair root's side without M, S of value >= v (similar_missing): each child S_j
+//     holding M >= v - q w(S - S_j) + e (the similarity bound [2, sec. 4.6] on S_j minus M,
+//     plus e), where the plain similarity bound across the pair loses q w(M) instead.
+// Bounds only: the same optimum. Depth three (depth-two solves on M; deeper, e would take a
+// search of depth d - 1 of its own).
+void Search::missing_bounds(const View& V, const std::vector<i64>& F, const i64* N, const std::vector<char>& kind,
+                            int d, std::vector<i64>& floorL, std::vector<i64>& floorR, std::vector<i64>& pair_e) {
+    const int n = V.n(), p = V.p, T = V.T();
+    const i64* fc = &F[static_cast<size_t>(C_) * T];  // leaf-conflict errors on the right of each root
+    std::vector<int> posM;
+    for (int k = 0; k + 1 < p; ++k) {
+        if (kind[k] != 1) continue;
+        posM.clear();
+        i64 wM = 0, confM = 0;
+        for (int a = 0; a < n; ++a)
+            if (V.bucket[static_cast<size_t>(a) * p + k] == 0) {
+                posM.push_back(a);
+                const i64* wr = w(V.rows[a]);
+                for (int c = 0; c < C_; ++c) wM += wr[c];
+                confM += wr[C_];
+            }
+        if (posM.empty()) continue;
+        // opt(M) at depth d - 1 (its leaf costs lc each, at most 2^(d-1) of them)
+        const Sub s = solve_node(V, posM, d - 1, q_ * wM + lc_ + 1, nullptr, nullptr, false);
+        ++mb_solves_;
+        const i64 e = std::max<i64>(0, s.val - lc_ * (i64{1} << (d - 1)));
+        pair_e[k] = e;
+        if (e <= q_ * confM) continue;  // no better than the leaf-conflict bound of root_bounds
+        // (the leaf-conflict errors of a side minus M's, as root_bounds, plus e)
+        const i64 gain = e - q_ * confM;
+        for (int j = V.col0[k]; j < V.col0[k + 1]; ++j)  // M on the left
+            floorL[j] = std::max(floorL[j], q_ * (N[C_] - fc[j]) + lc_ + gain);
+        for (int j = V.col0[k + 1]; j < V.col0[k + 2]; ++j)  // M on the right
+            floorR[j] = std::max(floorR[j], q_ * fc[j] + lc_ + gain);
+    }
+}
+
+void Search::similar_missing(i64 v, const std::vector<i64>& Fa, int T, i64 n, const View& V, int k, i64 e,
+                             std::vector<i64>& floorL, std::vector<i64>& floorR) const {
+    if (v + e <= 0) return;
+    auto right = [&](int j) {  // weight of S on the right of root j
+        i64 r = 0;
+        for (int c = 0; c < C_; ++c) r += Fa[static_cast<size_t>(c) * T + j];
+        return r;
+    };
+    for (int j = V.col0[k]; j < V.col0[k + 1]; ++j)  // S_j = L_j: S - S_j = S on the right of j
+        floorL[j] = std::max(floorL[j], v - q_ * right(j) + e);
+    for (int j = V.col0[k + 1]; j < V.col0[k + 2]; ++j)  // S_j = R_j: S - S_j = S on the left of j
+        floorR[j] = std::max(floorR[j], v - q_ * (n - right(j)) + e);
+}
+
 // Initial bounds of every root column j of a node: each side costs at least its leaf-conflict
 // errors and one leaf; tie = the depth-one errors of the split (best-first ties); ftot = the
 // weight on the right of j.

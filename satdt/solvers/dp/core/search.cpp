@@ -484,9 +484,18 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
     // left, kind 3: chain k + 1 sends them right, the present rows split alike by both)
     std::vector<char> kind(V.p, 0);
     if (pairing_) pair_kinds(V, kind);
+    // the missing rows' bound of each pair (missing_bounds), and the floors it puts under the
+    // roots' children bounds: used to skip a root, not to order the roots
+    std::vector<i64> pair_e(V.p, -1), floorL, floorR;
     try {
+        if (pairing_ && missing_bound_ && d == 3 && !sat && tests == nullptr) {  // (not the restricted search)
+            floorL.assign(T, 0);
+            floorR.assign(T, 0);
+            missing_bounds(V, F, N, kind, d, floorL, floorR, pair_e);
+        }
         if (waves) {
-            root_waves(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr);
+            root_waves(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr, pair_e,
+                       floorL, floorR);
             return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
         }
         while (true) {
@@ -497,6 +506,12 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
             if (t < 0 || !(kmin < static_cast<double>(bound))) break;
             t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
             open[t] = 0;
+            if (!floorL.empty() && std::max(lbL[t], floorL[t]) + std::max(lbR[t], floorR[t]) >= bound) {
+                lbL[t] = std::max(lbL[t], floorL[t]);  // ruled out by the missing rows' bound
+                lbR[t] = std::max(lbR[t], floorR[t]);
+                ++mb_skips_;
+                continue;
+            }
             current = t;
             roots_++;
             const int ch = V.cchain[t], lv = V.clevel[t];
@@ -548,6 +563,11 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
             std::vector<i64>& lb2 = left_first ? lbR : lbL;
             s1 = child(V, pos1, d - 1, bound - lb2[t], F1, pres1, left_first ? NL.data() : NR.data());
             similar(s1.val, F1, T, left_first ? nL : nR, lb1, lb2, left_first);
+            {  // a pair's root: s1 is its side without M (the missing rows' bound)
+                const int kp = kind[ch] == 1 ? ch : kind[ch] == 3 ? ch - 1 : -1;
+                if (kp >= 0 && pair_e[kp] >= 0)
+                    similar_missing(s1.val, F1, T, left_first ? nL : nR, V, kp, pair_e[kp], floorL, floorR);
+            }
             if (!s1.has_tree() || s1.val + lb2[t] >= bound) continue;
             // the second child gets ConTree's extra budget [3]: the rows between the root and the
             // ends of its interval, so that its value can rule out the whole interval

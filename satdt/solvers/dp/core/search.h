@@ -184,6 +184,14 @@ class Search {
     // so the optimum does not depend on it. set_pairing(false) scans every chain on its own.
     void set_pairing(bool on) { pairing_ = on; }
     int missing_pairs() const;
+    // The missing rows' bound (issue 24; see missing_bounds in roots.cpp): at a node of depth
+    // three, each missing-value pair's rows M (missing the feature) are solved once at depth two,
+    // and a child that holds M costs at least that optimum plus a bound of its other rows; a root
+    // whose children reach the incumbent's bound so is skipped. Bounds only: the same optimum.
+    // set_missing_bound(false): off.
+    void set_missing_bound(bool on) { missing_bound_ = on; }
+    // its work: the pairs' M solved (missing_bounds) and the roots it ruled out unevaluated
+    std::pair<i64, i64> missing_bound_stats() const { return {mb_solves_, mb_skips_}; }
 
   private:
     int m_, C_, C1_, B_;
@@ -257,6 +265,8 @@ class Search {
     std::unique_ptr<Pool> pool_;  // threads > 1 (see the constructor)
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
     bool pairing_ = true;
+    bool missing_bound_ = true;  // see set_missing_bound
+    i64 mb_solves_ = 0, mb_skips_ = 0;  // see missing_bound_stats
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
     // ------------------------------------------------------------------ parallel roots (waves.cpp)
@@ -290,7 +300,8 @@ class Search {
     };
     void root_waves(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                     const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
-                    std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits);
+                    std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
+                    const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR);
     void eval_root(RootTask& rt, const View& V, const std::vector<i64>& F, const i64* N, int d, i64 tot,
                    const std::vector<i64>& ftot, const ViewBits* bits);
 
@@ -426,6 +437,13 @@ class Search {
                  const Sub& leaf, i64 lb0, const std::vector<i64>* Fin, const std::vector<char>* presin);
     void similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vector<i64>& lb_same,
                  std::vector<i64>& lb_other, bool left);
+    // the missing rows' bound (roots.cpp): pair_e[k] for the first chain k of each pair (kind 1),
+    // else -1; the floors of the children holding M at once; similar_missing after a pair
+    // root's side without M (value v, counts Fa, weight n)
+    void missing_bounds(const View& V, const std::vector<i64>& F, const i64* N, const std::vector<char>& kind, int d,
+                        std::vector<i64>& floorL, std::vector<i64>& floorR, std::vector<i64>& pair_e);
+    void similar_missing(i64 v, const std::vector<i64>& Fa, int T, i64 n, const View& V, int k, i64 e,
+                         std::vector<i64>& floorL, std::vector<i64>& floorR) const;
     Sub child(const View& V, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>& F,
               const std::vector<char>* pres, const i64* Nside);
     void root_bounds(const std::vector<i64>& F, int T, const i64* N, i64 tot, std::vector<i64>& lbL,

@@ -20,6 +20,7 @@ Search::Search(const Search& o, int tid)
       owner_(const_cast<Search*>(&o)), tid_(tid) {
     pair_lo_ = o.pair_lo_;
     pairing_ = o.pairing_;
+    missing_bound_ = o.missing_bound_;
 }
 
 // The top node's roots in waves (P-STreeD's parallel roots [REFERENCES], made deterministic):
@@ -33,7 +34,8 @@ Search::Search(const Search& o, int tid)
 // incumbent and the bounds are shared.
 void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                         const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
-                        std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits) {
+                        std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
+                        const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR) {
     const int T = V.T(), nth = pool_->size();
     // the wave: at depth three a root is one or two depth-two solves (many roots, short and
     // uneven): four per thread, claimed as the threads come free, even the threads' loads; deeper,
@@ -68,6 +70,12 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             if (t < 0 || !(kmin < static_cast<double>(bound))) break;
             t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
             open[t] = 0;
+            if (!floorL.empty() && std::max(lbL[t], floorL[t]) + std::max(lbR[t], floorR[t]) >= bound) {
+                lbL[t] = std::max(lbL[t], floorL[t]);  // ruled out by the missing rows' bound
+                lbR[t] = std::max(lbR[t], floorR[t]);
+                ++mb_skips_;
+                continue;
+            }
             roots_++;
             RootTask& rt = tasks[k++];
             rt.t = t;
@@ -139,7 +147,10 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             hits_ += c->hits_;
             scans_ += c->scans_;
             tables_ += c->tables_;
+            mb_solves_ += c->mb_solves_;
+            mb_skips_ += c->mb_skips_;
             c->nodes_ = c->roots_ = c->pairs_ = c->hits_ = c->scans_ = c->tables_ = 0;
+            c->mb_solves_ = c->mb_skips_ = 0;
             c->stop_ = nullptr;
         }
         wave_span_us_ += span;
@@ -155,6 +166,11 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             std::vector<i64>& lb1 = lf ? lbL : lbR;
             std::vector<i64>& lb2 = lf ? lbR : lbL;
             similar(rt.s1.val, lf ? rt.FL : rt.FR, T, lf ? nL : nR, lb1, lb2, lf);
+            {  // a pair's root: its first side is the one without M (the missing rows' bound)
+                const int ch = V.cchain[t], kp = kind[ch] == 1 ? ch : kind[ch] == 3 ? ch - 1 : -1;
+                if (kp >= 0 && pair_e[kp] >= 0)
+                    similar_missing(rt.s1.val, lf ? rt.FL : rt.FR, T, lf ? nL : nR, V, kp, pair_e[kp], floorL, floorR);
+            }
             if (rt.evaluated < 2) continue;
             similar(rt.s2.val, lf ? rt.FR : rt.FL, T, lf ? nR : nL, lb2, lb1, !lf);
             const Sub& sl = lf ? rt.s1 : rt.s2;
