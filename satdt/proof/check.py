@@ -244,10 +244,9 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     cnt = np.stack([_BITS(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)) for c in range(cst.C)], 1).astype(np.int64)
     leaf = cst.q * (cnt.sum(1) - cnt.max(1)) + cst.lc
     opt, inner = leaf.copy(), np.flatnonzero(dist < k)  # only the tests splitting B (one that does not: opt_j-1(B) + lc)
-    i, t = np.nonzero(((Bg := keys[inner, None] & g) != 0) & (Bg != keys[inner, None]))
-    L, R = np.searchsorted(keys, Bg[i, t]), np.searchsorted(keys, keys[inner[i]] ^ Bg[i, t])
-    at = np.flatnonzero(np.diff(i, prepend=-1))  # each set's first splitting test (i: sorted)
-    for _ in range(k if i.size else 0):  # after j rounds, opt is opt_j on the sets <= k - j tests away
+    i, t = np.nonzero(((Bg := keys[inner, None] & g) != 0) & (Bg != keys[inner, None]))  # (i sorted; at: each
+    L, R = np.searchsorted(keys, Bg[i, t]), np.searchsorted(keys, keys[inner[i]] ^ Bg[i, t])  # set's first test)
+    for _ in range(k if (at := np.flatnonzero(np.diff(i, prepend=-1))).size else 0):  # round j: opt_j, <= k - j away
         opt[inner[i[at]]] = np.minimum(leaf[inner[i[at]]], np.minimum.reduceat(opt[L] + opt[R], at))
     return int(opt[np.searchsorted(keys, bit.sum(dtype=np.uint64))])
 
