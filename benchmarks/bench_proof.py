@@ -261,6 +261,8 @@ def main() -> None:
     ap.add_argument("--target", action="store_true", help="the issue's whole target (every set, depth 2-4, ...)")
     ap.add_argument("--solve-cap", type=float, default=None,
                     help="the plain solve's time limit (s); unproven cells are reported as such")
+    ap.add_argument("--after", type=float, default=8.0,
+                    help="with --solve-cap: produce + check get max(30 s, this x the solve) together")
     ap.add_argument("--jsonl", default=None, help="append each cell's row to this file as it ends")
     ap.add_argument("--skip-done", action="store_true", help="with --jsonl: skip the cells already in it")
     a = ap.parse_args()
@@ -276,7 +278,7 @@ def main() -> None:
         done = {(r["dataset"], r["question"], r.get("depth")) for r in map(json.loads, open(a.jsonl))}
         cells = [c for c in cells if (label(c[0]), c[1], c[2]) not in done]
     start, load0 = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()
-    rows = run(cells, a.cap, a.solve_cap, out=a.jsonl)
+    rows = run(cells, a.cap, a.solve_cap, a.after, out=a.jsonl)
     load1 = os.getloadavg()
     if a.print_only:
         print(f"{start}; load average {'/'.join(f'{v:.1f}' for v in load0)} -> {'/'.join(f'{v:.1f}' for v in load1)}")
