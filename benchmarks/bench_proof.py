@@ -230,9 +230,19 @@ def witness_side_by_side() -> str:
     return "\n".join(lines) + "\n"
 
 
+def met(r: dict) -> str:
+    """``yes`` when produce <= 2x and check <= 3x the solve, ``no`` when not (or stopped at the cap
+    after a proven solve), empty when the DP proved nothing to certify."""
+    if str(r.get("status", "OPTIMAL")) != "OPTIMAL" or not r.get("solve_s"):
+        return ""
+    if "check_s" not in r:
+        return "no"
+    return "yes" if r["produce_s"] <= 2 * r["solve_s"] and r["check_s"] <= 3 * r["solve_s"] else "no"
+
+
 def table(rows: list[dict]) -> str:
     head = ("| dataset | question | depth | proof | rows | solve s | produce s | produce / solve | witness s | "
-            "check s | check / solve | size MB | claims / witness rows | note |\n|" + " --- |" * 14)
+            "check s | check / solve | size MB | claims / witness rows | targets met | note |\n|" + " --- |" * 15)
     lines = [head]
     for r in rows:
         s = r.get("solve_s")
@@ -245,7 +255,7 @@ def table(rows: list[dict]) -> str:
                      f"{r.get('route', '')} | "
                      f"{r.get('rows', '')} | {s if s is not None else ''} | {r.get('produce_s', '')} | "
                      f"{ratio('produce_s')} | {r.get('witness_s', '')} | {r.get('check_s', '')} | {ratio('check_s')} | "
-                     f"{r.get('size_mb', '')} | {r.get('claims_or_witness', '')} | {r.get('note', '')} |")
+                     f"{r.get('size_mb', '')} | {r.get('claims_or_witness', '')} | {met(r)} | {r.get('note', '')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -264,10 +274,14 @@ def main() -> None:
     ap.add_argument("--after", type=float, default=8.0,
                     help="with --solve-cap: produce + check get max(30 s, this x the solve) together")
     ap.add_argument("--jsonl", default=None, help="append each cell's row to this file as it ends")
+    ap.add_argument("--render", default=None, help="print the table of the rows of this JSON-lines file, run nothing")
     ap.add_argument("--skip-done", action="store_true", help="with --jsonl: skip the cells already in it")
     a = ap.parse_args()
     if a.witness:
         print(witness_side_by_side())
+        return
+    if a.render:
+        print(table([json.loads(line) for line in open(a.render)]))
         return
     cells = QUICK if a.quick else TARGET if a.target else CELLS
     if a.questions:
