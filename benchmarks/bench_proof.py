@@ -265,6 +265,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--questions", default=None, help="comma-separated questions to run (default: all)")
     ap.add_argument("--datasets", default=None, help="comma-separated datasets to run (default: all)")
+    ap.add_argument("--depths", default=None, help="comma-separated depths of the accuracy cells (default: all)")
     ap.add_argument("--print-only", action="store_true", help="print the table, write no file")
     ap.add_argument("--merge", action="store_true", help="replace those rows in the existing proof.csv")
     ap.add_argument("--witness", action="store_true", help="only the witness searches, old and new (prints a table)")
@@ -288,6 +289,8 @@ def main() -> None:
         cells = [c for c in cells if c[1] in a.questions.split(",")]
     if a.datasets:
         cells = [c for c in cells if label(c[0]) in a.datasets.split(",") or Path(c[0]).stem in a.datasets.split(",")]
+    if a.depths:
+        cells = [c for c in cells if c[2] is None or str(c[2]) in a.depths.split(",")]
     if a.skip_done and a.jsonl and Path(a.jsonl).exists():
         done = {(r["dataset"], r["question"], r.get("depth")) for r in map(json.loads, open(a.jsonl))}
         cells = [c for c in cells if (label(c[0]), c[1], c[2]) not in done]
