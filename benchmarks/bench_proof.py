@@ -7,6 +7,16 @@ producer), then :func:`satdt.proof.check` (the independent checker). Writes
 
     .venv/bin/python benchmarks/bench_proof.py [--cap 150] [--quick]
 
+``--target``: the issue's whole target (accuracy at depth 2-4 on the InferDT, binary (GOSDT) and
+quantbnb train sets; DT_depth / DT_size on the InferDT sets), smallest first, with ``--solve-cap``
+(the plain solve's time limit: a cell it does not prove is reported "not proven by the DP within the
+cap", not dropped), ``--after`` (producer + checker stopped at max(30 s, this x the solve)) and
+``--jsonl FILE`` (one row a cell as it ends; ``--skip-done`` resumes, ``--render FILE`` prints the
+table). The run of ``benchmarks/results/proof.md``:
+
+    .venv/bin/python benchmarks/bench_proof.py --target --solve-cap 120 --cap 120 --after 5 \
+        --jsonl run.jsonl --print-only
+
 ``--witness``: only the DT_depth / DT_size witness search, the one-search :func:`find_witness`
 against the search before it (every subset binarized and solved on its own by
 :func:`satdt.proof.witness._fits`, rows drawn at random 5 a round, single-row deletion), side by
