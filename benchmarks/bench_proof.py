@@ -7,6 +7,16 @@ producer), then :func:`satdt.proof.check` (the independent checker). Writes
 
     .venv/bin/python benchmarks/bench_proof.py [--cap 150] [--quick]
 
+``--target``: the issue's whole target (accuracy at depth 2-4 on the InferDT, binary (GOSDT) and
+quantbnb train sets; DT_depth / DT_size on the InferDT sets), smallest first, with ``--solve-cap``
+(the plain solve's time limit: a cell it does not prove is reported "not proven by the DP within the
+cap", not dropped), ``--after`` (producer + checker stopped at max(30 s, this x the solve)) and
+``--jsonl FILE`` (one row a cell as it ends; ``--skip-done`` resumes, ``--render FILE`` prints the
+table). The run of ``benchmarks/results/proof.md``:
+
+    .venv/bin/python benchmarks/bench_proof.py --target --solve-cap 120 --cap 120 --after 5 \
+        --jsonl run.jsonl --print-only
+
 ``--witness``: only the DT_depth / DT_size witness search, the one-search :func:`find_witness`
 against the search before it (every subset binarized and solved on its own by
 :func:`satdt.proof.witness._fits`, rows drawn at random 5 a round, single-row deletion), side by
@@ -20,6 +30,8 @@ import csv
 import json
 import multiprocessing as mp
 import os
+import resource
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -44,15 +56,36 @@ CELLS = [  # (dataset, question, depth, lam)
     # zoo: a categorical column of 100 categories (animal_name), certified since format version 2
     ("zoo", "accuracy", 3, None), ("zoo", "size", None, None), ("zoo", "depth-drup", None, None),
 ]
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "quantbnb"
+DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+SHARED = DATASETS / "quantbnb"
 if SHARED.is_dir():  # continuous sets (Quant-BnB's), where the depth-2 enumeration of the checker costs most
     CELLS += [(str(SHARED / f"{name}.train.csv"), "accuracy", d, None)
               for name, d in (("bank", 2), ("raisin", 2), ("bank", 3), ("raisin", 3), ("bank", 4), ("rice", 2),
                               ("wilt", 2), ("page", 2), ("fault", 2))]
+
+# The issue's whole target: every (set, depth 2-4) of the quantbnb train sets, the binary (GOSDT) sets
+# and the InferDT sets (accuracy), DT_depth / DT_size on the InferDT sets. Cells whose plain solve does
+# not prove the optimum within --solve-cap are reported as such (``--target`` runs them all, smallest
+# first; the cells above are part of it).
+INFERDT = ("iris", "monk1", "monk2", "monk3", "balance-scale", "car", "wine", "bmi", "lung-cancer", "mouse", "zoo")
+GOSDT = ("monk1", "monk2", "tic-tac-toe", "compas")
+QUANTBNB = ("raisin", "bank", "fault", "segment", "rice", "wilt", "page", "bidding", "room", "occupancy", "htru",
+            "magic")  # by size (rows x binary columns)
+TARGET = [(n, "accuracy", d, None) for n in INFERDT for d in (2, 3, 4)]
+TARGET += [(n, q, None, None) for n in INFERDT for q in ("depth", "size")]
+TARGET += [(str(DATASETS / "gosdt" / f"{n}.csv"), "accuracy", d, None) for n in GOSDT for d in (2, 3, 4)]
+TARGET += [(str(SHARED / f"{n}.train.csv"), "accuracy", d, None) for d in (2, 3, 4) for n in QUANTBNB]
+
+
+def label(name: str) -> str:
+    """The dataset column: a bundled name, ``gosdt/NAME`` for the binary sets, else the file stem."""
+    return f"gosdt/{Path(name).stem}" if Path(name).parent.name == "gosdt" else Path(name).stem
+
+
 QUICK = [c for c in CELLS if c[0] in ("iris", "monk1")]
 
 
-def _cell(args, queue) -> None:
+def _cell(args, queue, solve_cap=None) -> None:
     name, question, depth, lam = args
     route = "drup" if question.endswith("-drup") else "auto"
     question = question.replace("-drup", "")
@@ -69,23 +102,29 @@ def _cell(args, queue) -> None:
     t0 = time.perf_counter()
     problem = Binarizer("all").problem(data)
     if question == "accuracy":
-        res = solve_max_accuracy_dp(problem, max_depth=depth)
+        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=solve_cap)
     elif question == "regularized":
-        res = solve_regularized_dp(problem, lam=lam, max_depth=depth)
+        res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=solve_cap)
     elif question == "depth":
-        res = solve_min_depth_dp(problem)
+        res = solve_min_depth_dp(problem, time_limit=solve_cap)
     else:
-        res = solve_min_size_dp(problem)
+        res = solve_min_size_dp(problem, time_limit=solve_cap)
     solve_s = time.perf_counter() - t0
-    row = {"dataset": Path(name).stem, "question": question, "depth": depth, "lam": lam, "rows": data.n_rows,
+    row = {"dataset": label(name), "question": question, "depth": depth, "lam": lam, "rows": data.n_rows,
            "status": str(res.status), "objective": res.objective, "solve_s": round(solve_s, 3),
            "route": "drup" if route == "drup" else "dag"}  # the route asked for (a --merge key), then the one taken
+    if str(res.status) != "OPTIMAL":  # nothing to certify: said so, not dropped
+        row["note"] = (f"not proven by the DP within the cap ({solve_cap:g} s): {res.status}, "
+                       f"objective {res.objective}, bound {getattr(res, 'bound', None)}")
+        queue.put(dict(row))
+        return
     queue.put(dict(row))
     out = Path(tempfile.mkdtemp()) / "cert"
     t1 = time.perf_counter()
     info = certify_result(res, data, out, max_depth=depth if question != "size" else None, route=route)
     row["route"] = "drup" if "cnf" in json.loads((out / "manifest.json").read_text())["files"] else "dag"
     row["produce_s"] = round(time.perf_counter() - t1, 3)
+    row["peak_mb_after_produce"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     row["size_mb"] = info["size_mb"]
     if "witness_s" in info:  # DT_depth / DT_size: the witness search's part of produce_s
         row["witness_s"] = info["witness_s"]
@@ -96,32 +135,45 @@ def _cell(args, queue) -> None:
     check(out)
     row["check_s"] = round(time.perf_counter() - t2, 3)
     row["valid"] = True
+    row["peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     queue.put(dict(row))
+    shutil.rmtree(out.parent, ignore_errors=True)
 
 
-def run(cells, cap: float) -> list[dict]:
+def run(cells, cap: float, solve_cap: float | None = None, after: float = 8.0, out=None) -> list[dict]:
+    """Each cell in its own process. Without ``solve_cap``: ``cap`` s for the whole cell. With it: the
+    solve gets ``solve_cap`` s (its time limit; the process ``cap`` s more for binarizing and
+    stopping), then the producer and the checker ``max(30, after x solve)`` s together."""
     rows = []
     ctx = mp.get_context("fork")
     for cell in cells:
         queue = ctx.Queue()
-        proc = ctx.Process(target=_cell, args=(cell, queue))
+        proc = ctx.Process(target=_cell, args=(cell, queue, solve_cap))
         start = time.perf_counter()
         proc.start()
-        last = {"dataset": cell[0], "question": cell[1], "depth": cell[2], "lam": cell[3]}
-        while proc.is_alive() and time.perf_counter() - start < cap:
+        last = {"dataset": label(cell[0]), "question": cell[1], "depth": cell[2], "lam": cell[3]}
+        deadline = start + (cap if solve_cap is None else solve_cap + cap)
+        while proc.is_alive() and time.perf_counter() < deadline:
             proc.join(0.2)
             while not queue.empty():
                 last = queue.get()
+                if solve_cap is not None and "produce_s" not in last and "solve_s" in last:
+                    deadline = time.perf_counter() + max(30.0, after * last["solve_s"])
         while not queue.empty():
             last = queue.get()
         if proc.is_alive():
             proc.terminate()
             proc.join()
-            last["note"] = f"stopped at the {cap:g} s cap"
+            phase = "solve" if "solve_s" not in last else "produce" if "produce_s" not in last else "check"
+            last["note"] = (f"stopped in the {phase} at the cap" if solve_cap is not None
+                            else f"stopped at the {cap:g} s cap")
         elif proc.exitcode != 0 and "valid" not in last:
             last["note"] = f"failed (exit {proc.exitcode})"
         rows.append(last)
         print(json.dumps(last), flush=True)
+        if out is not None:  # one JSON line a cell, as it ends (a long run in parts loses nothing)
+            with open(out, "a") as fh:
+                fh.write(json.dumps(last) + "\n")
     return rows
 
 
@@ -188,9 +240,19 @@ def witness_side_by_side() -> str:
     return "\n".join(lines) + "\n"
 
 
+def met(r: dict) -> str:
+    """``yes`` when produce <= 2x and check <= 3x the solve, ``no`` when not (or stopped at the cap
+    after a proven solve), empty when the DP proved nothing to certify."""
+    if str(r.get("status", "OPTIMAL")) != "OPTIMAL" or not r.get("solve_s"):
+        return ""
+    if "check_s" not in r:
+        return "no"
+    return "yes" if r["produce_s"] <= 2 * r["solve_s"] and r["check_s"] <= 3 * r["solve_s"] else "no"
+
+
 def table(rows: list[dict]) -> str:
     head = ("| dataset | question | depth | proof | rows | solve s | produce s | produce / solve | witness s | "
-            "check s | check / solve | size MB | claims / witness rows | note |\n|" + " --- |" * 14)
+            "check s | check / solve | size MB | claims / witness rows | targets met | note |\n|" + " --- |" * 15)
     lines = [head]
     for r in rows:
         s = r.get("solve_s")
@@ -203,7 +265,7 @@ def table(rows: list[dict]) -> str:
                      f"{r.get('route', '')} | "
                      f"{r.get('rows', '')} | {s if s is not None else ''} | {r.get('produce_s', '')} | "
                      f"{ratio('produce_s')} | {r.get('witness_s', '')} | {r.get('check_s', '')} | {ratio('check_s')} | "
-                     f"{r.get('size_mb', '')} | {r.get('claims_or_witness', '')} | {r.get('note', '')} |")
+                     f"{r.get('size_mb', '')} | {r.get('claims_or_witness', '')} | {met(r)} | {r.get('note', '')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -213,20 +275,37 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--questions", default=None, help="comma-separated questions to run (default: all)")
     ap.add_argument("--datasets", default=None, help="comma-separated datasets to run (default: all)")
+    ap.add_argument("--depths", default=None, help="comma-separated depths of the accuracy cells (default: all)")
     ap.add_argument("--print-only", action="store_true", help="print the table, write no file")
     ap.add_argument("--merge", action="store_true", help="replace those rows in the existing proof.csv")
     ap.add_argument("--witness", action="store_true", help="only the witness searches, old and new (prints a table)")
+    ap.add_argument("--target", action="store_true", help="the issue's whole target (every set, depth 2-4, ...)")
+    ap.add_argument("--solve-cap", type=float, default=None,
+                    help="the plain solve's time limit (s); unproven cells are reported as such")
+    ap.add_argument("--after", type=float, default=8.0,
+                    help="with --solve-cap: produce + check get max(30 s, this x the solve) together")
+    ap.add_argument("--jsonl", default=None, help="append each cell's row to this file as it ends")
+    ap.add_argument("--render", default=None, help="print the table of the rows of this JSON-lines file, run nothing")
+    ap.add_argument("--skip-done", action="store_true", help="with --jsonl: skip the cells already in it")
     a = ap.parse_args()
     if a.witness:
         print(witness_side_by_side())
         return
-    cells = QUICK if a.quick else CELLS
+    if a.render:
+        print(table([json.loads(line) for line in open(a.render)]))
+        return
+    cells = QUICK if a.quick else TARGET if a.target else CELLS
     if a.questions:
         cells = [c for c in cells if c[1] in a.questions.split(",")]
     if a.datasets:
-        cells = [c for c in cells if Path(c[0]).stem in a.datasets.split(",")]
+        cells = [c for c in cells if label(c[0]) in a.datasets.split(",") or Path(c[0]).stem in a.datasets.split(",")]
+    if a.depths:
+        cells = [c for c in cells if c[2] is None or str(c[2]) in a.depths.split(",")]
+    if a.skip_done and a.jsonl and Path(a.jsonl).exists():
+        done = {(r["dataset"], r["question"], r.get("depth")) for r in map(json.loads, open(a.jsonl))}
+        cells = [c for c in cells if (label(c[0]), c[1], c[2]) not in done]
     start, load0 = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.getloadavg()
-    rows = run(cells, a.cap)
+    rows = run(cells, a.cap, a.solve_cap, a.after, out=a.jsonl)
     load1 = os.getloadavg()
     if a.print_only:
         print(f"{start}; load average {'/'.join(f'{v:.1f}' for v in load0)} -> {'/'.join(f'{v:.1f}' for v in load1)}")

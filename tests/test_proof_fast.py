@@ -286,6 +286,22 @@ def test_opt_enum_matches_plain_recursion():
             assert opt_enum(cst, S, k, allowed) == _naive(cst, S, k, allowed), (seed, k)
 
 
+def test_opt_enum_only_splitting_tests_on_sets_no_test_splits():
+    """opt_enum recurses over the tests that split each set only: sets with duplicate rows (no test
+    splits them: their optimum is a leaf's), single rows, deeper than |S|, and mixed, against the plain
+    recursion, with and without leaf costs."""
+    rng = np.random.default_rng(11)
+    for seed in range(40):
+        n = int(rng.integers(2, 14))
+        base = rng.integers(0, 3, size=(int(rng.integers(1, 4)), 2)).astype(float)
+        X = base[rng.integers(0, base.shape[0], size=n)]  # few distinct rows, many duplicates
+        y = rng.integers(0, 3, size=n)
+        cst = _Costs(X, y, 3, *((1, 0) if seed % 2 else (2, 3)))
+        for S in (np.arange(n), np.arange(1), np.flatnonzero((X == X[0]).all(1))):
+            for k in (1, 2, 5):
+                assert opt_enum(cst, S, k) == _naive(cst, S, k, None), (seed, k, S.size)
+
+
 def test_opt_enum_on_64_rows_and_its_limits(monkeypatch):
     rng = np.random.default_rng(5)
     X, y = rng.integers(0, 4, size=(70, 3)).astype(float), rng.integers(0, 3, size=70)

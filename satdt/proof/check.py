@@ -104,7 +104,7 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
     P, ends = A.size + F, np.cumsum([g.size + 1 for _, g in segs])
     M = np.bincount(((y[:, None] * P + seg)[:, :, None] * W + cols[:, None, :]).ravel(),
                     minlength=C * P * W).astype(dt).reshape(C, P, W)
-    for a in np.setdiff1d(np.arange(1, P), ends[:-1]):  # M[c, a, col]: root block < a (restarted per
+    for a in np.delete(np.arange(1, P), ends[:-1] - 1):  # M[c, a, col]: root block < a (restarted per
         M[:, a] += M[:, a - 1]              # segment; numpy's cumsum on this axis: 5-200x slower)
     M = np.delete(M, ends - 1, axis=1)
     M[:, :, offs[1:-1]] -= np.add.reduceat(M, offs[:-1], axis=2, dtype=dt)[:, :, :-1]  # restart per child feature
@@ -233,8 +233,7 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     if (u - 1).sum() > ENUM_CAP:
         return None
     g = _uniq((_left(R, u) * bit[:, None]).sum(0, dtype=np.uint64))
-    keys = front = np.array([bit.sum(dtype=np.uint64)])
-    dist = np.zeros(1, np.int64)
+    keys, front, dist = (every := np.array([bit.sum(dtype=np.uint64)])), every, np.zeros(1, np.int64)
     for j in range(1, k + 1):  # the sets first reached by j tests
         if (keys.size + 2 * front.size) * g.size > ENUM_CAP:
             return None
@@ -244,10 +243,11 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     keys, dist = keys[o := np.argsort(keys)], dist[o]
     cnt = np.stack([_BITS(keys & (bit * (cst.y[S] == c)).sum(dtype=np.uint64)) for c in range(cst.C)], 1).astype(np.int64)
     leaf = cst.q * (cnt.sum(1) - cnt.max(1)) + cst.lc
-    opt, inner = leaf.copy(), np.flatnonzero(dist < k)
-    L, R = np.searchsorted(keys, keys[inner, None] & g), np.searchsorted(keys, keys[inner, None] & ~g)
-    for _ in range(k):  # after j rounds, opt is opt_j on the sets <= k - j tests away
-        opt[inner] = np.minimum(leaf[inner], (opt[L] + opt[R]).min(1, initial=leaf.max()))
+    opt, inner = leaf.copy(), np.flatnonzero(dist < k)  # only the tests splitting B (one that does not: opt_j-1(B) + lc)
+    i, t = np.nonzero(((Bg := keys[inner, None] & g) != 0) & (Bg != keys[inner, None]))  # (i sorted; at: each
+    L, R = np.searchsorted(keys, Bg[i, t]), np.searchsorted(keys, keys[inner[i]] ^ Bg[i, t])  # set's first test)
+    for _ in range(k if (at := np.flatnonzero(np.diff(i, prepend=-1))).size else 0):  # round j: opt_j, <= k - j away
+        opt[inner[i[at]]] = np.minimum(leaf[inner[i[at]]], np.minimum.reduceat(opt[L] + opt[R], at))
     return int(opt[np.searchsorted(keys, bit.sum(dtype=np.uint64))])
 
 
