@@ -422,7 +422,7 @@ def test_an_interrupt_stops_the_schedule_with_its_best_tree():
     assert int((res.tree.predict_index(data.X) != data.y).sum()) == res.objective
 
 
-@pytest.mark.parametrize("how", ["interrupt", "ctrl-c"])
+@pytest.mark.parametrize("how", ["interrupt", pytest.param("ctrl-c", marks=slow)])
 def test_the_two_lanes_stop_together(how):
     """Stopped while both lanes run (compas at depth 5 on two threads: the first slice is 2 s of a
     20 s limit, the stop comes at 3.5 s): satdt.deadline.interrupt (the CLI's signal policy)

@@ -120,7 +120,7 @@ def _walk(node: dict):
         yield from _walk(node["right"])
 
 
-@pytest.mark.parametrize("route", ["dag", "drup"])
+@pytest.mark.parametrize("route", ["dag", pytest.param("drup", marks=pytest.mark.slow)])
 def test_consistent_certificates_with_categorical_columns(route, tmp_path):
     for seed in range(3):
         data = _consistent(seed)
