@@ -101,6 +101,8 @@ NEARLY_DONE_GAP = 0.01  # the gap (incumbent - proven bound) / incumbent under w
 LOCAL_DEPTH = 3       # local improvement re-solves subtrees of at most this depth exactly
 SHIFT_WINDOW = 32     # thresholds on each side of a test that the threshold shift tries
 REROOT_LEVELS = 3     # levels of the incumbent below a node whose tests re-rooting tries at that node
+REROOT_MAX_DEPTH = LOCAL_DEPTH + 2  # depths at which the schedule re-roots (the root, depths 4-5: at depth 6
+# occupancy's proof took 26 s against 17 s with it, two pairs, and no depth-6 cell gained)
 REROOT_MAX_SHARE = 0.5  # the heuristic lane re-roots only while the proven bound is below this share of the incumbent
 # candidate tests per node of the restricted search, round after round (about x1.45 each: the
 # search's cost grows about as width ** (depth - 2))
@@ -168,7 +170,8 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
         shifting = d > LOCAL_DEPTH and not state.shift_done and stalled and not widths.exhausted
         # re-rooting (see _heuristic_rounds) takes the shifts' place every other such round, and
         # every one once they are spent
-        rerooting = d > LOCAL_DEPTH and stalled and not state.inc.reroot_done and not widths.exhausted \
+        rerooting = LOCAL_DEPTH < d <= REROOT_MAX_DEPTH and stalled and not state.inc.reroot_done \
+            and not widths.exhausted \
             and (not shifting or turn % 2 == 1)
         shifting = shifting and not rerooting
         turn += shifting or rerooting
@@ -353,7 +356,8 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
         # finishes, so it waits until the cheaper moves are spent; not while the complete lane's
         # bound is within REROOT_MAX_SHARE of the incumbent (its exact searches would take the
         # core the pauses give the proof: compas d5 proved in 32 s against 21 s, one pair)
-        rerooting = stalled and not lane.inc.reroot_done and proven_share() < REROOT_MAX_SHARE
+        rerooting = stalled and not lane.inc.reroot_done and proven_share() < REROOT_MAX_SHARE \
+            and lane.d <= REROOT_MAX_DEPTH
         if rerooting:
             before = lane.cost
             reroot_cut = not lane.reroot(max(MIN_SLICE, cap / 2))
