@@ -530,6 +530,22 @@ class _State:
         collect(tree, np.arange(search.counts.shape[0], dtype=np.int64), 0, ())
         return out
 
+    def _resolve(self, root: Node, path: tuple, reach: np.ndarray, move: str, depth: int,
+                 **run) -> tuple[Node, SearchOutcome, bool]:
+        """Re-solve the subtree of ``root`` at ``path`` (the distinct rows ``reach`` reaching it) at
+        ``depth`` with its own cost as upper bound (``run``: the search's other arguments), and
+        put the answer in its place when it costs less: (the tree, the search's outcome, whether
+        it improved). Counts ``<move>_solves`` and ``<move>_improvements``."""
+        search = self.search
+        sub_cost = search.subtree_cost(_at(root, path), reach)
+        self.stats[f"{move}_solves"] += 1
+        out = search.run(depth, sub_cost, **run)
+        better = out.node is not None and out.cost is not None and out.cost < sub_cost
+        if better:
+            root = _replace(root, path, out.node)
+            self.stats[f"{move}_improvements"] += 1
+        return root, out, better
+
     def local(self, cap: float, depth: int = LOCAL_DEPTH) -> None:
         """Re-solve every subtree of depth <= ``depth`` of the incumbent exactly on its rows,
         left to right, for at most ``cap`` seconds in all."""
@@ -543,14 +559,8 @@ class _State:
             left = stop - search.deadline.elapsed()
             if left <= 0 or search.deadline.expired():
                 break
-            sub = _at(root, path)
-            sub_cost = search.subtree_cost(sub, rows)
-            self.stats["local_solves"] += 1
-            out = search.run(budget, sub_cost, rows=rows, time_cap=left)
-            if out.node is not None and out.cost is not None and out.cost < sub_cost:
-                root = _replace(root, path, out.node)
-                changed = True
-                self.stats["local_improvements"] += 1
+            root, out, better = self._resolve(root, path, rows, "local", budget, rows=rows, time_cap=left)
+            changed = changed or better
             if out.finished and not path and budget == self.d:  # the whole tree (depth <= `depth`):
                 self.proven = True  # this was the complete search, with the incumbent's cost as bound
         if changed:
@@ -599,15 +609,10 @@ class _State:
             if left <= 0 or search.deadline.expired():
                 complete = False
                 break
-            sub = _at(root, path)
-            sub_cost = search.subtree_cost(sub, rows)
-            self.stats["shift_solves"] += 1
-            out = search.run(LOCAL_DEPTH + 1, sub_cost, rows=None if not path else rows, roots=cols, time_cap=left)
+            root, out, better = self._resolve(root, path, rows, "shift", LOCAL_DEPTH + 1,
+                                              rows=None if not path else rows, roots=cols, time_cap=left)
             complete = complete and out.finished
-            if out.node is not None and out.cost is not None and out.cost < sub_cost:
-                root = _replace(root, path, out.node)
-                changed = True
-                self.stats["shift_improvements"] += 1
+            changed = changed or better
         if changed:
             self._adopt(root, search.tree_cost(root), "shift")
         elif complete and default:
@@ -661,15 +666,9 @@ class _State:
             left = stop - search.deadline.elapsed()
             if left <= 0 or search.deadline.expired():
                 break
-            sub = _at(root, path)
-            sub_cost = search.subtree_cost(sub, rows)
-            self.stats["reroot_solves"] += 1
-            out = search.run(budget, sub_cost, rows=None if not path else rows,
-                             roots=np.array([col], dtype=np.int64), time_cap=left)
-            if out.node is not None and out.cost is not None and out.cost < sub_cost:
-                root = _replace(root, path, out.node)
-                changed = True
-                self.stats["reroot_improvements"] += 1
+            root, out, better = self._resolve(root, path, rows, "reroot", budget, rows=None if not path else rows,
+                                              roots=np.array([col], dtype=np.int64), time_cap=left)
+            changed = changed or better
             if not out.finished:
                 break
             done = k + 1
