@@ -175,6 +175,51 @@ def test_root_waves_exact(seed):
                 assert res.stats["nodes"] == serial.stats["nodes"]
 
 
+# the pipeline of roots (depth >= 4, no wave size set): lags 1 to 3 and the default on 2 and 3
+# threads, every kernel on the threads: the optimum of the numpy reference (depth 4) or of one
+# thread (depth 5, itself checked against the reference above and in tests/test_dp.py), re-scored
+# on the rows; a second run with the same threads and lag gives the same tree and node count
+@pytest.mark.parametrize("seed", [s if s in (0, 1, 6) else pytest.param(s, marks=slow) for s in range(10)])
+def test_root_pipeline_exact_and_deterministic(seed):
+    problem = _wave_problem(seed)
+    pipelines = 0
+    for depth in (4, 5):
+        serial = solve_max_accuracy_dp(problem, max_depth=depth,
+                                       _search=CoreSearch(problem, Deadline(None), -1.0, n_jobs=1))
+        ref = serial.objective
+        if depth == 4:
+            assert ref == solve_max_accuracy_dp(problem, max_depth=depth, engine="reference").objective
+        for n_jobs, lag in ((2, 0), (2, 1), (2, 3), (3, 0), (3, 2)):
+            runs = []
+            for repeat in range(2):
+                search = _forced(problem, n_jobs, -1.0)
+                if lag:
+                    search._core.set_root_lag(lag)
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, n_jobs, lag)
+                assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
+                runs.append((_shape(res.tree.root), res.stats["nodes"], res.stats["wave_roots"]))
+                pipelines += res.stats["root_waves"]
+            assert runs[0] == runs[1], (seed, depth, n_jobs, lag)
+    assert pipelines > 0 or serial.stats["nodes"] <= 1
+
+
+def test_root_pipeline_deterministic_under_contention():
+    """A problem whose roots take long enough for the threads to overlap (depth 4, continuous
+    features): three runs on two threads and two on three give one tree, one node count, one
+    number of roots, and one thread's optimum."""
+    problem = _continuous(n=200, f=3, seed=6)
+    ref = solve_max_accuracy_dp(problem, max_depth=4, n_jobs=1).objective
+    for n_jobs in (2, 3):
+        runs = []
+        for _ in range(3 if n_jobs == 2 else 2):
+            res = solve_max_accuracy_dp(problem, max_depth=4, n_jobs=n_jobs)
+            assert res.status == "OPTIMAL" and res.objective == ref
+            runs.append((_shape(res.tree.root), res.stats["nodes"], res.stats["wave_roots"]))
+        assert runs[0][2] > 1
+        assert all(r == runs[0] for r in runs), n_jobs
+
+
 @slow
 def test_root_waves_deterministic_under_contention():
     """1,500 rows, depth 3, two and three threads: three runs each give one tree, one node count,
@@ -192,14 +237,16 @@ def test_root_waves_deterministic_under_contention():
     assert runs[0][0] == solve_max_accuracy_dp(problem, max_depth=3, n_jobs=1).objective
 
 
-def test_progress_called_from_the_calling_thread_only():
-    """The progress callback (Python) runs on the calling thread while the roots run on two."""
+@pytest.mark.parametrize("depth", [3, 4])
+def test_progress_called_from_the_calling_thread_only(depth):
+    """The progress callback (Python) runs on the calling thread while the roots run on two (in
+    waves at depth 3, in the pipeline at depth 4)."""
     import threading
 
-    problem = _continuous(n=1500, f=5, seed=5)
+    problem = _continuous(n=1500 if depth == 3 else 200, f=5 if depth == 3 else 3, seed=5)
     me = threading.get_ident()
     seen = []
-    res = solve_dp(problem, max_depth=3, n_jobs=2, progress=lambda *a, **k: seen.append(threading.get_ident()))
+    res = solve_dp(problem, max_depth=depth, n_jobs=2, progress=lambda *a, **k: seen.append(threading.get_ident()))
     assert res.status == "OPTIMAL" and res.stats["root_waves"] > 0
     assert seen and set(seen) == {me}
 

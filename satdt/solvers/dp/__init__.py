@@ -83,7 +83,12 @@ own, then the results are applied in root order with the serial tie-break (simil
 incumbent) and the roots' memos absorbed in that order. The memo, the incumbent and the bounds are
 shared between waves; nothing a root sees depends on which thread ran it or when, so the tree is
 fixed for a given ``n_jobs`` (another optimal tree than one thread's may be returned when several
-tie). (2) Below, and at depth <= 2, the big depth-two kernels run their parts on the threads: the
+tie). At depth >= 4, where a root is a long search, the waves' barrier (every thread waiting for
+the wave's longest root) gives way to a *pipeline*: a thread that finishes a root takes the next
+at once; the roots are still committed (applied as above, their memos made visible) in root
+order, and chosen right after each commit, at most ``n_jobs`` ahead of the last committed one,
+each reading the memo as it stood when it was chosen (``Overlay``, ``core/memo.h``): again a
+tree fixed for a given ``n_jobs``. (2) Below, and at depth <= 2, the big depth-two kernels run their parts on the threads: the
 set-up of a depth-two scan and each root's chains, whose best split point is an atomic minimum
 over (errors, chain) that keeps the serial tie-break, and the pairs of a pair solve, whose
 per-thread best children are combined with the serial order's tie-break: there the tree is one

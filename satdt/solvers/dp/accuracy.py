@@ -197,7 +197,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
     n_jobs : int or None
         Threads of the compiled search (scikit-learn's convention: None or -1 all the cores this
         process may use, 1 the serial search). The optimum is the same for every value, the tree
-        the same on every run with one value; the threads evaluate the top node's roots in waves
+        the same on every run with one value; the threads evaluate the top node's roots in parallel
         (depth >= 3) and share the big depth-two kernels (a scan's chains, a pair solve's rows).
     optimize_above_bound : bool
         When no tree has at most ``upper_bound`` errors: search again for the optimum (True), or

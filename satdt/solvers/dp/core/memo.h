@@ -4,12 +4,16 @@
 //
 // Threads (parallel roots, waves.cpp): the memo is read by every thread during a wave of roots
 // and written by none; each root's new entries go to a memo of its own and are absorbed into the
-// memo in root order after the wave (absorb), so what a root sees never depends on timing. The
-// arena is shared: appends are thread-safe and a node never moves.
+// memo in root order after the wave (absorb), so what a root sees never depends on timing. In the
+// pipeline of roots (depth >= 4) the roots' memos are committed one by one while other roots run:
+// the Overlay below lets each root read the memo as it stood when the root was chosen. The arena
+// is shared: appends are thread-safe and a node never moves.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -61,6 +65,7 @@ class Memo {
     }
 
     size_t size() const { return entries_.size(); }
+    const std::vector<Entry>& entries() const { return entries_; }
 
     // stores every entry of `other` in its order (store's rules: bounds raised, trees set), then
     // empties it
@@ -94,6 +99,86 @@ class Memo {
 
     std::vector<Entry> entries_;
     std::unordered_map<u64, std::vector<int>> map_;
+};
+
+// The memo as it stands after each of a pipeline's committed root memos (layers), for readers
+// that must see it as it stood at a fixed point (waves.cpp, root_pipeline): layer s (s = 0, 1,
+// ...) is added by one thread at a time (the pipeline's lock held) while other threads read.
+// Each key gets one record per layer that touched it, stamped s + 1 and holding the key's state
+// after that layer (the base memo's entry, then the layers' entries merged in order by the memo's
+// rules, as absorb would: bounds raised, trees set); a reader with snapshot v sees the newest
+// record stamped <= v, i.e. exactly the entry the base memo would hold after absorbing layers
+// 0 .. v - 1, whatever the layers committed since. Records never move (a deque) and are published
+// by an atomic store after they are written; the layers' rows are referenced, not copied, so the
+// layers must live, unchanged, until clear().
+class Overlay {
+  public:
+    struct Rec {
+        u64 h;
+        int depth, stamp, tree;
+        i64 lb, cost;
+        const std::vector<int>* rows;
+        const Rec* next;
+    };
+
+    Overlay() : heads_(new std::atomic<const Rec*>[kBuckets]) {
+        for (size_t b = 0; b < kBuckets; ++b) heads_[b].store(nullptr, std::memory_order_relaxed);
+    }
+
+    // the writer: layer `stamp - 1`'s entries over `base` (both unchanged from now until clear)
+    void add(const Memo& layer, const Memo& base, int stamp) {
+        for (const Entry& e : layer.entries()) {
+            std::atomic<const Rec*>& head = heads_[e.h & (kBuckets - 1)];
+            const Rec* first = head.load(std::memory_order_relaxed);
+            if (first == nullptr) used_.push_back(e.h & (kBuckets - 1));
+            Rec r{e.h, e.depth, stamp, NONE, 0, INF, &e.rows, first};
+            if (const Rec* prev = find_in(first, e.rows, e.depth, e.h, INT_MAX)) {
+                r.lb = prev->lb;
+                r.tree = prev->tree;
+                r.cost = prev->cost;
+            } else if (const Entry* b = base.find(e.rows, e.depth, e.h)) {
+                r.lb = b->lb;
+                r.tree = b->tree;
+                r.cost = b->cost;
+            } else {
+                r.lb = e.lb;
+            }
+            r.lb = std::max(r.lb, e.lb);  // Memo::store's rules
+            if (e.tree != NONE) {
+                r.tree = e.tree;
+                r.cost = e.cost;
+                r.lb = e.cost;
+            }
+            recs_.push_back(r);
+            head.store(&recs_.back(), std::memory_order_release);
+        }
+    }
+
+    // a reader: the state of (rows, depth) after the first `snap` layers, or null when no layer
+    // among them has the key (then the base memo's entry is the state)
+    const Rec* find(const std::vector<int>& rows, int depth, u64 h, int snap) const {
+        return find_in(heads_[h & (kBuckets - 1)].load(std::memory_order_acquire), rows, depth, h, snap);
+    }
+
+    // (no reader left) empties it for the next pipeline
+    void clear() {
+        for (size_t b : used_) heads_[b].store(nullptr, std::memory_order_relaxed);
+        used_.clear();
+        recs_.clear();
+    }
+
+  private:
+    static constexpr size_t kBuckets = size_t(1) << 18;
+
+    static const Rec* find_in(const Rec* r, const std::vector<int>& rows, int depth, u64 h, int snap) {
+        for (; r != nullptr; r = r->next)
+            if (r->stamp <= snap && r->h == h && r->depth == depth && *r->rows == rows) return r;
+        return nullptr;
+    }
+
+    std::unique_ptr<std::atomic<const Rec*>[]> heads_;
+    std::vector<size_t> used_;
+    std::deque<Rec> recs_;
 };
 
 // The search's tree nodes, addressed by index (a tree reference, types.h). Chunks of 2^15 nodes

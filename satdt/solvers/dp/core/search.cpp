@@ -232,6 +232,9 @@ void Search::poll(double el) {
         return;
     }
     if (host_ == nullptr) return;
+    // in a pipeline of roots other threads commit roots (the bounds, the incumbent) meanwhile
+    std::unique_lock<std::mutex> lk;
+    if (pipe_mu_ != nullptr) lk = std::unique_lock<std::mutex>(*pipe_mu_);
     Report rep{};
     const Report* due = nullptr;
     const bool improved = top_best_ < reported_best_;
@@ -250,6 +253,7 @@ void Search::poll(double el) {
         }
         due = &rep;
     }
+    if (lk.owns_lock()) lk.unlock();
     if (!host_->poll(due)) throw Interrupted();
 }
 
@@ -306,21 +310,30 @@ Sub Search::solve_node(const View& P, const std::vector<int>& pos, int d, i64 ub
     if (top && !top_roots_.empty()) return top_part(P, pos, N, d, ub, leaf, lb0, Fin, presin);
     const u64 h = Memo::hash_rows(rows, d);
     const Entry* e = memo_.find(rows, d, h);
-    if (e == nullptr && base_ != nullptr) e = base_->find(rows, d, h);  // a clone: the owner's memo
-    if (e != nullptr) {
+    i64 e_lb = 0, e_cost = INF;
+    int e_tree = NONE;
+    bool found = e != nullptr;
+    if (found) {
+        e_lb = e->lb;
+        e_tree = e->tree;
+        e_cost = e->cost;
+    } else if (base_ != nullptr) {  // a clone: the owner's memo
+        found = shared_find(rows, d, h, e_lb, e_tree, e_cost);
+    }
+    if (found) {
         hits_++;
-        if (e->tree != NONE) {
+        if (e_tree != NONE) {
             Sub s;
-            s.val = e->cost;
-            s.tree = e->tree;
+            s.val = e_cost;
+            s.tree = e_tree;
             return s;
         }
-        if (e->lb >= ub) {
+        if (e_lb >= ub) {
             Sub s;
-            s.val = e->lb;
+            s.val = e_lb;
             return s;
         }
-        lb0 = std::max(lb0, e->lb);
+        lb0 = std::max(lb0, e_lb);
     }
     // the restricted search at depth >= 3 (see solve): its own answers, after the exact ones
     const bool restricted = width_ > 0 && d >= 3;
@@ -492,6 +505,11 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
             floorL.assign(T, 0);
             floorR.assign(T, 0);
             missing_bounds(V, F, N, kind, d, floorL, floorR, pair_e);
+        }
+        if (waves && d >= 4 && root_wave_ == 0) {
+            root_pipeline(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr, pair_e,
+                          floorL, floorR);
+            return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
         }
         if (waves) {
             root_waves(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr, pair_e,

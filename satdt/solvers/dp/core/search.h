@@ -24,7 +24,7 @@
 //   types.h, kernels.h      shared value types; popcount kernels (AVX-512 dispatch)
 //   view.h, view.cpp        a node's view; frequency counting (histograms, bitsets), presence,
 //                           useful columns, sub-views
-//   memo.h                  the memo over (row set, depth)
+//   memo.h                  the memo over (row set, depth); the pipeline's Overlay
 //   bounds.h                root queue, interval halving, incumbent
 //   depth2.cpp              depth one from the counts; the pair-count depth-two solver
 //   scan.cpp                ConTree's depth-two scan for long chains; a feature's two chains
@@ -34,11 +34,11 @@
 //   roots.cpp               the root search's bookkeeping: initial bounds, the similarity
 //                           bound, the incumbent root, the top-level search's bound at a
 //                           time-out and its state kept for the next slice (TopResume)
-//   waves.cpp               parallel roots: the top node's roots in waves on clones of the
-//                           search (root_waves, eval_root)
+//   waves.cpp               parallel roots: the top node's roots on clones of the search, in
+//                           waves (root_waves) or, at depth >= 4, a pipeline (root_pipeline)
 //   host.h                  what the search asks of its caller (signals, progress)
-//   pool.h                  the worker threads of n_jobs: the top node's roots in waves (parallel
-//                           roots, waves.cpp: root_waves), and below depth three the big
+//   pool.h                  the worker threads of n_jobs: the top node's roots (parallel roots,
+//                           waves.cpp: root_waves, root_pipeline), and below depth three the big
 //                           depth-two kernels (a scan's set-up and each root's chains, a pair
 //                           solve's pairs) split into tasks combined in the serial order with the
 //                           serial tie-break; the host stays on the calling thread
@@ -53,6 +53,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "bounds.h"
@@ -134,11 +135,13 @@ class Search {
         if (pool_) pool_->adaptive = scan_units > 0 || pair_ops > 0;
     }
     // parallel roots (threads > 1): the top node of an exact search at depth >= 3 evaluates its
-    // roots in waves of `wave` (0: four per thread at depth three, else one per thread: see
-    // root_waves) on the threads, sharing the memo and
-    // the incumbent between waves (see root_waves); wave < 0: off (only the kernels on threads).
-    // The answer and the tree are fixed for given threads and wave.
+    // roots on the threads: at depth three in waves of four roots per thread (root_waves), deeper
+    // in a pipeline (root_pipeline) whose roots are chosen at most `lag` ahead of the last
+    // committed one (set_root_lag; 0: the threads taking part). set_root_wave(wave > 0): waves of
+    // `wave` roots at every depth >= 3 instead (1: exactly the serial search); wave < 0: off (only
+    // the kernels on threads). The answer and the tree are fixed for given threads, wave and lag.
     void set_root_wave(int wave) { root_wave_ = wave; }
+    void set_root_lag(int lag) { root_lag_ = lag; }
     // on: the search leaves one of its threads to another search running at the same time
     // (satdt/solvers/dp/anytime.py, the two lanes) until switched off: with two threads it runs
     // on the calling thread alone (no waves, no kernel on the threads; the answers of one thread),
@@ -270,16 +273,42 @@ class Search {
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
     // ------------------------------------------------------------------ parallel roots (waves.cpp)
-    // A clone is one thread's search during a wave of the top node's roots: the same problem,
-    // the owner's arena, its own scratch and counters, no pool. It reads the owner's memo (base_,
-    // not written during a wave) and writes a memo of its own (memo_), handed to the root's task.
+    // A clone is one thread's search during a wave or pipeline of the top node's roots: the same
+    // problem, the owner's arena, its own scratch and counters, no pool. It reads the owner's memo
+    // (base_, not written meanwhile; in a pipeline through the overlay) and writes a memo of its
+    // own (memo_), handed to the root's task.
     Search(const Search& owner, int tid);
     Search* owner_ = nullptr;
     int tid_ = 0;                           // the clone's pool thread (0: the calling thread)
     const Memo* base_ = nullptr;
+    // a clone in the pipeline of roots: the committed roots' entries it may see (the first snap_
+    // layers of the overlay), over base_
+    const Overlay* overlay_ = nullptr;
+    int snap_ = 0;
+    // a clone: the owner's memo as this root may see it (the overlay's state, else base_'s entry);
+    // false when neither has (rows, depth)
+    bool shared_find(const std::vector<int>& rows, int depth, u64 h, i64& lb, int& tree, i64& cost) const {
+        if (overlay_ != nullptr) {
+            if (const Overlay::Rec* r = overlay_->find(rows, depth, h, snap_)) {
+                lb = r->lb;
+                tree = r->tree;
+                cost = r->cost;
+                return true;
+            }
+        }
+        const Entry* e = base_->find(rows, depth, h);
+        if (e == nullptr) return false;
+        lb = e->lb;
+        tree = e->tree;
+        cost = e->cost;
+        return true;
+    }
+    std::unique_ptr<Overlay> overlay_own_;  // the owner's, for its pipelines
+    std::mutex* pipe_mu_ = nullptr;         // the owner during a pipeline: its lock (see poll)
     const std::atomic<bool>* stop_ = nullptr;  // set: the wave is abandoned (Timeout)
     std::vector<std::unique_ptr<Search>> clones_;
     int root_wave_ = 0;  // see set_root_wave
+    int root_lag_ = 0;   // see set_root_lag
     i64 waves_ = 0, wave_roots_ = 0, wave_task_us_ = 0, wave_span_us_ = 0, wave_cpu_ = 0;
     static i64 thread_cpu_us();
     // one root of a wave: chosen by the owner (t, its interval, the bounds it must beat), its
@@ -295,6 +324,7 @@ class Search {
         Sub s1, s2;
         int evaluated = 0;  // children evaluated (1: the first only, 2: both)
         int status = 0;     // 0 not run, 1 done, 2 timed out / abandoned, 3 interrupted, 4 error
+        int snap = 0;       // in a pipeline: the roots committed when it was chosen (the memo it sees)
         std::exception_ptr error;
         Memo memo;          // the entries its search added
     };
@@ -302,6 +332,19 @@ class Search {
                     const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
                     std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
                     const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR);
+    void root_pipeline(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
+                       const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
+                       std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
+                       const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR);
+    static bool covered(const View& V, int j, const RootTask* tasks, int k);
+    template <class Busy>
+    bool next_root(RootTask& rt, const View& V, int d, i64 tot, const std::vector<i64>& ftot, std::vector<i64>& lbL,
+                   std::vector<i64>& lbR, std::vector<char>& open, RootQueue<RootKey>& queue, i64 bound,
+                   const std::vector<char>& kind, std::vector<i64>& floorL, std::vector<i64>& floorR, Busy&& busy);
+    bool apply_root(const RootTask& rt, const View& V, int T, i64 tot, const std::vector<i64>& ftot,
+                    std::vector<i64>& lbL, std::vector<i64>& lbR, Incumbent& inc, i64 ub, i64 lb0,
+                    const std::vector<char>& kind, const std::vector<i64>& pair_e, std::vector<i64>& floorL,
+                    std::vector<i64>& floorR);
     void eval_root(RootTask& rt, const View& V, const std::vector<i64>& F, const i64* N, int d, i64 tot,
                    const std::vector<i64>& ftot, const ViewBits* bits);
 
@@ -359,7 +402,9 @@ class Search {
     void store(const std::vector<int>& rows, int depth, u64 h, i64 lb, const Sub* opt, bool restricted = false) {
         Memo& memo = restricted ? rmemo_ : memo_;
         if (base_ != nullptr && !restricted) {  // a clone: its entry starts from the owner's bound
-            if (const Entry* b = base_->find(rows, depth, h)) lb = std::max(lb, b->lb);
+            i64 blb, bcost;
+            int btree;
+            if (shared_find(rows, depth, h, blb, btree, bcost)) lb = std::max(lb, blb);
         }
         if (opt == nullptr) {
             memo.store(rows, depth, h, lb, NONE, INF);

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <ctime>
+#include <memory>
+#include <mutex>
 #include <exception>
 #include <vector>
 
@@ -21,6 +25,78 @@ Search::Search(const Search& o, int tid)
     pair_lo_ = o.pair_lo_;
     pairing_ = o.pairing_;
     missing_bound_ = o.missing_bound_;
+}
+
+// whether root j lies in the interval of open roots of one of the tasks (one root per interval of
+// open roots, ConTree's halving: a second root of the same run would mostly be ruled out by the
+// first one's result, so it waits for that result)
+bool Search::covered(const View& V, int j, const RootTask* tasks, int k) {
+    for (int i = 0; i < k; ++i)
+        if (V.cchain[j] == V.cchain[tasks[i].t] && j >= tasks[i].run_lo && j <= tasks[i].run_hi) return true;
+    return false;
+}
+
+// the next root as the serial loop picks it (best-first, interval halving, the missing rows'
+// floors), among those `busy` does not exclude, with the bound as it stands: filled into rt
+// (its bounds and which side first), false when no root is left below the bound
+template <class Busy>
+bool Search::next_root(RootTask& rt, const View& V, int d, i64 tot, const std::vector<i64>& ftot,
+                       std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
+                       RootQueue<RootKey>& queue, i64 bound, const std::vector<char>& kind,
+                       std::vector<i64>& floorL, std::vector<i64>& floorR, Busy&& busy) {
+    (void)d;
+    while (true) {
+        double kmin = 0;
+        int t = queue.next(open, &kmin, busy);
+        if (t < 0 || !(kmin < static_cast<double>(bound))) return false;
+        int run_lo = 0, run_hi = 0;
+        t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
+        open[t] = 0;
+        if (!floorL.empty() && std::max(lbL[t], floorL[t]) + std::max(lbR[t], floorR[t]) >= bound) {
+            lbL[t] = std::max(lbL[t], floorL[t]);  // ruled out by the missing rows' bound
+            lbR[t] = std::max(lbR[t], floorR[t]);
+            ++mb_skips_;
+            continue;
+        }
+        roots_++;
+        rt.t = t;
+        rt.run_lo = run_lo;
+        rt.run_hi = run_hi;
+        rt.bound = bound;
+        rt.left_first = tot - ftot[t] >= ftot[t];
+        if (kind[V.cchain[t]] == 1 || kind[V.cchain[t]] == 3) rt.left_first = kind[V.cchain[t]] == 3;
+        rt.lb1 = rt.left_first ? lbL[t] : lbR[t];
+        rt.lb2 = rt.left_first ? lbR[t] : lbL[t];
+        rt.evaluated = 0;
+        rt.status = 0;
+        rt.error = nullptr;
+        return true;
+    }
+}
+
+// an evaluated root's result as the serial loop applies it: the similarity bounds of its children
+// on every root (and a missing-value pair's floors), then the incumbent when the root is strictly
+// better; true when the incumbent reaches the node's bound lb0 (no root can do better)
+bool Search::apply_root(const RootTask& rt, const View& V, int T, i64 tot, const std::vector<i64>& ftot,
+                        std::vector<i64>& lbL, std::vector<i64>& lbR, Incumbent& inc, i64 ub, i64 lb0,
+                        const std::vector<char>& kind, const std::vector<i64>& pair_e, std::vector<i64>& floorL,
+                        std::vector<i64>& floorR) {
+    const int t = rt.t;
+    const bool lf = rt.left_first;
+    const i64 nL = tot - ftot[t], nR = ftot[t];
+    std::vector<i64>& lb1 = lf ? lbL : lbR;
+    std::vector<i64>& lb2 = lf ? lbR : lbL;
+    similar(rt.s1.val, lf ? rt.FL : rt.FR, T, lf ? nL : nR, lb1, lb2, lf);
+    {  // a pair's root: its first side is the one without M (the missing rows' bound)
+        const int ch = V.cchain[t], kp = kind[ch] == 1 ? ch : kind[ch] == 3 ? ch - 1 : -1;
+        if (kp >= 0 && pair_e[kp] >= 0)
+            similar_missing(rt.s1.val, lf ? rt.FL : rt.FR, T, lf ? nL : nR, V, kp, pair_e[kp], floorL, floorR);
+    }
+    if (rt.evaluated < 2) return false;
+    similar(rt.s2.val, lf ? rt.FR : rt.FL, T, lf ? nR : nL, lb2, lb1, !lf);
+    const Sub& sl = lf ? rt.s1 : rt.s2;
+    const Sub& sr = lf ? rt.s2 : rt.s1;
+    return sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, true);
 }
 
 // The top node's roots in waves (P-STreeD's parallel roots [REFERENCES], made deterministic):
@@ -52,44 +128,13 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
     if (pairing_) pair_kinds(V, kind);
     std::atomic<bool> stop{false};
     bool idle_interrupted = false;
-    int run_lo = 0, run_hi = 0;
     for (bool done = false; !done;) {
         check_time();
         const i64 bound = inc.bound;
         int k = 0;
-        // one root per interval of open roots (ConTree's halving): a second root of the same run
-        // would mostly be ruled out by the first one's result, so it goes to a later wave
-        auto taken = [&](int j) {
-            for (int i = 0; i < k; ++i)
-                if (V.cchain[j] == V.cchain[tasks[i].t] && j >= tasks[i].run_lo && j <= tasks[i].run_hi) return true;
-            return false;
-        };
-        while (k < K) {
-            double kmin = 0;
-            int t = queue.next(open, &kmin, taken);
-            if (t < 0 || !(kmin < static_cast<double>(bound))) break;
-            t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
-            open[t] = 0;
-            if (!floorL.empty() && std::max(lbL[t], floorL[t]) + std::max(lbR[t], floorR[t]) >= bound) {
-                lbL[t] = std::max(lbL[t], floorL[t]);  // ruled out by the missing rows' bound
-                lbR[t] = std::max(lbR[t], floorR[t]);
-                ++mb_skips_;
-                continue;
-            }
-            roots_++;
-            RootTask& rt = tasks[k++];
-            rt.t = t;
-            rt.run_lo = run_lo;
-            rt.run_hi = run_hi;
-            rt.bound = bound;
-            rt.left_first = tot - ftot[t] >= ftot[t];
-            if (kind[V.cchain[t]] == 1 || kind[V.cchain[t]] == 3) rt.left_first = kind[V.cchain[t]] == 3;
-            rt.lb1 = rt.left_first ? lbL[t] : lbR[t];
-            rt.lb2 = rt.left_first ? lbR[t] : lbL[t];
-            rt.evaluated = 0;
-            rt.status = 0;
-            rt.error = nullptr;
-        }
+        while (k < K && next_root(tasks[k], V, d, tot, ftot, lbL, lbR, open, queue, bound, kind, floorL, floorR,
+                                  [&](int j) { return covered(V, j, tasks.data(), k); }))
+            ++k;
         if (k == 0) break;
         waves_++;
         wave_roots_ += k;
@@ -159,23 +204,8 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
         for (int i = 0; i < k; ++i) {
             RootTask& rt = tasks[i];
             worst = std::max(worst, rt.status);
-            if (rt.status != 1 || done) continue;
-            const int t = rt.t;
-            const bool lf = rt.left_first;
-            const i64 nL = tot - ftot[t], nR = ftot[t];
-            std::vector<i64>& lb1 = lf ? lbL : lbR;
-            std::vector<i64>& lb2 = lf ? lbR : lbL;
-            similar(rt.s1.val, lf ? rt.FL : rt.FR, T, lf ? nL : nR, lb1, lb2, lf);
-            {  // a pair's root: its first side is the one without M (the missing rows' bound)
-                const int ch = V.cchain[t], kp = kind[ch] == 1 ? ch : kind[ch] == 3 ? ch - 1 : -1;
-                if (kp >= 0 && pair_e[kp] >= 0)
-                    similar_missing(rt.s1.val, lf ? rt.FL : rt.FR, T, lf ? nL : nR, V, kp, pair_e[kp], floorL, floorR);
-            }
-            if (rt.evaluated < 2) continue;
-            similar(rt.s2.val, lf ? rt.FR : rt.FL, T, lf ? nR : nL, lb2, lb1, !lf);
-            const Sub& sl = lf ? rt.s1 : rt.s2;
-            const Sub& sr = lf ? rt.s2 : rt.s1;
-            if (sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, true)) done = true;
+            if (rt.status == 1 && !done)
+                done = apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR);
         }
         for (int i = 0; i < k; ++i) memo_.absorb(tasks[i].memo);
         if (worst == 4) {
@@ -188,6 +218,197 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
         if (worst == 3) throw Interrupted();
         if (worst == 2) throw Timeout();
     }
+}
+
+// The top node's roots in a pipeline (depth >= 4; parallel roots without the waves' barrier).
+// In waves every thread waits at the end of each wave for the wave's longest root; here a thread
+// that finishes a root takes the next one at once. Still deterministic: roots are chosen and
+// committed (applied as the serial loop applies them, their memos made visible) in one fixed
+// order, under a lock, by whichever thread finished the root; right after each commit, roots are
+// chosen as the serial loop would (best-first, interval halving, not in the interval of a root
+// still running) until `lag` roots are chosen and not yet committed. So root j is chosen with
+// the bounds, the incumbent and the memo as they stand after a fixed number of commits, and a root
+// reads the memo as it stood then (the Overlay: the committed roots' memos stamped in order, over
+// the memo of the node's start), however far the other threads have gone since. The answer, the
+// tree and the node count are fixed for a given lag (default: the threads taking part). At the
+// end the roots' memos are absorbed in root order, as after waves. A thread with nothing to take
+// waits for a commit; the calling thread polls the host meanwhile.
+void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
+                           const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
+                           std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
+                           const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR) {
+    const int T = V.T(), nth = pool_->size(), K = pool_->active();
+    const int L = root_lag_ > 0 ? root_lag_ : K;  // roots chosen and not yet committed, at most
+    if (static_cast<int>(clones_.size()) != nth) {
+        clones_.clear();
+        for (int th = 0; th < nth; ++th) clones_.emplace_back(new Search(*this, th));
+    }
+    std::vector<char> kind(V.p, 0);
+    if (pairing_) pair_kinds(V, kind);
+    if (!overlay_own_) overlay_own_.reset(new Overlay());
+    Overlay& ov = *overlay_own_;
+    std::vector<RootTask> ring(L);  // root j in slot j % L while chosen and not committed
+    std::vector<char> finished(L, 0);
+    std::vector<std::unique_ptr<Memo>> layers;  // the committed roots' memos, in root order
+    struct Timing {
+        i64 cpu;
+        long long after;  // commits before it was chosen
+    };
+    std::vector<Timing> timing;  // per root, for the span on free cores (stats)
+    std::mutex mu;
+    std::condition_variable cv;
+    std::atomic<bool> stop{false};
+    long long chosen = 0, taken = 0, committed = 0;
+    bool closed = false, done = false, idle_interrupted = false;
+    int worst = 0;
+    std::exception_ptr error;
+
+    auto running = [&](int j) {  // j in the interval of a root chosen and not committed
+        for (long long i = committed; i < chosen; ++i) {
+            const RootTask& rt = ring[static_cast<size_t>(i % L)];
+            if (V.cchain[j] == V.cchain[rt.t] && j >= rt.run_lo && j <= rt.run_hi) return true;
+        }
+        return false;
+    };
+    auto choose = [&] {  // (the lock held) up to L roots chosen and not committed
+        while (!closed && chosen - committed < L) {
+            RootTask& rt = ring[static_cast<size_t>(chosen % L)];
+            if (!next_root(rt, V, d, tot, ftot, lbL, lbR, open, queue, inc.bound, kind, floorL, floorR, running)) break;
+            rt.snap = static_cast<int>(committed);
+            finished[static_cast<size_t>(chosen % L)] = 0;
+            timing.push_back({0, committed});
+            ++chosen;
+        }
+        if (chosen == committed) closed = true;  // nothing running, nothing left below the bound
+    };
+    auto commit = [&] {  // (the lock held) the finished roots, in root order
+        while (committed < chosen && finished[static_cast<size_t>(committed % L)]) {
+            RootTask& rt = ring[static_cast<size_t>(committed % L)];
+            worst = std::max(worst, rt.status);
+            if (rt.status == 4 && !error) error = rt.error;
+            if (rt.status != 1) {
+                open[rt.t] = 1;  // cut by the time limit (a kept top-level search resumes it)
+                closed = true;
+            } else if (!done && apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR)) {
+                done = closed = true;
+            }
+            layers.emplace_back(new Memo(std::move(rt.memo)));
+            rt.memo.clear();
+            ov.add(*layers.back(), memo_, static_cast<int>(layers.size()));
+            ++committed;
+            choose();
+        }
+    };
+    for (auto& c : clones_) {
+        c->start_ = start_;
+        c->limit_ = limit_;
+        c->ticks_ = 0;
+        c->next_poll_ = next_poll_;
+        c->base_ = &memo_;
+        c->overlay_ = &ov;
+        c->stop_ = &stop;
+    }
+    pipe_mu_ = &mu;
+    choose();
+    auto host = [&] {  // the calling thread's duties while it waits (the lock not held)
+        try {
+            clones_[0]->check_time(true);
+        } catch (const Timeout&) {
+            stop.store(true, std::memory_order_relaxed);
+        } catch (const Interrupted&) {
+            idle_interrupted = true;
+            stop.store(true, std::memory_order_relaxed);
+        }
+    };
+    pool_->run_idle(
+        K,
+        [&](int, int th) {
+            Search& s = *clones_[th];
+            std::unique_lock<std::mutex> lk(mu);
+            while (true) {
+                if (taken < chosen) {
+                    const long long j = taken++;
+                    RootTask& rt = ring[static_cast<size_t>(j % L)];
+                    s.snap_ = rt.snap;
+                    lk.unlock();
+                    const i64 c0 = thread_cpu_us();
+                    if (stop.load(std::memory_order_relaxed)) {
+                        rt.status = 2;
+                    } else {
+                        try {
+                            s.eval_root(rt, V, F, N, d, tot, ftot, bits);
+                            rt.status = 1;
+                        } catch (const Timeout&) {
+                            rt.status = 2;
+                        } catch (const Interrupted&) {
+                            rt.status = 3;
+                        } catch (...) {
+                            rt.status = 4;
+                            rt.error = std::current_exception();
+                        }
+                    }
+                    if (rt.status != 1) stop.store(true, std::memory_order_relaxed);
+                    std::swap(rt.memo, s.memo_);
+                    const i64 cpu = thread_cpu_us() - c0;
+                    lk.lock();
+                    timing[static_cast<size_t>(j)].cpu = cpu;
+                    wave_task_us_ += cpu;
+                    nodes_ += s.nodes_;
+                    roots_ += s.roots_;
+                    pairs_ += s.pairs_;
+                    hits_ += s.hits_;
+                    scans_ += s.scans_;
+                    tables_ += s.tables_;
+                    mb_solves_ += s.mb_solves_;
+                    mb_skips_ += s.mb_skips_;
+                    s.nodes_ = s.roots_ = s.pairs_ = s.hits_ = s.scans_ = s.tables_ = 0;
+                    s.mb_solves_ = s.mb_skips_ = 0;
+                    finished[static_cast<size_t>(j % L)] = 1;
+                    commit();
+                    cv.notify_all();
+                    continue;
+                }
+                if (closed) break;
+                if (stop.load(std::memory_order_relaxed)) {  // nothing more will be chosen
+                    closed = true;
+                    cv.notify_all();
+                    continue;
+                }
+                if (th == 0) {
+                    cv.wait_for(lk, std::chrono::microseconds(200));
+                    lk.unlock();
+                    host();
+                    lk.lock();
+                } else {
+                    cv.wait(lk);
+                }
+            }
+        },
+        host);
+    pipe_mu_ = nullptr;
+    for (auto& c : clones_) {
+        c->stop_ = nullptr;
+        c->overlay_ = nullptr;
+    }
+    ov.clear();
+    for (auto& m : layers) memo_.absorb(*m);
+    // the span on free cores: the roots replayed on K threads, each taken in order by the first
+    // thread free once chosen (after its commits), commits in order
+    {
+        std::vector<i64> free_at(static_cast<size_t>(K), 0), commit_at(timing.size(), 0);
+        for (size_t j = 0; j < timing.size(); ++j) {
+            const i64 avail = timing[j].after == 0 ? 0 : commit_at[static_cast<size_t>(timing[j].after - 1)];
+            auto th = std::min_element(free_at.begin(), free_at.end());
+            *th = std::max(avail, *th) + timing[j].cpu;
+            commit_at[j] = std::max(*th, j > 0 ? commit_at[j - 1] : 0);
+        }
+        wave_span_us_ += timing.empty() ? 0 : commit_at.back();
+    }
+    waves_++;
+    wave_roots_ += chosen;
+    if (error) std::rethrow_exception(error);
+    if (worst == 3 || idle_interrupted) throw Interrupted();
+    if (worst == 2) throw Timeout();
 }
 
 // this thread's CPU time (microseconds): the waves' work and span in stats
