@@ -144,6 +144,7 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             c->ticks_ = 0;
             c->next_poll_ = next_poll_;
             c->base_ = &memo_;
+            c->overlay_ = nullptr;
             c->stop_ = &stop;
         }
         pool_->run_idle(
@@ -299,6 +300,7 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
             choose();
         }
     };
+    choose();
     for (auto& c : clones_) {
         c->start_ = start_;
         c->limit_ = limit_;
@@ -309,7 +311,6 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
         c->stop_ = &stop;
     }
     pipe_mu_ = &mu;
-    choose();
     auto host = [&] {  // the calling thread's duties while it waits (the lock not held)
         try {
             clones_[0]->check_time(true);
@@ -364,7 +365,13 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
                     s.nodes_ = s.roots_ = s.pairs_ = s.hits_ = s.scans_ = s.tables_ = 0;
                     s.mb_solves_ = s.mb_skips_ = 0;
                     finished[static_cast<size_t>(j % L)] = 1;
-                    commit();
+                    try {  // (a pool task must not throw: e.g. no memory left for a commit)
+                        commit();
+                    } catch (...) {
+                        if (!error) error = std::current_exception();
+                        closed = true;
+                        stop.store(true, std::memory_order_relaxed);
+                    }
                     cv.notify_all();
                     continue;
                 }
