@@ -103,9 +103,11 @@ struct Stats {
     i64 nodes, roots_evaluated, pair_solves, depth2_scans, memo_hits, memo_entries, tree_nodes, restricted_entries;
     i64 thread_runs, worker_tasks;  // kernel runs handed to the threads; their tasks the workers ran
     i64 merged_pairs;               // missing-value pairs scanned as one, summed over depth-two scans
-    i64 root_waves, wave_roots;      // parallel roots: waves of the top node, roots they evaluated
+    i64 root_waves, wave_roots;      // parallel roots: waves of the top node (a pipeline counts
+                                     // one), roots they evaluated
     i64 wave_task_us, wave_span_us;  // their thread CPU time (us), and the sum over waves of the
-                                     // busiest thread's (the waves' span on idle cores)
+                                     // busiest thread's (the waves' span on idle cores; a
+                                     // pipeline's: its roots' CPU times replayed on the threads)
     i64 top_resumes;                 // top-level root searches resumed from a kept one (TopResume)
     i64 pair_tables;                 // pair solves that counted by byte tables (PairWeights)
 };
