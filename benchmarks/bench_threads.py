@@ -5,13 +5,13 @@ whole call timed from the solve's start), alternating the thread counts run by r
 so that a drift of the shared machine's load hits both alike; the ratio is taken pair by pair and
 its median reported. Every run must prove the optimum; every thread count must give the same
 optimum, and every run of one thread count the same tree and the same number of search nodes (a
-mismatch is ``WRONG`` and makes the exit code 1; at depth >= 3 the roots run in waves, whose
-optimal tree may differ from one thread's). The machine's load (``os.getloadavg``) is printed
+mismatch is ``WRONG`` and makes the exit code 1; at depth >= 3 the roots run in parallel (in
+waves at depth 3, in a pipeline deeper), whose optimal tree may differ from one thread's). The machine's load (``os.getloadavg``) is printed
 before and after each cell.
 
 Besides the wall time: the process's CPU time, the search nodes, and for parallel roots the
-waves' *span*: the sum over the waves of the busiest thread's CPU time, plus the CPU time outside
-the waves. ``est`` = (CPU time of the first thread count) / span is the speed-up the threads
+waves' *span*: the sum over the waves of the busiest thread's CPU time (a pipeline's: its roots'
+CPU times replayed on the threads in the order they ran), plus the CPU time outside them. ``est`` = (CPU time of the first thread count) / span is the speed-up the threads
 would give on free cores; on a shared, loaded machine it is steadier than the wall ratio.
 
 No time limit by default (``--time-limit 0``): the complete search alone. With a limit, the
