@@ -1,21 +1,19 @@
 """The independent checker of satdt certificates: ``python -m satdt.proof.check DIR`` or ``satdt check DIR``.
 
-With :mod:`satdt.proof.trusted` (reading the files, the tree's cost, the DRUP route), it trusts
-Python, numpy, the verified DRUP checker ``drup``, the reference encoding
-(:mod:`satdt.proof.reference_encoding`) and the certificate's data file; it imports nothing from
-satdt's search, encodings or binarizer (a test parses the imports). Format and rules: ``FORMAT.md``.
+With :mod:`satdt.proof.trusted` (reading the files, the tree's cost, the DRUP route), it trusts Python, numpy, the
+verified DRUP checker ``drup``, the reference encoding (:mod:`satdt.proof.reference_encoding`) and the certificate's
+data file; it imports nothing from satdt's search, encodings or binarizer (a test parses the imports). Format and
+rules: ``FORMAT.md``.
 
-Costs are integers ``q * errors + lc * leaves``. A claim ``(rows of path, k, b)`` says every tree
-of depth ``<= k`` on those rows costs ``>= b``, by one rule: ``leaf`` (one leaf, or two leaves and
-the conflicts of identical rows), ``split`` (for every test that splits the rows, or a range of
-tests, earlier claims on the two sides whose bounds sum to ``>= b``), ``depth2`` (``k <= 2``: the
-checker's own optimum, by enumeration or a branch and bound), ``enum`` (at most 64 rows: the
-checker's own optimum over every row set <= k tests reach), ``similar`` (an earlier claim on a set
-differing by m rows' weight, minus ``q m``). Set equality: the count and two random 64-bit sums of
-per-row keys drawn at each run. DT_depth / DT_size: such a DAG over the witness rows (costs
-``errors`` or ``(m + 2) errors + leaves``) or their DRUP proof. A categorical column is read as
-one 0/1 column per category (:func:`~.trusted.expand`), whose one gap is the test ``x == v``.
-"""
+Costs are integers ``q * errors + lc * leaves``. A claim ``(rows of path, k, b)`` says every tree of depth ``<= k`` on
+those rows costs ``>= b``, by one rule: ``leaf`` (one leaf, or two leaves and the conflicts of identical rows),
+``split`` (for every test that splits the rows, or a range of tests, earlier claims on the two sides whose bounds sum
+to ``>= b``), ``depth2`` (``k <= 2``: the checker's own optimum, by enumeration or a branch and bound), ``enum`` (at
+most 64 rows: the checker's own optimum over every row set <= k tests reach), ``similar`` (an earlier claim on a set
+differing by m rows' weight, minus ``q m``). Set equality: the count and two random 64-bit sums of per-row keys drawn
+at each run. DT_depth / DT_size: such a DAG over the witness rows (costs ``errors`` or ``(m + 2) errors + leaves``) or
+their DRUP proof. A categorical column is read as one 0/1 column per category (:func:`~.trusted.expand`), whose one
+gap is the test ``x == v``."""
 
 from __future__ import annotations
 
@@ -35,6 +33,7 @@ BATCH = 500_000  # counts the depth-2 branch and bound holds at once (in cache: 
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
+MANY = 2 ** 20  # depth2 claims counted at once below this many (rows x tests^2)
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
 _BITS = getattr(np, "bitwise_count", lambda a: _POP[a.view(np.uint8)].reshape(-1, 8).sum(1))  # bits of each uint64
@@ -49,6 +48,7 @@ class _Costs:
         self.pure = _uniq(g * C + y).size == g.max(initial=-1) + 1  # identical rows share their class: no conflict
         self.keys = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
             0, 2 ** 63, size=(self.n, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        self.keys_t = self.keys.T.copy()  # (key sums by take + sum: 3x faster than keys[S].sum(0))
 
     def codes(self, allowed: dict | None):
         """Each row's value code per feature (rank of its value or allowed interval), after the previous features'."""
@@ -69,13 +69,13 @@ class _Costs:
         return min(self.leaf(S), self.q * conflicts + 2 * self.lc)
 
     def key(self, S: np.ndarray) -> tuple[int, int, int]:
-        return (int(S.size), *map(int, self.keys[S].sum(0, dtype=np.uint64)))  # (no row: 0, 0)
+        return (int(S.size), *map(int, self.keys_t.take(S, 1).sum(1)))  # (no row: 0, 0)
 
 
 def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
-    """Each row's block per feature (0 .. u - 1 over the non-empty blocks of S cut by every gap, or
-    by the ``allowed`` thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature:
-    the rank of the row's code among the codes S holds (:meth:`_Costs.codes`; no sort)."""
+    """Each row's block per feature (0 .. u - 1 over the non-empty blocks of S cut by every gap, or by the ``allowed``
+    thresholds; gap ``a`` in 1 .. u - 1 sends the blocks < a left), u per feature: the rank of the row's code among
+    the codes S holds (:meth:`_Costs.codes`; no sort)."""
     (codes, off), held = cst.codes(allowed), np.zeros(int(cst.codes(allowed)[1][-1]), np.int64)
     held[(V := codes[S]).ravel()] = 1
     before = (cum := np.cumsum(held))[off[:-1]] - held[off[:-1]]  # codes held by the earlier features
@@ -83,9 +83,9 @@ def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
 
 
 def _ranks(cst: _Costs, S: np.ndarray, R: np.ndarray, u: np.ndarray):
-    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on
-    any subset of S: across such a run each side's errors (its size minus its largest class count) are
-    concave in the rows of one class moved, so least at an end of the run, a gap."""
+    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on any
+    subset of S: across such a run each side's errors (its size minus its largest class count) are concave in the rows
+    of one class moved, so least at an end of the run, a gap."""
     p, C, y, U, fp = cst.X.shape[1], cst.C, cst.y[S], int(u.max()), np.arange(cst.X.shape[1])  # (R, u: _blocks)
     cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
     lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
@@ -94,8 +94,8 @@ def _ranks(cst: _Costs, S: np.ndarray, R: np.ndarray, u: np.ndarray):
 
 
 def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
-    """Depth-<=1 optimum of the left and the right side of each root gap of ``segs`` ([(f, gaps)]),
-    over every child test: 2-D cumulative class counts (class, root gap, child column), int16 below NARROW rows."""
+    """Depth-<=1 optimum of the left and the right side of each root gap of ``segs`` ([(f, gaps)]), over every child
+    test: 2-D cumulative class counts (class, root gap, child column), int16 below NARROW rows."""
     q, lc, C, y, n = cst.q, cst.lc, cst.C, cst.y[S], S.size
     (cols, offs, colTot, tot), dt = child, np.int16 if n < NARROW else np.int32
     W, F = int(offs[-1]), len(segs)
@@ -130,51 +130,64 @@ def _left(R: np.ndarray, u: np.ndarray) -> np.ndarray:
     return R[:, f] < np.arange(1, f.size + 1) - np.repeat(np.cumsum(u - 1) - (u - 1), u - 1)
 
 
-def _dense(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0: int) -> int:
-    """``min(T0, optimum)`` over trees of depth <= k (1, 2) on S: root tests G (those whose :func:`_two_leaves` bound
-    is below T0), depth-1 tests H (gaps between runs: :func:`_ranks`), counts of each pair's four cells (exact)."""
-    q, lc, C, y, T, Tc = cst.q, cst.lc, cst.C, cst.y[S], G.shape[1], H.shape[1]
+def _best(cst: _Costs, tot, Lc, Hc, LL, k) -> np.ndarray:
+    """Optimum over trees of depth <= k (0-2, per set) of each set (axis 0), classes on axis 1: ``tot`` its class
+    counts, ``Lc`` / ``Hc`` left of each root / depth-1 test, ``LL`` left of both (sets x C x root x depth-1 tests)."""
+    err = lambda cnt: cnt.sum(1, dtype=cnt.dtype) - cnt.max(1)  # noqa: E731 (one leaf; its int16 / int32 kept)
+    cost, n = lambda e, leaves: e.astype(np.int64) * cst.q + leaves * cst.lc, tot.sum(1)  # noqa: E731
+    one = np.minimum(top := cost(err(tot), 1), cost(err(Hc) + err(tot[:, :, None] - Hc), 2).min(1, initial=2 ** 62))  # depth 1
+    if 0 in LL.shape[2:]:  # (no test: S is one class, or one distinct row; or only depth <= 1 asked)
+        return np.where(k == 0, top, one)
+    RL, Rc = Hc[:, :, None, :] - LL, tot[:, :, None] - Lc  # right of a, left of b; right of a
+    nL, mx = Lc.sum(1), [LL.max(1), (Lc[..., None] - LL).max(1), RL.max(1), (Rc[..., None] - RL).max(1)]
+    oL = np.minimum(cost(err(Lc), 1), cost((nL[..., None] - mx[0] - mx[1]).min(2), 2))  # size - largest counts
+    oR = np.minimum(cost(err(Rc), 1), cost(((n[:, None] - nL)[..., None] - mx[2] - mx[3]).min(2), 2))
+    return np.where(k == 0, top, np.where(k == 1, one, np.minimum(top, (oL + oR).min(1))))
 
-    def err(cnt):  # errors of one leaf, classes on axis 0 (int32: np.sum would widen it)
-        return cnt.sum(0, dtype=cnt.dtype) - cnt.max(0)
 
-    def cost(e, leaves):  # q * errors + lc * leaves, in int64
-        return e.astype(np.int64) * q + leaves * lc
+def _counts(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0: int) -> tuple:
+    """:func:`_best`'s counts of S (one set): root tests G (those whose :func:`_two_leaves` bound is below T0),
+    depth-1 tests H (at depth 2: gaps between runs, :func:`_ranks`), the pairs' counts at depth 2 only (exact)."""
+    C, y, T, Tc, dt = cst.C, cst.y[S], G.shape[1], H.shape[1], np.int16 if S.size < NARROW else np.int32
     G, H, Y = G.astype(np.float32), H.astype(np.float32), (y == np.arange(C)[:, None]).astype(np.float32)
-    tot, Hc, Lc = np.bincount(y, minlength=C), np.rint(Y @ H).astype(np.int32), np.rint(Y @ G).astype(np.int32)
-    top, o, ends = q * int(err(tot)) + lc, np.argsort(y, kind="stable"), np.cumsum(np.append(0, tot)).tolist()
-    if k == 1 or not T or not Tc:  # (no depth-1 test: S is one class, or one distinct row)
-        return int(min(top, cost(err(Hc) + err(tot[:, None].astype(np.int32) - Hc), 2).min(initial=top)))
+    tot, Hc, Lc = np.bincount(y, minlength=C), np.rint(Y @ H).astype(dt), np.rint(Y @ G).astype(dt)
     keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0) if T * Tc > 4096 else \
         np.arange(T)  # the root tests that may cost less than T0 (the bound's own cost: only on many pairs)
-    G, H, Lc, T, dt = G[o][:, keep], H[o], Lc[:, keep], keep.size, np.int16 if S.size < NARROW else np.int32
-    LL, Rc = np.empty((C, T, Tc), dt), (tot[:, None] - Lc).astype(dt)  # LL[c, a, b]: class c left of a and b
-    for c, (a, b) in enumerate(zip(ends[:-1], ends[1:])):  # rows a:b, class c (counts in [0, n]); one BLAS thread
+    o, ends = np.argsort(y, kind="stable"), np.cumsum(np.append(0, tot)).tolist()
+    G, H, Lc, T = G[o][:, keep], H[o], Lc[:, keep], keep.size
+    LL = np.empty((1, C, T, Tc if k == 2 else 0), dt)  # LL[0, c, a, b]: class c left of a and b
+    for c, (a, b) in enumerate(zip(ends[:-1], ends[1:]) if k == 2 else ()):  # rows a:b, class c; one BLAS thread
         for i in range(0, T, step := max(1, 200_000 // max(1, (b - a) * Tc))):
-            LL[c, i:i + step] = np.rint(G[a:b, i:i + step].T @ H[a:b])
-    RL = Hc.astype(dt)[:, None, :] - LL  # right of a, left of b
-    nL, mx = Lc.sum(0), [LL.max(0), (Lc.astype(dt)[:, :, None] - LL).max(0), RL.max(0), (Rc[:, :, None] - RL).max(0)]
-    oL = np.minimum(cost(err(Lc), 1), cost((nL[:, None] - mx[0] - mx[1]).min(1), 2))  # size - largest counts
-    oR = np.minimum(cost(err(Rc), 1), cost(((S.size - nL)[:, None] - mx[2] - mx[3]).min(1), 2))
-    return int(min(top, T0, (oL + oR).min(initial=top)))
+            LL[0, c, i:i + step] = np.rint(G[a:b, i:i + step].T @ H[a:b])
+    return tot.astype(dt)[None], Lc[None], Hc[None], LL
+
+
+def _many(cst: _Costs, todo: list, G: np.ndarray, least: int) -> list:
+    """Check the depth2 claims ``todo`` ([(claim, rows, k, bound)]) once there are ``least``, on all the data's tests
+    G (a test not splitting a set is a real tree too): each set's :func:`_counts`, every optimum at once."""
+    counts = [_counts(cst, S, 2, G[S], G[S], 2 ** 62) for _, S, _, _ in todo] if len(todo) >= max(least, 1) else []
+    for (at, _, _, b), v in zip(todo, _best(cst, *map(np.concatenate, zip(*counts)), np.array([t[2] for t in todo]))
+                                if counts else ()):
+        if b > v:
+            raise Invalid(f"{at}: the rule does not give this bound")
+    return todo if not counts else []
 
 
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
-    """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every
-    axis-aligned test (every gap of S) or the ``allowed`` thresholds (a test that does not split S
-    is a real tree too: counting it changes no minimum). Depth 2 is a branch and bound over root
-    gaps: the left side's optimum only grows with the gap and the right side's only shrinks (a
-    tree on a set is one on its subsets, no costlier), so the gaps strictly between two evaluated
-    ones ``a < a'`` cost >= left(a) + right(a'); such an interval is split until that reaches T."""
+    """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every axis-aligned test (every
+    gap of S) or the ``allowed`` thresholds (a test that does not split S is a real tree too: counting it changes no
+    minimum). Depth 2 is a branch and bound over root gaps: the left side's optimum only grows with the gap and the
+    right side's only shrinks (a tree on a set is one on its subsets, no costlier), so the gaps strictly between two
+    evaluated ones ``a < a'`` cost >= left(a) + right(a'); such an interval is split until that reaches T."""
     T = min(cst.leaf(S) if S.size else cst.lc, 2 ** 63 if target is None else int(target))
     if k == 0 or S.size == 0 or T <= cst.lc:  # (every tree costs >= lc: one leaf or more, errors >= 0)
         return T
     q, lc, C, n, y, (R, u) = cst.q, cst.lc, cst.C, S.size, cst.y[S], _blocks(cst, S, allowed)
     if int((u - 1).sum()) <= SMALL:  # few tests: plain enumeration, every gap a depth-1 test too (no runs)
-        return min(T, _dense(cst, S, k, G := _left(R, u), G, T))
+        return min(T, int(_best(cst, *_counts(cst, S, k, G := _left(R, u), G, T), k)[0]))
     R, u, Rc, uc, cnt = _ranks(cst, S, R, u)
     if int((u - 1).sum()) * int((uc - 1).sum()) * max(C, n // 64) <= DENSE ** 2:  # plain enumeration
-        return min(T, _dense(cst, S, k, _left(R, u), _left(Rc, uc), T))
+        return min(T, int(_best(cst, *_counts(cst, S, k, _left(R, u), _left(Rc, uc), T), k)[0]))
     fs = np.flatnonzero(u >= 2)
     if k == 1 or fs.size == 0:
         for f in np.flatnonzero(uc >= 2):
@@ -221,11 +234,11 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
 
 
 def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int | None:
-    """The optimum over trees of depth <= k on the rows S (at most 64: each row set is one uint64
-    bit mask over S), or None past ``ENUM_CAP``: every row set a path of <= k tests reaches (each
-    distinct partition of S by a gap of a feature, or by an allowed threshold, is one test: a test
-    splits a subset as the test of S whose gap holds it), then ``opt_j(B) = min(leaf(B), min over
-    tests t of opt_{j-1}(B & t) + opt_{j-1}(B & ~t))`` from j = 1 up, for the sets <= k - j tests away."""
+    """The optimum over trees of depth <= k on the rows S (at most 64: each row set is one uint64 bit mask over S), or
+    None past ``ENUM_CAP``: every row set a path of <= k tests reaches (each distinct partition of S by a gap of a
+    feature, or by an allowed threshold, is one test: a test splits a subset as the test of S whose gap holds it),
+    then ``opt_j(B) = min(leaf(B), min over tests t of opt_{j-1}(B & t) + opt_{j-1}(B & ~t))`` from j = 1 up, for the
+    sets <= k - j tests away."""
     if S.size > 64 or S.size == 0 or k == 0:
         return None if S.size > 64 else cst.leaf(S)
     bit, k = np.left_shift(np.uint64(1), np.arange(S.size, dtype=np.uint64)), min(k, S.size)  # (a path
@@ -255,6 +268,8 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
     allowed, X, label = allowed_thresholds(man, where), cst.X, labels(where)
     done: list[tuple] = []  # (rows, key, bound, depth) of each claim checked
+    (R, u), todo = _blocks(cst, np.arange(cst.n), allowed), []  # depth2 claims on few tests: checked by 512 (_many)
+    G = _left(R, u) if 0 < int((u - 1).sum()) <= 64 else None  # (no claim depends on their check, only their bound)
     with open_text(path) as fh:
         for line_no, line in enumerate(fh):
             try:
@@ -281,7 +296,10 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             elif rule == "enum":
                 ok = (e := opt_enum(cst, S, k, allowed)) is not None and b <= e
             elif rule == "depth2":
-                ok = k <= 2 and b <= opt_small(cst, S, k, allowed, b)
+                if (ok := k <= 2) and k and G is not None and S.size * G.shape[1] ** 2 <= MANY:
+                    todo = _many(cst, todo + [(at, S, k, b)], G, 512)
+                else:
+                    ok = ok and b <= opt_small(cst, S, k, allowed, b)
             elif rule == "similar":
                 A, _, bA, kA = done[ref(c["from"])]
                 ok = k <= kA and b <= bA - cst.q * (A.size - np.count_nonzero(np.bincount(S, minlength=cst.n)[A]))
@@ -291,19 +309,23 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                 vals, covered = {}, {}  # per column: the distinct values on S, +1 / -1 at range ends
                 for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
                     f, lo, hi, test = split_test(where, e, allowed, at)  # f: the column of cst.X
-                    if f not in vals:
-                        covered[f] = np.zeros(vals.setdefault(f, _uniq(X[S, f])).size + 1, dtype=np.int64)
-                    lid, rid, left, right = ref(e[-2]), ref(e[-1]), S[X[S, f] <= lo], S[X[S, f] > hi]
-                    if not left.size or not right.size:
+                    if f not in vals:  # S by the column, the running sums of the row keys (cst.key of each side)
+                        xs = X[(o := S[np.argsort(X[S, f], kind="stable")]), f]
+                        vals[f] = xs[np.append(True, xs[1:] != xs[:-1])], xs, np.cumsum(np.vstack([0 * cst.keys[:1], cst.keys[o]]), 0)
+                        covered[f] = np.zeros(vals[f][0].size + 1, dtype=np.int64)
+                    (v, xs, cum), lid, rid = vals[f], ref(e[-2]), ref(e[-1])
+                    (a, z), (i, j) = np.searchsorted(xs, [lo, hi], "right").tolist(), np.searchsorted(v, [lo, hi], "right")
+                    if not 0 < a <= z < S.size:
                         raise Invalid(f"{at}: test {test} does not split the rows")
-                    for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
-                        if done[child][1] != cst.key(side) or done[child][3] < k - 1:
+                    for child, side in ((lid, (a, *map(int, cum[a]))), (rid, (S.size - z, *map(int, cum[-1] - cum[z])))):
+                        if done[child][1] != side or done[child][3] < k - 1:  # (a range: the smallest sides)
                             raise Invalid(f"{at}: claim {child} is not on the rows of {test}")
                     if done[lid][2] + done[rid][2] < b:
                         raise Invalid(f"{at}: test {test} gives only {done[lid][2] + done[rid][2]}")
-                    np.add.at(covered[f], np.searchsorted(vals[f], [lo, hi], side="right") + [0, 1], [1, -1])
+                    covered[f][i] += 1
+                    covered[f][j + 1] -= 1
                 for f in np.flatnonzero(_blocks(cst, S, allowed)[1] >= 2).tolist():  # the columns a test splits S on
-                    v = vals[f] if f in vals else _uniq(X[S, f])  # gaps 1 .. |v| - 1, or the allowed ones
+                    v = vals[f][0] if f in vals else _uniq(X[S, f])  # gaps 1 .. |v| - 1, or the allowed ones
                     need = np.arange(1, v.size) if allowed is None else \
                         _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
                     need = need[(need >= 1) & (need < v.size)]
@@ -316,6 +338,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             if not ok:
                 raise Invalid(f"{at}: the rule does not give this bound")
             done.append((S, cst.key(S), b, k))
+    _many(cst, todo, G, 0)
     if not done or done[-1][0].size != cst.n or done[-1][3] != root_depth:  # (claim -1: no claim)
         raise Invalid(f"claim {len(done) - 1}: the last claim must be on every row at depth {root_depth}")
     return done[-1][2]
