@@ -1,9 +1,8 @@
 """The independent checker of satdt certificates: ``python -m satdt.proof.check DIR`` or ``satdt check DIR``.
 
 With :mod:`satdt.proof.trusted` (reading the files, the tree's cost, the DRUP route), it trusts Python, numpy, the
-verified DRUP checker ``drup``, the reference encoding (:mod:`satdt.proof.reference_encoding`) and the certificate's
-data file; it imports nothing from satdt's search, encodings or binarizer (a test parses the imports). Format and
-rules: ``FORMAT.md``.
+verified DRUP checker ``drup``, the reference encoding (:mod:`satdt.proof.reference_encoding`) and the data file; it
+imports nothing from satdt's search, encodings or binarizer (a test parses the imports).
 
 Costs are integers ``q * errors + lc * leaves``. A claim ``(rows of path, k, b)`` says every tree of depth ``<= k`` on
 those rows costs ``>= b``, by one rule: ``leaf`` (one leaf, or two leaves and the conflicts of identical rows),
@@ -13,7 +12,7 @@ most 64 rows: the checker's own optimum over every row set <= k tests reach), ``
 differing by m rows' weight, minus ``q m``). Set equality: the count and two random 64-bit sums of per-row keys drawn
 at each run. DT_depth / DT_size: such a DAG over the witness rows (costs ``errors`` or ``(m + 2) errors + leaves``) or
 their DRUP proof. A categorical column is read as one 0/1 column per category (:func:`~.trusted.expand`), whose one
-gap is the test ``x == v``."""
+gap is the test ``x == v``. Format and rules: ``FORMAT.md``."""
 
 from __future__ import annotations
 
@@ -29,11 +28,10 @@ from .trusted import (FORMAT, VERSION, VERSIONS, Invalid, allowed_thresholds, dr
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
-BATCH = 500_000  # counts the depth-2 branch and bound holds at once (in cache: 1.5x faster than 4M)
+BATCH, CLAIMS = 500_000, 512  # counts the depth-2 B&B holds at once (cache: 1.5x faster than 4M); depth2 claims at once
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
-MANY = 2 ** 20  # depth2 claims counted at once below this many (rows x tests^2)
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
 _BITS = getattr(np, "bitwise_count", lambda a: _POP[a.view(np.uint8)].reshape(-1, 8).sum(1))  # bits of each uint64
@@ -47,8 +45,7 @@ class _Costs:
         self.group = g = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
         self.pure = _uniq(g * C + y).size == g.max(initial=-1) + 1  # identical rows share their class: no conflict
         self.keys = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
-            0, 2 ** 63, size=(self.n, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-        self.keys_t = self.keys.T.copy()  # (key sums by take + sum: 3x faster than keys[S].sum(0))
+            0, 2 ** 63, size=(2, self.n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)  # (2 x n: take + sum is fast)
 
     def codes(self, allowed: dict | None):
         """Each row's value code per feature (rank of its value or allowed interval), after the previous features'."""
@@ -69,7 +66,7 @@ class _Costs:
         return min(self.leaf(S), self.q * conflicts + 2 * self.lc)
 
     def key(self, S: np.ndarray) -> tuple[int, int, int]:
-        return (int(S.size), *map(int, self.keys_t.take(S, 1).sum(1)))  # (no row: 0, 0)
+        return (int(S.size), *map(int, self.keys.take(S, 1).sum(1)))  # (no row: 0, 0)
 
 
 def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
@@ -131,11 +128,9 @@ def _left(R: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _best(cst: _Costs, tot, Lc, Hc, LL, k) -> np.ndarray:
-    """Optimum over trees of depth <= k (0-2, per set) of each set (axis 0), classes on axis 1: ``tot`` its class
-    counts, ``Lc`` / ``Hc`` left of each root / depth-1 test, ``LL`` left of both (sets x C x root x depth-1 tests)."""
-    err = lambda cnt: cnt.sum(1, dtype=cnt.dtype) - cnt.max(1)  # noqa: E731 (one leaf; its int16 / int32 kept)
-    cost, n = lambda e, leaves: e.astype(np.int64) * cst.q + leaves * cst.lc, tot.sum(1)  # noqa: E731
-    one = np.minimum(top := cost(err(tot), 1), cost(err(Hc) + err(tot[:, :, None] - Hc), 2).min(1, initial=2 ** 62))  # depth 1
+    """The optimum over trees of depth <= k (0-2, one per set) of each set (axis 0) from its :func:`_counts`."""
+    err, cost, n = lambda c: c.sum(1, dtype=c.dtype) - c.max(1), lambda e, m: e.astype(np.int64) * cst.q + m * cst.lc, tot.sum(1)
+    one = np.minimum(top := cost(err(tot), 1), cost(err(Hc) + err(tot[:, :, None] - Hc), 2).min(1, initial=2 ** 62))
     if 0 in LL.shape[2:]:  # (no test: S is one class, or one distinct row; or only depth <= 1 asked)
         return np.where(k == 0, top, one)
     RL, Rc = Hc[:, :, None, :] - LL, tot[:, :, None] - Lc  # right of a, left of b; right of a
@@ -146,8 +141,8 @@ def _best(cst: _Costs, tot, Lc, Hc, LL, k) -> np.ndarray:
 
 
 def _counts(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0: int) -> tuple:
-    """:func:`_best`'s counts of S (one set): root tests G (those whose :func:`_two_leaves` bound is below T0),
-    depth-1 tests H (at depth 2: gaps between runs, :func:`_ranks`), the pairs' counts at depth 2 only (exact)."""
+    """S's class counts (axis 1; axis 0: one set) ``tot``, left of each root test G ``Lc`` (those whose two-leaf bound
+    is below T0), of each depth-1 test H ``Hc`` (run gaps: :func:`_ranks`), of both ``LL`` (at depth 2); exact."""
     C, y, T, Tc, dt = cst.C, cst.y[S], G.shape[1], H.shape[1], np.int16 if S.size < NARROW else np.int32
     G, H, Y = G.astype(np.float32), H.astype(np.float32), (y == np.arange(C)[:, None]).astype(np.float32)
     tot, Hc, Lc = np.bincount(y, minlength=C), np.rint(Y @ H).astype(dt), np.rint(Y @ G).astype(dt)
@@ -160,17 +155,6 @@ def _counts(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0
         for i in range(0, T, step := max(1, 200_000 // max(1, (b - a) * Tc))):
             LL[0, c, i:i + step] = np.rint(G[a:b, i:i + step].T @ H[a:b])
     return tot.astype(dt)[None], Lc[None], Hc[None], LL
-
-
-def _many(cst: _Costs, todo: list, G: np.ndarray, least: int) -> list:
-    """Check the depth2 claims ``todo`` ([(claim, rows, k, bound)]) once there are ``least``, on all the data's tests
-    G (a test not splitting a set is a real tree too): each set's :func:`_counts`, every optimum at once."""
-    counts = [_counts(cst, S, 2, G[S], G[S], 2 ** 62) for _, S, _, _ in todo] if len(todo) >= max(least, 1) else []
-    for (at, _, _, b), v in zip(todo, _best(cst, *map(np.concatenate, zip(*counts)), np.array([t[2] for t in todo]))
-                                if counts else ()):
-        if b > v:
-            raise Invalid(f"{at}: the rule does not give this bound")
-    return todo if not counts else []
 
 
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
@@ -189,11 +173,8 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     if int((u - 1).sum()) * int((uc - 1).sum()) * max(C, n // 64) <= DENSE ** 2:  # plain enumeration
         return min(T, int(_best(cst, *_counts(cst, S, k, _left(R, u), _left(Rc, uc), T), k)[0]))
     fs = np.flatnonzero(u >= 2)
-    if k == 1 or fs.size == 0:
-        for f in np.flatnonzero(uc >= 2):
-            cum = np.cumsum(np.bincount(Rc[:, f] * C + y, minlength=uc[f] * C).reshape(-1, C), 0)
-            T = min(T, int(q * (n - cum[:-1].max(1) - (cum[-1] - cum[:-1]).max(1)).min()) + 2 * lc)
-        return T
+    if k == 1 or fs.size == 0:  # every gap (past a feature's last block: no split, no less than one leaf)
+        return min(T, int((q * (n - (L := np.cumsum(cnt, 1)).max(2) - (L[:, -1:] - L).max(2))).min()) + 2 * lc)
     offs = np.concatenate([[0], np.cumsum(uc[fs])])
     cols = Rc[:, fs] + offs[:-1]
     colTot = np.bincount((y[:, None] * offs[-1] + cols).ravel(), minlength=C * offs[-1]).reshape(C, -1)
@@ -267,9 +248,8 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
     allowed, X, label = allowed_thresholds(man, where), cst.X, labels(where)
-    done: list[tuple] = []  # (rows, key, bound, depth) of each claim checked
-    (R, u), todo = _blocks(cst, np.arange(cst.n), allowed), []  # depth2 claims on few tests: checked by 512 (_many)
-    G = _left(R, u) if 0 < int((u - 1).sum()) <= 64 else None  # (no claim depends on their check, only their bound)
+    done, todo, (R, u) = [], [], _blocks(cst, np.arange(cst.n), allowed)  # (rows, key, bound, depth) of each claim
+    G = _left(R, u) if 0 < int((u - 1).sum()) <= 64 else None  # checked; todo: depth2 claims, checked at the end on all these
     with open_text(path) as fh:
         for line_no, line in enumerate(fh):
             try:
@@ -296,10 +276,9 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             elif rule == "enum":
                 ok = (e := opt_enum(cst, S, k, allowed)) is not None and b <= e
             elif rule == "depth2":
-                if (ok := k <= 2) and k and G is not None and S.size * G.shape[1] ** 2 <= MANY:
-                    todo = _many(cst, todo + [(at, S, k, b)], G, 512)
-                else:
-                    ok = ok and b <= opt_small(cst, S, k, allowed, b)
+                few = 0 < k <= 2 and G is not None and S.size * G.shape[1] ** 2 <= 4 * DENSE ** 2  # (checked at the end)
+                todo += [(at, S, k, b)] * few
+                ok = k <= 2 and (few or b <= opt_small(cst, S, k, allowed, b))
             elif rule == "similar":
                 A, _, bA, kA = done[ref(c["from"])]
                 ok = k <= kA and b <= bA - cst.q * (A.size - np.count_nonzero(np.bincount(S, minlength=cst.n)[A]))
@@ -309,23 +288,19 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                 vals, covered = {}, {}  # per column: the distinct values on S, +1 / -1 at range ends
                 for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
                     f, lo, hi, test = split_test(where, e, allowed, at)  # f: the column of cst.X
-                    if f not in vals:  # S by the column, the running sums of the row keys (cst.key of each side)
-                        xs = X[(o := S[np.argsort(X[S, f], kind="stable")]), f]
-                        vals[f] = xs[np.append(True, xs[1:] != xs[:-1])], xs, np.cumsum(np.vstack([0 * cst.keys[:1], cst.keys[o]]), 0)
-                        covered[f] = np.zeros(vals[f][0].size + 1, dtype=np.int64)
-                    (v, xs, cum), lid, rid = vals[f], ref(e[-2]), ref(e[-1])
-                    (a, z), (i, j) = np.searchsorted(xs, [lo, hi], "right").tolist(), np.searchsorted(v, [lo, hi], "right")
-                    if not 0 < a <= z < S.size:
+                    if f not in vals:
+                        covered[f] = np.zeros(vals.setdefault(f, _uniq(X[S, f])).size + 1, dtype=np.int64)
+                    lid, rid, left, right = ref(e[-2]), ref(e[-1]), S[X[S, f] <= lo], S[X[S, f] > hi]
+                    if not left.size or not right.size:
                         raise Invalid(f"{at}: test {test} does not split the rows")
-                    for child, side in ((lid, (a, *map(int, cum[a]))), (rid, (S.size - z, *map(int, cum[-1] - cum[z])))):
-                        if done[child][1] != side or done[child][3] < k - 1:  # (a range: the smallest sides)
+                    for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
+                        if done[child][1] != cst.key(side) or done[child][3] < k - 1:
                             raise Invalid(f"{at}: claim {child} is not on the rows of {test}")
                     if done[lid][2] + done[rid][2] < b:
                         raise Invalid(f"{at}: test {test} gives only {done[lid][2] + done[rid][2]}")
-                    covered[f][i] += 1
-                    covered[f][j + 1] -= 1
+                    np.add.at(covered[f], np.searchsorted(vals[f], [lo, hi], side="right") + [0, 1], [1, -1])
                 for f in np.flatnonzero(_blocks(cst, S, allowed)[1] >= 2).tolist():  # the columns a test splits S on
-                    v = vals[f][0] if f in vals else _uniq(X[S, f])  # gaps 1 .. |v| - 1, or the allowed ones
+                    v = vals[f] if f in vals else _uniq(X[S, f])  # gaps 1 .. |v| - 1, or the allowed ones
                     need = np.arange(1, v.size) if allowed is None else \
                         _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
                     need = need[(need >= 1) & (need < v.size)]
@@ -338,7 +313,10 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             if not ok:
                 raise Invalid(f"{at}: the rule does not give this bound")
             done.append((S, cst.key(S), b, k))
-    _many(cst, todo, G, 0)
+    for part in (todo[i:i + CLAIMS] for i in range(0, len(todo), CLAIMS)):  # (a test not splitting a set is a real tree too)
+        counts = map(np.concatenate, zip(*[_counts(cst, S, 2, G[S], G[S], 2 ** 62) for _, S, _, _ in part]))
+        if bad := [at for (at, _, _, b), v in zip(part, _best(cst, *counts, np.array([t[2] for t in part]))) if b > v]:
+            raise Invalid(f"{bad[0]}: the rule does not give this bound")
     if not done or done[-1][0].size != cst.n or done[-1][3] != root_depth:  # (claim -1: no claim)
         raise Invalid(f"claim {len(done) - 1}: the last claim must be on every row at depth {root_depth}")
     return done[-1][2]
@@ -417,8 +395,7 @@ def check(d: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m satdt.proof.check DIR``: exit 0 valid, 1 invalid (first failing claim on stderr)."""
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
+    if len(args := sys.argv[1:] if argv is None else argv) != 1:
         print("usage: python -m satdt.proof.check PROOF_DIR", file=sys.stderr)
         return 2
     try:

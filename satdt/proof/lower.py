@@ -183,7 +183,7 @@ class Prover:
             sort and no sum per side (zoo d3: 240 sides, 106 of them only claimed by similarity)."""
             f, gaps, thr, Ss, ends = feats[fi]
             if fi not in cum:
-                cum[fi] = np.concatenate([np.zeros((1, 2), np.uint64), np.cumsum(cst.keys[Ss], 0, dtype=np.uint64)])
+                cum[fi] = np.concatenate([np.zeros((1, 2), np.uint64), np.cumsum(cst.keys[:, Ss].T, 0, dtype=np.uint64)])
             e, c = int(ends[gaps[i] - 1]), cum[fi]
             h = c[e] if s == "L" else c[-1] - c[e]
             return (e if s == "L" else Ss.size - e), int(h[0]), int(h[1])
