@@ -138,7 +138,7 @@ class Prover:
         if self.deadline is not None and self.deadline():
             raise DeadlineExpired("certificate: out of time")  # a TimeoutError, as documented
         leaf = cst.leaf(S)
-        rule_leaf = cst.leaf_rule(S, k)
+        rule_leaf = leaf if k == 0 else min(leaf, 2 * cst.lc) if cst.pure else cst.leaf_rule(S, k)  # (its one leaf: leaf)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
         elif k >= 3 and self._enum_may_fit(S, k) and (b := opt_enum(cst, S, k, self.allowed)) is not None:
@@ -179,16 +179,16 @@ class Prover:
             e = int(ends[gaps[i] - 1])
             return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
-        cum: dict[int, np.ndarray] = {}  # per feature: the running key sums along its sorted rows
+        cum: list[np.ndarray] = []  # the running key sums along each feature's sorted rows (2 x rows x features)
 
         def key(fi: int, i: int, s: str) -> tuple[int, int, int]:
             """``cst.key`` of a side, from the running sums (uint64 sums wrap as ``cst.key``'s do): no
             sort and no sum per side (zoo d3: 240 sides, 106 of them only claimed by similarity)."""
             f, gaps, thr, Ss, ends = feats[fi]
-            if fi not in cum:
-                cum[fi] = np.concatenate([np.zeros((1, 2), np.uint64), np.cumsum(cst.keys[:, Ss].T, 0, dtype=np.uint64)])
-            e, c = int(ends[gaps[i] - 1]), cum[fi]
-            h = c[e] if s == "L" else c[-1] - c[e]
+            if not cum:  # (every feature's at once: one product of the keys, one cumsum)
+                cum.append(np.cumsum(cst.keys[:, np.stack([F[3] for F in feats], 1)], 1, dtype=np.uint64))
+            e, c = int(ends[gaps[i] - 1]), cum[0]  # (e >= 1: a gap has rows on its left)
+            h = c[:, e - 1, fi] if s == "L" else c[:, -1, fi] - c[:, e - 1, fi]
             return (e if s == "L" else Ss.size - e), int(h[0]), int(h[1])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
