@@ -19,7 +19,7 @@ from satdt.binarize import Binarizer
 from satdt.data import prepare
 from satdt.proof import certify_result, check, lower, trusted
 from satdt.proof.check import Invalid, _Costs, opt_enum, opt_small
-from satdt.solvers.dp import solve_max_accuracy_dp
+from satdt.solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
 
 CHECK = sys.modules["satdt.proof.check"]
 
@@ -443,3 +443,51 @@ def test_leaf_claims_at_the_rules_value_are_accepted_and_above_it_rejected(tmp_p
                 assert not _rejected(d, tmp_path, good)
                 accepted[conf] += 1
     assert min(rejected.values()) >= 10 and min(accepted.values()) >= 3, (rejected, accepted)
+
+
+def test_batched_depth2_optima_equal_plain_recursion():
+    """The depth2 claims on data of at most 64 tests are checked in batches: each set's counts on all the data's
+    tests (``_counts``), then one vectorized ``_best``; equal to plain recursion on random sets (the empty set and
+    every row too), depth 1 and 2 mixed, errors and regularized costs, listed thresholds, 2-4 classes."""
+    for seed in range(40):
+        cst, _, allowed = _instance(seed)
+        G = CHECK._left(*CHECK._blocks(cst, np.arange(cst.n), allowed))
+        rng = np.random.default_rng(seed)
+        sets = [np.flatnonzero(rng.random(cst.n) < rng.random()) for _ in range(8)] + [np.arange(cst.n), np.arange(0)]
+        ks = rng.integers(1, 3, size=len(sets))
+        counts = map(np.concatenate, zip(*[CHECK._counts(cst, S, 2, G[S], G[S], 2 ** 62) for S in sets]))
+        assert CHECK._best(cst, *counts, ks).tolist() == [_naive(cst, S, int(k), allowed) for S, k in zip(sets, ks)]
+
+
+@pytest.mark.parametrize("lam", [None, 0.02])
+def test_batched_depth2_claims_are_accepted_and_each_raised_bound_rejected(lam, tmp_path, monkeypatch):
+    """A certificate on 4 features of 4 values (12 tests: its ~190-200 depth2 claims all go to the batches, of 64 here;
+    opt_small is never called) is accepted; a depth2 bound raised by 1 is rejected, naming that claim, in the first,
+    a middle and the last batch."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 4, size=(150, 4)).astype(float)
+    data = prepare(X, ((X[:, 0] > 1) ^ (X[:, 1] > 2) ^ (rng.random(150) < 0.25)).astype(int) + (X[:, 2] > 2))
+    problem = Binarizer("all").problem(data)
+    res = solve_max_accuracy_dp(problem, max_depth=4) if lam is None else solve_regularized_dp(problem, lam=lam, max_depth=4)
+    d = tmp_path / "cert"
+    certify_result(res, data, d, max_depth=4)
+    monkeypatch.setattr(CHECK, "CLAIMS", 64)
+    monkeypatch.setattr(CHECK, "opt_small", lambda *a, **k: pytest.fail("a depth2 claim outside the batches"))
+    assert "optimal" in check(d)
+    claims = _claims(d)
+    depth2 = [i for i, c in enumerate(claims) if c["rule"] == "depth2"]
+    assert len(depth2) > 2 * 64
+    for i in depth2[:2] + depth2[100:102] + depth2[-2:]:
+        c = claims[i]
+        bad = [dict(c, bound=c["bound"] + 1) if j == i else e for j, e in enumerate(claims)]
+        with pytest.raises(Invalid, match=rf"^claim {i} \(depth {c['depth']}, bound {c['bound'] + 1}, depth2\)"):
+            _check_mutant(d, tmp_path, bad)
+
+
+def _check_mutant(d: Path, tmp: Path, claims: list[dict]) -> None:
+    bad = tmp / "bad"
+    shutil.rmtree(bad, ignore_errors=True)
+    shutil.copytree(d, bad)
+    with gzip.open(bad / "claims.jsonl.gz", "wt") as fh:
+        fh.write("".join(json.dumps(c) + "\n" for c in claims))
+    check(bad)

@@ -76,6 +76,9 @@ class Prover:
         self.cst = _Costs(np.asarray(X, float), np.asarray(y, np.int64), n_classes, q, lc)
         self.core = core if allowed is None else None  # depth <= 2 optima by the compiled DP (X's rows)
         self.allowed = allowed
+        # few tests on the data (<= 64, as the checker's batched depth2 claims): a depth-2 side costs the compiled DP
+        # ~0.02-0.1 ms, less than propagating its similarity bounds (car, balance-scale, tic-tac-toe depth 4)
+        self.cheap2 = self.core is not None and int((_blocks(self.cst, np.arange(self.cst.n), None)[1] - 1).sum()) <= 64
         self.claims: list[dict] = []
         self.memo: dict[tuple, tuple[int, int, bool]] = {}
         self.deadline = deadline
@@ -94,6 +97,13 @@ class Prover:
         O = np.argsort(Xs, axis=0, kind="stable")  # every column at once (zoo: 116 columns)
         V = np.take_along_axis(Xs, O, 0)
         last = np.concatenate([V[1:] != V[:-1], np.ones((1, V.shape[1]), bool)])  # last row of a value block
+        if self.allowed is None:  # every gap: all features' blocks at once (no numpy call per feature but slices)
+            fi, pos = np.nonzero(last.T)  # (by feature, then position)
+            vals, at, SO = V[pos, fi], np.searchsorted(fi, np.arange(V.shape[1] + 1)), np.ascontiguousarray(S[O].T)
+            mids = (vals[:-1] + vals[1:]) / 2.0
+            thr, one = np.where((mids >= vals[:-1]) & (mids < vals[1:]), mids, vals[:-1]), np.arange(1, S.size + 1)
+            return [(f, one[:at[f + 1] - at[f] - 1], thr[at[f]:at[f + 1] - 1], SO[f], pos[at[f]:at[f + 1]] + 1)
+                    for f in np.flatnonzero(np.diff(at) >= 2).tolist()]
         for f in np.flatnonzero(last[:-1].any(0)).tolist():  # the features with >= 2 values on S
             order, ends = O[:, f], np.flatnonzero(last[:, f]) + 1
             vals = V[ends - 1, f]
@@ -135,7 +145,7 @@ class Prover:
         if self.deadline is not None and self.deadline():
             raise DeadlineExpired("certificate: out of time")  # a TimeoutError, as documented
         leaf = cst.leaf(S)
-        rule_leaf = cst.leaf_rule(S, k)
+        rule_leaf = leaf if k == 0 else min(leaf, 2 * cst.lc) if cst.pure else cst.leaf_rule(S, k)  # (its one leaf: leaf)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
         elif k >= 3 and self._enum_may_fit(S, k) and (b := opt_enum(cst, S, k, self.allowed)) is not None:
@@ -176,16 +186,16 @@ class Prover:
             e = int(ends[gaps[i] - 1])
             return np.sort(Ss[:e] if s == "L" else Ss[e:])
 
-        cum: dict[int, np.ndarray] = {}  # per feature: the running key sums along its sorted rows
+        cum: list[np.ndarray] = []  # the running key sums along each feature's sorted rows (2 x rows x features)
 
         def key(fi: int, i: int, s: str) -> tuple[int, int, int]:
             """``cst.key`` of a side, from the running sums (uint64 sums wrap as ``cst.key``'s do): no
             sort and no sum per side (zoo d3: 240 sides, 106 of them only claimed by similarity)."""
             f, gaps, thr, Ss, ends = feats[fi]
-            if fi not in cum:
-                cum[fi] = np.concatenate([np.zeros((1, 2), np.uint64), np.cumsum(cst.keys[Ss], 0, dtype=np.uint64)])
-            e, c = int(ends[gaps[i] - 1]), cum[fi]
-            h = c[e] if s == "L" else c[-1] - c[e]
+            if not cum:  # (every feature's at once: one product of the keys, one cumsum)
+                cum.append(np.cumsum(cst.keys[:, np.stack([F[3] for F in feats], 1)], 1, dtype=np.uint64))
+            e, c = int(ends[gaps[i] - 1]), cum[0]  # (e >= 1: a gap has rows on its left)
+            h = c[:, e - 1, fi] if s == "L" else c[:, -1, fi] - c[:, e - 1, fi]
             return (e if s == "L" else Ss.size - e), int(h[0]), int(h[1])
 
         def spread(cid: int, v: int, A: np.ndarray) -> None:
@@ -226,7 +236,8 @@ class Prover:
             else:
                 R = rows(fi, i, s)
                 got = self._prove(R, p, k - 1, int(nd), kR)
-                spread(got[0], got[1], R)
+                if k > 3 or not self.cheap2:
+                    spread(got[0], got[1], R)
             side[fi, i, s] = got
             return got
 
