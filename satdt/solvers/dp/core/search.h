@@ -327,6 +327,8 @@ class Search {
         int evaluated = 0;  // children evaluated (1: the first only, 2: both)
         int status = 0;     // 0 not run, 1 done, 2 timed out / abandoned, 3 interrupted, 4 error
         int snap = 0;       // in a pipeline: the roots committed when it was chosen (the memo it sees)
+        // in a pipeline: its search's counters, added to the owner's when it is committed
+        i64 nodes = 0, roots = 0, pairs = 0, hits = 0, scans = 0, tables = 0, mb_solves = 0, mb_skips = 0;
         std::exception_ptr error;
         Memo memo;          // the entries its search added
     };

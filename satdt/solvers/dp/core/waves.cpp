@@ -231,8 +231,10 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
 // the bounds, the incumbent and the memo as they stand after a fixed number of commits, and a root
 // reads the memo as it stood then (the Overlay: the committed roots' memos stamped in order, over
 // the memo of the node's start), however far the other threads have gone since. The answer, the
-// tree and the node count are fixed for a given lag (default: the threads taking part). At the
-// end the roots' memos are absorbed in root order, as after waves. A thread with nothing to take
+// tree and the node count are fixed for a given lag (default: the threads taking part). When a
+// committed root reaches the node's bound (no root can do better), the roots chosen after it stop
+// at once and their work is dropped. At the end the roots' memos are absorbed in root order, as
+// after waves. A thread with nothing to take
 // waits for a commit; the calling thread polls the host meanwhile.
 void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                            const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
@@ -285,13 +287,31 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
     auto commit = [&] {  // (the lock held) the finished roots, in root order
         while (committed < chosen && finished[static_cast<size_t>(committed % L)]) {
             RootTask& rt = ring[static_cast<size_t>(committed % L)];
+            if (done) {  // chosen before the root that ended the search: abandoned, its work dropped
+                rt.memo.clear();
+                ++committed;
+                continue;
+            }
+            nodes_ += rt.nodes;
+            roots_ += rt.roots;
+            pairs_ += rt.pairs;
+            hits_ += rt.hits;
+            scans_ += rt.scans;
+            tables_ += rt.tables;
+            mb_solves_ += rt.mb_solves;
+            mb_skips_ += rt.mb_skips;
             worst = std::max(worst, rt.status);
             if (rt.status == 4 && !error) error = rt.error;
             if (rt.status != 1) {
                 open[rt.t] = 1;  // cut by the time limit (a kept top-level search resumes it)
                 closed = true;
-            } else if (!done && apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR)) {
+            } else if (apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR)) {
+                // no root can do better: the roots still running stop at once (the serial search
+                // would not run them; in waves they run to their end, here they could run for
+                // minutes), and their work is dropped whenever they finished, so that the memo
+                // and the counters stay those of a fixed set of roots
                 done = closed = true;
+                stop.store(true, std::memory_order_relaxed);
             }
             layers.emplace_back(new Memo(std::move(rt.memo)));
             rt.memo.clear();
@@ -354,14 +374,14 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
                     lk.lock();
                     timing[static_cast<size_t>(j)].cpu = cpu;
                     wave_task_us_ += cpu;
-                    nodes_ += s.nodes_;
-                    roots_ += s.roots_;
-                    pairs_ += s.pairs_;
-                    hits_ += s.hits_;
-                    scans_ += s.scans_;
-                    tables_ += s.tables_;
-                    mb_solves_ += s.mb_solves_;
-                    mb_skips_ += s.mb_skips_;
+                    rt.nodes = s.nodes_;
+                    rt.roots = s.roots_;
+                    rt.pairs = s.pairs_;
+                    rt.hits = s.hits_;
+                    rt.scans = s.scans_;
+                    rt.tables = s.tables_;
+                    rt.mb_solves = s.mb_solves_;
+                    rt.mb_skips = s.mb_skips_;
                     s.nodes_ = s.roots_ = s.pairs_ = s.hits_ = s.scans_ = s.tables_ = 0;
                     s.mb_solves_ = s.mb_skips_ = 0;
                     finished[static_cast<size_t>(j % L)] = 1;
