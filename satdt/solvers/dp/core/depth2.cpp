@@ -1,7 +1,8 @@
 // satdt.solvers.dp core: depth one from the column counts, and MurTree's specialised depth-two
 // solver [2, sec. 4.3]: pair counts per class by bitsets (one word per 64 rows, weight
-// bit-planes) or, for long chains (thresholds of a numeric feature), by 2-D histograms of two
-// chains' buckets with suffix sums, whichever is estimated cheaper.
+// bit-planes; weights with many bits: byte tables, or each root's row sums by masked AVX-512
+// adds) or, for long chains (thresholds of a numeric feature), by 2-D histograms of two chains'
+// buckets with suffix sums, whichever is estimated cheaper.
 
 #include <algorithm>
 #include <climits>
@@ -237,7 +238,9 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
 // weight of class c on a row set = unit_[c] sum_k 2^k popcount (the planes of weight / unit_[c]:
 // class weights such as balanced accuracy's cost one plane per bit of the rows' multiplicity,
 // not of the scaled weight); byte tables instead when the planes outnumber the 8 lookups per
-// word of a table (over 8 planes per class) by more than the tables' cost; exact in both
+// word of a table (over 8 planes per class) by more than the tables' cost, and in that case the
+// row sums (count_root) where the CPU has AVX-512 and every class's total on the node is below
+// 2^32 (the rows' column bits come from the column bits: rows_from_columns); exact in all three
 void Search::pair_weights(const View& V, PairWeights& pw) const {
     const int n = V.n(), W = (n + 63) / 64;
     pw.C = C_;

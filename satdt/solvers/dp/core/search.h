@@ -410,7 +410,7 @@ class Search {
     // bit-planes of weight / unit_ (a popcount per bit of the weights, few for merged counts and
     // class weights), or, when the weights have many bits (float sample weights scaled to 2^32),
     // a table per byte of rows of the weights of each of its 256 subsets (8 lookups per word
-    // whatever the weights' bits)
+    // whatever the weights' bits), or per root the row sums (rows, count_root; AVX-512)
     struct PairWeights {
         int C = 0, W = 0;
         bool table = false;
