@@ -525,6 +525,47 @@ def test_core_pair_row_sums_wide_nodes_and_large_totals(n_jobs):
         assert res.objective == best and rs._core.row_sum_solves == 0 and rs.stats["pair_tables"] > 0
 
 
+@pytest.mark.parametrize("seeds", [range(6), pytest.param(range(6, 24), marks=pytest.mark.slow)])
+def test_core_root_search_counts_with_many_weight_planes(seeds):
+    """The root search's counts by bitsets (core/view.cpp, count_bits) with weights of many bits
+    (over two planes a class: the vector sums of count_planes_avx512 where the CPU has them, the
+    column in registers up to 1,024 rows): binary data at depth 3, the pair solver below it
+    (pair_ops=1e12) or the root search down to depth one (pair_ops=0), two and three classes,
+    merged rows with several classes, against brute force and the numpy reference engine."""
+    for seed in seeds:
+        X, y, rng = _instance(6900 + seed, n=int(20 + 7 * seed % 50), p=4 + seed % 3, k=2 + (seed % 3 == 2), values=2)
+        if seed % 2:                                        # duplicated rows with another label
+            X = np.vstack([X, X[:6]])
+            y = np.concatenate([y, (y[:6] + 1) % (int(y.max()) + 1)])
+        weight = rng.integers(1, 2 ** (8 + 3 * (seed % 7)), size=len(y)).astype(np.int64)
+        problem = _problem(X, y, weight)
+        best = bruteforce.min_errors(problem, 3)[0]
+        for pair_ops in (0.0, 1e12):
+            res = solve_max_accuracy_dp(problem, max_depth=3, pair_ops=pair_ops, n_jobs=1)
+            assert res.status == "OPTIMAL" and res.objective == best, (seed, pair_ops)
+            assert float(weight[res.tree.predict_index(X) != y].sum()) == best
+        ref = solve_max_accuracy_dp(problem, max_depth=3, engine="reference")
+        assert ref.objective == best
+
+
+def test_core_root_search_counts_with_many_weight_planes_over_1024_rows():
+    """count_bits' vector sums over more than 1,024 rows (the column read from memory per plane):
+    1,500 distinct binary rows, weights up to 2^24, depth 2 by the root search (pair_ops=0, its
+    children's counts by bitsets) against the pair solver's counts (pair_ops=1e12) and the numpy
+    reference engine, the weighted errors re-counted."""
+    rng = np.random.default_rng(7000)
+    codes = rng.choice(2 ** 12, size=1500, replace=False)
+    X = ((codes[:, None] >> np.arange(12)) & 1).astype(float)
+    y = (X[:, 0] + X[:, 3] * X[:, 5] + rng.integers(0, 2, size=len(codes))) % 2
+    weight = rng.integers(1, 2 ** 24, size=len(y)).astype(np.int64)
+    problem = _problem(X, y.astype(np.int64), weight)
+    a = solve_max_accuracy_dp(problem, max_depth=2, pair_ops=0.0, n_jobs=1)
+    b = solve_max_accuracy_dp(problem, max_depth=2, pair_ops=1e12, n_jobs=1)
+    ref = solve_max_accuracy_dp(problem, max_depth=2, engine="reference")
+    assert a.status == b.status == "OPTIMAL" and a.objective == b.objective == ref.objective
+    assert float(weight[a.tree.predict_index(X) != y].sum()) == a.objective
+
+
 def test_float_sample_weights_by_byte_tables_within_the_rounding_bound():
     """Random float sample weights (rounded to a 2^32 total: 20-odd bits a row) through the
     estimator on binary data wide enough for the byte tables (the pair solver's counts): the
