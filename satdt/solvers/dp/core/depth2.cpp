@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -375,16 +376,18 @@ static void transpose64(u64* A) {
         }
 }
 
-// each row's columns (n x S64 words) from the columns' rows (bits: T x W words), by 64 x 64 blocks
-static void rows_from_columns(const std::vector<u64>& bits, int T, int W, int n, int S64, std::vector<u64>& rows) {
-    rows.assign(static_cast<size_t>(n) * S64, 0);
+// each row's columns (n x S64 words, as 4 S64 16-bit blocks) from the columns' rows (bits: T x W
+// words), by 64 x 64 blocks
+static void rows_from_columns(const std::vector<u64>& bits, int T, int W, int n, int S64, std::vector<uint16_t>& rows) {
+    rows.assign(static_cast<size_t>(n) * S64 * 4, 0);
     u64 A[64];
     for (int cb = 0; cb < S64; ++cb)
         for (int x = 0; x < W; ++x) {
             const int nc = std::min(64, T - 64 * cb), nr = std::min(64, n - 64 * x);
             for (int jj = 0; jj < 64; ++jj) A[jj] = jj < nc ? bits[static_cast<size_t>(64 * cb + jj) * W + x] : 0;
             transpose64(A);
-            for (int rr = 0; rr < nr; ++rr) rows[static_cast<size_t>(64 * x + rr) * S64 + cb] = A[rr];
+            for (int rr = 0; rr < nr; ++rr)  // little-endian: block b of the word holds its bits 16 b ..
+                std::memcpy(&rows[(static_cast<size_t>(64 * x + rr) * S64 + cb) * 4], &A[rr], sizeof(u64));
         }
 }
 
@@ -403,7 +406,7 @@ void Search::PairWeights::count_root(const u64* bi, int i, int T, i64* P) const 
         const int nb = std::min(8, B16 - b0);
         const int j0 = std::max(i + 1, 16 * b0), j1 = std::min(T, 16 * (b0 + nb));
         for (int c = 0; c < C; ++c) {
-            kRowSums[nb](bi, &cls[static_cast<size_t>(c) * W], W, reinterpret_cast<const uint16_t*>(rowbits.data()), S16, b0,
+            kRowSums[nb](bi, &cls[static_cast<size_t>(c) * W], W, rowbits.data(), S16, b0,
                          &w32[static_cast<size_t>(c) * 64 * W], out);
             for (int j = j0; j < j1; ++j) P[static_cast<size_t>(j) * C + c] = out[j - 16 * b0];
         }

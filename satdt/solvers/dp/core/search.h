@@ -426,7 +426,7 @@ class Search {
         // instruction) instead of counting each pair; no tables (count_root)
         bool rows = false;
         int S16 = 0, B16 = 0;            // a row's stride in 16-bit blocks; the blocks of T columns
-        std::vector<u64> rowbits;        // n x S16 / 4 words: the columns right of each row
+        std::vector<uint16_t> rowbits;   // n x S16 blocks: the columns right of each row
         std::vector<u64> cls;            // C x W: the rows with a weight of class c
         std::vector<uint32_t> w32;       // C x n: the rows' weights per class
         void count(const u64* a, const u64* b, i64* P) const;
