@@ -406,11 +406,14 @@ def test_core_bitset_counts_with_class_weight_factors(pair_ops):
             assert float(weight[res.tree.predict_index(X) != y].sum()) == best
 
 
-def _table_search(problem, n_jobs):
+def _table_search(problem, n_jobs, row_sums=False):
+    """The compiled search with the pair solver at every depth-two node; the byte tables for
+    weights with many bits (``row_sums=False``) or the row sums where the CPU has them."""
     from satdt.deadline import Deadline
     from satdt.solvers.dp.search import CoreSearch
 
     search = CoreSearch(problem, Deadline(None), 1e12, n_jobs=n_jobs)  # the pair solver at depth two
+    search._core.set_row_sums(row_sums)
     if n_jobs > 1:
         search._core.set_thread_work(0, 0)  # every pair solve on the threads
     return search
@@ -442,6 +445,127 @@ def test_core_pair_counts_by_byte_tables_match_brute_force(n_jobs, seeds):
     assert tables > len(seeds)
 
 
+def _core_has_row_sums():
+    from satdt.solvers.dp import _core
+
+    return bool(_core.has_row_sums)
+
+
+row_sums = pytest.mark.skipif(not _core_has_row_sums(), reason="the pair solver's row sums need AVX-512 (F, BW)")
+
+
+@row_sums
+@pytest.mark.parametrize("n_jobs, seeds", [(1, range(8)), pytest.param(1, range(8, 30), marks=pytest.mark.slow),
+                                           pytest.param(2, range(16), marks=pytest.mark.slow)])
+def test_core_pair_row_sums_match_brute_force_and_the_tables(n_jobs, seeds):
+    """The pair solver's row sums (core/depth2.cpp, PairWeights::count_root: per root, each of
+    its rows' weight added into the 16-column blocks of the columns holding it) for weights with
+    many bits: two or three classes, rows merged with weights in several classes (duplicated
+    rows with other labels), whole weights up to 2^27 (class totals up to 2^31; the sums are
+    32-bit), ties (small weight ranges). The optimum equals brute force, the tree is the byte
+    tables' tree (the same counts met in the same order), the weighted errors re-counted agree,
+    and the row sums ran (not the tables)."""
+    solves = 0
+    for seed in seeds:
+        X, y, rng = _instance(6500 + seed, n=int(24 + seed % 13), p=4 + seed % 3, k=2 + (seed % 4 == 3),
+                              values=4 + seed % 4)
+        if seed % 3 == 1:                                   # duplicated rows with another label
+            X = np.vstack([X, X[:8]])
+            y = np.concatenate([y, (y[:8] + 1) % (int(y.max()) + 1)])
+        top = 2 ** (27 if seed % 5 == 0 else 18 + seed % 9)
+        lo = top - 3 if seed % 7 == 2 else 1                # seed % 7 == 2: near-equal weights, ties
+        weight = rng.integers(lo, top, size=len(y)).astype(np.int64)
+        problem = _problem(X, y, weight)
+        for depth in (2, 3) if seed % 2 == 0 else (2,):
+            best = bruteforce.min_errors(problem, depth)[0]
+            rs = _table_search(problem, n_jobs, row_sums=True)
+            res = solve_max_accuracy_dp(problem, max_depth=depth, _search=rs)
+            assert res.status == "OPTIMAL" and res.objective == best, (seed, depth)
+            assert float(weight[res.tree.predict_index(X) != y].sum()) == best
+            tb = _table_search(problem, n_jobs, row_sums=False)
+            ref = solve_max_accuracy_dp(problem, max_depth=depth, _search=tb)
+            assert str(ref.tree) == str(res.tree), (seed, depth)
+            assert tb._core.row_sum_solves == 0
+            if n_jobs == 1:  # the row sums where the tables were (the threads' clones count apart)
+                assert rs.stats["pair_tables"] == 0 and rs._core.row_sum_solves == tb.stats["pair_tables"]
+            solves += rs._core.row_sum_solves
+    assert solves >= len(seeds) // 2  # n_jobs=2: the depth-3 pair solves run on the clones
+
+
+@row_sums
+@pytest.mark.parametrize("n_jobs", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_core_pair_row_sums_wide_nodes_and_large_totals(n_jobs):
+    """Row sums on nodes of 17 to 150 binary columns (one, several and a partial last block of
+    16 columns; over 128 columns: two groups of 8 blocks), against the byte tables (the same
+    tree) with the weights' errors re-counted; and class totals of 2^32 or more (the 32-bit
+    sums would wrap): the tables instead, the same optimum."""
+    for seed, p in enumerate((17, 33, 64, 70, 129, 150)):
+        rng = np.random.default_rng(6700 + seed)
+        n = 90 + 10 * seed
+        X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, size=p)).astype(float)
+        y = (X[:, :3].sum(axis=1) + rng.integers(0, 2, size=n)) % 2
+        weight = rng.integers(1, 2 ** 24, size=n).astype(np.int64)
+        problem = _problem(X, y, weight)
+        rs = _table_search(problem, n_jobs, row_sums=True)
+        res = solve_max_accuracy_dp(problem, max_depth=2, _search=rs)
+        tb = _table_search(problem, n_jobs, row_sums=False)
+        ref = solve_max_accuracy_dp(problem, max_depth=2, _search=tb)
+        assert res.status == ref.status == "OPTIMAL"
+        assert res.objective == ref.objective and str(res.tree) == str(ref.tree), p
+        assert float(weight[res.tree.predict_index(X) != y].sum()) == res.objective
+        assert rs._core.row_sum_solves > 0 and tb.stats["pair_tables"] > 0
+    for seed in range(4):                                  # class totals >= 2^32: the tables
+        X, y, rng = _instance(6800 + seed, n=30, p=4, k=2, values=5)
+        weight = rng.integers(2 ** 28, 2 ** 29, size=len(y)).astype(np.int64)
+        problem = _problem(X, y, weight)
+        assert max(weight[y == c].sum() for c in (0, 1)) >= 2 ** 32
+        best = bruteforce.min_errors(problem, 2)[0]
+        rs = _table_search(problem, n_jobs, row_sums=True)
+        res = solve_max_accuracy_dp(problem, max_depth=2, _search=rs)
+        assert res.objective == best and rs._core.row_sum_solves == 0 and rs.stats["pair_tables"] > 0
+
+
+@pytest.mark.parametrize("seeds", [range(6), pytest.param(range(6, 24), marks=pytest.mark.slow)])
+def test_core_root_search_counts_with_many_weight_planes(seeds):
+    """The root search's counts by bitsets (core/view.cpp, count_bits) with weights of many bits
+    (over two planes a class: the vector sums of count_planes_avx512 where the CPU has them, the
+    column in registers up to 1,024 rows): binary data at depth 3, the pair solver below it
+    (pair_ops=1e12) or the root search down to depth one (pair_ops=0), two and three classes,
+    merged rows with several classes, against brute force and the numpy reference engine."""
+    for seed in seeds:
+        X, y, rng = _instance(6900 + seed, n=int(20 + 7 * seed % 50), p=4 + seed % 3, k=2 + (seed % 3 == 2), values=2)
+        if seed % 2:                                        # duplicated rows with another label
+            X = np.vstack([X, X[:6]])
+            y = np.concatenate([y, (y[:6] + 1) % (int(y.max()) + 1)])
+        weight = rng.integers(1, 2 ** (8 + 3 * (seed % 7)), size=len(y)).astype(np.int64)
+        problem = _problem(X, y, weight)
+        best = bruteforce.min_errors(problem, 3)[0]
+        for pair_ops in (0.0, 1e12):
+            res = solve_max_accuracy_dp(problem, max_depth=3, pair_ops=pair_ops, n_jobs=1)
+            assert res.status == "OPTIMAL" and res.objective == best, (seed, pair_ops)
+            assert float(weight[res.tree.predict_index(X) != y].sum()) == best
+        ref = solve_max_accuracy_dp(problem, max_depth=3, engine="reference")
+        assert ref.objective == best
+
+
+def test_core_root_search_counts_with_many_weight_planes_over_1024_rows():
+    """count_bits' vector sums over more than 1,024 rows (the column read from memory per plane):
+    1,500 distinct binary rows, weights up to 2^24, depth 2 by the root search (pair_ops=0, its
+    children's counts by bitsets) against the pair solver's counts (pair_ops=1e12) and the numpy
+    reference engine, the weighted errors re-counted."""
+    rng = np.random.default_rng(7000)
+    codes = rng.choice(2 ** 12, size=1500, replace=False)
+    X = ((codes[:, None] >> np.arange(12)) & 1).astype(float)
+    y = (X[:, 0] + X[:, 3] * X[:, 5] + rng.integers(0, 2, size=len(codes))) % 2
+    weight = rng.integers(1, 2 ** 24, size=len(y)).astype(np.int64)
+    problem = _problem(X, y.astype(np.int64), weight)
+    a = solve_max_accuracy_dp(problem, max_depth=2, pair_ops=0.0, n_jobs=1)
+    b = solve_max_accuracy_dp(problem, max_depth=2, pair_ops=1e12, n_jobs=1)
+    ref = solve_max_accuracy_dp(problem, max_depth=2, engine="reference")
+    assert a.status == b.status == "OPTIMAL" and a.objective == b.objective == ref.objective
+    assert float(weight[a.tree.predict_index(X) != y].sum()) == a.objective
+
+
 def test_float_sample_weights_by_byte_tables_within_the_rounding_bound():
     """Random float sample weights (rounded to a 2^32 total: 20-odd bits a row) through the
     estimator on binary data wide enough for the byte tables (the pair solver's counts): the
@@ -451,7 +575,8 @@ def test_float_sample_weights_by_byte_tables_within_the_rounding_bound():
         real = rng.random(len(y)) + 0.05
         model = DPTreeClassifier(max_depth=2, n_jobs=1).fit(X, y, sample_weight=real)
         st = model.result_.stats
-        assert not st["weight_exact"] and st["pair_tables"] > 0
+        # byte tables, or row sums where the CPU has them (test_core_pair_row_sums_...)
+        assert not st["weight_exact"] and (st["pair_tables"] > 0 or _core_has_row_sums())
         problem = _problem(X, y)
         problem.counts = np.zeros(problem.counts.shape)
         np.add.at(problem.counts, (problem.row_of, problem.data.y), real)

@@ -1,18 +1,54 @@
 // satdt.solvers.dp core: depth one from the column counts, and MurTree's specialised depth-two
 // solver [2, sec. 4.3]: pair counts per class by bitsets (one word per 64 rows, weight
-// bit-planes) or, for long chains (thresholds of a numeric feature), by 2-D histograms of two
-// chains' buckets with suffix sums, whichever is estimated cheaper.
+// bit-planes; weights with many bits: byte tables, or each root's row sums by masked AVX-512
+// adds) or, for long chains (thresholds of a numeric feature), by 2-D histograms of two chains'
+// buckets with suffix sums, whichever is estimated cheaper.
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
 #include "kernels.h"
 #include "search.h"
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define SATDT_ROW_SUMS 1
+#endif
+
 namespace satdt_dp {
+
+#ifdef SATDT_ROW_SUMS
+// the pair solver's row sums (PairWeights::count_root): for the rows r of bi & cl (W words),
+// w[r] added into NB blocks of 16 columns from block b0 where row r's bits (rb: 16-bit blocks,
+// S16 a row) are set: out[16 k + l] = the weight of those rows in column 16 (b0 + k) + l. One
+// masked 32-bit add per 16 columns and row, the accumulators in registers; sums mod 2^32 (the
+// caller's class totals are below it)
+template <int NB>
+__attribute__((target("avx512f,avx512bw"))) static void row_sums(const u64* bi, const u64* cl, int W,
+                                                                const uint16_t* rb, int S16, int b0,
+                                                                const uint32_t* w, uint32_t* out) {
+    __m512i acc[NB];
+    for (int k = 0; k < NB; ++k) acc[k] = _mm512_setzero_si512();
+    for (int x = 0; x < W; ++x) {
+        u64 m = bi[x] & cl[x];
+        while (m != 0) {
+            const int r = 64 * x + __builtin_ctzll(m);
+            m &= m - 1;
+            const __m512i wv = _mm512_set1_epi32(static_cast<int>(w[r]));
+            const uint16_t* mr = rb + static_cast<size_t>(r) * S16 + b0;
+            for (int k = 0; k < NB; ++k) acc[k] = _mm512_mask_add_epi32(acc[k], mr[k], acc[k], wv);
+        }
+    }
+    for (int k = 0; k < NB; ++k) _mm512_storeu_si512(out + 16 * k, acc[k]);
+}
+using RowSumsFn = void (*)(const u64*, const u64*, int, const uint16_t*, int, int, const uint32_t*, uint32_t*);
+static const RowSumsFn kRowSums[9] = {nullptr,      row_sums<1>, row_sums<2>, row_sums<3>, row_sums<4>,
+                                      row_sums<5>, row_sums<6>, row_sums<7>, row_sums<8>};
+#endif
 
 // ------------------------------------------------------------------ depth one
 // best depth-one tree from the counts F of the columns of a node (T columns): a Sub
@@ -126,6 +162,16 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
             pool_->run(std::min(batch, T - i0), [&](int task, int th) {
                 const int i = i0 + task;
                 PairBest& part = pair_parts_[th];
+                if (pw.rows) {
+                    std::vector<i64> PR(static_cast<size_t>(T) * C_);
+                    pw.count_root(&bits[static_cast<size_t>(i) * W], i, T, PR.data());
+                    for (int j = i + 1; j < T; ++j) {
+                        const i64* Pj = &PR[static_cast<size_t>(j) * C_];
+                        pair_update_ranked(part, i, j, Pj, F, T, N, V, false);
+                        pair_update_ranked(part, j, i, Pj, F, T, N, V, false);
+                    }
+                    return;
+                }
                 i64 P[64];
                 std::vector<i64> Pv(C_ > 64 ? C_ : 0);
                 i64* Pc = C_ > 64 ? Pv.data() : P;
@@ -193,7 +239,9 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
 // weight of class c on a row set = unit_[c] sum_k 2^k popcount (the planes of weight / unit_[c]:
 // class weights such as balanced accuracy's cost one plane per bit of the rows' multiplicity,
 // not of the scaled weight); byte tables instead when the planes outnumber the 8 lookups per
-// word of a table (over 8 planes per class) by more than the tables' cost; exact in both
+// word of a table (over 8 planes per class) by more than the tables' cost, and in that case the
+// row sums (count_root) where the CPU has AVX-512 and every class's total on the node is below
+// 2^32 (the rows' column bits come from the column bits: rows_from_columns); exact in all three
 void Search::pair_weights(const View& V, PairWeights& pw) const {
     const int n = V.n(), W = (n + 63) / 64;
     pw.C = C_;
@@ -209,6 +257,36 @@ void Search::pair_weights(const View& V, PairWeights& pw) const {
     // entries per byte of rows are built
     const double pairs = 0.5 * V.T() * V.T();
     pw.table = NP > 8 * C_ && (NP - 8.0) * pairs > 2048.0 * C_;
+    if (pw.table && row_sums_ && kAvx512bw) {
+        // row sums instead of the tables when every class's total fits 32 bits (the sums of
+        // count_root are mod 2^32): each row's columns in 16-bit blocks, each class's rows and
+        // weights
+        std::vector<i64> ctot(C_, 0);
+        for (int r = 0; r < n; ++r)
+            for (int c = 0; c < C_; ++c) ctot[c] += w(V.rows[r])[c];
+        bool fits = true;
+        for (int c = 0; c < C_; ++c) fits &= ctot[c] < (i64{1} << 32);
+        if (fits) {
+            const int T = V.T();
+            pw.table = false;
+            pw.rows = true;
+            const int S64 = (T + 63) / 64;
+            pw.S16 = 4 * S64;  // the row's 64-bit words read as 16-bit blocks (little-endian)
+            pw.B16 = (T + 15) / 16;
+            pw.cls.assign(static_cast<size_t>(C_) * W, 0);
+            pw.w32.assign(static_cast<size_t>(C_) * 64 * W, 0);
+            // pw.rowbits: from the column bits (rows_from_columns, pair_depth2)
+            for (int r = 0; r < n; ++r) {
+                const i64* wr = w(V.rows[r]);
+                for (int c = 0; c < C_; ++c)
+                    if (wr[c] != 0) {
+                        pw.cls[static_cast<size_t>(c) * W + (r >> 6)] |= 1ULL << (r & 63);
+                        pw.w32[static_cast<size_t>(c) * 64 * W + r] = static_cast<uint32_t>(wr[c]);
+                    }
+            }
+            return;
+        }
+    }
     if (pw.table) {
         // entry (g, v): the weights of the rows 8 g + b for the bits b of v, from the entry of
         // v without its lowest bit
@@ -285,6 +363,57 @@ void Search::PairWeights::count(const u64* a, const u64* b, i64* P) const {
     for (size_t pl = 0; pl < planes.size(); ++pl)
         P[plane_class[pl]] += popcount_and(a, b, planes[pl].data(), W) << plane_shift[pl];
     for (int c = 0; c < C; ++c) P[c] *= unit[c];  // the planes count weight / unit
+}
+
+// a 64 x 64 bit block transposed in place: bit c of A[r] <-> bit r of A[c]
+static void transpose64(u64* A) {
+    u64 m = 0x00000000FFFFFFFFULL;
+    for (int j = 32; j != 0; j >>= 1, m ^= m << j)
+        for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+            const u64 t = ((A[k] >> j) ^ A[k | j]) & m;
+            A[k] ^= t << j;
+            A[k | j] ^= t;
+        }
+}
+
+// each row's columns (n x S64 words, as 4 S64 16-bit blocks) from the columns' rows (bits: T x W
+// words), by 64 x 64 blocks
+static void rows_from_columns(const std::vector<u64>& bits, int T, int W, int n, int S64, std::vector<uint16_t>& rows) {
+    rows.assign(static_cast<size_t>(n) * S64 * 4, 0);
+    u64 A[64];
+    for (int cb = 0; cb < S64; ++cb)
+        for (int x = 0; x < W; ++x) {
+            const int nc = std::min(64, T - 64 * cb), nr = std::min(64, n - 64 * x);
+            for (int jj = 0; jj < 64; ++jj) A[jj] = jj < nc ? bits[static_cast<size_t>(64 * cb + jj) * W + x] : 0;
+            transpose64(A);
+            for (int rr = 0; rr < nr; ++rr)  // little-endian: block b of the word holds its bits 16 b ..
+                std::memcpy(&rows[(static_cast<size_t>(64 * x + rr) * S64 + cb) * 4], &A[rr], sizeof(u64));
+        }
+}
+
+bool Search::row_sums_available() {
+#ifdef SATDT_ROW_SUMS
+    return kAvx512bw;
+#else
+    return false;
+#endif
+}
+
+void Search::PairWeights::count_root(const u64* bi, int i, int T, i64* P) const {
+#ifdef SATDT_ROW_SUMS
+    alignas(64) uint32_t out[128];
+    for (int b0 = (i + 1) >> 4; b0 < B16; b0 += 8) {
+        const int nb = std::min(8, B16 - b0);
+        const int j0 = std::max(i + 1, 16 * b0), j1 = std::min(T, 16 * (b0 + nb));
+        for (int c = 0; c < C; ++c) {
+            kRowSums[nb](bi, &cls[static_cast<size_t>(c) * W], W, rowbits.data(), S16, b0,
+                         &w32[static_cast<size_t>(c) * 64 * W], out);
+            for (int j = j0; j < j1; ++j) P[static_cast<size_t>(j) * C + c] = out[j - 16 * b0];
+        }
+    }
+#else
+    (void)bi, (void)i, (void)T, (void)P;
+#endif
 }
 
 template <class E>
@@ -381,10 +510,23 @@ Sub Search::pair_depth2(const View& V, const std::vector<i64>& F, const i64* N) 
     if (by_bits) {
         column_bits(V, W, bits);
         pair_weights(V, pw);
+        if (pw.rows) rows_from_columns(bits, V.T(), W, n, pw.S16 / 4, pw.rowbits);
         tables_ += pw.table;
+        rowsums_ += pw.rows;
     }
     if (pool_ && std::min(bitset_ops(V), hist_ops(V)) >= pair_threads_ops_ && pool_->engaged()) {
         pair_threads(V, F, N, pb, by_bits, bits, pw);
+    } else if (by_bits && pw.rows) {
+        std::vector<i64> PR(static_cast<size_t>(T) * C_);
+        for (int i = 0; i < T; ++i) {
+            check_time();
+            pw.count_root(&bits[static_cast<size_t>(i) * W], i, T, PR.data());
+            for (int j = i + 1; j < T; ++j) {
+                const i64* Pj = &PR[static_cast<size_t>(j) * C_];
+                pair_update(pb, i, j, Pj, F, T, N);
+                pair_update(pb, j, i, Pj, F, T, N);
+            }
+        }
     } else if (by_bits) {
         for (int i = 0; i < T; ++i) {
             check_time();

@@ -33,11 +33,18 @@ inline bool has_vpopcnt() {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
 }
 inline const bool kVpopcnt = has_vpopcnt();
+// AVX-512 F + BW (masked 32-bit adds, 16-bit mask loads): the pair solver's row sums (depth2.cpp)
+inline bool has_avx512bw() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+}
+inline const bool kAvx512bw = has_avx512bw();
 inline i64 popcount_and(const u64* a, const u64* b, int W) { return kVpopcnt ? and2_avx512(a, b, W) : and2_portable(a, b, W); }
 inline i64 popcount_and(const u64* a, const u64* b, const u64* c, int W) {
     return kVpopcnt ? and3_avx512(a, b, c, W) : and3_portable(a, b, c, W);
 }
 #else
+inline const bool kAvx512bw = false;
 inline i64 popcount_and(const u64* a, const u64* b, int W) { return and2_portable(a, b, W); }
 inline i64 popcount_and(const u64* a, const u64* b, const u64* c, int W) { return and3_portable(a, b, c, W); }
 #endif

@@ -195,6 +195,11 @@ class Search {
     // whose children reach the incumbent's bound so is skipped. Bounds only: the same optimum.
     // set_missing_bound(false): off.
     void set_missing_bound(bool on) { missing_bound_ = on; }
+    // the pair solver's row sums for weights with many bits (PairWeights::rows; AVX-512 only);
+    // off: the byte tables as before. Same counts either way. A wave clone keeps the default.
+    void set_row_sums(bool on) { row_sums_ = on; }
+    i64 row_sum_solves() const { return rowsums_; }
+    static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW)
     // its work: the pairs' M solved (missing_bounds) and the roots it ruled out unevaluated
     std::pair<i64, i64> missing_bound_stats() const { return {mb_solves_, mb_skips_}; }
 
@@ -271,6 +276,8 @@ class Search {
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
     bool pairing_ = true;
     bool missing_bound_ = true;  // see set_missing_bound
+    bool row_sums_ = true;       // see set_row_sums
+    i64 rowsums_ = 0;            // pair solves by row sums (this object, not its wave clones)
     i64 mb_solves_ = 0, mb_skips_ = 0;  // see missing_bound_stats
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
@@ -452,7 +459,7 @@ class Search {
     // bit-planes of weight / unit_ (a popcount per bit of the weights, few for merged counts and
     // class weights), or, when the weights have many bits (float sample weights scaled to 2^32),
     // a table per byte of rows of the weights of each of its 256 subsets (8 lookups per word
-    // whatever the weights' bits)
+    // whatever the weights' bits), or per root the row sums (rows, count_root; AVX-512)
     struct PairWeights {
         int C = 0, W = 0;
         bool table = false;
@@ -463,7 +470,17 @@ class Search {
         std::vector<int32_t> tab32;  // the same in 32 bits when its entries fit (half the cache)
         std::vector<u64> tab2;       // two classes whose totals are below 2^32: both in one word
                                      // (class 1 in the high half; the sums carry nothing across)
+        // row sums (AVX-512, class totals below 2^32): per root i, the weights of its rows
+        // added into every column j > i that holds them (masked 32-bit adds, 16 columns per
+        // instruction) instead of counting each pair; no tables (count_root)
+        bool rows = false;
+        int S16 = 0, B16 = 0;            // a row's stride in 16-bit blocks; the blocks of T columns
+        std::vector<uint16_t> rowbits;   // n x S16 blocks: the columns right of each row
+        std::vector<u64> cls;            // C x W: the rows with a weight of class c
+        std::vector<uint32_t> w32;       // C x n: the rows' weights per class
         void count(const u64* a, const u64* b, i64* P) const;
+        // P[j * C + c] for j > i: the class weights of the rows right of i and of j
+        void count_root(const u64* bi, int i, int T, i64* P) const;
         template <class E>
         void count_table(const E* tab, const u64* a, const u64* b, i64* P) const;
     };
