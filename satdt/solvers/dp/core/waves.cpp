@@ -241,7 +241,10 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
                            std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
                            const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR) {
     const int T = V.T(), nth = pool_->size(), K = pool_->active();
-    const int L = root_lag_ > 0 ? root_lag_ : K;  // roots chosen and not yet committed, at most
+    // roots chosen and not yet committed, at most: one more than the threads (a thread that ends
+    // its root while an older one runs finds the next one chosen; on compas d5, raisin d4 and
+    // bidding d4 faster than K, see benchmarks/results/threads.md)
+    const int L = root_lag_ > 0 ? root_lag_ : K + 1;
     if (static_cast<int>(clones_.size()) != nth) {
         clones_.clear();
         for (int th = 0; th < nth; ++th) clones_.emplace_back(new Search(*this, th));
