@@ -233,7 +233,8 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
 // the memo of the node's start), however far the other threads have gone since. The answer, the
 // tree and the node count are fixed for a given lag (default: the threads taking part). When a
 // committed root reaches the node's bound (no root can do better), the roots chosen after it stop
-// at once and their work is dropped. At the end the roots' memos are absorbed in root order, as
+// at once and their work is dropped (their memos and search counters; the tree nodes they made
+// stay in the arena, unreferenced, so the stats' tree_nodes may vary). At the end the roots' memos are absorbed in root order, as
 // after waves. A thread with nothing to take
 // waits for a commit; the calling thread polls the host meanwhile.
 void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
@@ -287,8 +288,9 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
         }
         if (chosen == committed) closed = true;  // nothing running, nothing left below the bound
     };
+    bool broken = false;  // a commit threw (no memory): nothing more is committed
     auto commit = [&] {  // (the lock held) the finished roots, in root order
-        while (committed < chosen && finished[static_cast<size_t>(committed % L)]) {
+        while (!broken && committed < chosen && finished[static_cast<size_t>(committed % L)]) {
             RootTask& rt = ring[static_cast<size_t>(committed % L)];
             if (done) {  // chosen before the root that ended the search: abandoned, its work dropped
                 rt.memo.clear();
@@ -334,16 +336,39 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
         c->stop_ = &stop;
     }
     pipe_mu_ = &mu;
-    auto host = [&] {  // the calling thread's duties while it waits (the lock not held)
+    // the calling thread's duties while it waits (the lock not held; only the calling thread
+    // writes the three flags below): a time-out or an interrupt seen here ends the pipeline as
+    // one seen by a root does, even when every root still running then ends unhurt (the roots
+    // never chosen would otherwise pass for ruled out); anything else the host throws is kept
+    // and rethrown after (a pool task must not throw)
+    bool idle_timeout = false;
+    std::exception_ptr host_error;
+    auto host = [&] {
         try {
             clones_[0]->check_time(true);
         } catch (const Timeout&) {
+            idle_timeout = true;
             stop.store(true, std::memory_order_relaxed);
         } catch (const Interrupted&) {
             idle_interrupted = true;
             stop.store(true, std::memory_order_relaxed);
+        } catch (...) {
+            if (!host_error) host_error = std::current_exception();
+            stop.store(true, std::memory_order_relaxed);
         }
     };
+    // whatever leaves this function: no clone keeps the pipeline's stop flag or overlay, and the
+    // owner's poll no longer takes its lock
+    struct Restore {
+        Search* s;
+        ~Restore() {
+            s->pipe_mu_ = nullptr;
+            for (auto& c : s->clones_) {
+                c->stop_ = nullptr;
+                c->overlay_ = nullptr;
+            }
+        }
+    } restore{this};
     pool_->run_idle(
         K,
         [&](int, int th) {
@@ -392,7 +417,7 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
                         commit();
                     } catch (...) {
                         if (!error) error = std::current_exception();
-                        closed = true;
+                        broken = closed = true;
                         stop.store(true, std::memory_order_relaxed);
                     }
                     cv.notify_all();
@@ -437,8 +462,13 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
     waves_++;
     wave_roots_ += chosen;
     if (error) std::rethrow_exception(error);
+    if (host_error) std::rethrow_exception(host_error);
     if (worst == 3 || idle_interrupted) throw Interrupted();
     if (worst == 2) throw Timeout();
+    if (idle_timeout && !done) {  // unless nothing was left to choose: a root open below the bound
+        for (int j = 0; j < T; ++j)
+            if (open[j] && lbL[j] + lbR[j] < inc.bound) throw Timeout();
+    }
 }
 
 // this thread's CPU time (microseconds): the waves' work and span in stats
