@@ -518,7 +518,7 @@ def test_progress_callback_error_stops_the_compiled_search():
 
     problem = Binarizer("all").problem(load_dataset("compas"))
     with pytest.raises(Stop):
-        solve_dp(problem, max_depth=5, progress=stop_in_search, time_limit=60)
+        solve_dp(problem, max_depth=4, progress=stop_in_search, time_limit=60)
 
 
 def test_ctrl_c_interrupts_the_compiled_search():
