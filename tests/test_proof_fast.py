@@ -167,13 +167,8 @@ def _claims(d: Path) -> list[dict]:
 
 
 def _rejected(d: Path, tmp: Path, claims: list[dict]) -> bool:
-    bad = tmp / "bad"
-    shutil.rmtree(bad, ignore_errors=True)
-    shutil.copytree(d, bad)
-    with gzip.open(bad / "claims.jsonl.gz", "wt") as fh:
-        fh.write("".join(json.dumps(c) + "\n" for c in claims))
     try:
-        check(bad)
+        _check_mutant(d, tmp, claims)
     except Invalid:
         return True
     return False
@@ -485,6 +480,7 @@ def test_batched_depth2_claims_are_accepted_and_each_raised_bound_rejected(lam, 
 
 
 def _check_mutant(d: Path, tmp: Path, claims: list[dict]) -> None:
+    """Check the certificate ``d`` with its claims replaced by ``claims`` (raises Invalid)."""
     bad = tmp / "bad"
     shutil.rmtree(bad, ignore_errors=True)
     shutil.copytree(d, bad)

@@ -519,17 +519,9 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         while (true) {
             current = -1;
             check_time(V.n() >= kPollRows);
-            double kmin = 0;
-            int t = queue.next(open, &kmin);
-            if (t < 0 || !(kmin < static_cast<double>(bound))) break;
-            t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
-            open[t] = 0;
-            if (!floorL.empty() && std::max(lbL[t], floorL[t]) + std::max(lbR[t], floorR[t]) >= bound) {
-                lbL[t] = std::max(lbL[t], floorL[t]);  // ruled out by the missing rows' bound
-                lbR[t] = std::max(lbR[t], floorR[t]);
-                ++mb_skips_;
-                continue;
-            }
+            const int t = pick_root(V, lbL, lbR, open, queue, bound, floorL, floorR, &run_lo, &run_hi,
+                                    [](int) { return false; });
+            if (t < 0) break;
             current = t;
             roots_++;
             const int ch = V.cchain[t], lv = V.clevel[t];

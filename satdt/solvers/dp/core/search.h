@@ -239,6 +239,25 @@ class Search {
     double interval_ = 2.0, next_poll_ = 0.05, next_report_ = 2.0;
     i64 reported_best_ = INF;
     i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0, merged_ = 0, resumes_ = 0, tables_ = 0;
+    // the counters a clone's roots add to its owner's (parallel roots)
+    struct Counts {
+        i64 nodes = 0, roots = 0, pairs = 0, hits = 0, scans = 0, tables = 0, mb_solves = 0, mb_skips = 0;
+    };
+    Counts take_counts() {  // a clone's counters since the last call, then zero
+        const Counts c{nodes_, roots_, pairs_, hits_, scans_, tables_, mb_solves_, mb_skips_};
+        nodes_ = roots_ = pairs_ = hits_ = scans_ = tables_ = mb_solves_ = mb_skips_ = 0;
+        return c;
+    }
+    void add_counts(const Counts& c) {
+        nodes_ += c.nodes;
+        roots_ += c.roots;
+        pairs_ += c.pairs;
+        hits_ += c.hits;
+        scans_ += c.scans;
+        tables_ += c.tables;
+        mb_solves_ += c.mb_solves;
+        mb_skips_ += c.mb_skips;
+    }
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;
@@ -334,8 +353,7 @@ class Search {
         int evaluated = 0;  // children evaluated (1: the first only, 2: both)
         int status = 0;     // 0 not run, 1 done, 2 timed out / abandoned, 3 interrupted, 4 error
         int snap = 0;       // in a pipeline: the roots committed when it was chosen (the memo it sees)
-        // in a pipeline: its search's counters, added to the owner's when it is committed
-        i64 nodes = 0, roots = 0, pairs = 0, hits = 0, scans = 0, tables = 0, mb_solves = 0, mb_skips = 0;
+        Counts counts;      // in a pipeline: its search's, added to the owner's when it is committed
         std::exception_ptr error;
         Memo memo;          // the entries its search added
     };
@@ -347,11 +365,50 @@ class Search {
                        const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
                        std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
                        const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR);
-    static bool covered(const View& V, int j, const RootTask* tasks, int k);
+    // root j lies in the interval of open roots of rt, a root still running (one root per
+    // interval, ConTree's halving: a second root of the same run would mostly be ruled out by the
+    // first one's result, so it waits for that result)
+    static bool covers(const RootTask& rt, const View& V, int j) {
+        return V.cchain[j] == V.cchain[rt.t] && j >= rt.run_lo && j <= rt.run_hi;
+    }
+    // the next root as the serial loop picks it (search.cpp; waves.cpp): the open root of least
+    // bound among those `busy` does not exclude, moved to the middle of its run of open roots
+    // below the bound (ConTree's halving; the run in *lo, *hi), closed; the roots the missing rows'
+    // floors rule out are closed on the way, their bounds raised; -1 when none is left below it
     template <class Busy>
-    bool next_root(RootTask& rt, const View& V, int d, i64 tot, const std::vector<i64>& ftot, std::vector<i64>& lbL,
+    int pick_root(const View& V, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
+                  RootQueue<RootKey>& queue, i64 bound, std::vector<i64>& floorL, std::vector<i64>& floorR, int* lo,
+                  int* hi, Busy&& busy) {
+        while (true) {
+            double kmin = 0;
+            int t = queue.next(open, &kmin, busy);
+            if (t < 0 || !(kmin < static_cast<double>(bound))) return -1;
+            t = interval_middle(V, t, open, lbL, lbR, bound, lo, hi);
+            open[t] = 0;
+            if (floorL.empty() || std::max(lbL[t], floorL[t]) + std::max(lbR[t], floorR[t]) < bound) return t;
+            lbL[t] = std::max(lbL[t], floorL[t]);  // ruled out by the missing rows' bound
+            lbR[t] = std::max(lbR[t], floorR[t]);
+            ++mb_skips_;
+        }
+    }
+    template <class Busy>
+    bool next_root(RootTask& rt, const View& V, i64 tot, const std::vector<i64>& ftot, std::vector<i64>& lbL,
                    std::vector<i64>& lbR, std::vector<char>& open, RootQueue<RootKey>& queue, i64 bound,
                    const std::vector<char>& kind, std::vector<i64>& floorL, std::vector<i64>& floorR, Busy&& busy);
+    // one root on clone s (a wave's or the pipeline's task; never throws): rt.status 1 done, 2 cut
+    // (the time limit, or `stop`), 3 interrupted, 4 an error (kept in rt.error); `stop` set when it
+    // did not finish; the memo its search added handed to rt. Its thread CPU time (us).
+    i64 run_root(Search& s, RootTask& rt, std::atomic<bool>& stop, const View& V, const std::vector<i64>& F,
+                 const i64* N, int d, i64 tot, const std::vector<i64>& ftot, const ViewBits* bits);
+    // what the calling thread's host calls saw while its roots ran (idle_host)
+    struct HostSeen {
+        bool timeout = false, interrupted = false;
+        std::exception_ptr error;
+    };
+    // the calling thread's duties while a wave's or the pipeline's roots run (clone 0's clock and
+    // the host): a time-out, an interrupt or anything else the host throws sets `stop` and is
+    // recorded in `seen`, never thrown (a pool task or idle call must not throw)
+    void idle_host(std::atomic<bool>& stop, HostSeen& seen);
     bool apply_root(const RootTask& rt, const View& V, int T, i64 tot, const std::vector<i64>& ftot,
                     std::vector<i64>& lbL, std::vector<i64>& lbR, Incumbent& inc, i64 ub, i64 lb0,
                     const std::vector<char>& kind, const std::vector<i64>& pair_e, std::vector<i64>& floorL,

@@ -27,51 +27,66 @@ Search::Search(const Search& o, int tid)
     missing_bound_ = o.missing_bound_;
 }
 
-// whether root j lies in the interval of open roots of one of the tasks (one root per interval of
-// open roots, ConTree's halving: a second root of the same run would mostly be ruled out by the
-// first one's result, so it waits for that result)
-bool Search::covered(const View& V, int j, const RootTask* tasks, int k) {
-    for (int i = 0; i < k; ++i)
-        if (V.cchain[j] == V.cchain[tasks[i].t] && j >= tasks[i].run_lo && j <= tasks[i].run_hi) return true;
-    return false;
+// the next root as the serial loop picks it (pick_root), among those `busy` does not exclude, with
+// the bound as it stands: filled into rt (its bounds and which side first), false when none is left
+template <class Busy>
+bool Search::next_root(RootTask& rt, const View& V, i64 tot, const std::vector<i64>& ftot, std::vector<i64>& lbL,
+                       std::vector<i64>& lbR, std::vector<char>& open, RootQueue<RootKey>& queue, i64 bound,
+                       const std::vector<char>& kind, std::vector<i64>& floorL, std::vector<i64>& floorR,
+                       Busy&& busy) {
+    int run_lo = 0, run_hi = 0;
+    const int t = pick_root(V, lbL, lbR, open, queue, bound, floorL, floorR, &run_lo, &run_hi, busy);
+    if (t < 0) return false;
+    roots_++;
+    rt.t = t;
+    rt.run_lo = run_lo;
+    rt.run_hi = run_hi;
+    rt.bound = bound;
+    rt.left_first = tot - ftot[t] >= ftot[t];
+    if (kind[V.cchain[t]] == 1 || kind[V.cchain[t]] == 3) rt.left_first = kind[V.cchain[t]] == 3;
+    rt.lb1 = rt.left_first ? lbL[t] : lbR[t];
+    rt.lb2 = rt.left_first ? lbR[t] : lbL[t];
+    rt.evaluated = 0;
+    rt.status = 0;
+    rt.error = nullptr;
+    return true;
 }
 
-// the next root as the serial loop picks it (best-first, interval halving, the missing rows'
-// floors), among those `busy` does not exclude, with the bound as it stands: filled into rt
-// (its bounds and which side first), false when no root is left below the bound
-template <class Busy>
-bool Search::next_root(RootTask& rt, const View& V, int d, i64 tot, const std::vector<i64>& ftot,
-                       std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
-                       RootQueue<RootKey>& queue, i64 bound, const std::vector<char>& kind,
-                       std::vector<i64>& floorL, std::vector<i64>& floorR, Busy&& busy) {
-    (void)d;
-    while (true) {
-        double kmin = 0;
-        int t = queue.next(open, &kmin, busy);
-        if (t < 0 || !(kmin < static_cast<double>(bound))) return false;
-        int run_lo = 0, run_hi = 0;
-        t = interval_middle(V, t, open, lbL, lbR, bound, &run_lo, &run_hi);
-        open[t] = 0;
-        if (!floorL.empty() && std::max(lbL[t], floorL[t]) + std::max(lbR[t], floorR[t]) >= bound) {
-            lbL[t] = std::max(lbL[t], floorL[t]);  // ruled out by the missing rows' bound
-            lbR[t] = std::max(lbR[t], floorR[t]);
-            ++mb_skips_;
-            continue;
+i64 Search::run_root(Search& s, RootTask& rt, std::atomic<bool>& stop, const View& V, const std::vector<i64>& F,
+                     const i64* N, int d, i64 tot, const std::vector<i64>& ftot, const ViewBits* bits) {
+    const i64 c0 = thread_cpu_us();
+    if (stop.load(std::memory_order_relaxed)) {
+        rt.status = 2;
+    } else {
+        try {
+            s.eval_root(rt, V, F, N, d, tot, ftot, bits);
+            rt.status = 1;
+        } catch (const Timeout&) {
+            rt.status = 2;
+        } catch (const Interrupted&) {
+            rt.status = 3;
+        } catch (...) {
+            rt.status = 4;
+            rt.error = std::current_exception();
         }
-        roots_++;
-        rt.t = t;
-        rt.run_lo = run_lo;
-        rt.run_hi = run_hi;
-        rt.bound = bound;
-        rt.left_first = tot - ftot[t] >= ftot[t];
-        if (kind[V.cchain[t]] == 1 || kind[V.cchain[t]] == 3) rt.left_first = kind[V.cchain[t]] == 3;
-        rt.lb1 = rt.left_first ? lbL[t] : lbR[t];
-        rt.lb2 = rt.left_first ? lbR[t] : lbL[t];
-        rt.evaluated = 0;
-        rt.status = 0;
-        rt.error = nullptr;
-        return true;
     }
+    if (rt.status != 1) stop.store(true, std::memory_order_relaxed);
+    std::swap(rt.memo, s.memo_);
+    return thread_cpu_us() - c0;
+}
+
+void Search::idle_host(std::atomic<bool>& stop, HostSeen& seen) {
+    try {
+        clones_[0]->check_time(true);
+        return;
+    } catch (const Timeout&) {
+        seen.timeout = true;
+    } catch (const Interrupted&) {
+        seen.interrupted = true;
+    } catch (...) {
+        if (!seen.error) seen.error = std::current_exception();
+    }
+    stop.store(true, std::memory_order_relaxed);
 }
 
 // an evaluated root's result as the serial loop applies it: the similarity bounds of its children
@@ -127,13 +142,17 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
     std::vector<char> kind(V.p, 0);
     if (pairing_) pair_kinds(V, kind);
     std::atomic<bool> stop{false};
-    bool idle_interrupted = false;
+    HostSeen seen;
     for (bool done = false; !done;) {
         check_time();
         const i64 bound = inc.bound;
         int k = 0;
-        while (k < K && next_root(tasks[k], V, d, tot, ftot, lbL, lbR, open, queue, bound, kind, floorL, floorR,
-                                  [&](int j) { return covered(V, j, tasks.data(), k); }))
+        auto busy = [&](int j) {
+            for (int i = 0; i < k; ++i)
+                if (covers(tasks[i], V, j)) return true;
+            return false;
+        };
+        while (k < K && next_root(tasks[k], V, tot, ftot, lbL, lbR, open, queue, bound, kind, floorL, floorR, busy))
             ++k;
         if (k == 0) break;
         waves_++;
@@ -150,58 +169,22 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
         pool_->run_idle(
             k,
             [&](int i, int th) {
-                RootTask& rt = tasks[i];
                 Search& s = *clones_[th];
-                const i64 c0 = thread_cpu_us();
-                if (stop.load(std::memory_order_relaxed)) {
-                    rt.status = 2;
-                    return;
-                }
-                try {
-                    s.eval_root(rt, V, F, N, d, tot, ftot, bits);
-                    rt.status = 1;
-                } catch (const Timeout&) {
-                    rt.status = 2;
-                } catch (const Interrupted&) {
-                    rt.status = 3;
-                } catch (...) {
-                    rt.status = 4;
-                    rt.error = std::current_exception();
-                }
-                if (rt.status != 1) stop.store(true, std::memory_order_relaxed);
-                std::swap(rt.memo, s.memo_);
-                s.wave_cpu_ += thread_cpu_us() - c0;
+                s.wave_cpu_ += run_root(s, tasks[i], stop, V, F, N, d, tot, ftot, bits);
             },
-            [&] {  // the calling thread, out of roots, while the workers finish theirs
-                try {
-                    clones_[0]->check_time(true);
-                } catch (const Timeout&) {
-                    stop.store(true, std::memory_order_relaxed);
-                } catch (const Interrupted&) {
-                    idle_interrupted = true;
-                    stop.store(true, std::memory_order_relaxed);
-                }
-            });
+            [&] { idle_host(stop, seen); });  // the calling thread, out of roots, while the workers finish
         i64 span = 0;
         for (auto& c : clones_) {
             wave_task_us_ += c->wave_cpu_;
             span = std::max(span, c->wave_cpu_);
             c->wave_cpu_ = 0;
-            nodes_ += c->nodes_;
-            roots_ += c->roots_;
-            pairs_ += c->pairs_;
-            hits_ += c->hits_;
-            scans_ += c->scans_;
-            tables_ += c->tables_;
-            mb_solves_ += c->mb_solves_;
-            mb_skips_ += c->mb_skips_;
-            c->nodes_ = c->roots_ = c->pairs_ = c->hits_ = c->scans_ = c->tables_ = 0;
-            c->mb_solves_ = c->mb_skips_ = 0;
+            add_counts(c->take_counts());
             c->stop_ = nullptr;
         }
         wave_span_us_ += span;
         // the results in root order, as the serial loop applies them
-        int worst = idle_interrupted ? 3 : 0;
+        if (seen.error) std::rethrow_exception(seen.error);
+        int worst = seen.interrupted ? 3 : 0;
         for (int i = 0; i < k; ++i) {
             RootTask& rt = tasks[i];
             worst = std::max(worst, rt.status);
@@ -231,11 +214,11 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
 // the bounds, the incumbent and the memo as they stand after a fixed number of commits, and a root
 // reads the memo as it stood then (the Overlay: the committed roots' memos stamped in order, over
 // the memo of the node's start), however far the other threads have gone since. The answer, the
-// tree and the node count are fixed for a given lag (default: the threads taking part). When a
-// committed root reaches the node's bound (no root can do better), the roots chosen after it stop
-// at once and their work is dropped (their memos and search counters; the tree nodes they made
-// stay in the arena, unreferenced, so the stats' tree_nodes may vary). At the end the roots' memos are absorbed in root order, as
-// after waves. A thread with nothing to take
+// tree and the node count are fixed for a given lag (default: one more than the threads taking
+// part). When a committed root reaches the node's bound (no root can do better), the roots chosen
+// after it stop at once and their work is dropped (their memos and search counters; the tree
+// nodes they made stay in the arena, unreferenced, so the stats' tree_nodes may vary). At the end
+// the roots' memos are absorbed in root order, as after waves. A thread with nothing to take
 // waits for a commit; the calling thread polls the host meanwhile.
 void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                            const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
@@ -266,21 +249,19 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
     std::condition_variable cv;
     std::atomic<bool> stop{false};
     long long chosen = 0, taken = 0, committed = 0;
-    bool closed = false, done = false, idle_interrupted = false;
+    bool closed = false, done = false;
     int worst = 0;
     std::exception_ptr error;
 
     auto running = [&](int j) {  // j in the interval of a root chosen and not committed
-        for (long long i = committed; i < chosen; ++i) {
-            const RootTask& rt = ring[static_cast<size_t>(i % L)];
-            if (V.cchain[j] == V.cchain[rt.t] && j >= rt.run_lo && j <= rt.run_hi) return true;
-        }
+        for (long long i = committed; i < chosen; ++i)
+            if (covers(ring[static_cast<size_t>(i % L)], V, j)) return true;
         return false;
     };
     auto choose = [&] {  // (the lock held) up to L roots chosen and not committed
         while (!closed && chosen - committed < L) {
             RootTask& rt = ring[static_cast<size_t>(chosen % L)];
-            if (!next_root(rt, V, d, tot, ftot, lbL, lbR, open, queue, inc.bound, kind, floorL, floorR, running)) break;
+            if (!next_root(rt, V, tot, ftot, lbL, lbR, open, queue, inc.bound, kind, floorL, floorR, running)) break;
             rt.snap = static_cast<int>(committed);
             finished[static_cast<size_t>(chosen % L)] = 0;
             timing.push_back({0, committed});
@@ -297,14 +278,7 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
                 ++committed;
                 continue;
             }
-            nodes_ += rt.nodes;
-            roots_ += rt.roots;
-            pairs_ += rt.pairs;
-            hits_ += rt.hits;
-            scans_ += rt.scans;
-            tables_ += rt.tables;
-            mb_solves_ += rt.mb_solves;
-            mb_skips_ += rt.mb_skips;
+            add_counts(rt.counts);
             worst = std::max(worst, rt.status);
             if (rt.status == 4 && !error) error = rt.error;
             if (rt.status != 1) {
@@ -336,27 +310,11 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
         c->stop_ = &stop;
     }
     pipe_mu_ = &mu;
-    // the calling thread's duties while it waits (the lock not held; only the calling thread
-    // writes the three flags below): a time-out or an interrupt seen here ends the pipeline as
-    // one seen by a root does, even when every root still running then ends unhurt (the roots
-    // never chosen would otherwise pass for ruled out); anything else the host throws is kept
-    // and rethrown after (a pool task must not throw)
-    bool idle_timeout = false;
-    std::exception_ptr host_error;
-    auto host = [&] {
-        try {
-            clones_[0]->check_time(true);
-        } catch (const Timeout&) {
-            idle_timeout = true;
-            stop.store(true, std::memory_order_relaxed);
-        } catch (const Interrupted&) {
-            idle_interrupted = true;
-            stop.store(true, std::memory_order_relaxed);
-        } catch (...) {
-            if (!host_error) host_error = std::current_exception();
-            stop.store(true, std::memory_order_relaxed);
-        }
-    };
+    // the calling thread's host calls while it waits (the lock not held; only that thread writes
+    // `seen`): a time-out or an interrupt seen there ends the pipeline as one seen by a root
+    // does, even when every root still running then ends unhurt (the roots never chosen would
+    // otherwise pass for ruled out)
+    HostSeen seen;
     // whatever leaves this function: no clone keeps the pipeline's stop flag or overlay, and the
     // owner's poll no longer takes its lock
     struct Restore {
@@ -380,38 +338,11 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
                     RootTask& rt = ring[static_cast<size_t>(j % L)];
                     s.snap_ = rt.snap;
                     lk.unlock();
-                    const i64 c0 = thread_cpu_us();
-                    if (stop.load(std::memory_order_relaxed)) {
-                        rt.status = 2;
-                    } else {
-                        try {
-                            s.eval_root(rt, V, F, N, d, tot, ftot, bits);
-                            rt.status = 1;
-                        } catch (const Timeout&) {
-                            rt.status = 2;
-                        } catch (const Interrupted&) {
-                            rt.status = 3;
-                        } catch (...) {
-                            rt.status = 4;
-                            rt.error = std::current_exception();
-                        }
-                    }
-                    if (rt.status != 1) stop.store(true, std::memory_order_relaxed);
-                    std::swap(rt.memo, s.memo_);
-                    const i64 cpu = thread_cpu_us() - c0;
+                    const i64 cpu = run_root(s, rt, stop, V, F, N, d, tot, ftot, bits);
+                    rt.counts = s.take_counts();
                     lk.lock();
                     timing[static_cast<size_t>(j)].cpu = cpu;
                     wave_task_us_ += cpu;
-                    rt.nodes = s.nodes_;
-                    rt.roots = s.roots_;
-                    rt.pairs = s.pairs_;
-                    rt.hits = s.hits_;
-                    rt.scans = s.scans_;
-                    rt.tables = s.tables_;
-                    rt.mb_solves = s.mb_solves_;
-                    rt.mb_skips = s.mb_skips_;
-                    s.nodes_ = s.roots_ = s.pairs_ = s.hits_ = s.scans_ = s.tables_ = 0;
-                    s.mb_solves_ = s.mb_skips_ = 0;
                     finished[static_cast<size_t>(j % L)] = 1;
                     try {  // (a pool task must not throw: e.g. no memory left for a commit)
                         commit();
@@ -432,20 +363,15 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
                 if (th == 0) {
                     cv.wait_for(lk, std::chrono::microseconds(200));
                     lk.unlock();
-                    host();
+                    idle_host(stop, seen);
                     lk.lock();
                 } else {
                     cv.wait(lk);
                 }
             }
         },
-        host);
-    pipe_mu_ = nullptr;
-    for (auto& c : clones_) {
-        c->stop_ = nullptr;
-        c->overlay_ = nullptr;
-    }
-    ov.clear();
+        [&] { idle_host(stop, seen); });
+    ov.clear();  // (no reader left)
     for (auto& m : layers) memo_.absorb(*m);
     // the span on free cores: the roots replayed on K threads, each taken in order by the first
     // thread free once chosen (after its commits), commits in order
@@ -462,10 +388,10 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
     waves_++;
     wave_roots_ += chosen;
     if (error) std::rethrow_exception(error);
-    if (host_error) std::rethrow_exception(host_error);
-    if (worst == 3 || idle_interrupted) throw Interrupted();
+    if (seen.error) std::rethrow_exception(seen.error);
+    if (worst == 3 || seen.interrupted) throw Interrupted();
     if (worst == 2) throw Timeout();
-    if (idle_timeout && !done) {  // unless nothing was left to choose: a root open below the bound
+    if (seen.timeout && !done) {  // unless nothing was left to choose: a root open below the bound
         for (int j = 0; j < T; ++j)
             if (open[j] && lbL[j] + lbR[j] < inc.bound) throw Timeout();
     }
