@@ -135,6 +135,40 @@ def test_complete_search_resumed_across_slices_is_exact(seed, n_jobs):
     assert again.finished and again.cost == ref
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("seed", [6, pytest.param(1, marks=slow)])
+def test_complete_search_stopped_by_the_host_resumes_as_after_a_time_cap(seed, n_jobs):
+    """A slice ended by ``stop`` (the two lanes end one whenever the heuristic lane finds a better
+    tree, or its thread is taken or freed) keeps the top-level root search as a time cap does:
+    every next slice resumes it (the roots evaluated only grow), reports a bound no higher than
+    the optimum, and the sliced search proves the uncut search's optimum. (Before, such a slice
+    dropped the roots it had evaluated and their bounds, and the next one started over.)"""
+    import time
+
+    problem = random_problem(seed, n_rows=150, n_features=4, n_classes=2, binary=False, max_value=30)
+    depth = 4
+    ref = new_search(problem, Deadline(None), None).run(depth, BIG).cost
+    search = new_search(problem, Deadline(None), None, n_jobs=n_jobs)
+    ub, best, done, slices = BIG, None, 0, 0
+    while True:
+        slices += 1
+        start = time.perf_counter()
+        out = search.run(depth, ub, stop=lambda: time.perf_counter() - start > 0.04 * (1 + slices // 20))
+        if out.node is not None:
+            assert search.tree_cost(out.node) == out.cost
+            best = out.cost if best is None else min(best, out.cost)
+        if out.finished:
+            break
+        assert out.roots is not None and out.roots[0] >= done  # kept and resumed, not started over
+        assert out.bound is not None and out.bound <= ref
+        done = out.roots[0]
+        if out.cost is not None:
+            ub = min(ub, out.cost)
+    assert slices >= 3  # the stops did cut it
+    assert (out.cost if out.node is not None else best) == ref
+    assert search.stats["top_resumes"] == slices - 1
+
+
 def _solve_timed(problem, depth: int, lam, **kw):
     """(brute-force optimum, the DP's answer under a time limit) for max accuracy (``lam`` None)
     or the regularized objective."""

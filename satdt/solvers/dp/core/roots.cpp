@@ -172,7 +172,7 @@ void Search::record_top_bound(i64 leaf, const std::vector<i64>& lbL, const std::
     }
 }
 
-// the top-level root search cut by its time cap, kept for the next slice (TopResume)
+// the top-level root search cut by its time cap or the host's stop, kept for the next slice (TopResume)
 void Search::keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
                       const std::vector<char>& open, const Incumbent& inc) {
     TopResume& r = resume_;
@@ -193,6 +193,15 @@ void Search::keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vec
             ++top_done_;
         else if (lbL[j] + lbR[j] < inc.bound)
             ++top_live_;
+    }
+}
+
+void Search::cut_top(bool top, bool keep, int current, int d, i64 ub, i64 leaf, const std::vector<i64>& lbL,
+                     const std::vector<i64>& lbR, std::vector<char>& open, const Incumbent& inc) {
+    if (top) record_top_bound(leaf, lbL, lbR, inc);
+    if (keep) {
+        if (current >= 0) open[current] = 1;
+        keep_top(d, ub, lbL, lbR, open, inc);
     }
 }
 

@@ -33,7 +33,7 @@
 //   search.cpp              the calls (solve, greedy, stats), the recursion, the root search
 //   roots.cpp               the root search's bookkeeping: initial bounds, the similarity
 //                           bound, the incumbent root, the top-level search's bound at a
-//                           time-out and its state kept for the next slice (TopResume)
+//                           time-out or stop and its state kept for the next slice (TopResume)
 //   waves.cpp               parallel roots: the top node's roots on clones of the search, in
 //                           waves (root_waves) or, at depth >= 4, a pipeline (root_pipeline)
 //   host.h                  what the search asks of its caller (signals, progress)
@@ -87,7 +87,7 @@ struct SolveOutcome {
     bool has_top_tree = false;
     TreeArrays top_tree;
     i64 top_bound = 0;
-    // the whole problem's complete search cut by its time cap (TopResume): its top-level roots
+    // the whole problem's complete search cut by its time cap or stop (TopResume): its top-level roots
     // evaluated so far, and those still open that could beat the incumbent (-1: not kept)
     i64 top_done = -1, top_live = -1;
 };
@@ -262,7 +262,7 @@ class Search {
     i64 top_best_ = INF, top_lb_ = 0;
     int top_tree_ = NONE;
     // The whole problem's top-level root search (the complete search: all rows, width 0, all
-    // roots), kept when the time cap stops it: the anytime schedule calls solve() in slices, and
+    // roots), kept when the time cap (or the host's stop) cuts it: the anytime schedule calls solve() in slices, and
     // the next call of the same depth, with an upper bound no looser, resumes the roots where they
     // stopped (their bounds, the roots evaluated, the incumbent root) instead of starting them
     // over, which would lose the similarity bounds and evaluate roots it had ruled out.
@@ -281,6 +281,10 @@ class Search {
     i64 top_done_ = -1, top_live_ = -1;  // the kept search's roots (SolveOutcome::top_done, top_live)
     void keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
                   const std::vector<char>& open, const Incumbent& inc);
+    // a node's root search cut (time cap, or the host's stop): the top node's bound recorded, and
+    // the whole problem's top-level search kept with the root it was evaluating open again
+    void cut_top(bool top, bool keep, int current, int d, i64 ub, i64 leaf, const std::vector<i64>& lbL,
+                 const std::vector<i64>& lbR, std::vector<char>& open, const Incumbent& inc);
     void resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
                     Incumbent& inc);
     std::vector<i64> scratch_h_;
