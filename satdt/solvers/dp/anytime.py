@@ -73,7 +73,8 @@ knows, for every root test ``j``, lower bounds on both children (their leaf-conf
 leaf costs, the similarity bound of every child solved [2, 3], and the optimum of every child
 proven); no tree costs less than ``min(leaf, min_j lbL[j] + lbR[j])``. The reported ``bound`` is
 the largest of these over the slices (each is valid for the whole problem), never above the
-incumbent.
+incumbent. A slice ended early (its time cap, the deadline, or the other lane's better tree) keeps
+its top-level root search for the next one, bounds included (``TopResume`` in the core).
 
 References are numbered as in ``satdt/REFERENCES.md``.
 """
