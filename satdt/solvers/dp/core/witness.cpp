@@ -104,15 +104,17 @@ void BoxWitness::boxes_of(int r, std::vector<long long>& out) {
     }
 }
 
-void BoxWitness::flip(const std::vector<int>& rows, bool on) {
-    std::vector<long long> bx;
+void BoxWitness::flip(const std::vector<int>& rows, bool on, Collect collect) {
+    std::vector<long long>& bx = bx_;
     for (int r : rows) {
         present_[r] = on;
         bx.clear();
         boxes_of(r, bx);
         const int c = cls_[r], d = on ? 1 : -1;
         for (long long b : bx) {
-            cc_[static_cast<size_t>(b) * C_ + c] += d;
+            int32_t& k = cc_[static_cast<size_t>(b) * C_ + c];
+            k += d;
+            if (collect == kNone || (collect == kCrossing && k != (on ? 1 : 0))) continue;
             if (stamp_[b] != epoch_) {
                 stamp_[b] = epoch_;
                 aff_.push_back(b);
@@ -189,7 +191,7 @@ void BoxWitness::recompute_affected(bool log) {
 }
 
 // DT_depth (any_) when rows only went (gain: boxes only gain a tree) or only came (boxes only lose
-// one): level 0 over aff_, then level by level only the boxes that may change, from the boxes that
+// one): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level only the boxes that may change, from the boxes that
 // changed a level below (`front_`). A box's tree at level d is its own at d - 1 or a cut with a tree
 // on each side, so a box changes at d only if it changed at d - 1 or a side of one of its cuts did:
 // it is that box itself or a parent of it (the box extended on one chain past one end, the cut at
@@ -261,10 +263,13 @@ void BoxWitness::set_present(const std::vector<char>& present) {
 
     ++epoch_;
     aff_.clear();
-    flip(on, true);
-    flip(off, false);
+    // DT_depth with rows only coming or only going: level 0 changes only in the boxes where a
+    // class appears or disappears, and propagate() finds the rest
+    const bool one_way = any_ && (on.empty() || off.empty());
+    flip(on, true, one_way ? kCrossing : kAll);
+    flip(off, false, one_way ? kCrossing : kAll);
     ++asked_;
-    if (any_ && (on.empty() || off.empty()))
+    if (one_way)
         propagate(false, on.empty());
     else if (static_cast<long long>(aff_.size()) * 2 > nbox_)
         recompute_all();
@@ -356,7 +361,7 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
         flips.clear();
         for (size_t i = head; i < head + chunk; ++i)
             if (--cnt[row_of[order[i]]] == 0) flips.push_back(row_of[order[i]]);
-        flip(flips, false);
+        flip(flips, false, any_ ? kCrossing : kAll);
         undo_.clear();
         if (any_)
             propagate(true, true);
@@ -369,7 +374,7 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
             continue;
         }
         for (size_t i = head; i < head + chunk; ++i) ++cnt[row_of[order[i]]];  // yes: undo
-        flip(flips, true);
+        flip(flips, true, kNone);
         restore();
         if (chunk == 1) ++head;  // the row is necessary
         chunk = std::max<size_t>(1, chunk / 2);

@@ -60,14 +60,18 @@ class BoxWitness {
     std::vector<int8_t> top_;                 // the highest level at which a box is needed
     std::vector<int32_t> stamp_;
     int epoch_ = 0;
-    std::vector<long long> aff_;              // boxes holding a changed row
+    std::vector<long long> aff_;              // boxes holding a changed row (see flip())
+    std::vector<long long> bx_;               // flip(): the boxes of one row
     std::vector<std::pair<long long, int32_t>> undo_;  // (level x boxes + box, old value) of each change
     std::vector<long long> front_, next_;     // propagate(): the boxes that changed at a level, the next's
     std::vector<int32_t> seen_;               // propagate(): a box considered at this level (== mark_)
     int32_t mark_ = 0;
 
     void boxes_of(int r, std::vector<long long>& out);
-    void flip(const std::vector<int>& rows, bool on);  // class counts and the affected boxes
+    // the class counts of the boxes holding the rows; aff_ gets every such box (kAll), those where
+    // the row's class appeared or disappeared (kCrossing) or none
+    enum Collect { kAll, kCrossing, kNone };
+    void flip(const std::vector<int>& rows, bool on, Collect collect);
     int cell(int d, long long b) const;                // opt(b, d) from level d - 1
     int level0(long long b) const;
     void recompute_all();
