@@ -72,35 +72,31 @@ BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, cons
     }
 }
 
-// every box holding row r: one interval containing its rank on each chain (an odometer)
+// every box holding row r: one interval containing its rank on each chain, chain by chain (the
+// boxes so far, each moved by the offset of every other interval around the rank on the next chain:
+// a few instructions a box, against ~120 for an odometer over the chains, balance-scale DT_depth)
 void BoxWitness::boxes_of(int r, std::vector<long long>& out) {
     const int32_t* rk = &rank_[static_cast<size_t>(r) * p_];
-    std::vector<int> lo(p_), hi(p_);
     long long b = 0;
+    size_t total = 1;
     for (int f = 0; f < p_; ++f) {
-        lo[f] = hi[f] = rk[f];
         b += id_[f][static_cast<size_t>(rk[f]) * R_[f] + rk[f]] * stride_[f];
+        total *= static_cast<size_t>(rk[f] + 1) * (R_[f] - rk[f]);
     }
-    while (true) {
-        out.push_back(b);
-        int f = 0;
-        for (; f < p_; ++f) {  // next interval [lo, hi] around rk[f]: hi up, then lo down
-            const int r0 = R_[f];
-            const long long old = id_[f][static_cast<size_t>(lo[f]) * r0 + hi[f]];
-            if (hi[f] + 1 < r0) {
-                ++hi[f];
-            } else if (lo[f] > 0) {
-                --lo[f];
-                hi[f] = rk[f];
-            } else {
-                lo[f] = hi[f] = rk[f];
-                b += (id_[f][static_cast<size_t>(rk[f]) * r0 + rk[f]] - old) * stride_[f];
-                continue;  // wrapped: carry to the next chain
+    out.resize(total);
+    out[0] = b;
+    size_t n = 1;
+    for (int f = 0; f < p_; ++f) {
+        const int r0 = R_[f], k = rk[f];
+        const int* ids = id_[f].data();
+        const long long s = stride_[f], me = ids[static_cast<size_t>(k) * r0 + k];
+        const size_t n0 = n;
+        for (int lo = 0; lo <= k; ++lo)
+            for (int hi = k; hi < r0; ++hi) {
+                if (lo == k && hi == k) continue;  // (the boxes so far)
+                const long long o = (ids[static_cast<size_t>(lo) * r0 + hi] - me) * s;
+                for (size_t i = 0; i < n0; ++i) out[n++] = out[i] + o;
             }
-            b += (id_[f][static_cast<size_t>(lo[f]) * r0 + hi[f]] - old) * stride_[f];
-            break;
-        }
-        if (f == p_) return;
     }
 }
 
@@ -108,7 +104,6 @@ void BoxWitness::flip(const std::vector<int>& rows, bool on, Collect collect) {
     std::vector<long long>& bx = bx_;
     for (int r : rows) {
         present_[r] = on;
-        bx.clear();
         boxes_of(r, bx);
         const int c = cls_[r], d = on ? 1 : -1;
         for (long long b : bx) {
@@ -212,18 +207,16 @@ void BoxWitness::propagate(bool log, bool gain) {
         ++mark_;
         next_.clear();
         // b: a box that may change at d; other: the other side of the cut that makes it a parent (-1: b itself)
+        // (a box not needed at level d, top_[b] < d, is never computed there: it keeps the 1 it got
+        // at the start, and a gain passes it by; the fewest memory reads first: most boxes have a tree)
         auto consider = [&](long long b, long long other) {
-            if (top_[b] < d || seen_[b] == mark_) return;
-            const bool has = L[b] < inf_;
-            if (gain) {
-                if (!has && other >= 0 && P[other] >= inf_) return;  // (not this cut: maybe another)
-                seen_[b] = mark_;
-                if (has) return;
+            if (L[b] >= inf_) {  // no tree at d: a gain when the cut's other side has one (b is needed)
+                if (!gain || (other >= 0 && P[other] >= inf_)) return;
                 if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
                 L[b] = 1;
-            } else {
+            } else {  // a tree at d: a loss is possible (once a level: seen_)
+                if (gain || top_[b] < d || seen_[b] == mark_) return;
                 seen_[b] = mark_;
-                if (!has) return;
                 const int v = cell(d, b);
                 if (v < inf_) return;
                 if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
