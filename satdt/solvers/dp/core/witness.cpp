@@ -57,15 +57,15 @@ BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, cons
     seen_.assign(nbox_, 0);
     ids_.resize(static_cast<size_t>(nbox_) * p);  // each box's interval on each chain (no division per cell)
     top_.resize(nbox_);
+    std::vector<int> idx(p, 0);  // the box's interval ids, an odometer over b (chain 0 fastest: stride 1)
     for (long long b = 0; b < nbox_; ++b) {
-        long long rest = b;
         int narrow = 0;  // chains on which the box is not the whole range
         for (int f = 0; f < p; ++f) {
-            const int id = static_cast<int>(rest % I_[f]);
+            const int id = idx[f];
             ids_[static_cast<size_t>(b) * p + f] = static_cast<uint16_t>(id);
             narrow += lo_[f][id] != 0 || hi_[f][id] != R_[f] - 1;
-            rest /= I_[f];
         }
+        for (int f = 0; f < p && ++idx[f] == I_[f]; ++f) idx[f] = 0;
         // a box at d levels below the top has at most d narrowed chains: it is needed at levels
         // 0 .. depth - narrow only (the others are never read: the answer is the full box's at depth)
         top_[b] = static_cast<int8_t>(std::max(-1, depth - narrow));
