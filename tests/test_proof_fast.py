@@ -376,6 +376,36 @@ def test_core_optima_equal_the_checkers_depth2_optima(seed):
     assert lower.CoreOptima(weighted, 1, 0).opt(np.arange(n), 2) is None
 
 
+def test_core_optima_without_copies_equal_the_checkers_depth2_optima():
+    """CoreOptima on data where no two rows are alike (its short way: a set's distinct rows are its
+    rows, sorted; no check of the copies) against the checker's opt_small, on row sets paths reach
+    and on random ones (unsorted); with copies in the data it takes the long way."""
+    rng = np.random.default_rng(47)
+    n = 90
+    X = rng.random((n, 3)).round(2)
+    X[:, 2] = np.arange(n) % 4  # (one column of few values: many ties, no two rows alike)
+    y = ((X[:, 0] > 0.5) + (X[:, 2] == 1) + (rng.random(n) < 0.2)) % 3
+    data = prepare(X, y)
+    assert np.unique(X, axis=0).shape[0] == n
+    compared = 0
+    for q, lc in ((1, 0), (5, 2)):
+        core, cst = lower.CoreOptima(data, q, lc), _Costs(np.asarray(data.X, float), np.asarray(data.y), 3, q, lc)
+        assert core.ok and core.single
+        for trial in range(10):
+            S = np.arange(n)
+            for _ in range(int(rng.integers(0, 3))):  # the rows of a random path
+                f = int(rng.integers(0, 3))
+                go = X[S, f] <= rng.choice(X[S, f])
+                S = S[go] if rng.random() < 0.5 or go.all() else S[~go]
+            if trial % 2:  # any set of rows, in any order
+                S = rng.permutation(rng.choice(n, size=int(rng.integers(2, n)), replace=False))
+            for k in (1, 2):
+                assert core.opt(S, k) == opt_small(cst, np.sort(S), k), (q, lc, k, S.tolist())
+                compared += 1
+    assert compared == 40
+    assert not lower.CoreOptima(prepare(np.vstack([X, X[:1]]), np.append(y, y[0])), 1, 0).single
+
+
 def _duplicated(seed: int, conflicts: bool):
     """Rows with copies (few values); with ``conflicts`` some copies of a row have another class."""
     rng = np.random.default_rng(seed)

@@ -52,65 +52,64 @@ BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, cons
     present_.assign(n, 0);
     cc_.assign(static_cast<size_t>(nbox_) * C, 0);
     lev_.assign(static_cast<size_t>(depth + 1) * nbox_, 0);  // no row: every box empty (0 leaves)
+    if (any_) std::fill(lev_.begin() + nbox_, lev_.end(), 1);  // (DT_depth above level 0: a tree exists)
     stamp_.assign(nbox_, 0);
+    seen_.assign(nbox_, 0);
     ids_.resize(static_cast<size_t>(nbox_) * p);  // each box's interval on each chain (no division per cell)
     top_.resize(nbox_);
+    std::vector<int> idx(p, 0);  // the box's interval ids, an odometer over b (chain 0 fastest: stride 1)
     for (long long b = 0; b < nbox_; ++b) {
-        long long rest = b;
         int narrow = 0;  // chains on which the box is not the whole range
         for (int f = 0; f < p; ++f) {
-            const int id = static_cast<int>(rest % I_[f]);
+            const int id = idx[f];
             ids_[static_cast<size_t>(b) * p + f] = static_cast<uint16_t>(id);
             narrow += lo_[f][id] != 0 || hi_[f][id] != R_[f] - 1;
-            rest /= I_[f];
         }
+        for (int f = 0; f < p && ++idx[f] == I_[f]; ++f) idx[f] = 0;
         // a box at d levels below the top has at most d narrowed chains: it is needed at levels
         // 0 .. depth - narrow only (the others are never read: the answer is the full box's at depth)
         top_[b] = static_cast<int8_t>(std::max(-1, depth - narrow));
     }
 }
 
-// every box holding row r: one interval containing its rank on each chain (an odometer)
+// every box holding row r: one interval containing its rank on each chain, chain by chain (the
+// boxes so far, each moved by the offset of every other interval around the rank on the next chain:
+// a few instructions a box, against ~120 for an odometer over the chains, balance-scale DT_depth)
 void BoxWitness::boxes_of(int r, std::vector<long long>& out) {
     const int32_t* rk = &rank_[static_cast<size_t>(r) * p_];
-    std::vector<int> lo(p_), hi(p_);
     long long b = 0;
+    size_t total = 1;
     for (int f = 0; f < p_; ++f) {
-        lo[f] = hi[f] = rk[f];
         b += id_[f][static_cast<size_t>(rk[f]) * R_[f] + rk[f]] * stride_[f];
+        total *= static_cast<size_t>(rk[f] + 1) * (R_[f] - rk[f]);
     }
-    while (true) {
-        out.push_back(b);
-        int f = 0;
-        for (; f < p_; ++f) {  // next interval [lo, hi] around rk[f]: hi up, then lo down
-            const int r0 = R_[f];
-            const long long old = id_[f][static_cast<size_t>(lo[f]) * r0 + hi[f]];
-            if (hi[f] + 1 < r0) {
-                ++hi[f];
-            } else if (lo[f] > 0) {
-                --lo[f];
-                hi[f] = rk[f];
-            } else {
-                lo[f] = hi[f] = rk[f];
-                b += (id_[f][static_cast<size_t>(rk[f]) * r0 + rk[f]] - old) * stride_[f];
-                continue;  // wrapped: carry to the next chain
+    out.resize(total);
+    out[0] = b;
+    size_t n = 1;
+    for (int f = 0; f < p_; ++f) {
+        const int r0 = R_[f], k = rk[f];
+        const int* ids = id_[f].data();
+        const long long s = stride_[f], me = ids[static_cast<size_t>(k) * r0 + k];
+        const size_t n0 = n;
+        for (int lo = 0; lo <= k; ++lo)
+            for (int hi = k; hi < r0; ++hi) {
+                if (lo == k && hi == k) continue;  // (the boxes so far)
+                const long long o = (ids[static_cast<size_t>(lo) * r0 + hi] - me) * s;
+                for (size_t i = 0; i < n0; ++i) out[n++] = out[i] + o;
             }
-            b += (id_[f][static_cast<size_t>(lo[f]) * r0 + hi[f]] - old) * stride_[f];
-            break;
-        }
-        if (f == p_) return;
     }
 }
 
-void BoxWitness::flip(const std::vector<int>& rows, bool on) {
-    std::vector<long long> bx;
+void BoxWitness::flip(const std::vector<int>& rows, bool on, Collect collect) {
+    std::vector<long long>& bx = bx_;
     for (int r : rows) {
         present_[r] = on;
-        bx.clear();
         boxes_of(r, bx);
         const int c = cls_[r], d = on ? 1 : -1;
         for (long long b : bx) {
-            cc_[static_cast<size_t>(b) * C_ + c] += d;
+            int32_t& k = cc_[static_cast<size_t>(b) * C_ + c];
+            k += d;
+            if (collect == kNone || (collect == kCrossing && k != (on ? 1 : 0))) continue;
             if (stamp_[b] != epoch_) {
                 stamp_[b] = epoch_;
                 aff_.push_back(b);
@@ -126,11 +125,13 @@ int BoxWitness::level0(long long b) const {
     return k == 0 ? 0 : k == 1 ? 1 : inf_;
 }
 
-// opt(b, d) = min(opt(b, d - 1), min over chains and cuts of the two sides at d - 1)
+// opt(b, d) = min(opt(b, d - 1), min over chains and cuts of the two sides at d - 1); DT_depth (any_):
+// 1 when a tree exists (the box's at d - 1, or a cut with a tree on each side), else inf_
 int BoxWitness::cell(int d, long long b) const {
     const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
     int v = P[b];
-    if (v <= 2 || (any_ && v < inf_)) return v;  // empty, one class, or two leaves: no split does better
+    if (any_ && v < inf_) return 1;
+    if (v <= 2) return v;  // empty, one class, or two leaves: no split does better
     const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
     for (int f = 0; f < p_; ++f) {
         const int id = bid[f];
@@ -140,10 +141,14 @@ int BoxWitness::cell(int d, long long b) const {
         for (int c = lo + 1; c <= hi; ++c) {
             const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
             const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
+            if (any_) {  // DT_depth: any tree will do
+                if (P[l] < inf_ && P[r] < inf_) return 1;
+                continue;
+            }
             const int t = P[l] + P[r];
             if (t < v) {
                 v = t;
-                if (v <= 2 || (any_ && v < inf_)) return v;  // DT_depth: any tree will do
+                if (v <= 2) return v;
             }
         }
     }
@@ -160,36 +165,87 @@ void BoxWitness::recompute_all() {
 }
 
 // the boxes of aff_ at every level, bottom up (their sub-boxes are in aff_ or unchanged); stops
-// at a level where none changed (the levels above cannot change either)
-void BoxWitness::recompute_affected(bool save) {
+// at a level where none changed (the levels above cannot change either). With `log`, every value
+// changed is logged (restore() writes them back).
+void BoxWitness::recompute_affected(bool log) {
     const size_t A = aff_.size();
-    if (save) saved_.assign(A * (depth_ + 1), 0);
     for (int d = 0; d <= depth_; ++d) {
         int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
         bool changed = false;
         for (size_t i = 0; i < A; ++i) {
             const long long b = aff_[i];
-            if (save) saved_[static_cast<size_t>(d) * A + i] = L[b];
             if (top_[b] < d) continue;  // not needed at this level (never read)
             const int v = d == 0 ? level0(b) : cell(d, b);
-            changed |= v != L[b];
+            if (v == L[b]) continue;
+            if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
             L[b] = v;
+            changed = true;
         }
-        if (!changed) {
-            if (save)  // the levels above keep their values: saved as they are
-                for (int e = d + 1; e <= depth_; ++e)
-                    for (size_t i = 0; i < A; ++i)
-                        saved_[static_cast<size_t>(e) * A + i] = lev_[static_cast<size_t>(e) * nbox_ + aff_[i]];
-            return;
+        if (!changed) return;
+    }
+}
+
+// DT_depth (any_) when rows only went (gain: boxes only gain a tree) or only came (boxes only lose
+// one): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level only the boxes that may change, from the boxes that
+// changed a level below (`front_`). A box's tree at level d is its own at d - 1 or a cut with a tree
+// on each side, so a box changes at d only if it changed at d - 1 or a side of one of its cuts did:
+// it is that box itself or a parent of it (the box extended on one chain past one end, the cut at
+// that end). A gain is then certain when the cut's other side has a tree (no scan of the cuts); a
+// possible loss is rescanned (cell()). Stops at a level where none changed.
+void BoxWitness::propagate(bool log, bool gain) {
+    front_.clear();
+    for (long long b : aff_) {
+        const int old = lev_[b], v = level0(b);
+        if (v == old) continue;
+        if (log) undo_.emplace_back(b, old);
+        lev_[b] = v;
+        if ((v < inf_) != (old < inf_)) front_.push_back(b);
+    }
+    for (int d = 1; d <= depth_ && !front_.empty(); ++d) {
+        int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
+        const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
+        ++mark_;
+        next_.clear();
+        // b: a box that may change at d; other: the other side of the cut that makes it a parent (-1: b itself)
+        // (a box not needed at level d, top_[b] < d, is never computed there: it keeps the 1 it got
+        // at the start, and a gain passes it by; the fewest memory reads first: most boxes have a tree)
+        auto consider = [&](long long b, long long other) {
+            if (L[b] >= inf_) {  // no tree at d: a gain when the cut's other side has one (b is needed)
+                if (!gain || (other >= 0 && P[other] >= inf_)) return;
+                if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
+                L[b] = 1;
+            } else {  // a tree at d: a loss is possible (once a level: seen_)
+                if (gain || top_[b] < d || seen_[b] == mark_) return;
+                seen_[b] = mark_;
+                const int v = cell(d, b);
+                if (v < inf_) return;
+                if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
+                L[b] = v;
+            }
+            next_.push_back(b);
+        };
+        for (long long c : front_) {
+            consider(c, -1);
+            const uint16_t* cid = &ids_[static_cast<size_t>(c) * p_];
+            for (int f = 0; f < p_; ++f) {
+                const int id = cid[f], lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+                const long long s = stride_[f];
+                const int* ids = id_[f].data();
+                for (int h = hi + 1; h < r0; ++h)  // c the left side of [lo, h], the right side [hi + 1, h]
+                    consider(c + (ids[static_cast<size_t>(lo) * r0 + h] - id) * s,
+                             c + (ids[static_cast<size_t>(hi + 1) * r0 + h] - id) * s);
+                for (int l = 0; l < lo; ++l)  // c the right side of [l, hi], the left side [l, lo - 1]
+                    consider(c + (ids[static_cast<size_t>(l) * r0 + hi] - id) * s,
+                             c + (ids[static_cast<size_t>(l) * r0 + lo - 1] - id) * s);
+            }
         }
+        front_.swap(next_);
     }
 }
 
 void BoxWitness::restore() {
-    const size_t A = aff_.size();
-    for (int d = 0; d <= depth_; ++d)
-        for (size_t i = 0; i < A; ++i)
-            lev_[static_cast<size_t>(d) * nbox_ + aff_[i]] = saved_[static_cast<size_t>(d) * A + i];
+    for (size_t i = undo_.size(); i-- > 0;) lev_[static_cast<size_t>(undo_[i].first)] = undo_[i].second;
+    undo_.clear();
 }
 
 void BoxWitness::set_present(const std::vector<char>& present) {
@@ -197,12 +253,18 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     std::vector<int> on, off;
     for (int r = 0; r < n_; ++r)
         if ((present[r] != 0) != (present_[r] != 0)) (present[r] ? on : off).push_back(r);
+
     ++epoch_;
     aff_.clear();
-    flip(on, true);
-    flip(off, false);
+    // DT_depth with rows only coming or only going: level 0 changes only in the boxes where a
+    // class appears or disappears, and propagate() finds the rest
+    const bool one_way = any_ && (on.empty() || off.empty());
+    flip(on, true, one_way ? kCrossing : kAll);
+    flip(off, false, one_way ? kCrossing : kAll);
     ++asked_;
-    if (static_cast<long long>(aff_.size()) * 2 > nbox_)
+    if (one_way)
+        propagate(false, on.empty());
+    else if (static_cast<long long>(aff_.size()) * 2 > nbox_)
         recompute_all();
     else
         recompute_affected(false);
@@ -211,14 +273,17 @@ void BoxWitness::set_present(const std::vector<char>& present) {
 int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
                       std::vector<int>& right, std::vector<int>& label) const {
     const int v = lev_[static_cast<size_t>(d) * nbox_ + b];
-    while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] == v) --d;
+    if (any_)  // DT_depth: the lowest level with a tree (its values say only whether one exists)
+        while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] < inf_) --d;
+    else
+        while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] == v) --d;
     const int node = static_cast<int>(feat.size());
     feat.push_back(-1);
     cut.push_back(0);
     left.push_back(-1);
     right.push_back(-1);
     label.push_back(0);
-    if (v <= 1) {
+    if (any_ ? level0(b) <= 1 : v <= 1) {
         const int32_t* c = &cc_[static_cast<size_t>(b) * C_];
         for (int i = 0; i < C_; ++i)
             if (c[i] > 0) label[node] = i;
@@ -234,7 +299,9 @@ int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<in
         for (int c = lo + 1; c <= hi; ++c) {
             const long long l = b + (id_[f][static_cast<size_t>(lo) * r0 + c - 1] - id) * stride_[f];
             const long long r = b + (id_[f][static_cast<size_t>(c) * r0 + hi] - id) * stride_[f];
-            if (P[l] + P[r] == v) {  // both sides hold rows (v < opt(b, d - 1): a side with all rows is no better)
+            // both sides hold rows (v < opt(b, d - 1): a side with all rows is no better; DT_depth: the
+            // box has no tree at d - 1, the side with all its rows would give it one)
+            if (any_ ? P[l] < inf_ && P[r] < inf_ : P[l] + P[r] == v) {
                 feat[node] = f;
                 cut[node] = c;
                 const int a = build(l, d - 1, feat, cut, left, right, label);
@@ -287,8 +354,12 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
         flips.clear();
         for (size_t i = head; i < head + chunk; ++i)
             if (--cnt[row_of[order[i]]] == 0) flips.push_back(row_of[order[i]]);
-        flip(flips, false);
-        recompute_affected(true);
+        flip(flips, false, any_ ? kCrossing : kAll);
+        undo_.clear();
+        if (any_)
+            propagate(true, true);
+        else
+            recompute_affected(true);
         ++asked_;
         if (!yes()) {  // still no: the chunk goes for good
             for (size_t i = head; i < head + chunk; ++i) gone[order[i]] = 1;
@@ -296,7 +367,7 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
             continue;
         }
         for (size_t i = head; i < head + chunk; ++i) ++cnt[row_of[order[i]]];  // yes: undo
-        flip(flips, true);
+        flip(flips, true, kNone);
         restore();
         if (chunk == 1) ++head;  // the row is necessary
         chunk = std::max<size_t>(1, chunk / 2);

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace satdt_dp {
@@ -26,7 +27,8 @@ class BoxWitness {
 
     // the rows present: row r is present iff cnt[r] > 0 (recomputes the boxes that change)
     void set_present(const std::vector<char>& present);
-    int value() const { return lev_[static_cast<size_t>(depth_) * nbox_ + full_]; }  // >= inf_: none
+    // the fewest leaves (DT_depth at depth >= 1: 1 when a tree exists); >= inf_: none
+    int value() const { return lev_[static_cast<size_t>(depth_) * nbox_ + full_]; }
     bool yes() const { return value() < inf_ && (max_leaves_ < 0 || value() <= max_leaves_); }
     int inf() const { return inf_; }
     long long boxes() const { return nbox_; }
@@ -44,7 +46,7 @@ class BoxWitness {
 
   private:
     int n_, p_, C_, depth_, max_leaves_, inf_;
-    bool any_;                                // DT_depth: a box's value is any tree's leaves (the first split found)
+    bool any_;                                // DT_depth: above level 0 a box's value is 1 (a tree exists) or inf_
     long long nbox_ = 1, full_ = 0, asked_ = 0;
     std::vector<int> R_, I_;                  // ranks, intervals per chain
     std::vector<long long> stride_;
@@ -58,15 +60,23 @@ class BoxWitness {
     std::vector<int8_t> top_;                 // the highest level at which a box is needed
     std::vector<int32_t> stamp_;
     int epoch_ = 0;
-    std::vector<long long> aff_;              // boxes holding a changed row
-    std::vector<int32_t> saved_;              // their old values, level by level (undo)
+    std::vector<long long> aff_;              // boxes holding a changed row (see flip())
+    std::vector<long long> bx_;               // flip(): the boxes of one row
+    std::vector<std::pair<long long, int32_t>> undo_;  // (level x boxes + box, old value) of each change
+    std::vector<long long> front_, next_;     // propagate(): the boxes that changed at a level, the next's
+    std::vector<int32_t> seen_;               // propagate(): a box considered at this level (== mark_)
+    int32_t mark_ = 0;
 
     void boxes_of(int r, std::vector<long long>& out);
-    void flip(const std::vector<int>& rows, bool on);  // class counts and the affected boxes
+    // the class counts of the boxes holding the rows; aff_ gets every such box (kAll), those where
+    // the row's class appeared or disappeared (kCrossing) or none
+    enum Collect { kAll, kCrossing, kNone };
+    void flip(const std::vector<int>& rows, bool on, Collect collect);
     int cell(int d, long long b) const;                // opt(b, d) from level d - 1
     int level0(long long b) const;
     void recompute_all();
-    void recompute_affected(bool save);
+    void recompute_affected(bool log);
+    void propagate(bool log, bool gain);
     void restore();
     int build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
               std::vector<int>& right, std::vector<int>& label) const;
