@@ -32,6 +32,12 @@ not absolute seconds across sections. Each section gives the command that produc
 are the files of the shared benchmark folder (see `satdt/datasets/README.md` for the bundled
 copies and their sources). Optimality is stated only where the engine proved it.
 
+Running a benchmark beside other work on Linux: with the kernel's autogroups on
+(`/proc/sys/kernel/sched_autogroup_enabled` = 1, the default on many systems) `nice` has no effect
+between terminal sessions, and a `nice -n 19` build in another session still takes a full core
+from the benchmark; turn them off (`echo 0 > /proc/sys/kernel/sched_autogroup_enabled`, as root)
+so that the other work yields (sections from 2026-11-27 13:50 UTC on were run that way).
+
 """
 
 
