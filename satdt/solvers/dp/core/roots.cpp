@@ -196,15 +196,6 @@ void Search::keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vec
     }
 }
 
-void Search::cut_top(bool top, bool keep, int current, int d, i64 ub, i64 leaf, const std::vector<i64>& lbL,
-                     const std::vector<i64>& lbR, std::vector<char>& open, const Incumbent& inc) {
-    if (top) record_top_bound(leaf, lbL, lbR, inc);
-    if (keep) {
-        if (current >= 0) open[current] = 1;
-        keep_top(d, ub, lbL, lbR, open, inc);
-    }
-}
-
 // the kept top-level root search, when solve() left it valid (same depth, an upper bound no
 // looser): its roots' bounds (never below the fresh ones: both are proven), the roots still open
 // and its incumbent root, under the new upper bound. Used once: a finished search leaves nothing.

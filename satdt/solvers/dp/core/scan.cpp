@@ -402,7 +402,7 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                 adopt(inc, V, t, sub[0], sub[1], ub, lb0, top))
                 break;
         }
-    } catch (const Timeout&) {
+    } catch (const Cut&) {  // its time cap or the host's stop
         if (top) record_top_bound(leaf.val, lbL, lbR, inc);
         throw;
     }

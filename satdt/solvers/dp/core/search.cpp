@@ -592,11 +592,12 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
             similar(s2.val, F2, T, left_first ? nR : nL, lb2, lb1, !left_first);
             if (sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, top)) break;
         }
-    } catch (const Timeout&) {
-        cut_top(top, keep, current, d, ub, leaf.val, lbL, lbR, open, inc);
-        throw;
-    } catch (const Interrupted&) {  // the host's stop (a slice's `stop`, the deadline): as a time cap
-        cut_top(top, keep, current, d, ub, leaf.val, lbL, lbR, open, inc);
+    } catch (const Cut&) {  // its time cap or the host's stop (a slice's `stop`, the deadline)
+        if (top) record_top_bound(leaf.val, lbL, lbR, inc);
+        if (keep) {
+            if (current >= 0) open[current] = 1;
+            keep_top(d, ub, lbL, lbR, open, inc);
+        }
         throw;
     }
     return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);

@@ -281,10 +281,6 @@ class Search {
     i64 top_done_ = -1, top_live_ = -1;  // the kept search's roots (SolveOutcome::top_done, top_live)
     void keep_top(int d, i64 ub, const std::vector<i64>& lbL, const std::vector<i64>& lbR,
                   const std::vector<char>& open, const Incumbent& inc);
-    // a node's root search cut (time cap, or the host's stop): the top node's bound recorded, and
-    // the whole problem's top-level search kept with the root it was evaluating open again
-    void cut_top(bool top, bool keep, int current, int d, i64 ub, i64 leaf, const std::vector<i64>& lbL,
-                 const std::vector<i64>& lbR, std::vector<char>& open, const Incumbent& inc);
     void resume_top(int d, i64 ub, std::vector<i64>& lbL, std::vector<i64>& lbR, std::vector<char>& open,
                     Incumbent& inc);
     std::vector<i64> scratch_h_;

@@ -12,8 +12,12 @@ using u64 = uint64_t;
 
 inline constexpr i64 INF = std::numeric_limits<i64>::max() / 4;
 
-struct Timeout {};
-struct Interrupted {};  // the host asked to stop (a Python signal, or its progress callback raised)
+// a search cut before its end: by its time cap (Timeout) or by the host (Interrupted: a Python
+// signal, an error of the progress callback, or the caller's stop: e.g. an anytime slice ended
+// early, the deadline); a root search records its bound and keeps its top level alike for both
+struct Cut {};
+struct Timeout : Cut {};
+struct Interrupted : Cut {};
 
 // A tree reference: >= 0 an arena split node, <= -2 a leaf of class (-ref - 2), -1 none.
 inline int leaf_ref(int label) { return -label - 2; }
