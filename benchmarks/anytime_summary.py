@@ -51,13 +51,16 @@ def errors(row: dict | None) -> int | None:
     return int(float(row["errors"]))
 
 
-def best_peer(by: dict[str, dict]) -> tuple[int | None, str]:
-    """The fewest errors among the peers that answered, and which of them had it."""
-    found = [(errors(by.get(t)), t) for t in PEERS if errors(by.get(t)) is not None]
-    if not found:
-        return None, ""
-    low = min(e for e, _ in found)
-    return low, "/".join(NAMES[t].split(" ")[0] for e, t in found if e == low)
+def best_peer(by: dict[str, dict]) -> int | None:
+    """The fewest errors among the peers that answered (None: none did)."""
+    found = [errors(by.get(t)) for t in PEERS if errors(by.get(t)) is not None]
+    return min(found) if found else None
+
+
+def satdt_leads(by: dict[str, dict]) -> bool:
+    """Whether satdt's errors are at or below the best peer's (True when no peer answered)."""
+    peer = best_peer(by)
+    return peer is None or errors(by["satdt"]) <= peer
 
 
 def table(cells: dict, limits: list[float]) -> str:
@@ -73,11 +76,11 @@ def table(cells: dict, limits: list[float]) -> str:
                 continue
             s = by["satdt"]
             e, peer = errors(s), best_peer(by)
-            mark = "**" if peer[0] is None or e <= peer[0] else ""
+            mark = "**" if satdt_leads(by) else ""
             bound = s.get("bound") or "0"
             opt = " OPT" if s.get("status") == "OPTIMAL" else f" [{bound}]"
             cart = errors(by.get("cart"))
-            line.append(f"{mark}{e}{mark}{opt} / {'—' if peer[0] is None else peer[0]} / "
+            line.append(f"{mark}{e}{mark}{opt} / {'—' if peer is None else peer} / "
                         f"{'—' if cart is None else cart}")
         out.append("| " + " | ".join(line) + " |")
     return "\n".join(out)
@@ -98,7 +101,7 @@ def summary(cells: dict, limits: list[float]) -> tuple[str, dict[str, list[tuple
     curves: dict[str, list[tuple[float, float]]] = {}
     for lim in limits:
         keys = [k for k in cells if k[2] == lim and errors(cells[k].get("satdt")) is not None]
-        le = sum(1 for k in keys if best_peer(cells[k])[0] is None or errors(cells[k]["satdt"]) <= best_peer(cells[k])[0])
+        le = sum(1 for k in keys if satdt_leads(cells[k]))
         beatable = [k for k in keys if errors(cells[k].get("cart")) is not None and
                     min(errors(r) for r in cells[k].values() if errors(r) is not None) < errors(cells[k]["cart"])]
         below = sum(1 for k in beatable if errors(cells[k]["satdt"]) < errors(cells[k]["cart"]))
