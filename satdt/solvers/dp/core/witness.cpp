@@ -186,8 +186,8 @@ void BoxWitness::recompute_affected(bool log) {
 }
 
 // DT_depth (any_) when rows only went (gain: boxes only gain a tree) or only came (boxes only lose
-// one): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level only the boxes that may change, from the boxes that
-// changed a level below (`front_`). A box's tree at level d is its own at d - 1 or a cut with a tree
+// one): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level
+// only the boxes that may change, from the boxes that changed a level below (`front_`). A box's tree at level d is its own at d - 1 or a cut with a tree
 // on each side, so a box changes at d only if it changed at d - 1 or a side of one of its cuts did:
 // it is that box itself or a parent of it (the box extended on one chain past one end, the cut at
 // that end). A gain is then certain when the cut's other side has a tree (no scan of the cuts); a
