@@ -4,6 +4,7 @@ of row subsets (local improvement), the whole schedule under a time limit, again
 from __future__ import annotations
 
 import copy
+import sys
 
 import numpy as np
 import pytest
@@ -264,6 +265,69 @@ def test_the_two_lanes_keep_exactness(seed, lam, n_jobs, monkeypatch):
     assert lanes and all(name == "satdt-anytime-heuristics" for name in lanes)
     assert stats["restricted_runs"] >= 1
     _assert_proven_and_rescored(res, ref, problem, lam)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice value is Linux's")
+@pytest.mark.parametrize("seed", range(3))
+def test_the_heuristic_lane_yields_its_core_to_a_proof_in_reach(seed, monkeypatch):
+    """Once the complete lane's bound has covered DEMOTE_PROGRESS of the way from the floor (no
+    tree costs less) to the incumbent, and its pace at ruling out top-level roots would rule out
+    the live ones within the time left, the heuristic lane's thread runs at nice 19 and the
+    complete lane's slices on every thread (never solo again). With the bound at the floor, or
+    no root ruled out, neither happens. The first slices are held back here, their bound (0.9 or 0
+    of the way from the floor to the optimum) and their roots (ten fewer live ones a slice, or none) set by hand; the answer is
+    the brute-force optimum in every case, proven."""
+    import os
+    import threading
+    import time
+
+    from satdt.solvers.dp import anytime
+    from satdt.solvers.dp.search import CoreSearch
+
+    problem = random_problem(700 + seed, n_rows=80 + 10 * seed, n_features=3, n_classes=2,
+                             binary=False, max_value=5)  # optima of 16-27 errors, floors of 8-14
+    depth = anytime.LOCAL_DEPTH + 1
+    ref = bruteforce.min_errors(problem, depth)[0]
+    original_complete, original_rounds = anytime._State.complete, anytime._heuristic_rounds
+    original_solo = CoreSearch.set_solo
+    for covered, pace in ((0.9, 10), (0.0, 10), (0.9, 0)):
+        seen = {"nice": None, "held": 0}
+        rounds_over = threading.Event()
+
+        def complete(self, cap, covered=covered, pace=pace, seen=seen, rounds_over=rounds_over, **kw):
+            if seen["held"] < 3 or not rounds_over.is_set():  # held back, bound and roots set by hand
+                seen["held"] += 1
+                self.stats["complete_slices"] += 1
+                floor = float(self.search.wext[:, -1].sum())
+                self.bound = floor + covered * (ref - floor)  # a valid bound, below the optimum
+                seen["progress"] = self.progress(floor)
+                self.roots = (seen["held"], max(1, 10_000 - pace * seen["held"]))
+                time.sleep(0.01)
+                return False
+            return original_complete(self, cap, **kw)
+
+        def rounds(lane, slice_s, share, demoted=None, seen=seen, rounds_over=rounds_over):
+            try:
+                original_rounds(lane, slice_s, share, demoted)
+                demoted.wait(1.0 if covered and pace else 0.05)  # the main thread's check, between slices
+                seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            finally:
+                rounds_over.set()
+
+        solo_calls = []
+        monkeypatch.setattr(CoreSearch, "set_solo", lambda self, on: (solo_calls.append(on), original_solo(self, on))[1])
+        monkeypatch.setattr(anytime._State, "complete", complete)
+        monkeypatch.setattr(anytime, "_heuristic_rounds", rounds)
+        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=3600, n_jobs=2)
+        assert res.status == "OPTIMAL" and res.objective == ref == res.bound
+        demoted = covered > 0 and pace > 0
+        assert (seen["progress"] >= anytime.DEMOTE_PROGRESS) == (covered > 0)  # the premise
+        assert res.stats["anytime"]["heuristics_demoted"] == int(demoted)
+        if demoted:  # the lanes start solo; once demoted, the complete lane is never solo again
+            assert seen["nice"] == 19 and solo_calls[0] is True
+            assert True not in solo_calls[solo_calls.index(False):]
+        else:
+            assert seen["nice"] == os.getpriority(os.PRIO_PROCESS, 0)
 
 
 @pytest.mark.parametrize("seed", range(6))

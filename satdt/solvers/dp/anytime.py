@@ -64,6 +64,19 @@ round's time times the proven bound's share of the incumbent (not at all while t
 it stops when it has nothing left to try (its threshold shifts end once their window spans every
 chain: trying every test is the complete lane's work), or when the bound is within
 ``NEARLY_DONE_GAP`` of the incumbent. Meanwhile the complete search has all the threads.
+**A proof in reach.** Once the complete lane's bound has covered ``DEMOTE_PROGRESS`` (30 %) of
+the way from the floor (the cost no tree can beat: the rows' leaf conflicts and one leaf) to the
+incumbent, *and* at the pace it has ruled out top-level roots since the lanes began it would rule
+out the live ones left within the time left (:meth:`_State.proof_in_reach`), the heuristic lane's
+thread is *demoted* to the lowest priority (nice 19; Linux, elsewhere the pauses above remain):
+from then on the complete search runs on all the threads and the heuristics on the time they
+leave idle, instead of a core of their own (a user's thread cannot raise its priority again, so
+this is for good). A core for the heuristics costs such a proof its second thread: wilt depth 4
+at a 10 s limit was proven at 6-8 s, against 2.9 s with no limit; demoted, at 3-4 s. Both
+conditions matter: on raisin depth 4 the bound covers half the way within 10 s while the proof
+takes minutes, and the heuristic lane's threshold shift finds the optimum (59) there; demoted on
+the bound alone it did not within 30 s. On the large continuous sets the bound stays at the
+floor and nothing changes.
 
 The search stays complete: given time, the complete search runs to its end, and the cells it
 proves within the first slice pay nothing for the anytime phases.
@@ -82,6 +95,8 @@ References are numbered as in ``satdt/REFERENCES.md``.
 from __future__ import annotations
 
 import copy
+import os
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Callable
@@ -105,6 +120,9 @@ REROOT_LEVELS = 3     # levels of the incumbent below a node whose tests re-root
 REROOT_MAX_DEPTH = LOCAL_DEPTH + 2  # depths at which the schedule re-roots (the root, depths 4-5: at depth 6
 # occupancy's proof took 26 s against 17 s with it, two pairs, and no depth-6 cell gained)
 REROOT_MAX_SHARE = 0.5  # the heuristic lane re-roots only while the proven bound is below this share of the incumbent
+# the share of the way from the floor (no tree costs less) to the incumbent that the complete lane's
+# bound has covered, from which on the heuristic lane's thread runs at the lowest priority (Linux)
+DEMOTE_PROGRESS = 0.3
 # candidate tests per node of the restricted search, round after round (about x1.45 each: the
 # search's cost grows about as width ** (depth - 2))
 WIDTHS = (1, 2, 3, 5, 7, 10, 15, 22, 31, 46, 68, 100)
@@ -294,24 +312,31 @@ def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
     lane.whole_shifts = False
     failure: list[BaseException] = []
 
+    floor = search.q * float(search.wext[:, -1].sum()) + search.lc  # no tree costs less (conflicts, a leaf)
+    demoted = threading.Event()  # the heuristic lane's thread runs at the lowest priority
+
     def heuristics() -> None:
         try:
             _heuristic_rounds(lane, slice_s, lambda: 0.0 if state.bound is None or state.cost <= 0
-                              else state.bound / state.cost)
+                              else state.bound / state.cost, demoted)
         except BaseException as exc:  # noqa: BLE001 - raised again on the calling thread
             failure.append(exc)
 
     worker = threading.Thread(target=heuristics, name="satdt-anytime-heuristics", daemon=True)
     search.set_solo(True)
     worker.start()
-    def busy() -> bool:  # the heuristic lane is at work (not done, not pausing)
-        return worker.is_alive() and not lane.paused.is_set()
+    def busy() -> bool:  # the heuristic lane takes a core (at work: not done, pausing or demoted)
+        return worker.is_alive() and not lane.paused.is_set() and not demoted.is_set()
 
+    since = (deadline.elapsed(), state.roots)  # the complete lane's pace is measured from here
     try:
         while not deadline.expired() and not lane.proven:
             if worker.is_alive() and state.close():  # within the gap: no heuristic could gain more
                 clock.stop()
                 worker.join()
+            if worker.is_alive() and not demoted.is_set() and state.progress(floor) >= DEMOTE_PROGRESS \
+                    and state.proof_in_reach(since):
+                _demote(worker, demoted)
             solo = busy()
             search.set_solo(solo)  # the heuristics done or pausing: all the threads to the proof
             started = state.cost
@@ -327,11 +352,26 @@ def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
         search.set_solo(False)
     if failure:
         raise failure[0]
+    state.stats["heuristics_demoted"] = int(demoted.is_set())
     state.proven = state.proven or lane.proven
     return state.outcome(lane)
 
 
-def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[], float]) -> None:
+def _demote(worker: threading.Thread, demoted: threading.Event) -> None:
+    """Run the heuristic lane's thread at the lowest priority (nice 19) from now on, and set
+    ``demoted``: the complete lane then runs on all the threads, the heuristics on the time they
+    leave idle. Linux only (a thread's own nice value); elsewhere nothing changes."""
+    if not sys.platform.startswith("linux") or worker.native_id is None:
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, worker.native_id, 19)
+    except OSError:  # the thread has ended meanwhile
+        return
+    demoted.set()
+
+
+def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[], float],
+                      demoted: threading.Event | None = None) -> None:
     """The heuristic lane of :func:`_two_lanes`: rounds of restricted searches of growing width
     (each improvement followed by local improvement), each followed by the threshold shifts once
     the first restricted tree is in hand, until the lane's clock stops or nothing is left to try.
@@ -343,6 +383,7 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
     not at all while the bound is 0 (most continuous sets at depth >= 4, where the complete
     search cannot finish in the time)."""
     clock = lane.search.deadline
+    demoted = threading.Event() if demoted is None else demoted
     widths = _Widths()
     cap = max(MIN_SLICE, slice_s / 2)
     stalled = False  # the last round found nothing better, or its threshold shifts all finished
@@ -376,7 +417,8 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
         stalled = shifts_spent or (widths.first_tree or widths.exhausted) and not gained
         if gained or cut or shift_cut or reroot_cut:  # a cut search resumes next round, with twice the time
             cap *= 2
-        if widths.first_tree and not gained and not shift_cut and not reroot_cut and not clock.expired():
+        if widths.first_tree and not gained and not shift_cut and not reroot_cut and not clock.expired() \
+                and not demoted.is_set():  # (demoted: it only has the time the complete lane leaves)
             # a round that found nothing better (its restricted search finished or cut: a stall,
             # as in the schedule sliced in time; not while a threshold shift is under way): the
             # lane pauses for up to as long as the round took, its core to the complete search
@@ -428,7 +470,8 @@ class _State:
         self.roots: tuple[int, int] | None = None  # the complete search's (done, live) top-level roots
         self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
                       "local_solves": 0, "local_improvements": 0, "shift_solves": 0,
-                      "shift_improvements": 0, "reroot_solves": 0, "reroot_improvements": 0}
+                      "shift_improvements": 0, "reroot_solves": 0, "reroot_improvements": 0,
+                      "heuristics_demoted": 0}
 
     @property
     def node(self) -> Node:
@@ -482,6 +525,28 @@ class _State:
             low = min(out.bound, self.cost)
             self.bound = low if self.bound is None else max(self.bound, low)
         return False
+
+    def progress(self, floor: float) -> float:
+        """The share of the way from ``floor`` (a cost no tree can beat) up to the incumbent that
+        the proven bound has covered, in [0, 1] (0 without a bound)."""
+        if self.bound is None or self.cost <= floor:
+            return 0.0
+        return min(1.0, max(0.0, (self.bound - floor) / (self.cost - floor)))
+
+    def proof_in_reach(self, since: tuple[float, tuple[int, int] | None]) -> bool:
+        """Whether the complete search, at the pace it has ruled out top-level roots since
+        ``since`` (the clock and its (done, live) roots then), would rule out the live ones left
+        within the time left (an estimate: the pace of one thread, usually rising as the bounds
+        tighten)."""
+        start, roots = since
+        if roots is None or self.roots is None:
+            return False
+        elapsed = self.search.deadline.elapsed() - start
+        ruled_out = roots[1] - self.roots[1]
+        left = self.search.deadline.remaining()
+        if elapsed <= 0 or ruled_out <= 0 or left is None:
+            return False
+        return self.roots[1] * elapsed / ruled_out <= left
 
     def close(self) -> bool:
         """Whether the proven bound is within ``NEARLY_DONE_GAP`` of the incumbent: the heuristic
