@@ -272,6 +272,47 @@ def test_consistent_dag_on_the_witness_rows_and_its_manifest_mutations(tmp_path)
     assert count == 32
 
 
+
+def test_witness_dag_by_the_compiled_dp_equals_the_checkers_rule(tmp_path, monkeypatch):
+    """DT_size's DAG over the witness rows takes its depth-2 bounds from the compiled DP on those rows
+    past lower.CORE_LATER of them (satdt.proof._core_optima on the witness rows' own data): each equals
+    the checker's own opt_small on the same rows, and the claims are those of the producer without the
+    core, line for line (accepted)."""
+    import satdt.proof as proof
+    from satdt.solvers.dp import solve_min_size_dp
+
+    calls, plain_core = [], proof._core_optima
+
+    def compared(data, q, lc):
+        core, cst = plain_core(data, q, lc), _Costs(np.asarray(data.X, float), np.asarray(data.y), 2, q, lc)
+        opt = core.opt
+
+        def both(S, k):
+            calls.append((b := opt(S, k), opt_small(cst, S, k)))
+            return b
+        core.opt = both
+        return core
+
+    rng, depth2 = np.random.default_rng(11), 0
+    for seed in range(4):  # (continuous columns: too many tests for one enum claim at depth >= 3)
+        n = 30 + 5 * seed
+        X = rng.random((n, 4))
+        y = ((X[:, 0] + X[:, 1] > 1) ^ (X[:, 2] > 0.7)).astype(int)
+        data = prepare(X, y)
+        res = solve_min_size_dp(Binarizer("all").problem(data))
+        lines = []
+        for name, make in (("core", compared), ("plain", lambda *a: None)):
+            monkeypatch.setattr(proof, "_core_optima", make)
+            d = tmp_path / f"{name}{seed}"
+            certify_result(res, data, d, route="dag")
+            assert "lower-bound DAG" in check(d)
+            lines.append([json.loads(line) for line in gzip.open(d / "claims.jsonl.gz", "rt")])
+        assert lines[0] == lines[1], seed
+        depth2 += sum(c["rule"] == "depth2" for c in lines[0])
+    assert depth2 - 4 * lower.CORE_LATER == len(calls) >= 50, (depth2, len(calls))
+    assert all(b == o for b, o in calls), [c for c in calls if c[0] != c[1]][:3]
+
+
 # ---------------------------------------------------------------- the enumeration rule (<= 64 rows)
 def test_opt_enum_matches_plain_recursion():
     for seed in range(30):

@@ -26,6 +26,10 @@ from .check import ENUM_CAP, _blocks, _Costs, opt_enum, opt_small
 __all__ = ["Prover"]
 
 ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0: never; at most 64)
+#: with ``core_later``, the depth-2 claims the checker's own rule answers before the compiled DP is
+#: built (its set-up, 10-30 ms, pays off only past a few dozen: wine DT_size's witness DAG 98 claims,
+#: zoo's and iris's fewer, slower with the DP built at once)
+CORE_LATER = 16
 
 
 class CoreOptima:
@@ -76,9 +80,12 @@ class Prover:
     sorted thresholds}`` or None for every axis-aligned test."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, q: int, lc: int,
-                 allowed: dict[int, np.ndarray] | None = None, deadline=None, core: CoreOptima | None = None):
+                 allowed: dict[int, np.ndarray] | None = None, deadline=None, core: CoreOptima | None = None,
+                 core_later=None):
         self.cst = _Costs(np.asarray(X, float), np.asarray(y, np.int64), n_classes, q, lc)
         self.core = core if allowed is None else None  # depth <= 2 optima by the compiled DP (X's rows)
+        # or a function making it, called at the CORE_LATER + 1-th depth-2 claim (the claims do not change)
+        self.core_later, self.small = (core_later if allowed is None else None), 0
         self.allowed = allowed
         # few tests on the data (<= 64, as the checker's batched depth2 claims): a depth-2 side costs the compiled DP
         # ~0.02-0.1 ms, less than propagating its similarity bounds (car, balance-scale, tic-tac-toe depth 4)
@@ -157,6 +164,10 @@ class Prover:
         elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
             # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
             target = need if self.root_is_optimum and not path else None
+            if self.core is None and self.core_later is not None:
+                self.small += 1
+                if self.small > CORE_LATER:
+                    self.core, self.core_later = self.core_later(), None
             b = None if self.core is None else self.core.opt(S, k)
             if b is None:
                 b = opt_small(cst, S, k, self.allowed, target)
