@@ -467,9 +467,9 @@ def test_core_refuses_counts_and_costs_that_could_overflow():
             call()
     fits = core([[2 ** 51, 1], [1, 2 ** 51]])  # total 2**52 + 2: the stump on x0 errs twice
     assert fits.solve(1, 2 ** 62, 1e9)["value"] == 2 == fits.greedy(1, 1e9)[0]
-    for ub in (-2 ** 63, -1, 0):  # no tree costs < 0: the bound 2 (the stump, the depth-one optimum)
-        assert fits.solve(1, ub, 1e9) == {"finished": True, "value": 2, "tree": None}
-    assert fits.solve(1, 2 ** 63 - 1, 1e9)["value"] == 2
+    for ub in (-2 ** 63, -1, 0):  # a fresh memo; no tree costs < 0: the bound 2 (the leaf-conflict bound)
+        assert core([[2 ** 51, 1], [1, 2 ** 51]]).solve(1, ub, 1e9) == {"finished": True, "value": 2, "tree": None}
+    assert core([[2 ** 51, 1], [1, 2 ** 51]]).solve(1, 2 ** 63 - 1, 1e9)["value"] == 2
     leafy = core([[3, 1], [1, 3]], leaf_cost=2 ** 52)  # two leaves cost 2**53 + 2
     with pytest.raises(ValueError, match="exceeds 2\\^53"):
         leafy.solve(1, 2 ** 62, 1e9)

@@ -208,7 +208,7 @@ def test_greedies_score_class_weights_whose_squares_overflow_int64():
     y = np.repeat([0, 1], 4)
     data = dataclasses.replace(prepare(X, y), weight=np.array(counts, dtype=np.int64).T.ravel())
     problem = Binarizer("all").problem(data)
-    assert problem.counts.max() ** 2 > np.iinfo(np.int64).max
+    assert int(problem.counts.max()) ** 2 > np.iinfo(np.int64).max
     search = CoreSearch(problem, Deadline(None), -1.0)
     rows = np.arange(problem.n_distinct)
     for depth in (1, 2):
