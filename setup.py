@@ -13,8 +13,8 @@ if platform.machine() in ("x86_64", "AMD64"):
 # defined as wrap-around, which blocks loop optimizations; extra_compile_args come after them on
 # the command line, so -fno-wrapv wins. The core never relies on wrap-around: its int64 costs stay
 # below 2^53 (Search::check_costs refuses larger ones, satdt/solvers/dp/core/types.h, MAX_COST),
-# hashes are unsigned, and the test files that exercise the core passed under
-# -fsanitize=undefined (benchmarks/RESULTS.md, "The core's build without -fwrapv": the sites
+# hashes are unsigned, and the test files that exercise the core ran under -fsanitize=undefined,
+# each report fixed (benchmarks/RESULTS.md, "The core's build without -fwrapv": the sites
 # checked, the sanitizer runs, the speed measured)
 if platform.system() != "Windows":
     flags.append("-fno-wrapv")
