@@ -447,6 +447,34 @@ def test_core_greedy_on_a_subset_and_out_of_time():
         expired.greedy(np.arange(problem.n_distinct), 3)
 
 
+# the core is built without -fwrapv (setup.py): it refuses what could overflow its int64 sums
+# (types.h, MAX_COST): class counts of total >= 2**63, costs q * weight + leaf_cost * leaves above
+# 2**53 at the depth asked, q < 1; an upper bound outside [0, 2**62] gives the answer of the nearest
+def test_core_refuses_counts_and_costs_that_could_overflow():
+    from satdt.solvers.dp import _core
+
+    def core(counts, q=1, leaf_cost=0):
+        return _core.Search(np.array([[0], [1]], np.int32), np.array([0], np.int32), np.array([1], np.int32),
+                            np.array(counts, np.int64), q, leaf_cost, -1.0)
+
+    with pytest.raises(ValueError, match="total exceeds"):
+        core([[2 ** 62, 0], [2 ** 62, 1]])
+    with pytest.raises(ValueError, match="q must be"):
+        core([[3, 1], [1, 3]], q=0)
+    big = core([[2 ** 52, 1], [1, 2 ** 52]])  # total weight 2**53 + 2
+    for call in (lambda: big.solve(1, 2 ** 62, 1e9), lambda: big.greedy(1, 1e9)):
+        with pytest.raises(ValueError, match="exceeds 2\\^53"):
+            call()
+    fits = core([[2 ** 51, 1], [1, 2 ** 51]])  # total 2**52 + 2: the stump on x0 errs twice
+    assert fits.solve(1, 2 ** 62, 1e9)["value"] == 2 == fits.greedy(1, 1e9)[0]
+    for ub in (-2 ** 63, -1, 0):  # a fresh memo; no tree costs < 0: the bound 2 (the leaf-conflict bound)
+        assert core([[2 ** 51, 1], [1, 2 ** 51]]).solve(1, ub, 1e9) == {"finished": True, "value": 2, "tree": None}
+    assert core([[2 ** 51, 1], [1, 2 ** 51]]).solve(1, 2 ** 63 - 1, 1e9)["value"] == 2
+    leafy = core([[3, 1], [1, 3]], leaf_cost=2 ** 52)  # two leaves cost 2**53 + 2
+    with pytest.raises(ValueError, match="exceeds 2\\^53"):
+        leafy.solve(1, 2 ** 62, 1e9)
+    assert core([[3, 1], [1, 3]], leaf_cost=2 ** 51).solve(1, 2 ** 62, 1e9)["value"] == 2 ** 51 + 4  # the leaf
+
 def test_core_time_limit_keeps_best_tree_and_valid_bound():
     """A search cut by its limit: the tree is re-evaluated, the bound is below the optimum."""
     data = load_dataset("tic-tac-toe")

@@ -3,6 +3,7 @@ compiled DP core's greedy checked against it."""
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import numpy as np
@@ -193,6 +194,29 @@ def test_core_greedy_equals_the_python_greedy(seed):
             assert trees[0] == trees[1] == trees[2], (seed, leaf_cost, depth)
             assert cost == core_cost == numpy_cost == search.binary_cost(Tree(root=node, classes=problem.classes))
 
+
+
+# class weights whose squares overflow an int64 (satdt/weights.py keeps exact integer weights up to
+# a total of 2**40): the three greedies score in doubles. In int64 (as the core and SearchBase did)
+# x0's score wraps to 6.6e7 against x1's -3.8e7, x0 was chosen; in doubles x1 scores 4.37e10 > 3.82e10
+def test_greedies_score_class_weights_whose_squares_overflow_int64():
+    from satdt.solvers.dp.search import CoreSearch, SearchBase
+
+    counts = [[2320940284, 12395075302], [9025518535, 5329914838], [8346587910, 15281284634],
+              [16046745416, 6146874674]]  # (x0, x1) = (0, 0), (0, 1), (1, 0), (1, 1); classes 0 and 1
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 2, dtype=float)
+    y = np.repeat([0, 1], 4)
+    data = dataclasses.replace(prepare(X, y), weight=np.array(counts, dtype=np.int64).T.ravel())
+    problem = Binarizer("all").problem(data)
+    assert int(problem.counts.max()) ** 2 > np.iinfo(np.int64).max
+    search = CoreSearch(problem, Deadline(None), -1.0)
+    rows = np.arange(problem.n_distinct)
+    for depth in (1, 2):
+        cost, node = grow(_ChainTests(search), search.counts, rows, depth, search.q, search.lc)
+        trees = [Tree(root=n, classes=problem.classes).to_dict()
+                 for n in (node, search.greedy(rows, depth)[1], SearchBase.greedy(search, rows, depth)[1])]
+        assert trees[0] == trees[1] == trees[2], depth
+        assert trees[0]["root"]["feature"] == 1, trees[0]
 
 def test_greedy_tree_of_a_depth_and_the_sat_incumbent():
     """``max_depth`` stops the tree; the SAT search's incumbent is this greedy tree."""

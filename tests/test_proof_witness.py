@@ -284,3 +284,13 @@ def test_box_shrink_refuses_a_satisfiable_set():
     assert qs.box is not None
     with pytest.raises(ValueError, match="admit a tree"):
         qs.box.shrink(np.arange(12), qs.row_of)
+
+
+# a chain of r ranks has r (r + 1) / 2 intervals: counted in 64 bits, so a long chain (r (r + 1)
+# above 2**31 - 1 from r = 46,341 on) is refused as too many intervals rather than overflowing an int
+@pytest.mark.parametrize("ranks", [363, 46341, 50000])
+def test_box_witness_refuses_a_chain_of_too_many_intervals(ranks):
+    from satdt.solvers.dp import _core
+
+    with pytest.raises(ValueError, match="too many intervals"):
+        _core.BoxWitness(np.zeros((1, 1), np.int32), np.array([ranks], np.int32), np.zeros(1, np.int32), 1, 1, -1)

@@ -196,7 +196,9 @@ class SearchBase:
         U = self.useful(F, present, N, self.allcols)
         if U.size == 0:
             return leaf, self.leaf(S)
-        Fc = F[:self.C, U]
+        # in doubles: a class weight reaches 2**40 (satdt/weights.py), its square no int64; the
+        # core's greedy (core/greedy.cpp, gini_square) squares the same doubles
+        Fc = F[:self.C, U].astype(np.float64)
         nR = Fc.sum(0)
         score = (Fc ** 2).sum(0) / nR + ((N[:, None] - Fc) ** 2).sum(0) / (total - nR)
         g = int(U[int(np.argmax(score))])

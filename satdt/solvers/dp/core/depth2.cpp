@@ -63,7 +63,7 @@ Sub Search::depth1(const std::vector<i64>& F, int T, const i64* N) {
     mr.assign(T, 0);
     ml.assign(T, 0);
     for (int c = 0; c < C_; ++c) {
-        const i64* f = &F[static_cast<size_t>(c) * T];
+        const i64* f = F.data() + static_cast<size_t>(c) * T;  // (T = 0: F is empty)
         const i64 nc = N[c];
         i64* a = mr.data();
         i64* b = ml.data();

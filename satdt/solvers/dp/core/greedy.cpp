@@ -8,6 +8,15 @@
 
 namespace satdt_dp {
 
+// a class count squared for the Gini score, in doubles: a count reaches 2^40 (satdt/weights.py
+// keeps exact integer weights up to that total, and rounds to 2^32), whose square overflows an
+// i64 above 2^31.5; the same doubles as SearchBase.greedy (satdt/solvers/dp/search.py), so both
+// make the same choices
+static inline double gini_square(i64 f) {
+    const double x = static_cast<double>(f);
+    return x * x;
+}
+
 // ------------------------------------------------------------------ candidate tests
 // The first `k` tests, breadth first, of CART's Gini-greedy tree grown on the rows of view V
 // (counts F of V's columns, class weights N): the candidate roots of the restricted search, as
@@ -64,16 +73,16 @@ int Search::gini_best(const View& V, const std::vector<int>& pos, const std::vec
     int g = -1;
     double best = 0;
     for (int j = 0; j < T; ++j) {
-        i64 nR = 0, sr = 0, sl = 0;
+        i64 nR = 0;
+        double sr = 0, sl = 0;
         for (int c = 0; c < C_; ++c) {
-            const i64 f = (*F)[static_cast<size_t>(c) * T + j], l = N[c] - f;
+            const i64 f = (*F)[static_cast<size_t>(c) * T + j];
             nR += f;
-            sr += f * f;
-            sl += l * l;
+            sr += gini_square(f);
+            sl += gini_square(N[c] - f);
         }
         if (nR <= 0 || nR >= tot) continue;
-        const double score = static_cast<double>(sr) / static_cast<double>(nR) +
-                             static_cast<double>(sl) / static_cast<double>(tot - nR);
+        const double score = sr / static_cast<double>(nR) + sl / static_cast<double>(tot - nR);
         if (g < 0 || score > best) {
             g = j;
             best = score;
@@ -104,15 +113,15 @@ int Search::greedy_node(const std::vector<int>& pos, int d, i64* cost) {
     int g = -1;
     double best = 0;
     for (int j : U) {
-        i64 nR = 0, sr = 0, sl = 0;
+        i64 nR = 0;
+        double sr = 0, sl = 0;
         for (int c = 0; c < C_; ++c) {
-            const i64 f = F[static_cast<size_t>(c) * T + j], l = N[c] - f;
+            const i64 f = F[static_cast<size_t>(c) * T + j];
             nR += f;
-            sr += f * f;
-            sl += l * l;
+            sr += gini_square(f);
+            sl += gini_square(N[c] - f);
         }
-        const double score = static_cast<double>(sr) / static_cast<double>(nR) +
-                             static_cast<double>(sl) / static_cast<double>(tot - nR);
+        const double score = sr / static_cast<double>(nR) + sl / static_cast<double>(tot - nR);
         if (g < 0 || score > best) { g = j; best = score; }
     }
     const int k = V.cchain[g], lv = V.clevel[g];

@@ -18,7 +18,7 @@ void Search::similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vecto
     std::vector<i64>& r = scratch_a_;  // weight of A on the right of each root j
     r.assign(Fa.begin(), Fa.begin() + T);
     for (int c = 1; c < C_; ++c) {
-        const i64* f = &Fa[static_cast<size_t>(c) * T];
+        const i64* f = Fa.data() + static_cast<size_t>(c) * T;
         for (int j = 0; j < T; ++j) r[j] += f[j];
     }
     i64* same = lb_same.data();
@@ -56,7 +56,7 @@ void Search::similar(i64 v, const std::vector<i64>& Fa, int T, i64 n, std::vecto
 void Search::missing_bounds(const View& V, const std::vector<i64>& F, const i64* N, const std::vector<char>& kind,
                             int d, std::vector<i64>& floorL, std::vector<i64>& floorR, std::vector<i64>& pair_e) {
     const int n = V.n(), p = V.p, T = V.T();
-    const i64* fc = &F[static_cast<size_t>(C_) * T];  // leaf-conflict errors on the right of each root
+    const i64* fc = F.data() + static_cast<size_t>(C_) * T;  // leaf-conflict errors on the right of each root
     std::vector<int> posM;
     for (int k = 0; k + 1 < p; ++k) {
         if (kind[k] != 1) continue;

@@ -40,6 +40,7 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
     B_ = B;
     if (m_ < 0 || p < 0 || B_ < 0 || C_ < 1)
         throw std::invalid_argument("shapes of rank, counts, col_chain, col_level disagree");
+    if (q_ < 1 || lc_ < 0) throw std::invalid_argument("q must be >= 1 and leaf_cost >= 0");
     auto r = [&](int i, int k) { return rank[static_cast<size_t>(i) * p + k]; };
     auto w = [&](int i, int c) { return counts[static_cast<size_t>(i) * C_ + c]; };
     auto cc = [&](int g) { return col_chain[g]; };
@@ -51,7 +52,8 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
             i64 v = w(i, c);
             if (v < 0) throw std::invalid_argument("negative class count");
             wext_[static_cast<size_t>(i) * C1_ + c] = v;
-            tot += v;
+            if (__builtin_add_overflow(tot, v, &tot) || __builtin_add_overflow(total_w_, v, &total_w_))
+                throw std::invalid_argument("class counts: their total exceeds 2^63");
             mx = std::max(mx, v);
         }
         wext_[static_cast<size_t>(i) * C1_ + C_] = tot - mx;  // leaf-conflict errors
@@ -115,6 +117,14 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
     if (threads > 1) pool_ = std::make_unique<Pool>(threads);
 }
 
+void Search::check_costs(int depth) const {
+    const i64 leaves = std::max<i64>(2, std::min<i64>(depth >= 62 ? INF : i64{1} << std::max(depth, 0), m_));
+    i64 errors, leaf_costs, most;
+    if (__builtin_mul_overflow(q_, total_w_, &errors) || __builtin_mul_overflow(lc_, leaves, &leaf_costs) ||
+        __builtin_add_overflow(errors, leaf_costs, &most) || most > MAX_COST)
+        throw std::invalid_argument("q * total weight + leaf_cost * leaves exceeds 2^53 at this depth");
+}
+
 int Search::missing_pairs() const {
     int n = 0;
     for (char c : pair_lo_) n += c;
@@ -137,6 +147,8 @@ static void stoppable(Out& out, Body&& body) {
 SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, double interval, int width,
                            const std::vector<int>* rows, const std::vector<int>* roots, bool satisfice) {
     if (width < 0) throw std::invalid_argument("width must be >= 0");
+    check_costs(depth);
+    ub = std::clamp<i64>(ub, 0, MAX_UB);  // costs are >= 0 and <= MAX_COST: the same answers
     if (satisfice && width != 0) throw std::invalid_argument("the satisficing search needs width 0");
     t_satisfice = satisfice;  // (see t_satisfice)
     t_next_sat = t_roots_sat = false;
@@ -195,6 +207,7 @@ SolveOutcome Search::solve(int depth, i64 ub, double time_limit, Host* host, dou
 }
 
 GreedyOutcome Search::greedy(int depth, double time_limit, Host* host) {
+    check_costs(depth);
     start_clock(time_limit, host);
     const size_t arena0 = arena_->size();
     int ref = NONE;

@@ -117,7 +117,8 @@ class Search {
     // rank: m x p (row-major), each chain's rank of each distinct row, 0..len(chain); col_chain,
     // col_level: B columns in chain order (levels 1, 2, ... per chain); counts: m x C class
     // weights; cost = q * errors + lc * leaves; pair_ops: see use_pair_solver. The arrays are
-    // copied. threads > 1: the big kernels (a depth-two scan's chains per root, a pair solve's
+    // copied; q >= 1, lc >= 0, counts >= 0 with an i64 total (solve and greedy check the costs of
+    // their depth against MAX_COST, types.h). threads > 1: the big kernels (a depth-two scan's chains per root, a pair solve's
     // rows) run on that many threads (pool.h), with the same answers and trees as one thread
     // (each combines its parts in the serial order, with the serial tie-break); threads = 1 is
     // the serial search. Bad input: std::invalid_argument.
@@ -206,6 +207,10 @@ class Search {
   private:
     int m_, C_, C1_, B_;
     i64 q_, lc_;
+    i64 total_w_ = 0;  // the class weights of all rows (their sum fits an i64: the constructor)
+    // std::invalid_argument unless every tree of depth <= depth costs at most MAX_COST (types.h):
+    // q * (total weight) + lc * max(2, min(2^depth, distinct rows))
+    void check_costs(int depth) const;
     double pair_ops_;
     std::vector<i64> wext_;
     std::vector<i64> unit_;  // per column of wext_: the gcd of its entries (1 when all are 0)

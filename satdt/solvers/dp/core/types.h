@@ -12,6 +12,16 @@ using u64 = uint64_t;
 
 inline constexpr i64 INF = std::numeric_limits<i64>::max() / 4;
 
+// Signed overflow: the core is built without -fwrapv (setup.py), so an i64 that overflows is
+// undefined behaviour, not a wrap-around. Every cost and bound of a search stays at most a small
+// multiple of MAX_COST = 2^53 (a tree's q * errors + lc * leaves; the search adds a few of them,
+// and a child's extra budget q * weight), far below INF = 2^61 - 1, which sums of up to four
+// times itself still hold; Search checks its input against MAX_COST (check_costs) and an upper
+// bound is clamped to [0, MAX_UB] (solve). Python keeps its costs below 2^53 anyway (the doubles
+// of satdt/solvers/dp/search.py are exact there; satdt/weights.py, RegularizedCost).
+inline constexpr i64 MAX_COST = i64{1} << 53;
+inline constexpr i64 MAX_UB = i64{1} << 62;
+
 // a search cut before its end: by its time cap (Timeout) or by the host (Interrupted: a Python
 // signal, an error of the progress callback, or the caller's stop: e.g. an anytime slice ended
 // early, the deadline); a root search records its bound and keeps its top level alike for both

@@ -228,8 +228,9 @@ View Search::subview(const View& P, const int* pos, int np, const std::vector<in
     }
     V.bucket.resize(static_cast<size_t>(np) * V.p);
     for (int i = 0; i < np; ++i) {
-        const int32_t* b = &P.bucket[static_cast<size_t>(pos[i]) * P.p];
-        int32_t* o = &V.bucket[static_cast<size_t>(i) * V.p];
+        // data() + offset, not &bucket[...]: a view with no chain left has an empty bucket
+        const int32_t* b = P.bucket.data() + static_cast<size_t>(pos[i]) * P.p;
+        int32_t* o = V.bucket.data() + static_cast<size_t>(i) * V.p;
         for (int k = 0; k < P.p; ++k)
             if (newchain[k] >= 0) o[newchain[k]] = lvmap[map_off[k] + b[k]];
     }

@@ -25,8 +25,10 @@ BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, cons
     for (int f = 0; f < p; ++f) {
         const int r = R_[f];
         if (r < 1) throw std::invalid_argument("BoxWitness: a chain needs >= 1 rank");
-        I_[f] = r * (r + 1) / 2;
-        if (I_[f] > 65535) throw std::invalid_argument("BoxWitness: a chain has too many intervals");
+        // in 64 bits: r (r + 1) overflows an int from r = 46,341 on (the check comes after it)
+        const long long intervals = static_cast<long long>(r) * (r + 1) / 2;
+        if (intervals > 65535) throw std::invalid_argument("BoxWitness: a chain has too many intervals");
+        I_[f] = static_cast<int>(intervals);
         id_[f].assign(static_cast<size_t>(r) * r, -1);
         for (int lo = 0; lo < r; ++lo)
             for (int hi = lo; hi < r; ++hi) {
