@@ -27,8 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-FILES = {"compas": "gosdt/compas.csv", "tic-tac-toe": "gosdt/tic-tac-toe.csv", "monk1": "inferdt/monk1.csv"}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_threads import FILES, REPO  # noqa: E402  (the sets outside quantbnb/, by name)
 
 CHILD = r"""
 import json, sys, time

@@ -371,7 +371,7 @@ def _demote(worker: threading.Thread, demoted: threading.Event) -> None:
 
 
 def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[], float],
-                      demoted: threading.Event | None = None) -> None:
+                      demoted: threading.Event) -> None:
     """The heuristic lane of :func:`_two_lanes`: rounds of restricted searches of growing width
     (each improvement followed by local improvement), each followed by the threshold shifts once
     the first restricted tree is in hand, until the lane's clock stops or nothing is left to try.
@@ -381,9 +381,9 @@ def _heuristic_rounds(lane: "_State", slice_s: float, proven_share: Callable[[],
     subtrees in the memo), the lane pauses for the round's time times ``proven_share()`` (the complete lane's bound over the incumbent, in [0,
     1]): its core goes to the complete search in proportion to how close that is to a proof, and
     not at all while the bound is 0 (most continuous sets at depth >= 4, where the complete
-    search cannot finish in the time)."""
+    search cannot finish in the time). Once ``demoted`` is set (:func:`_demote`) it no longer
+    pauses: it only has the time the complete lane leaves."""
     clock = lane.search.deadline
-    demoted = threading.Event() if demoted is None else demoted
     widths = _Widths()
     cap = max(MIN_SLICE, slice_s / 2)
     stalled = False  # the last round found nothing better, or its threshold shifts all finished

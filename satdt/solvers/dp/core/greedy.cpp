@@ -8,13 +8,23 @@
 
 namespace satdt_dp {
 
-// a class count squared for the Gini score, in doubles: a count reaches 2^40 (satdt/weights.py
-// keeps exact integer weights up to that total, and rounds to 2^32), whose square overflows an
-// i64 above 2^31.5; the same doubles as SearchBase.greedy (satdt/solvers/dp/search.py), so both
-// make the same choices
-static inline double gini_square(i64 f) {
-    const double x = static_cast<double>(f);
-    return x * x;
+// CART's Gini score of test j (counts F of T tests, class weights N of total tot; the larger the
+// better), or -1 when the test leaves a side empty. The squares in doubles: a class count reaches
+// 2^40 (satdt/weights.py keeps exact integer weights up to that total, and rounds to 2^32), whose
+// square overflows an i64 above 2^31.5; the same doubles as SearchBase.greedy
+// (satdt/solvers/dp/search.py), so both make the same choices
+static inline double gini_score(const i64* F, int T, int j, const i64* N, int C, i64 tot) {
+    i64 nR = 0;
+    double sr = 0, sl = 0;
+    for (int c = 0; c < C; ++c) {
+        const i64 f = F[static_cast<size_t>(c) * T + j];
+        const double r = static_cast<double>(f), l = static_cast<double>(N[c] - f);
+        nR += f;
+        sr += r * r;
+        sl += l * l;
+    }
+    if (nR <= 0 || nR >= tot) return -1.0;
+    return sr / static_cast<double>(nR) + sl / static_cast<double>(tot - nR);
 }
 
 // ------------------------------------------------------------------ candidate tests
@@ -73,16 +83,8 @@ int Search::gini_best(const View& V, const std::vector<int>& pos, const std::vec
     int g = -1;
     double best = 0;
     for (int j = 0; j < T; ++j) {
-        i64 nR = 0;
-        double sr = 0, sl = 0;
-        for (int c = 0; c < C_; ++c) {
-            const i64 f = (*F)[static_cast<size_t>(c) * T + j];
-            nR += f;
-            sr += gini_square(f);
-            sl += gini_square(N[c] - f);
-        }
-        if (nR <= 0 || nR >= tot) continue;
-        const double score = sr / static_cast<double>(nR) + sl / static_cast<double>(tot - nR);
+        const double score = gini_score(F->data(), T, j, N.data(), C_, tot);
+        if (score < 0) continue;
         if (g < 0 || score > best) {
             g = j;
             best = score;
@@ -112,16 +114,8 @@ int Search::greedy_node(const std::vector<int>& pos, int d, i64* cost) {
     if (U.empty()) return leaf.tree;
     int g = -1;
     double best = 0;
-    for (int j : U) {
-        i64 nR = 0;
-        double sr = 0, sl = 0;
-        for (int c = 0; c < C_; ++c) {
-            const i64 f = F[static_cast<size_t>(c) * T + j];
-            nR += f;
-            sr += gini_square(f);
-            sl += gini_square(N[c] - f);
-        }
-        const double score = sr / static_cast<double>(nR) + sl / static_cast<double>(tot - nR);
+    for (int j : U) {  // (useful tests: both sides hold rows)
+        const double score = gini_score(F.data(), T, j, N.data(), C_, tot);
         if (g < 0 || score > best) { g = j; best = score; }
     }
     const int k = V.cchain[g], lv = V.clevel[g];
