@@ -77,16 +77,30 @@ conditions matter: on raisin depth 4 the bound covers half the way within 10 s w
 takes minutes, and the heuristic lane's threshold shift finds the optimum (59) there; demoted on
 the bound alone it did not within 30 s. On the large continuous sets the bound stays at the
 floor and nothing changes.
+**The rows' bound** (:mod:`satdt.solvers.dp.rows_bound`): while the complete search's own bound is
+still at the floor and the incumbent is within ``ROWS_MAX_GAP`` errors of it, every other turn of
+the complete search (in both schedules; fewer once its steps are cut by their time:
+:class:`_RowsTurns`) goes to incremental example addition on a sample of the rows
+(:meth:`_State.rows_bound`, :meth:`_State.rows_due`): the sample's optimum, proven exactly, bounds
+the whole problem's optimum, and the rows its tree gets wrong join the sample. It proves optima
+whose tree is nearly consistent with the rows long before the complete search covers the top
+node's tests (occupancy depth 6: 0 errors proven in 5.4 s at a 10 s limit, 2 [0] before; bidding
+depth 5: 1 error proven at 58 s of a 60 s limit, 1 [0] before) and gives the first bound above the
+floor on others (occupancy depth 5: 9 [8] at 60 s). Far from the floor (noisy data: magic depth
+4, 2295 errors) a few hundred rows need a few dozen errors at most, and the complete search keeps
+its time.
 
 The search stays complete: given time, the complete search runs to its end, and the cells it
 proves within the first slice pay nothing for the anytime phases.
 
-**Bound.** Only the complete search proves bounds: at a time limit its top-level root search
+**Bound.** The complete search and the rows' bound prove bounds. At a time limit the complete
+search's top-level root search
 knows, for every root test ``j``, lower bounds on both children (their leaf-conflict errors and
 leaf costs, the similarity bound of every child solved [2, 3], and the optimum of every child
-proven); no tree costs less than ``min(leaf, min_j lbL[j] + lbR[j])``. The reported ``bound`` is
-the largest of these over the slices (each is valid for the whole problem), never above the
-incumbent. A slice ended early (its time cap, the deadline, or the other lane's better tree) keeps
+proven); no tree costs less than ``min(leaf, min_j lbL[j] + lbR[j])``. The rows' bound's is the
+optimum on a subset of the rows (no tree costs less on fewer rows). The reported ``bound`` is
+the largest of these over the slices and steps (each is valid for the whole problem), never above
+the incumbent. A slice ended early (its time cap, the deadline, or the other lane's better tree) keeps
 its top-level root search for the next one, bounds included (``TopResume`` in the core).
 
 References are numbered as in ``satdt/REFERENCES.md``.
@@ -106,6 +120,7 @@ import numpy as np
 from ...deadline import Deadline
 from ...progress import ProgressReporter
 from ...tree import Node
+from .rows_bound import RowsBound
 from .search import CoreSearch, SearchBase, SearchOutcome
 
 __all__ = ["anytime_search", "AnytimeOutcome", "FIRST_SLICE", "LOCAL_DEPTH", "WIDTHS"]
@@ -123,6 +138,11 @@ REROOT_MAX_SHARE = 0.5  # the heuristic lane re-roots only while the proven boun
 # the share of the way from the floor (no tree costs less) to the incumbent that the complete lane's
 # bound has covered, from which on the heuristic lane's thread runs at the lowest priority (Linux)
 DEMOTE_PROGRESS = 0.3
+# the rows' bound (satdt/solvers/dp/rows_bound.py) shares the complete lane's time while that lane's
+# own bound is at the floor and the incumbent is within this many errors (q each) of it: where a
+# sample of a few hundred rows can need as many errors as the incumbent makes
+ROWS_MAX_GAP = 32
+MIN_ROWS_STEP = 0.02  # seconds: the shortest step of the rows' bound
 # candidate tests per node of the restricted search, round after round (about x1.45 each: the
 # search's cost grows about as width ** (depth - 2))
 WIDTHS = (1, 2, 3, 5, 7, 10, 15, 22, 31, 46, 68, 100)
@@ -181,6 +201,8 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
     cap = max(MIN_SLICE, slice_s / 2)
     stalled = False  # the last round's restricted searches had their first tree and found nothing better
     turn = 0  # rounds given to the shifts or re-rooting so far
+    floor = _floor(search)
+    rows = _RowsTurns(search, d)
     while not deadline.expired():
         # the incumbent's threshold shifts, in the rounds where the restricted searches stall; once
         # those are exhausted the complete search takes the rest, as it did without the shifts (on
@@ -221,7 +243,11 @@ def anytime_search(search: SearchBase, d: int, node: Node, cost: float, source: 
         # shifts never lower that share: the cells the complete search proves keep their time.
         waiting = cut and not gained and not widths.first_tree
         share = 1 if waiting else 2 if gained else 4
-        if state.complete(max(MIN_SLICE, share * (deadline.elapsed() - start))):
+        slice_len = max(MIN_SLICE, share * (deadline.elapsed() - start))
+        if rows.due(state, floor):  # this turn of the complete search to the rows' bound
+            if rows.run(state, slice_len):
+                break
+        elif state.complete(slice_len):
             break
         if gained or waiting or shift_cut:  # a cut shift resumes next round, with twice the time
             cap *= 2
@@ -265,6 +291,37 @@ class _Widths:
                 break
             self.width = wider
         return gained, False
+
+
+class _RowsTurns:
+    """Which turns of the complete search go to the rows' bound (:meth:`_State.rows_bound`) while
+    it is due (:meth:`_State.rows_due`): every other one while its steps finish within their
+    time; after its ``k``-th step cut by its time (the sample has grown past what a turn solves)
+    one in ``2 ** k + 1``, so that the complete search keeps most of the time where the sample
+    is hard (raisin depth 6: the complete search finds the 4-error tree within the minute, and
+    did not when it lost every other turn)."""
+
+    def __init__(self, search: SearchBase, d: int):
+        self.rows = RowsBound(search, d)
+        self.wait = 1  # the complete search's turns before the next one of the rows' bound
+        self.cuts = 0
+
+    def due(self, state: "_State", floor: float) -> bool:
+        """Whether this turn goes to the rows' bound (each call is a turn)."""
+        if not state.rows_due(floor):
+            return False
+        if self.wait > 0:
+            self.wait -= 1
+            return False
+        return True
+
+    def run(self, state: "_State", cap: float) -> bool:
+        """The rows' bound's turn of ``cap`` seconds; True when it proved the incumbent optimal."""
+        proven = state.rows_bound(self.rows, cap)
+        if self.rows.cap_factor > 1:  # its last step was cut by its time
+            self.cuts += 1
+        self.wait = 2 ** self.cuts if self.cuts else 1
+        return proven
 
 
 class _LaneClock(Deadline):
@@ -312,7 +369,7 @@ def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
     lane.whole_shifts = False
     failure: list[BaseException] = []
 
-    floor = search.q * float(search.wext[:, -1].sum()) + search.lc  # no tree costs less (conflicts, a leaf)
+    floor = _floor(search)
     demoted = threading.Event()  # the heuristic lane's thread runs at the lowest priority
 
     def heuristics() -> None:
@@ -329,6 +386,7 @@ def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
         return worker.is_alive() and not lane.paused.is_set() and not demoted.is_set()
 
     since = (deadline.elapsed(), state.roots)  # the complete lane's pace is measured from here
+    rows = _RowsTurns(search, state.d)
     try:
         while not deadline.expired() and not lane.proven:
             if worker.is_alive() and state.close():  # within the gap: no heuristic could gain more
@@ -339,6 +397,10 @@ def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
                 _demote(worker, demoted)
             solo = busy()
             search.set_solo(solo)  # the heuristics done or pausing: all the threads to the proof
+            if rows.due(state, floor):  # this turn of the complete lane to the rows' bound
+                if rows.run(state, max(MIN_SLICE, slice_s)):
+                    break
+                continue
             started = state.cost
 
             def stop() -> bool:  # a better tree to prune with, or the other core taken or freed
@@ -355,6 +417,11 @@ def _two_lanes(state: "_State", slice_s: float) -> AnytimeOutcome:
     state.stats["heuristics_demoted"] = int(demoted.is_set())
     state.proven = state.proven or lane.proven
     return state.outcome(lane)
+
+
+def _floor(search: SearchBase) -> float:
+    """A cost no tree can beat: the rows' leaf conflicts and one leaf."""
+    return search.q * float(search.wext[:, -1].sum()) + search.lc
 
 
 def _demote(worker: threading.Thread, demoted: threading.Event) -> None:
@@ -465,13 +532,14 @@ class _State:
         self.reports = reports  # the search's own progress events (the complete lane's only)
         self.paused = threading.Event()  # the heuristic lane pauses (its core to the complete lane)
         self.whole_shifts = True  # the last threshold shifts try every test (see shift)
-        self.bound: float | None = None
+        self.bound: float | None = None  # the best proven lower bound (of any phase)
+        self.searched_bound: float | None = None  # the complete search's own
         self.proven = False
         self.roots: tuple[int, int] | None = None  # the complete search's (done, live) top-level roots
         self.stats = {"complete_slices": 0, "restricted_runs": 0, "restricted_width": 0,
                       "local_solves": 0, "local_improvements": 0, "shift_solves": 0,
                       "shift_improvements": 0, "reroot_solves": 0, "reroot_improvements": 0,
-                      "heuristics_demoted": 0}
+                      "heuristics_demoted": 0, "rows_steps": 0, "rows_sample": 0}
 
     @property
     def node(self) -> Node:
@@ -522,9 +590,46 @@ class _State:
             return True
         self.roots = out.roots
         if out.bound is not None:
-            low = min(out.bound, self.cost)
-            self.bound = low if self.bound is None else max(self.bound, low)
+            self.searched_bound = out.bound if self.searched_bound is None else max(self.searched_bound, out.bound)
+            self.raise_bound(out.bound)
         return False
+
+    def rows_due(self, floor: float) -> bool:
+        """Whether the rows' bound should share the complete lane's time: that lane's own bound
+        is still at ``floor`` (it proves nothing yet) and the incumbent is within ``ROWS_MAX_GAP``
+        errors of the floor (a sample of a few hundred rows can need that many)."""
+        at_floor = self.searched_bound is None or self.searched_bound <= floor
+        return at_floor and floor < self.cost <= floor + ROWS_MAX_GAP * self.search.q
+
+    def raise_bound(self, bound: float) -> bool:
+        """Take a proven lower bound (the complete search's, the rows' bound's) if it is higher;
+        True when it was."""
+        with self.inc.lock:
+            low = min(float(bound), self.inc.cost)
+            if self.bound is not None and low <= self.bound:
+                return False
+            self.bound = low
+            return True
+
+    def rows_bound(self, rows: RowsBound, cap: float) -> bool:
+        """Steps of the rows' bound (:mod:`satdt.solvers.dp.rows_bound`) on this lane's search for
+        ``cap`` seconds in all: each step's bound raises the proven bound, a tree it proves optimal
+        becomes the incumbent; True when they proved the incumbent optimal (``proven`` set)."""
+        clock = self.search.deadline
+        stop = clock.elapsed() + cap
+        while not self.proven and not clock.expired() and clock.elapsed() < stop - MIN_ROWS_STEP:
+            step = rows.step(self.cost, stop - clock.elapsed())
+            self.stats["rows_steps"] += 1
+            self.stats["rows_sample"] = int(rows.rows.size)
+            if step.optimal:
+                self._adopt(step.node, self.search.tree_cost(step.node), "rows")
+            reporter = self.inc.reporter
+            if step.bound is not None and self.raise_bound(step.bound) and self.reports and reporter is not None:
+                reporter.emit("bound", bound=self.inc.to_objective(self.bound), message="rows")
+            self.proven = step.optimal or step.beyond
+            if rows.cap_factor > 1:  # cut by its time: it resumes in the next turn, with twice the time
+                break
+        return self.proven
 
     def progress(self, floor: float) -> float:
         """The share of the way from ``floor`` (a cost no tree can beat) up to the incumbent that
