@@ -102,7 +102,7 @@ PACKAGE_LAYERS = {
                 {"__init__"}],
     "solvers.sat": [{"tuning"}, {"backend"}, {"state"}, {"repair", "incumbent"}, {"rows"}, {"depth"}, {"size"},
                     {"__init__"}],
-    "solvers.dp": [{"chains", "boxes", "degrade", "_core"}, {"search"}, {"reference", "anytime"}, {"accuracy"},
+    "solvers.dp": [{"chains", "boxes", "degrade", "_core"}, {"search"}, {"reference", "rows_bound", "anytime"}, {"accuracy"},
                    {"consistent", "distributed"}, {"fallback", "__init__"}],
     "encodings": [{"mip_model", "sat_depth", "cpsat_regularized", "__init__"}, {"mip_oct", "mip_binoct", "sat_size",
                                                                               "maxsat"}],
