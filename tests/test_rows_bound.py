@@ -72,6 +72,19 @@ def test_a_weighted_sample_bounds_the_weighted_optimum(monkeypatch):
         assert step.optimal and step.bound == ref == search.tree_cost(step.node)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_a_sample_bounds_the_cost_with_a_leaf_cost(seed, monkeypatch):
+    """The regularized objective's integer cost q * errors + leaf_cost * leaves: every leaf costs
+    the same on the sample, so its optimum is a bound too (brute force over the same cost)."""
+    monkeypatch.setattr(rows_bound, "FIRST_ROWS", 3)
+    problem = _instance(300 + seed)
+    q, leaf_cost, depth = 1 + seed % 3, 1 + seed % 4, 2 + seed % 2
+    ref = bruteforce.best_tree(problem, depth, lambda c: q * float(c.sum() - c.max()) + leaf_cost)[0]
+    search = new_search(problem, Deadline(None), None, q=q, leaf_cost=leaf_cost)
+    step = _steps(rows_bound.RowsBound(search, depth, seed=seed), BIG, ref)
+    assert step.optimal and step.bound == ref == search.tree_cost(step.node)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_the_rows_bound_proves_the_optimum_in_the_complete_searchs_turns(seed, n_jobs, monkeypatch):
