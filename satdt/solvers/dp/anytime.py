@@ -302,7 +302,8 @@ class _RowsTurns:
     did not when it lost every other turn)."""
 
     def __init__(self, search: SearchBase, d: int):
-        self.rows = RowsBound(search, d)
+        self.search, self.d = search, d
+        self.rows: RowsBound | None = None  # drawn at its first turn (most searches never give it one)
         self.wait = 1  # the complete search's turns before the next one of the rows' bound
         self.cuts = 0
 
@@ -317,10 +318,12 @@ class _RowsTurns:
 
     def run(self, state: "_State", cap: float) -> bool:
         """The rows' bound's turn of ``cap`` seconds; True when it proved the incumbent optimal."""
+        if self.rows is None:
+            self.rows = RowsBound(self.search, self.d)
         proven = state.rows_bound(self.rows, cap)
         if self.rows.cap_factor > 1:  # its last step was cut by its time
             self.cuts += 1
-        self.wait = 2 ** self.cuts if self.cuts else 1
+        self.wait = 2 ** self.cuts
         return proven
 
 

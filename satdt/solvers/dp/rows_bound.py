@@ -71,7 +71,6 @@ class RowsBound:
         self.search, self.d = search, int(d)
         self._rng = np.random.default_rng(seed)
         n = search.counts.shape[0]
-        self._all = np.arange(n, dtype=np.int64)
         self.rows = np.sort(self._rng.choice(n, size=min(FIRST_ROWS, n), replace=False)).astype(np.int64)
         self.cap_factor = 1.0  # doubled after every step cut by its time
         self.bound: float | None = None
@@ -115,5 +114,5 @@ class RowsBound:
             route(node.left, S[~right])
             route(node.right, S[right])
 
-        route(node, self._all)
-        return np.sort(np.concatenate(out)) if out else self._all[:0]
+        route(node, np.arange(counts.shape[0], dtype=np.int64))
+        return np.sort(np.concatenate(out)) if out else np.zeros(0, np.int64)
