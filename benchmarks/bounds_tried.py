@@ -129,8 +129,9 @@ def intervals(search, d: int, seconds: float) -> None:
     while time.perf_counter() - start < seconds and not bound.root.exact:
         bound.refine()
         now = time.perf_counter() - start
-        if bound.root.lb > last or now > tick:
-            tick = max(tick, now) * 2 if now > tick else tick
+        if bound.root.lb > last or now > tick:  # each rise, and a line at 1, 2, 4, ... s
+            if now > tick:
+                tick = 2 * now
             last = bound.root.lb
             print(f"{now:7.2f} s  bound {bound.root.lb:.0f}  exact solves {bound.solves}", flush=True)
     print(f"after {time.perf_counter() - start:.1f} s: bound {bound.root.lb:.0f}, {bound.solves} exact solves")
