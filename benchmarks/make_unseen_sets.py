@@ -8,6 +8,12 @@ Writes CSV files (label last) into ``benchmarks/out/unseen/`` (or ``--out``):
 - ``imbal8k``: ``make_classification``, 8,000 x 20, 2 classes at 89 / 11 %;
 - ``skinlike``: ``make_classification`` quantized to integers 0-255 (the shape of Quant-BnB's
   skin set), 200,000 x 3, 2 classes;
+- ``avilalike``: ``make_classification``, 10,430 x 10, 12 classes in the proportions of Quant-BnB's
+  avila set (41 % down to 0.05 %);
+- ``beanlike``: ``make_classification``, 10,888 x 16 (5 informative, 11 linear combinations of
+  them: correlated like the bean set's shape measures), 7 classes in the bean set's proportions;
+- ``eeglike``: ``make_classification``, 11,984 x 14, 2 classes at 55 / 45 %, 10 % of labels
+  flipped, 0.5 % of entries scaled by 100 (the eeg set's outliers);
 - ``tall1m`` (with ``--tall``): 10^6 x 10 normal features, label from x0 + x1 * x2 plus noise.
 
 Example::
@@ -55,6 +61,19 @@ def main() -> None:
                                random_state=2)
     Xq = np.clip(((X - X.min(0)) / (X.max(0) - X.min(0)) * 255).round(), 0, 255).astype(int)
     _save(out / "skinlike.csv", Xq, y)
+    avila = [4286, 5, 103, 352, 1095, 1961, 446, 519, 831, 44, 522, 266]
+    X, y = make_classification(10430, 10, n_informative=8, n_redundant=1, n_classes=12, weights=np.divide(avila, sum(avila)),
+                               flip_y=0.02, class_sep=1.0, random_state=6)
+    _save(out / "avilalike.csv", np.round(X, 5), y)
+    bean = [1322, 522, 1630, 2837, 1928, 2027, 2636]
+    X, y = make_classification(10888, 16, n_informative=5, n_redundant=11, n_classes=7, weights=np.divide(bean, sum(bean)),
+                               flip_y=0.01, class_sep=1.5, random_state=7)
+    _save(out / "beanlike.csv", np.round(X, 5), y)
+    X, y = make_classification(11984, 14, n_informative=6, n_redundant=2, weights=[0.55], flip_y=0.1, class_sep=0.5,
+                               random_state=8)
+    spikes = np.random.default_rng(8).random(X.shape) < 0.005
+    X[spikes] *= 100
+    _save(out / "eeglike.csv", np.round(X, 3), y)
     if tall:
         rng = np.random.default_rng(5)
         X = np.round(rng.normal(size=(1_000_000, 10)), 3)
