@@ -161,8 +161,9 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every axis-aligned test (every
     gap of S) or the ``allowed`` thresholds (a test that does not split S is a real tree too: counting it changes no
     minimum). Depth 2 is a branch and bound over root gaps: the left side's optimum only grows with the gap and the
-    right side's only shrinks (a tree on a set is one on its subsets, no costlier), so the gaps strictly between two
-    evaluated ones ``a < a'`` cost >= left(a) + right(a'); such an interval is split until that reaches T."""
+    right side's only shrinks (a tree on a set is one on its subsets, no costlier) by <= q a row, so a gap with x rows
+    left strictly between evaluated gaps a < a' (xa, xa' rows) costs >= max(left(a), left(a') - q (xa' - x)) + max(right(a'),
+    right(a) - q (x - xa)), convex in x (least at an end or by a kink); such an interval is split until that reaches T."""
     T = min(cst.leaf(S) if S.size else cst.lc, 2 ** 63 if target is None else int(target))
     if k == 0 or S.size == 0 or T <= cst.lc:  # (every tree costs >= lc: one leaf or more, errors >= 0)
         return T
@@ -185,7 +186,7 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     left = np.cumsum(cnt[fs], 1)[:, :-1]    # class counts left of each gap, then the gaps this leaves open
     lb = _two_leaves(cst, left) + _two_leaves(cst, child[3] - left)
     of, og = np.nonzero((np.arange(1, left.shape[1] + 1) < u[fs, None]) & (lb < T))
-    of, og = fs[of], og + 1                 # open gaps in (feature, gap) order; positions index them
+    nrow, (of, og) = left.sum(2)[of, og], (fs[of], og + 1)  # rows left of each open gap (feature, gap) in order
     starts = np.flatnonzero(np.concatenate([[True], of[1:] != of[:-1]]))
     m = np.diff(np.append(starts, of.size))
     kk = np.minimum(m, FIRST)               # first positions: a few per feature, evenly spread, ends included
@@ -206,7 +207,9 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
         o = np.argsort(kp := np.concatenate([kp, new]))
         kp, kL, kR = kp[o], kL[o], kR[o]
         gap = np.where(of[kp][1:] == of[kp][:-1], kp[1:] - kp[:-1] - 1, 0)
-        j = np.flatnonzero((gap > 0) & (kL[:-1] + kR[1:] < T))
+        n1, n2, A, B, D, E = nrow[kp[:-1]], nrow[kp[1:]], kL[:-1], kL[1:], kR[1:], kR[:-1]  # (x: rows left of a gap)
+        x = np.clip(np.stack([n1, n2, *(n2 - (B - A) // q - [[0], [1]]), *(n1 + (E - D) // q + [[0], [1]])]), n1, n2)
+        j = np.flatnonzero((gap > 0) & ((np.maximum(A, B - q * (n2 - x)) + np.maximum(D, E - q * (x - n1))).min(0) < T))
         s = np.minimum(gap[j], SPLIT)       # a few new positions, evenly spread, inside each open interval
         rep = np.repeat(np.arange(j.size), s)
         i = np.arange(rep.size) - np.repeat(np.cumsum(s) - s, s) + 1
