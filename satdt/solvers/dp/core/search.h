@@ -199,6 +199,15 @@ class Search {
     // the pair solver's row sums for weights with many bits (PairWeights::rows; AVX-512 only);
     // off: the byte tables as before. Same counts either way. A wave clone keeps the default.
     void set_row_sums(bool on) { row_sums_ = on; }
+    // Which counts run with weights of many bit-planes (float sample weights scaled to integers:
+    // 20-odd planes a class): the root search's counts by bitsets (count_bits) or by scattered
+    // adds (count), and the pair solver's counts by bit-planes, byte tables or nibble tables.
+    // -1: each node's estimate (the default); bits 0: count on every node, 1: count_bits by
+    // planes, 2 / 3: count_bits by row sums (AVX-512 BW where the CPU has it / AVX2's) where the
+    // CPU has them and the class totals allow (else planes); pair 0 / 1: planes / tables (the
+    // row sums, set_row_sums, where the CPU has them), 2: AVX2's row sums. Same counts on every
+    // path; for the tests.
+    void set_count_paths(int bits, int pair) { bits_path_ = bits; pair_path_ = pair; }
     i64 row_sum_solves() const { return rowsums_; }
     static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW)
     // its work: the pairs' M solved (missing_bounds) and the roots it ruled out unevaluated
@@ -214,6 +223,7 @@ class Search {
     double pair_ops_;
     std::vector<i64> wext_;
     std::vector<i64> unit_;  // per column of wext_: the gcd of its entries (1 when all are 0)
+    std::vector<i64> wdiv_;  // wext_ / unit_, entry by entry: the values of the bit-planes
     std::vector<int> nz_off_, nz_cls_;
     std::vector<i64> nz_w_;
     View root_;
@@ -301,6 +311,7 @@ class Search {
     bool pairing_ = true;
     bool missing_bound_ = true;  // see set_missing_bound
     bool row_sums_ = true;       // see set_row_sums
+    int bits_path_ = -1, pair_path_ = -1;  // see set_count_paths
     i64 rowsums_ = 0;            // pair solves by row sums (this object, not its wave clones)
     i64 mb_solves_ = 0, mb_skips_ = 0;  // see missing_bound_stats
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
@@ -440,6 +451,7 @@ class Search {
     void poll(double el);
 
     const i64* w(int row) const { return &wext_[static_cast<size_t>(row) * C1_]; }
+    const i64* wd(int row) const { return &wdiv_[static_cast<size_t>(row) * C1_]; }
 
     int argmax(const i64* v, int stride = 1) const {
         int best = 0;
@@ -536,7 +548,8 @@ class Search {
         // added into every column j > i that holds them (masked 32-bit adds, 16 columns per
         // instruction) instead of counting each pair; no tables (count_root)
         bool rows = false;
-        int S16 = 0, B16 = 0;            // a row's stride in 16-bit blocks; the blocks of T columns
+        bool avx2 = false;               // by AVX2's 8 lanes (no AVX-512 BW, or forced)
+        int S16 = 0;                     // a row's stride in 16-bit blocks
         std::vector<uint16_t> rowbits;   // n x S16 blocks: the columns right of each row
         std::vector<u64> cls;            // C x W: the rows with a weight of class c
         std::vector<uint32_t> w32;       // C x n: the rows' weights per class
