@@ -304,7 +304,9 @@ class Search {
     std::vector<i64> scratch_a_, scratch_b_;
     std::vector<int> scan_upos_, scan_ucls_;  // depth2_scan's units (row, class, weight), reused
     std::vector<i64> scan_uw_;
-    std::vector<int32_t> scan_bkt_, scan_w_, scan_w1_;  // depth2_scan's per-unit tables, reused
+    std::vector<int32_t> scan_bkt_;  // depth2_scan's per-unit tables, reused
+    std::vector<uint32_t> scan_w_, scan_w1_;
+    i64 scan_wmin_ = 1;  // the least of scan_w_ (its blocks' threshold)
     std::vector<i64> scan_wpre_, scan_w1pre_;
     std::unique_ptr<Pool> pool_;  // threads > 1 (see the constructor)
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
