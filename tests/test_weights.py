@@ -451,7 +451,7 @@ def _core_has_row_sums():
     return bool(_core.has_row_sums)
 
 
-row_sums = pytest.mark.skipif(not _core_has_row_sums(), reason="the pair solver's row sums need AVX-512 (F, BW)")
+row_sums = pytest.mark.skipif(not _core_has_row_sums(), reason="the row sums need AVX-512 (F, BW) or AVX2")
 
 
 @row_sums

@@ -1,6 +1,6 @@
 // satdt.solvers.dp core: depth one from the column counts, and MurTree's specialised depth-two
 // solver [2, sec. 4.3]: pair counts per class by bitsets (one word per 64 rows, weight
-// bit-planes; weights with many bits: byte tables, or each root's row sums by masked AVX-512
+// bit-planes; weights with many bits: byte tables, or each root's row sums by masked AVX-512 or AVX2
 // adds) or, for long chains (thresholds of a numeric feature), by 2-D histograms of two chains'
 // buckets with suffix sums, whichever is estimated cheaper.
 
@@ -272,7 +272,7 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
 // class weights such as balanced accuracy's cost one plane per bit of the rows' multiplicity,
 // not of the scaled weight); byte tables instead when the planes outnumber the 8 lookups per
 // word of a table (over 8 planes per class) by more than the tables' cost, and in that case the
-// row sums (count_root) where the CPU has AVX-512 and every class's total on the node is below
+// row sums (count_root) where the CPU has AVX-512 BW or AVX2 and every class's total on the node is below
 // 2^32 (the rows' column bits come from the column bits: rows_from_columns); exact in all three
 void Search::pair_weights(const View& V, PairWeights& pw) const {
     const int n = V.n(), W = (n + 63) / 64;
@@ -293,29 +293,13 @@ void Search::pair_weights(const View& V, PairWeights& pw) const {
         // row sums instead of the tables when every class's total fits 32 bits (the sums of
         // count_root are mod 2^32): each row's columns in 16-bit blocks, each class's rows and
         // weights
-        std::vector<i64> ctot(C_, 0);
-        for (int r = 0; r < n; ++r)
-            for (int c = 0; c < C_; ++c) ctot[c] += w(V.rows[r])[c];
-        bool fits = true;
-        for (int c = 0; c < C_; ++c) fits &= ctot[c] < (i64{1} << 32);
-        if (fits) {
+        if (row_weights(V, C_, pw.cls, pw.w32)) {
             const int T = V.T();
             pw.table = false;
             pw.rows = true;
             pw.avx2 = !kAvx512bw || pair_path_ == 2;  // (2: AVX2's on a CPU with AVX-512 too)
-            const int S64 = (T + 63) / 64;
-            pw.S16 = 4 * S64;  // the row's 64-bit words read as 16-bit blocks (little-endian)
-            pw.cls.assign(static_cast<size_t>(C_) * W, 0);
-            pw.w32.assign(static_cast<size_t>(C_) * 64 * W, 0);
+            pw.S16 = 4 * ((T + 63) / 64);  // the row's 64-bit words read as 16-bit blocks (little-endian)
             // pw.rowbits: from the column bits (rows_from_columns, pair_depth2)
-            for (int r = 0; r < n; ++r) {
-                const i64* wr = w(V.rows[r]);
-                for (int c = 0; c < C_; ++c)
-                    if (wr[c] != 0) {
-                        pw.cls[static_cast<size_t>(c) * W + (r >> 6)] |= 1ULL << (r & 63);
-                        pw.w32[static_cast<size_t>(c) * 64 * W + r] = static_cast<uint32_t>(wr[c]);
-                    }
-            }
             return;
         }
     }

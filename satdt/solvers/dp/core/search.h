@@ -196,7 +196,7 @@ class Search {
     // whose children reach the incumbent's bound so is skipped. Bounds only: the same optimum.
     // set_missing_bound(false): off.
     void set_missing_bound(bool on) { missing_bound_ = on; }
-    // the pair solver's row sums for weights with many bits (PairWeights::rows; AVX-512 only);
+    // the row sums for weights with many bits (PairWeights::rows, ViewBits::rows; AVX-512 BW or AVX2);
     // off: the byte tables as before. Same counts either way. A wave clone keeps the default.
     void set_row_sums(bool on) { row_sums_ = on; }
     // Which counts run with weights of many bit-planes (float sample weights scaled to integers:
@@ -209,7 +209,7 @@ class Search {
     // path; for the tests.
     void set_count_paths(int bits, int pair) { bits_path_ = bits; pair_path_ = pair; }
     i64 row_sum_solves() const { return rowsums_; }
-    static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW)
+    static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW, or AVX2)
     // its work: the pairs' M solved (missing_bounds) and the roots it ruled out unevaluated
     std::pair<i64, i64> missing_bound_stats() const { return {mb_solves_, mb_skips_}; }
 
@@ -535,7 +535,7 @@ class Search {
     // bit-planes of weight / unit_ (a popcount per bit of the weights, few for merged counts and
     // class weights), or, when the weights have many bits (float sample weights scaled to 2^32),
     // a table per byte of rows of the weights of each of its 256 subsets (8 lookups per word
-    // whatever the weights' bits), or per root the row sums (rows, count_root; AVX-512)
+    // whatever the weights' bits), or per root the row sums (rows, count_root; AVX-512 BW or AVX2)
     struct PairWeights {
         int C = 0, W = 0;
         bool table = false;
@@ -546,7 +546,7 @@ class Search {
         std::vector<int32_t> tab32;  // the same in 32 bits when its entries fit (half the cache)
         std::vector<u64> tab2;       // two classes whose totals are below 2^32: both in one word
                                      // (class 1 in the high half; the sums carry nothing across)
-        // row sums (AVX-512, class totals below 2^32): per root i, the weights of its rows
+        // row sums (AVX-512 BW or AVX2, class totals below 2^32): per root i, the weights of its rows
         // added into every column j > i that holds them (masked 32-bit adds, 16 columns per
         // instruction) instead of counting each pair; no tables (count_root)
         bool rows = false;
@@ -562,6 +562,10 @@ class Search {
         void count_table(const E* tab, const u64* a, const u64* b, i64* P) const;
     };
     void pair_weights(const View& V, PairWeights& pw) const;
+    // the row sums' inputs (row_sums_into) for the first `classes` columns of the weights: the
+    // rows holding each (cls, classes x W words) and their weights (w32, classes x 64 W); false,
+    // nothing filled, when a column's total on V reaches 2^32 (the sums are 32-bit)
+    bool row_weights(const View& V, int classes, std::vector<u64>& cls, std::vector<uint32_t>& w32) const;
     void pair_threads(const View& V, const std::vector<i64>& F, const i64* N, PairBest& pb, bool by_bits,
                       const std::vector<u64>& bits, const PairWeights& pw);
     double bitset_ops(const View& V) const;

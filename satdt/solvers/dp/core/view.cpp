@@ -78,11 +78,7 @@ void Search::build_bits(const View& V, ViewBits& B) const {
     if (!row_sums_ || !Search::row_sums_available() || bits_path_ == 0 || bits_path_ == 1 || (bits_path_ < 0 && NP <= 2 * C1_))
         return;
     // many planes: the row sums instead (each class row's total below 2^32: 32-bit sums)
-    std::vector<i64> ctot(C1_, 0);
-    for (int r : V.rows)
-        for (int c = 0; c < C1_; ++c) ctot[c] += w(r)[c];
-    for (int c = 0; c < C1_; ++c)
-        if (ctot[c] >= (i64{1} << 32)) return;
+    if (!row_weights(V, C1_, B.cls, B.w32)) return;
     B.rows = true;
     B.avx2 = !kAvx512bw || bits_path_ == 3;
     B.plane.clear();
@@ -91,16 +87,26 @@ void Search::build_bits(const View& V, ViewBits& B) const {
     const int S64 = (T + 63) / 64;
     B.S16 = 4 * S64;
     rows_from_columns(B.col, T, W, n, S64, B.rowbits);
-    B.cls.assign(static_cast<size_t>(C1_) * W, 0);
-    B.w32.assign(static_cast<size_t>(C1_) * 64 * W, 0);
+}
+
+bool Search::row_weights(const View& V, int classes, std::vector<u64>& cls, std::vector<uint32_t>& w32) const {
+    const int n = V.n(), W = (n + 63) / 64;
+    std::vector<i64> ctot(classes, 0);
+    for (int r : V.rows)
+        for (int c = 0; c < classes; ++c) ctot[c] += w(r)[c];
+    for (int c = 0; c < classes; ++c)
+        if (ctot[c] >= (i64{1} << 32)) return false;
+    cls.assign(static_cast<size_t>(classes) * W, 0);
+    w32.assign(static_cast<size_t>(classes) * 64 * W, 0);
     for (int r = 0; r < n; ++r) {
         const i64* wr = w(V.rows[r]);
-        for (int c = 0; c < C1_; ++c)
+        for (int c = 0; c < classes; ++c)
             if (wr[c] != 0) {
-                B.cls[static_cast<size_t>(c) * W + (r >> 6)] |= 1ULL << (r & 63);
-                B.w32[static_cast<size_t>(c) * 64 * W + r] = static_cast<uint32_t>(wr[c]);
+                cls[static_cast<size_t>(c) * W + (r >> 6)] |= 1ULL << (r & 63);
+                w32[static_cast<size_t>(c) * 64 * W + r] = static_cast<uint32_t>(wr[c]);
             }
     }
+    return true;
 }
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
