@@ -13,7 +13,8 @@
 // exact optimum when it is below ub (with its tree), else a lower bound >= ub (cached).
 //   - depth 1 from the column counts ("frequency counting" [2, sec. 4.2]);
 //   - depth 2 by the specialised pair-count solver [2, sec. 4.3]: pair counts per class by
-//     bitsets (one word per 64 rows, weight bit-planes) or, for long chains (thresholds of a
+//     bitsets (one word per 64 rows, weight bit-planes; weights of many bits: byte tables or
+//     row sums by AVX-512 BW / AVX2) or, for long chains (thresholds of a
 //     numeric feature), by 2-D histograms of two chains' buckets with suffix sums;
 //   - depth >= 2 by the root search: roots best-first by their children's lower bounds, the
 //     leaf-conflict bound, the similarity bound of every solved child on every other root
@@ -22,7 +23,7 @@
 //
 // Components (one class, its members defined by component):
 //   types.h, kernels.h      shared value types; popcount kernels (AVX-512 dispatch)
-//   view.h, view.cpp        a node's view; frequency counting (histograms, bitsets), presence,
+//   view.h, view.cpp        a node's view; frequency counting (histograms, bitsets, row sums), presence,
 //                           useful columns, sub-views
 //   memo.h                  the memo over (row set, depth); the pipeline's Overlay
 //   bounds.h                root queue, interval halving, incumbent
