@@ -451,7 +451,7 @@ def _core_has_row_sums():
     return bool(_core.has_row_sums)
 
 
-row_sums = pytest.mark.skipif(not _core_has_row_sums(), reason="the pair solver's row sums need AVX-512 (F, BW)")
+row_sums = pytest.mark.skipif(not _core_has_row_sums(), reason="the row sums need AVX-512 (F, BW) or AVX2")
 
 
 @row_sums
@@ -664,3 +664,108 @@ def test_plan_weights_stops_early_with_the_same_integers(limit):
             keep = ints > 0
             assert np.array_equal(plan.data.weight, ints[keep]), (i, cw)
             assert np.array_equal(plan.rows, np.flatnonzero(keep)), (i, cw)
+
+
+# ------------------------------------------------------------ the core's count paths (row sums)
+
+# (root search's counts, pair solver's counts) forced on every node (_core.Search.set_count_paths):
+# bitsets by planes / pair counts by planes; bitsets by AVX2's row sums / AVX2's row sums;
+# row sums by the best the CPU has; scattered adds / byte tables (row sums off)
+_COUNT_PATHS = {"planes": ((1, 0), True), "avx2_rows": ((3, 2), True), "rows": ((2, 1), True),
+                "adds_tables": ((0, 1), False)}
+
+
+def _path_search(problem, paths, row_sums, pair_ops):
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.search import CoreSearch
+
+    search = CoreSearch(problem, Deadline(None), pair_ops, n_jobs=1)
+    search._core.set_count_paths(*paths)
+    search._core.set_row_sums(row_sums)
+    return search
+
+
+@pytest.mark.parametrize("seeds", [range(10), pytest.param(range(10, 40), marks=pytest.mark.slow)])
+def test_core_count_paths_match_brute_force_with_many_weight_bits(seeds):
+    """Weights of many bits (whole weights up to 2^24, as float sample weights become: 20-odd
+    bit-planes a class) on every count path of the compiled core forced on every node: the root
+    search's counts by bit-planes, by the row sums (AVX2's, and the CPU's best) or by scattered
+    adds, the pair solver's by planes, row sums or byte tables (core/view.cpp build_bits and
+    count_bits, core/depth2.cpp row_sums_into). Binary data at depths 2 and 3 with the pair
+    solver below (pair_ops=1e12) or the root search down to depth one (pair_ops=0), two and three
+    classes, merged rows of several classes (the conflicts' row of the counts), near-equal weights
+    (ties): each path's optimum equals brute force, its tree is the planes' tree (the same counts
+    in the same order) and its weighted errors re-counted agree."""
+    for seed in seeds:
+        X, y, rng = _instance(7100 + seed, n=int(22 + 5 * seed % 40), p=4 + seed % 3, k=2 + (seed % 3 == 2),
+                              values=2)
+        if seed % 2:                                        # duplicated rows with another label
+            X = np.vstack([X, X[:6]])
+            y = np.concatenate([y, (y[:6] + 1) % (int(y.max()) + 1)])
+        top = 2 ** (16 + seed % 9)
+        lo = top - 3 if seed % 5 == 4 else 1               # near-equal weights: ties
+        weight = rng.integers(lo, top, size=len(y)).astype(np.int64)
+        problem = _problem(X, y, weight)
+        for depth in (2, 3):
+            best = bruteforce.min_errors(problem, depth)[0]
+            for pair_ops in (0.0, 1e12):
+                trees = {}
+                for name, (paths, row_sums) in _COUNT_PATHS.items():
+                    res = solve_max_accuracy_dp(problem, max_depth=depth,
+                                                _search=_path_search(problem, paths, row_sums, pair_ops))
+                    assert res.status == "OPTIMAL" and res.objective == best, (seed, depth, pair_ops, name)
+                    assert float(weight[res.tree.predict_index(X) != y].sum()) == best
+                    trees[name] = str(res.tree)
+                assert len(set(trees.values())) == 1, (seed, depth, pair_ops, trees)
+
+
+def test_core_row_sums_equal_duplicated_rows_and_fall_back_on_large_totals():
+    """The row sums forced on (AVX2's and the CPU's best) with whole weights 1-5: the optimum
+    equals the unweighted optimum on the rows repeated by their weights; with class totals of
+    2^32 or more (the 32-bit sums would wrap) the same forcing falls back to the planes and
+    still equals brute force."""
+    for seed in range(8):
+        X, y, rng = _instance(7300 + seed, n=24 + seed, p=5, k=2 + seed % 2, values=2)
+        weight = rng.integers(1, 6, size=len(y)).astype(np.int64)
+        repeated = _problem(np.repeat(X, weight, axis=0), np.repeat(y, weight))
+        problem = _problem(X, y, weight)
+        for depth in (2, 3):
+            plain = solve_max_accuracy_dp(repeated, max_depth=depth, n_jobs=1)
+            for paths in ((3, 2), (2, 1)):
+                for pair_ops in (0.0, 1e12):
+                    res = solve_max_accuracy_dp(problem, max_depth=depth,
+                                                _search=_path_search(problem, paths, True, pair_ops))
+                    assert res.status == plain.status == "OPTIMAL" and res.objective == plain.objective
+    for seed in range(4):
+        X, y, rng = _instance(7400 + seed, n=30, p=5, k=2, values=2)
+        weight = rng.integers(2 ** 28, 2 ** 29, size=len(y)).astype(np.int64)
+        problem = _problem(X, y, weight)
+        assert max(weight[y == c].sum() for c in (0, 1)) >= 2 ** 32
+        best = bruteforce.min_errors(problem, 3)[0]
+        for pair_ops in (0.0, 1e12):
+            res = solve_max_accuracy_dp(problem, max_depth=3, _search=_path_search(problem, (3, 2), True, pair_ops))
+            assert res.objective == best
+
+
+@pytest.mark.parametrize("paths", [(1, 0), (3, 2), (0, 1)])
+def test_float_sample_weights_on_each_count_path_within_the_rounding_bound(paths, monkeypatch):
+    """Random float sample weights through the estimator (rounded to a 2^32 total: 20-odd bits a
+    row) at depth 3 on binary data, each count path forced on every node (CoreSearch.COUNT_PATHS):
+    the objective is brute force's on the real weights within the stated rounding bound, and
+    every path returns the same tree."""
+    from satdt.solvers.dp.search import CoreSearch
+
+    for seed in range(4):
+        X, y, rng = _instance(7500 + seed, n=36, p=6, k=2, values=2)
+        real = rng.random(len(y)) + 0.05
+        monkeypatch.setattr(CoreSearch, "COUNT_PATHS", paths)
+        model = DPTreeClassifier(max_depth=3, n_jobs=1).fit(X, y, sample_weight=real)
+        monkeypatch.setattr(CoreSearch, "COUNT_PATHS", None)
+        auto = DPTreeClassifier(max_depth=3, n_jobs=1).fit(X, y, sample_weight=real)
+        st = model.result_.stats
+        assert not st["weight_exact"] and str(model.tree_) == str(auto.tree_)
+        problem = _problem(X, y)
+        problem.counts = np.zeros(problem.counts.shape)
+        np.add.at(problem.counts, (problem.row_of, problem.data.y), real)
+        best, _ = bruteforce.best_tree(problem, 3, lambda c: float(c.sum() - c.max()))
+        assert best - 1e-9 <= model.result_.objective <= best + st["weight_rounding_bound"] + 1e-9

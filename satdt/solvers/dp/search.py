@@ -258,6 +258,11 @@ class CoreSearch(SearchBase):
     PAIRING: bool = True
     #: the missing rows' bound at depth-three nodes (core/roots.cpp, missing_bounds; bounds only)
     MISSING_BOUND: bool = True
+    #: ``(bits, pair)``: the counts forced on every node (``_core.Search.set_count_paths``: the
+    #: root search's by scattered adds 0 or bitsets 1, the pair solver's by bit-planes 0, byte
+    #: tables 1 or nibble tables 2; -1 the core's estimate); None, the estimate everywhere. The
+    #: same counts on every path: for the tests and benchmarks
+    COUNT_PATHS: tuple[int, int] | None = None
 
     def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,
                  q: int = 1, leaf_cost: int = 0, chains: Chains | None = None, n_jobs: int | None = 1):
@@ -280,6 +285,8 @@ class CoreSearch(SearchBase):
             core.set_pairing(False)
         if not self.MISSING_BOUND:
             core.set_missing_bound(False)
+        if self.COUNT_PATHS is not None:
+            core.set_count_paths(*self.COUNT_PATHS)
         return core
 
     @property

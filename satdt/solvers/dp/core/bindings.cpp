@@ -224,11 +224,12 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("asked", &satdt_dp::BoxWitness::asked);
     // --- end proof witness ---
     // --- weights / missing (issue 24) ---
-    // the pair solver's row sums need AVX-512 F + BW (depth2.cpp); else the byte tables
+    // the row sums need AVX-512 F + BW or AVX2 (depth2.cpp); else the byte tables and planes
     mod.attr("has_row_sums") = satdt_dp::Search::row_sums_available();
     py::reinterpret_borrow<py::class_<satdt_dp::Search>>(mod.attr("Search"))
         .def("set_missing_bound", &satdt_dp::Search::set_missing_bound, py::arg("on"))
         .def("set_row_sums", &satdt_dp::Search::set_row_sums, py::arg("on"))
+        .def("set_count_paths", &satdt_dp::Search::set_count_paths, py::arg("bits"), py::arg("pair"))
         .def_property_readonly("row_sum_solves", &satdt_dp::Search::row_sum_solves)
         .def("missing_bound_stats", [](const satdt_dp::Search& s) {
             const auto [solves, skips] = s.missing_bound_stats();

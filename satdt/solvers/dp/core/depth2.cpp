@@ -1,6 +1,6 @@
 // satdt.solvers.dp core: depth one from the column counts, and MurTree's specialised depth-two
 // solver [2, sec. 4.3]: pair counts per class by bitsets (one word per 64 rows, weight
-// bit-planes; weights with many bits: byte tables, or each root's row sums by masked AVX-512
+// bit-planes; weights with many bits: byte tables, or each root's row sums by masked AVX-512 or AVX2
 // adds) or, for long chains (thresholds of a numeric feature), by 2-D histograms of two chains'
 // buckets with suffix sums, whichever is estimated cheaper.
 
@@ -48,6 +48,38 @@ __attribute__((target("avx512f,avx512bw"))) static void row_sums(const u64* bi, 
 using RowSumsFn = void (*)(const u64*, const u64*, int, const uint16_t*, int, int, const uint32_t*, uint32_t*);
 static const RowSumsFn kRowSums[9] = {nullptr,      row_sums<1>, row_sums<2>, row_sums<3>, row_sums<4>,
                                       row_sums<5>, row_sums<6>, row_sums<7>, row_sums<8>};
+
+// the same sums with AVX2 (no masked adds): 8 columns a vector, a byte of the row's column bits
+// (rb: bytes, S8 a row) turned into its 8 lane masks by a table, and-ed with w[r] and added
+alignas(32) static const auto kLaneMasks = [] {
+    struct Masks { uint32_t m[256][8]; } t{};
+    for (int v = 0; v < 256; ++v)
+        for (int l = 0; l < 8; ++l) t.m[v][l] = (v >> l) & 1 ? 0xffffffffu : 0u;
+    return t;
+}();
+template <int NB>
+__attribute__((target("avx2"))) static void row_sums8(const u64* bi, const u64* cl, int W, const uint8_t* rb,
+                                                      int S8, int b0, const uint32_t* w, uint32_t* out) {
+    __m256i acc[NB];
+    for (int k = 0; k < NB; ++k) acc[k] = _mm256_setzero_si256();
+    for (int x = 0; x < W; ++x) {
+        u64 m = bi[x] & cl[x];
+        while (m != 0) {
+            const int r = 64 * x + __builtin_ctzll(m);
+            m &= m - 1;
+            const __m256i wv = _mm256_set1_epi32(static_cast<int>(w[r]));
+            const uint8_t* mr = rb + static_cast<size_t>(r) * S8 + b0;
+            for (int k = 0; k < NB; ++k) {
+                const __m256i lanes = _mm256_load_si256(reinterpret_cast<const __m256i*>(kLaneMasks.m[mr[k]]));
+                acc[k] = _mm256_add_epi32(acc[k], _mm256_and_si256(lanes, wv));
+            }
+        }
+    }
+    for (int k = 0; k < NB; ++k) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * k), acc[k]);
+}
+using RowSums8Fn = void (*)(const u64*, const u64*, int, const uint8_t*, int, int, const uint32_t*, uint32_t*);
+static const RowSums8Fn kRowSums8[9] = {nullptr,      row_sums8<1>, row_sums8<2>, row_sums8<3>, row_sums8<4>,
+                                        row_sums8<5>, row_sums8<6>, row_sums8<7>, row_sums8<8>};
 #endif
 
 // ------------------------------------------------------------------ depth one
@@ -240,7 +272,7 @@ void Search::pair_threads(const View& V, const std::vector<i64>& F, const i64* N
 // class weights such as balanced accuracy's cost one plane per bit of the rows' multiplicity,
 // not of the scaled weight); byte tables instead when the planes outnumber the 8 lookups per
 // word of a table (over 8 planes per class) by more than the tables' cost, and in that case the
-// row sums (count_root) where the CPU has AVX-512 and every class's total on the node is below
+// row sums (count_root) where the CPU has AVX-512 BW or AVX2 and every class's total on the node is below
 // 2^32 (the rows' column bits come from the column bits: rows_from_columns); exact in all three
 void Search::pair_weights(const View& V, PairWeights& pw) const {
     const int n = V.n(), W = (n + 63) / 64;
@@ -250,40 +282,24 @@ void Search::pair_weights(const View& V, PairWeights& pw) const {
     int NP = 0;
     std::vector<i64> mx(C_, 0);
     for (int c = 0; c < C_; ++c) {
-        for (int r = 0; r < n; ++r) mx[c] = std::max(mx[c], w(V.rows[r])[c] / unit_[c]);
+        for (int r = 0; r < n; ++r) mx[c] |= wd(V.rows[r])[c];  // the bits of the largest
         for (int k = 0; (mx[c] >> k) > 0; ++k) ++NP;
     }
     // per pair of columns: NP popcounts per word, or 8 lookups per word after the tables' 256 C
     // entries per byte of rows are built
     const double pairs = 0.5 * V.T() * V.T();
-    pw.table = NP > 8 * C_ && (NP - 8.0) * pairs > 2048.0 * C_;
-    if (pw.table && row_sums_ && kAvx512bw) {
+    pw.table = pair_path_ >= 0 ? pair_path_ > 0 : NP > 8 * C_ && (NP - 8.0) * pairs > 2048.0 * C_;
+    if (pw.table && row_sums_ && (kAvx512bw || kAvx2)) {
         // row sums instead of the tables when every class's total fits 32 bits (the sums of
         // count_root are mod 2^32): each row's columns in 16-bit blocks, each class's rows and
         // weights
-        std::vector<i64> ctot(C_, 0);
-        for (int r = 0; r < n; ++r)
-            for (int c = 0; c < C_; ++c) ctot[c] += w(V.rows[r])[c];
-        bool fits = true;
-        for (int c = 0; c < C_; ++c) fits &= ctot[c] < (i64{1} << 32);
-        if (fits) {
+        if (row_weights(V, C_, pw.cls, pw.w32)) {
             const int T = V.T();
             pw.table = false;
             pw.rows = true;
-            const int S64 = (T + 63) / 64;
-            pw.S16 = 4 * S64;  // the row's 64-bit words read as 16-bit blocks (little-endian)
-            pw.B16 = (T + 15) / 16;
-            pw.cls.assign(static_cast<size_t>(C_) * W, 0);
-            pw.w32.assign(static_cast<size_t>(C_) * 64 * W, 0);
+            pw.avx2 = !kAvx512bw || pair_path_ == 2;  // (2: AVX2's on a CPU with AVX-512 too)
+            pw.S16 = 4 * ((T + 63) / 64);  // the row's 64-bit words read as 16-bit blocks (little-endian)
             // pw.rowbits: from the column bits (rows_from_columns, pair_depth2)
-            for (int r = 0; r < n; ++r) {
-                const i64* wr = w(V.rows[r]);
-                for (int c = 0; c < C_; ++c)
-                    if (wr[c] != 0) {
-                        pw.cls[static_cast<size_t>(c) * W + (r >> 6)] |= 1ULL << (r & 63);
-                        pw.w32[static_cast<size_t>(c) * 64 * W + r] = static_cast<uint32_t>(wr[c]);
-                    }
-            }
             return;
         }
     }
@@ -334,8 +350,7 @@ void Search::pair_weights(const View& V, PairWeights& pw) const {
     for (int c = 0; c < C_; ++c)
         for (int k = 0; (mx[c] >> k) > 0; ++k) {
             std::vector<u64> pl(W, 0);
-            for (int r = 0; r < n; ++r)
-                if (((w(V.rows[r])[c] / unit_[c]) >> k) & 1) pl[r >> 6] |= (1ULL << (r & 63));
+            for (int r = 0; r < n; ++r) pl[r >> 6] |= static_cast<u64>((wd(V.rows[r])[c] >> k) & 1) << (r & 63);
             pw.planes.push_back(std::move(pl));
             pw.plane_class.push_back(c);
             pw.plane_shift.push_back(k);
@@ -365,6 +380,36 @@ void Search::PairWeights::count(const u64* a, const u64* b, i64* P) const {
     for (int c = 0; c < C; ++c) P[c] *= unit[c];  // the planes count weight / unit
 }
 
+bool row_sums_into(const u64* a, const u64* b, int W, const uint16_t* rowbits, int S16, const uint32_t* w, int j0,
+                   int T, bool avx2, i64* out, size_t stride) {
+#ifdef SATDT_ROW_SUMS
+    alignas(64) uint32_t sums[128];
+    if (avx2) {  // blocks of 8 columns, 8 blocks a pass
+        const uint8_t* rb = reinterpret_cast<const uint8_t*>(rowbits);
+        const int B8 = (T + 7) / 8;
+        for (int b0 = j0 >> 3; b0 < B8; b0 += 8) {
+            const int nb = std::min(8, B8 - b0);
+            kRowSums8[nb](a, b, W, rb, 2 * S16, b0, w, sums);
+            for (int j = std::max(j0, 8 * b0), j1 = std::min(T, 8 * (b0 + nb)); j < j1; ++j)
+                out[static_cast<size_t>(j) * stride] = sums[j - 8 * b0];
+        }
+        return true;
+    }
+    if (!kAvx512bw) return false;
+    const int B16 = (T + 15) / 16;
+    for (int b0 = j0 >> 4; b0 < B16; b0 += 8) {
+        const int nb = std::min(8, B16 - b0);
+        kRowSums[nb](a, b, W, rowbits, S16, b0, w, sums);
+        for (int j = std::max(j0, 16 * b0), j1 = std::min(T, 16 * (b0 + nb)); j < j1; ++j)
+            out[static_cast<size_t>(j) * stride] = sums[j - 16 * b0];
+    }
+    return true;
+#else
+    (void)a, (void)b, (void)W, (void)rowbits, (void)S16, (void)w, (void)j0, (void)T, (void)avx2, (void)out, (void)stride;
+    return false;
+#endif
+}
+
 // a 64 x 64 bit block transposed in place: bit c of A[r] <-> bit r of A[c]
 static void transpose64(u64* A) {
     u64 m = 0x00000000FFFFFFFFULL;
@@ -376,9 +421,7 @@ static void transpose64(u64* A) {
         }
 }
 
-// each row's columns (n x S64 words, as 4 S64 16-bit blocks) from the columns' rows (bits: T x W
-// words), by 64 x 64 blocks
-static void rows_from_columns(const std::vector<u64>& bits, int T, int W, int n, int S64, std::vector<uint16_t>& rows) {
+void rows_from_columns(const std::vector<u64>& bits, int T, int W, int n, int S64, std::vector<uint16_t>& rows) {
     rows.assign(static_cast<size_t>(n) * S64 * 4, 0);
     u64 A[64];
     for (int cb = 0; cb < S64; ++cb)
@@ -393,27 +436,16 @@ static void rows_from_columns(const std::vector<u64>& bits, int T, int W, int n,
 
 bool Search::row_sums_available() {
 #ifdef SATDT_ROW_SUMS
-    return kAvx512bw;
+    return kAvx512bw || kAvx2;
 #else
     return false;
 #endif
 }
 
 void Search::PairWeights::count_root(const u64* bi, int i, int T, i64* P) const {
-#ifdef SATDT_ROW_SUMS
-    alignas(64) uint32_t out[128];
-    for (int b0 = (i + 1) >> 4; b0 < B16; b0 += 8) {
-        const int nb = std::min(8, B16 - b0);
-        const int j0 = std::max(i + 1, 16 * b0), j1 = std::min(T, 16 * (b0 + nb));
-        for (int c = 0; c < C; ++c) {
-            kRowSums[nb](bi, &cls[static_cast<size_t>(c) * W], W, rowbits.data(), S16, b0,
-                         &w32[static_cast<size_t>(c) * 64 * W], out);
-            for (int j = j0; j < j1; ++j) P[static_cast<size_t>(j) * C + c] = out[j - 16 * b0];
-        }
-    }
-#else
-    (void)bi, (void)i, (void)T, (void)P;
-#endif
+    for (int c = 0; c < C; ++c)
+        row_sums_into(bi, &cls[static_cast<size_t>(c) * W], W, rowbits.data(), S16,
+                      &w32[static_cast<size_t>(c) * 64 * W], i + 1, T, avx2, P + c, C);
 }
 
 template <class E>

@@ -39,12 +39,19 @@ inline bool has_avx512bw() {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 }
 inline const bool kAvx512bw = has_avx512bw();
+// AVX2 (8 lanes of 32 bits): the pair solver's row sums where AVX-512 BW is not there
+inline bool has_avx2() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+inline const bool kAvx2 = has_avx2();
 inline i64 popcount_and(const u64* a, const u64* b, int W) { return kVpopcnt ? and2_avx512(a, b, W) : and2_portable(a, b, W); }
 inline i64 popcount_and(const u64* a, const u64* b, const u64* c, int W) {
     return kVpopcnt ? and3_avx512(a, b, c, W) : and3_portable(a, b, c, W);
 }
 #else
 inline const bool kAvx512bw = false;
+inline const bool kAvx2 = false;
 inline i64 popcount_and(const u64* a, const u64* b, int W) { return and2_portable(a, b, W); }
 inline i64 popcount_and(const u64* a, const u64* b, const u64* c, int W) { return and3_portable(a, b, c, W); }
 #endif

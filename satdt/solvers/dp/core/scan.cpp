@@ -145,7 +145,9 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             }
         });
     }
-    const bool blocks_ok = C_ == 2 && tot < (i64(1) << 31);  // = blocks below: merged pairs scanned as one
+    // (the blocks' sums are 32-bit, unsigned: exact below 2^32; float sample weights scale to a
+    // 2^32 total, so most of their nodes pass)
+    const bool blocks_ok = C_ == 2 && tot < (i64(1) << 32);  // = blocks below: merged pairs scanned as one
     // missing-value pairs (pair_kinds): a merged pair's units in bucket order of k, then of k + 1
     std::vector<char> kind(p, 0);
     if (pairing_) {
@@ -192,13 +194,15 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             for (int x = start[V.col0[kk] + kk], e = start[V.col0[kk + 1] + kk + 1]; x < e; ++x) {
                 const int32_t* b = &V.bucket[static_cast<size_t>(upos[x]) * p];
                 for (int k = 0; k < p; ++k) scan_bkt_[static_cast<size_t>(k) * U + x] = b[k];
-                scan_w_[x] = static_cast<int32_t>(uw[x]);
-                scan_w1_[x] = ucls[x] == 1 ? static_cast<int32_t>(uw[x]) : 0;
+                scan_w_[x] = static_cast<uint32_t>(uw[x]);
+                scan_w1_[x] = ucls[x] == 1 ? static_cast<uint32_t>(uw[x]) : 0;
             }
         });
+        scan_wmin_ = U > 0 ? uw[0] : 1;
         for (int x = 0; x < U; ++x) {
             scan_wpre_[x + 1] = scan_wpre_[x] + uw[x];
             scan_w1pre_[x + 1] = scan_w1pre_[x] + scan_w1_[x];
+            scan_wmin_ = std::min(scan_wmin_, uw[x]);
         }
     }
     // order of chain k: order[start[slot(k, 0)] .. start[slot(k, t_k) + 1]), slot = col0 + k + b
@@ -433,8 +437,8 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
     const int32_t* __restrict Ba = &scan_bkt_[static_cast<size_t>(a) * U];
     const int32_t* __restrict Bk = &scan_bkt_[static_cast<size_t>(k) * U];
     const int32_t* __restrict Bh = merged ? &scan_bkt_[static_cast<size_t>(k + 1) * U] : Bk;
-    const int32_t* __restrict w = scan_w_.data();
-    const int32_t* __restrict w1 = scan_w1_.data();
+    const uint32_t* __restrict w = scan_w_.data();
+    const uint32_t* __restrict w1 = scan_w1_.data();
     const i64* __restrict wpre = scan_wpre_.data();
     const i64* __restrict w1pre = scan_w1pre_.data();
     const int t_k = V.col0[k + 1] - V.col0[k];
@@ -464,12 +468,15 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
     }
     while (x < xe) {
         const i64 slack = std::min(thr[0] - sn[0], thr[1] - sn[1]);
-        if (slack >= 8) {  // every weight is >= 1: the block ends before x + slack
+        // a block when it can hold 8 units (of the least weight: 1 unweighted; float sample
+        // weights scaled to integers weigh millions, where slack >= 8 would start a block, and
+        // its search, at almost every unit); every weight is >= 1: the block ends before x + slack
+        if (slack >= 8 * scan_wmin_) {
             const i64* hi = wpre + std::min<i64>(xe, x + slack) + 1;
             const int xb = static_cast<int>(std::upper_bound(wpre + x, hi, wpre[x] + slack) - wpre) - 1;
-            int32_t r = 0, r1 = 0;  // right-side weight and class-1 weight of the block
+            uint32_t r = 0, r1 = 0;  // right-side weight and class-1 weight of the block
             for (int y = x; y < xb; ++y) {
-                const int32_t m = -static_cast<int32_t>(Ba[y] >= la);
+                const uint32_t m = 0u - static_cast<uint32_t>(Ba[y] >= la);
                 r += w[y] & m;
                 r1 += w1[y] & m;
             }

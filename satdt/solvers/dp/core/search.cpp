@@ -64,6 +64,8 @@ Search::Search(const int32_t* rank, int m, int p, const int32_t* col_chain, cons
         for (int c = 0; c < C1_; ++c) unit_[c] = std::gcd(unit_[c], wext_[static_cast<size_t>(i) * C1_ + c]);
     for (int c = 0; c < C1_; ++c)
         if (unit_[c] == 0) unit_[c] = 1;
+    wdiv_.resize(wext_.size());
+    for (size_t x = 0; x < wext_.size(); ++x) wdiv_[x] = wext_[x] / unit_[x % C1_];
     // the same weights as (class, weight) lists of the nonzero entries: rows mostly hold one class
     nz_off_.assign(m_ + 1, 0);
     for (int i = 0; i < m_; ++i) {
@@ -494,8 +496,8 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
     const bool leafy = d - 1 == 1;  // depth-one children: classes only, no presence
     const int rowsF = leafy ? C_ : C1_;
     // counting by bitsets when its popcounts are fewer than the scattered increments (short
-    // chains: binary data); the estimate counts one plane per class row
-    const bool by_bits = bits_work(V, rowsF) * 1.5 < 0.5 * n * V.p;
+    // chains: binary data); the estimate counts one plane per class row (set_count_paths: forced)
+    const bool by_bits = bits_path_ >= 0 ? bits_path_ >= 1 : bits_work(V, rowsF) * 1.5 < 0.5 * n * V.p;
     ViewBits bits;
     std::vector<u64> maskL, maskR;
     if (by_bits) {

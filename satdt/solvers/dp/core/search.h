@@ -13,7 +13,8 @@
 // exact optimum when it is below ub (with its tree), else a lower bound >= ub (cached).
 //   - depth 1 from the column counts ("frequency counting" [2, sec. 4.2]);
 //   - depth 2 by the specialised pair-count solver [2, sec. 4.3]: pair counts per class by
-//     bitsets (one word per 64 rows, weight bit-planes) or, for long chains (thresholds of a
+//     bitsets (one word per 64 rows, weight bit-planes; weights of many bits: byte tables or
+//     row sums by AVX-512 BW / AVX2) or, for long chains (thresholds of a
 //     numeric feature), by 2-D histograms of two chains' buckets with suffix sums;
 //   - depth >= 2 by the root search: roots best-first by their children's lower bounds, the
 //     leaf-conflict bound, the similarity bound of every solved child on every other root
@@ -22,7 +23,7 @@
 //
 // Components (one class, its members defined by component):
 //   types.h, kernels.h      shared value types; popcount kernels (AVX-512 dispatch)
-//   view.h, view.cpp        a node's view; frequency counting (histograms, bitsets), presence,
+//   view.h, view.cpp        a node's view; frequency counting (histograms, bitsets, row sums), presence,
 //                           useful columns, sub-views
 //   memo.h                  the memo over (row set, depth); the pipeline's Overlay
 //   bounds.h                root queue, interval halving, incumbent
@@ -196,11 +197,20 @@ class Search {
     // whose children reach the incumbent's bound so is skipped. Bounds only: the same optimum.
     // set_missing_bound(false): off.
     void set_missing_bound(bool on) { missing_bound_ = on; }
-    // the pair solver's row sums for weights with many bits (PairWeights::rows; AVX-512 only);
+    // the row sums for weights with many bits (PairWeights::rows, ViewBits::rows; AVX-512 BW or AVX2);
     // off: the byte tables as before. Same counts either way. A wave clone keeps the default.
     void set_row_sums(bool on) { row_sums_ = on; }
+    // Which counts run with weights of many bit-planes (float sample weights scaled to integers:
+    // 20-odd planes a class): the root search's counts by bitsets (count_bits) or by scattered
+    // adds (count), and the pair solver's counts by bit-planes, byte tables or nibble tables.
+    // -1: each node's estimate (the default); bits 0: count on every node, 1: count_bits by
+    // planes, 2 / 3: count_bits by row sums (AVX-512 BW where the CPU has it / AVX2's) where the
+    // CPU has them and the class totals allow (else planes); pair 0 / 1: planes / tables (the
+    // row sums, set_row_sums, where the CPU has them), 2: AVX2's row sums. Same counts on every
+    // path; for the tests.
+    void set_count_paths(int bits, int pair) { bits_path_ = bits; pair_path_ = pair; }
     i64 row_sum_solves() const { return rowsums_; }
-    static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW)
+    static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW, or AVX2)
     // its work: the pairs' M solved (missing_bounds) and the roots it ruled out unevaluated
     std::pair<i64, i64> missing_bound_stats() const { return {mb_solves_, mb_skips_}; }
 
@@ -214,6 +224,7 @@ class Search {
     double pair_ops_;
     std::vector<i64> wext_;
     std::vector<i64> unit_;  // per column of wext_: the gcd of its entries (1 when all are 0)
+    std::vector<i64> wdiv_;  // wext_ / unit_, entry by entry: the values of the bit-planes
     std::vector<int> nz_off_, nz_cls_;
     std::vector<i64> nz_w_;
     View root_;
@@ -294,13 +305,16 @@ class Search {
     std::vector<i64> scratch_a_, scratch_b_;
     std::vector<int> scan_upos_, scan_ucls_;  // depth2_scan's units (row, class, weight), reused
     std::vector<i64> scan_uw_;
-    std::vector<int32_t> scan_bkt_, scan_w_, scan_w1_;  // depth2_scan's per-unit tables, reused
+    std::vector<int32_t> scan_bkt_;  // depth2_scan's per-unit tables, reused
+    std::vector<uint32_t> scan_w_, scan_w1_;
+    i64 scan_wmin_ = 1;  // the least of scan_w_ (its blocks' threshold)
     std::vector<i64> scan_wpre_, scan_w1pre_;
     std::unique_ptr<Pool> pool_;  // threads > 1 (see the constructor)
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
     bool pairing_ = true;
     bool missing_bound_ = true;  // see set_missing_bound
     bool row_sums_ = true;       // see set_row_sums
+    int bits_path_ = -1, pair_path_ = -1;  // see set_count_paths
     i64 rowsums_ = 0;            // pair solves by row sums (this object, not its wave clones)
     i64 mb_solves_ = 0, mb_skips_ = 0;  // see missing_bound_stats
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
@@ -440,6 +454,7 @@ class Search {
     void poll(double el);
 
     const i64* w(int row) const { return &wext_[static_cast<size_t>(row) * C1_]; }
+    const i64* wd(int row) const { return &wdiv_[static_cast<size_t>(row) * C1_]; }
 
     int argmax(const i64* v, int stride = 1) const {
         int best = 0;
@@ -521,7 +536,7 @@ class Search {
     // bit-planes of weight / unit_ (a popcount per bit of the weights, few for merged counts and
     // class weights), or, when the weights have many bits (float sample weights scaled to 2^32),
     // a table per byte of rows of the weights of each of its 256 subsets (8 lookups per word
-    // whatever the weights' bits), or per root the row sums (rows, count_root; AVX-512)
+    // whatever the weights' bits), or per root the row sums (rows, count_root; AVX-512 BW or AVX2)
     struct PairWeights {
         int C = 0, W = 0;
         bool table = false;
@@ -532,11 +547,12 @@ class Search {
         std::vector<int32_t> tab32;  // the same in 32 bits when its entries fit (half the cache)
         std::vector<u64> tab2;       // two classes whose totals are below 2^32: both in one word
                                      // (class 1 in the high half; the sums carry nothing across)
-        // row sums (AVX-512, class totals below 2^32): per root i, the weights of its rows
+        // row sums (AVX-512 BW or AVX2, class totals below 2^32): per root i, the weights of its rows
         // added into every column j > i that holds them (masked 32-bit adds, 16 columns per
         // instruction) instead of counting each pair; no tables (count_root)
         bool rows = false;
-        int S16 = 0, B16 = 0;            // a row's stride in 16-bit blocks; the blocks of T columns
+        bool avx2 = false;               // by AVX2's 8 lanes (no AVX-512 BW, or forced)
+        int S16 = 0;                     // a row's stride in 16-bit blocks
         std::vector<uint16_t> rowbits;   // n x S16 blocks: the columns right of each row
         std::vector<u64> cls;            // C x W: the rows with a weight of class c
         std::vector<uint32_t> w32;       // C x n: the rows' weights per class
@@ -547,6 +563,10 @@ class Search {
         void count_table(const E* tab, const u64* a, const u64* b, i64* P) const;
     };
     void pair_weights(const View& V, PairWeights& pw) const;
+    // the row sums' inputs (row_sums_into) for the first `classes` columns of the weights: the
+    // rows holding each (cls, classes x W words) and their weights (w32, classes x 64 W); false,
+    // nothing filled, when a column's total on V reaches 2^32 (the sums are 32-bit)
+    bool row_weights(const View& V, int classes, std::vector<u64>& cls, std::vector<uint32_t>& w32) const;
     void pair_threads(const View& V, const std::vector<i64>& F, const i64* N, PairBest& pb, bool by_bits,
                       const std::vector<u64>& bits, const PairWeights& pw);
     double bitset_ops(const View& V) const;

@@ -61,12 +61,11 @@ void Search::build_bits(const View& V, ViewBits& B) const {
     B.plane_shift.clear();
     for (int c = 0; c < C1_; ++c) {
         i64 mx = 0;
-        for (int r = 0; r < n; ++r) mx = std::max(mx, w(V.rows[r])[c] / unit_[c]);
+        for (int r = 0; r < n; ++r) mx |= wd(V.rows[r])[c];
         for (int k = 0; (mx >> k) > 0; ++k) {
             const size_t off = B.plane.size();
             B.plane.resize(off + W, 0);
-            for (int r = 0; r < n; ++r)
-                if (((w(V.rows[r])[c] / unit_[c]) >> k) & 1) B.plane[off + (r >> 6)] |= 1ULL << (r & 63);
+            for (int r = 0; r < n; ++r) B.plane[off + (r >> 6)] |= static_cast<u64>((wd(V.rows[r])[c] >> k) & 1) << (r & 63);
             B.plane_class.push_back(c);
             B.plane_shift.push_back(k);
         }
@@ -74,6 +73,40 @@ void Search::build_bits(const View& V, ViewBits& B) const {
     B.next.assign(T, -1);
     for (int k = 0; k < p; ++k)
         for (int j = V.col0[k]; j + 1 < V.col0[k + 1]; ++j) B.next[j] = j + 1;
+    B.rows = false;
+    const int NP = static_cast<int>(B.plane_class.size());
+    if (!row_sums_ || !Search::row_sums_available() || bits_path_ == 0 || bits_path_ == 1 || (bits_path_ < 0 && NP <= 2 * C1_))
+        return;
+    // many planes: the row sums instead (each class row's total below 2^32: 32-bit sums)
+    if (!row_weights(V, C1_, B.cls, B.w32)) return;
+    B.rows = true;
+    B.avx2 = !kAvx512bw || bits_path_ == 3;
+    B.plane.clear();
+    B.plane_class.clear();
+    B.plane_shift.clear();
+    const int S64 = (T + 63) / 64;
+    B.S16 = 4 * S64;
+    rows_from_columns(B.col, T, W, n, S64, B.rowbits);
+}
+
+bool Search::row_weights(const View& V, int classes, std::vector<u64>& cls, std::vector<uint32_t>& w32) const {
+    const int n = V.n(), W = (n + 63) / 64;
+    std::vector<i64> ctot(classes, 0);
+    for (int r : V.rows)
+        for (int c = 0; c < classes; ++c) ctot[c] += w(r)[c];
+    for (int c = 0; c < classes; ++c)
+        if (ctot[c] >= (i64{1} << 32)) return false;
+    cls.assign(static_cast<size_t>(classes) * W, 0);
+    w32.assign(static_cast<size_t>(classes) * 64 * W, 0);
+    for (int r = 0; r < n; ++r) {
+        const i64* wr = w(V.rows[r]);
+        for (int c = 0; c < classes; ++c)
+            if (wr[c] != 0) {
+                cls[static_cast<size_t>(c) * W + (r >> 6)] |= 1ULL << (r & 63);
+                w32[static_cast<size_t>(c) * 64 * W + r] = static_cast<uint32_t>(wr[c]);
+            }
+    }
+    return true;
 }
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -135,6 +168,13 @@ void Search::count_bits(const View& V, const ViewBits& B, const u64* mask, std::
                         std::vector<char>* present, int rows) const {
     const int T = V.T(), W = B.W, NP = static_cast<int>(B.plane_class.size());
     F.assign(static_cast<size_t>(C1_) * T, 0);
+    if (B.rows) {  // the row sums (build_bits): the weights themselves, no unit
+        for (int c = 0; c < rows; ++c)
+            row_sums_into(mask, &B.cls[static_cast<size_t>(c) * W], W, B.rowbits.data(), B.S16,
+                          &B.w32[static_cast<size_t>(c) * 64 * W], 0, T, B.avx2, &F[static_cast<size_t>(c) * T], 1);
+        if (present != nullptr) presence_bits(B, T, mask, *present);
+        return;
+    }
     std::vector<u64> mp(static_cast<size_t>(NP) * W);  // each plane restricted to the mask
     std::vector<int> planes;
     for (int pl = 0; pl < NP; ++pl) {

@@ -20,11 +20,13 @@ namespace satdt_dp {
 // owner's (pair_kinds reads its chains through owner_)
 Search::Search(const Search& o, int tid)
     : m_(o.m_), C_(o.C_), C1_(o.C1_), B_(o.B_), q_(o.q_), lc_(o.lc_), pair_ops_(o.pair_ops_), wext_(o.wext_),
-      unit_(o.unit_), nz_off_(o.nz_off_), nz_cls_(o.nz_cls_), nz_w_(o.nz_w_), arena_(o.arena_),
+      unit_(o.unit_), wdiv_(o.wdiv_), nz_off_(o.nz_off_), nz_cls_(o.nz_cls_), nz_w_(o.nz_w_), arena_(o.arena_),
       owner_(const_cast<Search*>(&o)), tid_(tid) {
     pair_lo_ = o.pair_lo_;
     pairing_ = o.pairing_;
     missing_bound_ = o.missing_bound_;
+    bits_path_ = o.bits_path_;
+    pair_path_ = o.pair_path_;
 }
 
 // the next root as the serial loop picks it (pick_root), among those `busy` does not exclude, with
