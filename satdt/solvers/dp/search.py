@@ -258,10 +258,12 @@ class CoreSearch(SearchBase):
     PAIRING: bool = True
     #: the missing rows' bound at depth-three nodes (core/roots.cpp, missing_bounds; bounds only)
     MISSING_BOUND: bool = True
-    #: ``(bits, pair)``: the counts forced on every node (``_core.Search.set_count_paths``: the
-    #: root search's by scattered adds 0 or bitsets 1, the pair solver's by bit-planes 0, byte
-    #: tables 1 or nibble tables 2; -1 the core's estimate); None, the estimate everywhere. The
-    #: same counts on every path: for the tests and benchmarks
+    #: ``(bits, pair)``: the counts forced on every node (``_core.Search.set_count_paths``; -1 the
+    #: core's estimate). The root search's: 0 scattered adds, 1 bitsets by bit-planes, 2 bitsets
+    #: by row sums where the CPU has them (AVX-512 BW, else AVX2; the weights' totals below 2^32),
+    #: 3 row sums by AVX2 even with AVX-512. The pair solver's: 0 bit-planes, 1 byte tables or,
+    #: where the CPU has them, row sums, 2 row sums by AVX2 even with AVX-512. None: the estimate
+    #: everywhere. The same counts on every path: for the tests and benchmarks
     COUNT_PATHS: tuple[int, int] | None = None
 
     def __init__(self, problem: BinaryProblem, deadline: Deadline, pair_ops: float,

@@ -208,6 +208,7 @@ class Search {
     // CPU has them and the class totals allow (else planes); pair 0 / 1: planes / tables (the
     // row sums, set_row_sums, where the CPU has them), 2: AVX2's row sums. Same counts on every
     // path; for the tests.
+    // the counts forced on every node (tests, benchmarks; -1: the estimate): CoreSearch.COUNT_PATHS
     void set_count_paths(int bits, int pair) { bits_path_ = bits; pair_path_ = pair; }
     i64 row_sum_solves() const { return rowsums_; }
     static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW, or AVX2)
