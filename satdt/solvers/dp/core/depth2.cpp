@@ -383,25 +383,17 @@ void Search::PairWeights::count(const u64* a, const u64* b, i64* P) const {
 bool row_sums_into(const u64* a, const u64* b, int W, const uint16_t* rowbits, int S16, const uint32_t* w, int j0,
                    int T, bool avx2, i64* out, size_t stride) {
 #ifdef SATDT_ROW_SUMS
+    if (!avx2 && !kAvx512bw) return false;
     alignas(64) uint32_t sums[128];
-    if (avx2) {  // blocks of 8 columns, 8 blocks a pass
-        const uint8_t* rb = reinterpret_cast<const uint8_t*>(rowbits);
-        const int B8 = (T + 7) / 8;
-        for (int b0 = j0 >> 3; b0 < B8; b0 += 8) {
-            const int nb = std::min(8, B8 - b0);
-            kRowSums8[nb](a, b, W, rb, 2 * S16, b0, w, sums);
-            for (int j = std::max(j0, 8 * b0), j1 = std::min(T, 8 * (b0 + nb)); j < j1; ++j)
-                out[static_cast<size_t>(j) * stride] = sums[j - 8 * b0];
-        }
-        return true;
-    }
-    if (!kAvx512bw) return false;
-    const int B16 = (T + 15) / 16;
-    for (int b0 = j0 >> 4; b0 < B16; b0 += 8) {
-        const int nb = std::min(8, B16 - b0);
-        kRowSums[nb](a, b, W, rowbits, S16, b0, w, sums);
-        for (int j = std::max(j0, 16 * b0), j1 = std::min(T, 16 * (b0 + nb)); j < j1; ++j)
-            out[static_cast<size_t>(j) * stride] = sums[j - 16 * b0];
+    const int L = avx2 ? 8 : 16, B = (T + L - 1) / L;  // columns a vector (AVX2 / AVX-512 BW); blocks
+    for (int b0 = j0 / L; b0 < B; b0 += 8) {  // 8 blocks a pass
+        const int nb = std::min(8, B - b0);
+        if (avx2)
+            kRowSums8[nb](a, b, W, reinterpret_cast<const uint8_t*>(rowbits), 2 * S16, b0, w, sums);
+        else
+            kRowSums[nb](a, b, W, rowbits, S16, b0, w, sums);
+        for (int j = std::max(j0, L * b0), j1 = std::min(T, L * (b0 + nb)); j < j1; ++j)
+            out[static_cast<size_t>(j) * stride] = sums[j - L * b0];
     }
     return true;
 #else

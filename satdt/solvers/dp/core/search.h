@@ -200,15 +200,12 @@ class Search {
     // the row sums for weights with many bits (PairWeights::rows, ViewBits::rows; AVX-512 BW or AVX2);
     // off: the byte tables as before. Same counts either way. A wave clone keeps the default.
     void set_row_sums(bool on) { row_sums_ = on; }
-    // Which counts run with weights of many bit-planes (float sample weights scaled to integers:
-    // 20-odd planes a class): the root search's counts by bitsets (count_bits) or by scattered
-    // adds (count), and the pair solver's counts by bit-planes, byte tables or nibble tables.
-    // -1: each node's estimate (the default); bits 0: count on every node, 1: count_bits by
-    // planes, 2 / 3: count_bits by row sums (AVX-512 BW where the CPU has it / AVX2's) where the
-    // CPU has them and the class totals allow (else planes); pair 0 / 1: planes / tables (the
-    // row sums, set_row_sums, where the CPU has them), 2: AVX2's row sums. Same counts on every
-    // path; for the tests.
-    // the counts forced on every node (tests, benchmarks; -1: the estimate): CoreSearch.COUNT_PATHS
+    // The counts forced on every node (tests, benchmarks; CoreSearch.COUNT_PATHS), -1 each
+    // node's estimate (the default). bits, the root search's: 0 scattered adds (count), 1 bitsets
+    // by bit-planes (count_bits), 2 / 3 bitsets by row sums (AVX-512 BW where the CPU has it /
+    // AVX2's) where the CPU has them and the class totals allow, else planes. pair, the pair
+    // solver's: 0 bit-planes, 1 byte tables (the row sums instead, set_row_sums, where the CPU
+    // has them), 2 AVX2's row sums. Same counts on every path.
     void set_count_paths(int bits, int pair) { bits_path_ = bits; pair_path_ = pair; }
     i64 row_sum_solves() const { return rowsums_; }
     static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW, or AVX2)

@@ -56,37 +56,36 @@ void Search::build_bits(const View& V, ViewBits& B) const {
     const int T = V.T(), n = V.n(), p = V.p, W = (n + 63) / 64;
     B.W = W;
     column_bits(V, W, B.col);
+    B.next.assign(T, -1);
+    for (int k = 0; k < p; ++k)
+        for (int j = V.col0[k]; j + 1 < V.col0[k + 1]; ++j) B.next[j] = j + 1;
     B.plane.clear();
     B.plane_class.clear();
     B.plane_shift.clear();
+    std::vector<i64> mx(C1_, 0);  // per class row: the bits of its largest weight / unit
+    int NP = 0;
     for (int c = 0; c < C1_; ++c) {
-        i64 mx = 0;
-        for (int r = 0; r < n; ++r) mx |= wd(V.rows[r])[c];
-        for (int k = 0; (mx >> k) > 0; ++k) {
+        for (int r = 0; r < n; ++r) mx[c] |= wd(V.rows[r])[c];
+        for (int k = 0; (mx[c] >> k) > 0; ++k) ++NP;
+    }
+    // many planes: the row sums instead (each class row's total below 2^32: 32-bit sums)
+    B.rows = row_sums_ && Search::row_sums_available() && bits_path_ != 0 && bits_path_ != 1 &&
+             (bits_path_ >= 0 || NP > 2 * C1_) && row_weights(V, C1_, B.cls, B.w32);
+    if (B.rows) {
+        B.avx2 = !kAvx512bw || bits_path_ == 3;
+        const int S64 = (T + 63) / 64;
+        B.S16 = 4 * S64;
+        rows_from_columns(B.col, T, W, n, S64, B.rowbits);
+        return;
+    }
+    for (int c = 0; c < C1_; ++c)
+        for (int k = 0; (mx[c] >> k) > 0; ++k) {
             const size_t off = B.plane.size();
             B.plane.resize(off + W, 0);
             for (int r = 0; r < n; ++r) B.plane[off + (r >> 6)] |= static_cast<u64>((wd(V.rows[r])[c] >> k) & 1) << (r & 63);
             B.plane_class.push_back(c);
             B.plane_shift.push_back(k);
         }
-    }
-    B.next.assign(T, -1);
-    for (int k = 0; k < p; ++k)
-        for (int j = V.col0[k]; j + 1 < V.col0[k + 1]; ++j) B.next[j] = j + 1;
-    B.rows = false;
-    const int NP = static_cast<int>(B.plane_class.size());
-    if (!row_sums_ || !Search::row_sums_available() || bits_path_ == 0 || bits_path_ == 1 || (bits_path_ < 0 && NP <= 2 * C1_))
-        return;
-    // many planes: the row sums instead (each class row's total below 2^32: 32-bit sums)
-    if (!row_weights(V, C1_, B.cls, B.w32)) return;
-    B.rows = true;
-    B.avx2 = !kAvx512bw || bits_path_ == 3;
-    B.plane.clear();
-    B.plane_class.clear();
-    B.plane_shift.clear();
-    const int S64 = (T + 63) / 64;
-    B.S16 = 4 * S64;
-    rows_from_columns(B.col, T, W, n, S64, B.rowbits);
 }
 
 bool Search::row_weights(const View& V, int classes, std::vector<u64>& cls, std::vector<uint32_t>& w32) const {
