@@ -320,6 +320,8 @@ def test_the_heuristic_lane_yields_its_core_to_a_proof_in_reach(seed, monkeypatc
         monkeypatch.setattr(CoreSearch, "set_solo", lambda self, on: (solo_calls.append(on), original_solo(self, on))[1])
         monkeypatch.setattr(anytime._State, "complete", complete)
         monkeypatch.setattr(anytime, "_heuristic_rounds", rounds)
+        # one first slice (its pieces would go on while the roots set by hand keep falling)
+        monkeypatch.setattr(anytime, "_first_slice", lambda state, slice_s, end: state.complete(slice_s))
         # the bound set by hand is the only one (the rows' bound would raise it: test_rows_bound.py)
         monkeypatch.setattr(anytime._State, "rows_bound", lambda self, *a: False)
         res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=3600, n_jobs=2)
@@ -332,6 +334,56 @@ def test_the_heuristic_lane_yields_its_core_to_a_proof_in_reach(seed, monkeypatc
             assert True not in solo_calls[solo_calls.index(False):]
         else:
             assert seen["nice"] == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+class _PieceClock:
+    """A deadline's clock that moves only when a fake slice runs."""
+
+    def __init__(self):
+        self.t = 0.0
+
+    def elapsed(self) -> float:
+        return self.t
+
+    def expired(self) -> bool:
+        return False
+
+
+class _PieceState:
+    """A lane whose complete slices take their whole cap, rule out ``done[k]`` top-level roots in
+    all after slice k + 1, and finish at slice ``finish`` (1-based)."""
+
+    def __init__(self, done, finish=None):
+        from types import SimpleNamespace
+
+        self.search = SimpleNamespace(deadline=_PieceClock())
+        self.roots, self.caps, self.done, self.finish = None, [], list(done), finish
+
+    def complete(self, cap):
+        self.caps.append(cap)
+        self.search.deadline.t += cap
+        if len(self.caps) == self.finish:
+            return True
+        self.roots = (self.done[len(self.caps) - 1], 100)
+        return False
+
+
+@pytest.mark.parametrize("done, end, finish, caps, finished", [
+    ([0], 30.0, None, [6.0], False),                      # no root ruled out: the heuristics next
+    ([3, 3], 30.0, None, [6.0, 6.0], False),              # the second piece ruled out none
+    ([3, 8, 12, 20, 30, 40], 30.0, None, [6.0] * 5, False),  # pieces to the end of the slice
+    ([3, 8, 12, 20], 20.0, None, [6.0, 6.0, 6.0, 2.0], False),  # the last piece cut at the end
+    ([3, 8], 30.0, 2, [6.0, 6.0], True),                  # proven in the second piece
+    ([5], 6.0, None, [6.0], False),                       # a limit <= 60 s: one piece, as before
+])
+def test_the_first_slice_goes_on_in_pieces_while_they_rule_out_roots(done, end, finish, caps, finished):
+    """_first_slice: past a 60 s limit the first slice (FIRST_SLICE of the limit) runs in pieces of
+    FIRST_SLICE_MAX seconds, each followed by another only while it ruled out a top-level root."""
+    from satdt.solvers.dp import anytime
+
+    state = _PieceState(done, finish)
+    assert anytime._first_slice(state, anytime.FIRST_SLICE_MAX, end) is finished
+    assert state.caps == caps
 
 
 @pytest.mark.parametrize("seed", range(6))
