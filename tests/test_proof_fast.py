@@ -60,6 +60,7 @@ def test_opt_small_with_a_target_matches_plain_recursion(batch, dense, narrow, m
     monkeypatch.setattr(CHECK, "BATCH", batch)  # tiny batches: every root feature split in pieces
     monkeypatch.setattr(CHECK, "DENSE", dense)  # 0: the branch and bound, never the plain enumeration
     monkeypatch.setattr(CHECK, "SMALL", CHECK.SMALL if dense else -1)
+    monkeypatch.setattr(CHECK, "PAIRS", CHECK.PAIRS if dense else 0)  # (nor the block pairs)
     monkeypatch.setattr(CHECK, "NARROW", narrow)  # 0: the counts in int32, as on 2^15 rows or more
     for seed in range(60 if batch > 1 else 25):
         cst, S, allowed = _instance(seed)
@@ -87,6 +88,7 @@ def test_opt_small_matches_the_brute_force_regularized(seed):
 def test_opt_small_has_no_int32_overflow_for_large_lam_denominators(dense, monkeypatch):
     monkeypatch.setattr(CHECK, "DENSE", dense)
     monkeypatch.setattr(CHECK, "SMALL", CHECK.SMALL if dense else -1)
+    monkeypatch.setattr(CHECK, "PAIR_ROWS", 10 ** 9 if dense else 0)  # the block pairs on every set, or never
     rng = np.random.default_rng(0)
     X, y = rng.integers(0, 6, size=(40, 2)).astype(float), rng.integers(0, 2, size=40)
     S, q = np.arange(40), 3_000_000_000  # q * errors passes 2^31: the counts are widened first
@@ -102,6 +104,7 @@ def test_dense_enumeration_with_run_gaps_equals_the_branch_and_bound(narrow, mon
     long runs, ties, listed thresholds and the regularized cost; and against plain recursion on
     the smaller ones."""
     monkeypatch.setattr(CHECK, "NARROW", narrow)
+    monkeypatch.setattr(CHECK, "PAIRS", 0)  # (the block pairs: their own test)
     for seed in range(40):
         rng = np.random.default_rng(1000 + seed)
         n, p, C = int(rng.integers(2, 90)), int(rng.integers(1, 4)), int(rng.integers(2, 7))
@@ -558,3 +561,73 @@ def _check_mutant(d: Path, tmp: Path, claims: list[dict]) -> None:
     with gzip.open(bad / "claims.jsonl.gz", "wt") as fh:
         fh.write("".join(json.dumps(c) + "\n" for c in claims))
     check(bad)
+
+
+def _pairs_instance(seed: int):
+    """Small random data for the block pairs: ties, duplicate rows of several classes, 1-4 features, 2-5 classes, errors
+    or regularized costs, listed thresholds on some features, and a set: every row, a subset or one row."""
+    rng = np.random.default_rng(5000 + seed)
+    n, p, C = int(rng.integers(1, 40)), int(rng.integers(1, 5)), int(rng.integers(2, 6))
+    X = rng.integers(0, int(rng.integers(1, 12)), size=(n, p)).astype(float)
+    X = np.vstack([X, X[: n // 4]])  # copies, their classes drawn anew (conflicts)
+    y = rng.integers(0, C, size=X.shape[0]) if seed % 3 else np.minimum(X[:, 0] // 3, C - 1).astype(int)
+    q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, 2 * n)))
+    allowed = {f: np.unique(rng.integers(0, 12, size=3) + 0.5) for f in range(p) if rng.random() < 0.7} \
+        if seed % 4 == 3 else None
+    S = [np.arange(X.shape[0]), np.flatnonzero(rng.random(X.shape[0]) < 0.5), np.array([int(rng.integers(X.shape[0]))])]
+    return _Costs(X, y, C, q, lc), S[seed % 5 % 3], allowed
+
+
+def test_depth2_by_block_pairs_equals_plain_recursion(monkeypatch):
+    """``_pairs`` (the class counts of every pair of blocks of two features, then 2-D running sums restarted per
+    feature) forced on every set: ``_best`` on its counts, and opt_small with a target, equal plain recursion over every
+    test on 300 random instances."""
+    monkeypatch.setattr(CHECK, "PAIR_ROWS", 10 ** 9)  # (else only sets of many rows a block pair)
+    used = 0
+    for seed in range(300):
+        cst, S, allowed = _pairs_instance(seed)
+        ref = _naive(cst, S, 2, allowed)
+        counts = CHECK._pairs(cst, S, allowed)
+        used += counts is not None
+        assert counts is None or min(cst.leaf(S), int(CHECK._best(cst, *counts, 2)[0])) == ref, seed
+        for t in (ref - 1, ref, ref + 1):
+            assert opt_small(cst, S, 2, allowed, t) == min(t, ref), (seed, t)
+    assert used == 300
+
+
+def test_block_pairs_only_where_they_pay_and_fit(monkeypatch):
+    """None (the other routes) on a set of few rows for the data's blocks, on data of more blocks than PAIRS allows,
+    and on a set of more distinct (row, class) pairs than PAIRS allows; the cache follows the listed thresholds."""
+    X = np.column_stack([np.arange(100) % 5, np.arange(100) % 5]).astype(float)  # 2 x (6 + 6)^2 <= 8 x 3 pairs x rows
+    cst = _Costs(X, np.arange(100) % 2, 2, 1, 0)
+    assert CHECK._pairs(cst, np.arange(100), None) is not None and CHECK._pairs(cst, np.arange(10), None) is None
+    assert CHECK._pairs(cst, np.arange(100), {0: np.array([1.5])})[3].shape[-1] == 3  # blocks: 2 of x0, 1 of x1
+    big = np.arange(800, dtype=float).reshape(400, 2)  # 2 x 802^2 > PAIRS
+    assert CHECK._pairs(_Costs(big, np.arange(400) % 2, 2, 1, 0), np.arange(400), None) is None
+    X = np.array([[a, b, c] for a in range(4) for b in range(4) for c in range(4)] * 2, dtype=float)
+    monkeypatch.setattr(CHECK, "PAIRS", 500)  # 2 x 15^2 = 450 blocks^2; 128 (row, class) pairs x 6 pairs = 768
+    cst = _Costs(X, np.arange(128) // 64, 2, 1, 0)
+    assert CHECK._pairs(cst, np.arange(128), None) is None and CHECK._pairs(cst, np.arange(64), None) is not None
+
+
+def test_depth2_claims_by_block_pairs_are_accepted_and_raised_bounds_rejected(tmp_path, monkeypatch):
+    """A depth-3 certificate on 1,200 rows, 3 integer features of 25-30 values (more than 64 tests: no batches): its
+    depth2 claims (bounds by the compiled DP) go to the block pairs, the certificate is accepted, and a depth2 bound
+    raised by 1 is rejected, naming that claim."""
+    rng = np.random.default_rng(11)
+    X = np.column_stack([rng.integers(0, 30, 1200), rng.integers(0, 25, 1200), rng.integers(0, 28, 1200)]).astype(float)
+    data = prepare(X, ((X[:, 0] > 12) ^ (X[:, 1] > 9) ^ (rng.random(1200) < 0.2) ^ (X[:, 2] > 20)).astype(int))
+    res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=3)
+    d = tmp_path / "cert"
+    certify_result(res, data, d, max_depth=3)
+    calls, pairs = [], CHECK._pairs
+    monkeypatch.setattr(CHECK, "_pairs", lambda *a: calls.append(out := pairs(*a)) or out)
+    assert "optimal" in check(d)
+    claims = _claims(d)
+    depth2 = [i for i, c in enumerate(claims) if c["rule"] == "depth2" and c["depth"] == 2]
+    assert len(depth2) >= 10 and sum(c is not None for c in calls) >= len(depth2) // 2, (len(depth2), calls.count(None))
+    for i in depth2[:3] + depth2[-3:]:
+        c = claims[i]
+        bad = [dict(c, bound=c["bound"] + 1) if j == i else e for j, e in enumerate(claims)]
+        with pytest.raises(Invalid, match=rf"^claim {i} \(depth 2, bound {c['bound'] + 1}, depth2\)"):
+            _check_mutant(d, tmp_path, bad)

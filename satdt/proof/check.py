@@ -7,12 +7,12 @@ imports nothing from satdt's search, encodings or binarizer (a test parses the i
 Costs are integers ``q * errors + lc * leaves``. A claim ``(rows of path, k, b)`` says every tree of depth ``<= k`` on
 those rows costs ``>= b``, by one rule: ``leaf`` (one leaf, or two leaves and the conflicts of identical rows),
 ``split`` (for every test that splits the rows, or a range of tests, earlier claims on the two sides whose bounds sum
-to ``>= b``), ``depth2`` (``k <= 2``: the checker's own optimum, by enumeration or a branch and bound), ``enum`` (at
-most 64 rows: the checker's own optimum over every row set <= k tests reach), ``similar`` (an earlier claim on a set
-differing by m rows' weight, minus ``q m``). Set equality: the count and two random 64-bit sums of per-row keys drawn
-at each run. DT_depth / DT_size: such a DAG over the witness rows (costs ``errors`` or ``(m + 2) errors + leaves``) or
-their DRUP proof. A categorical column is read as one 0/1 column per category (:func:`~.trusted.expand`), whose one
-gap is the test ``x == v``. Format and rules: ``FORMAT.md``."""
+to ``>= b``), ``depth2`` (``k <= 2``: the checker's own optimum, by enumeration, block pairs or a branch and bound),
+``enum`` (at most 64 rows: the checker's own optimum over every row set <= k tests reach), ``similar`` (an earlier
+claim on a set differing by m rows' weight, minus ``q m``). Set equality: the count and two random 64-bit sums of
+per-row keys drawn at each run. DT_depth / DT_size: such a DAG over the witness rows (costs ``errors`` or ``(m + 2)
+errors + leaves``) or their DRUP proof. A categorical column is read as one 0/1 column per category
+(:func:`~.trusted.expand`), whose one gap is the test ``x == v``. Format and rules: ``FORMAT.md``."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 BATCH, CLAIMS = 500_000, 512  # counts the depth-2 B&B holds at once (cache: 1.5x faster than 4M); depth2 claims at once
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
+PAIRS, PAIR_ROWS = DENSE ** 2, 8  # depth 2 by block pairs if classes x blocks^2 <= PAIRS <= PAIR_ROWS x rows x pairs
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
@@ -42,6 +43,7 @@ class _Costs:
 
     def __init__(self, X: np.ndarray, y: np.ndarray, C: int, q: int, lc: int):
         self.X, self.y, self.C, self.q, self.lc, self.n, self._codes = X, y, C, q, lc, X.shape[0], [None, None]
+        self._pairs = [None, None]
         self.group = g = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
         self.pure = _uniq(g * C + y).size == g.max(initial=-1) + 1  # identical rows share their class: no conflict
         self.keys = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
@@ -157,16 +159,47 @@ def _counts(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0
     return tot.astype(dt)[None], Lc[None], Hc[None], LL
 
 
+def _pairs(cst: _Costs, S: np.ndarray, allowed: dict | None) -> tuple | None:
+    """:func:`_counts` at depth 2 over every gap of S, from its class counts in each pair of blocks of two features f
+    <= g (f = g: the diagonal, each block's counts) on the blocks S holds, then 2-D running sums restarted per feature
+    (each feature's blocks hold every row: the earlier features sum to f x the totals). None when a block pair gets few
+    rows (the other routes cost less) or the data too many blocks or distinct rows (cached: each row's (class, distinct
+    row) id, per id its pair ids ``(c U + a) U + b``, a, b its :meth:`_Costs.codes`, each block's feature, U)."""
+    if cst._pairs[0] is not allowed or cst._pairs[1] is None:
+        (codes, off), (f, g) = cst.codes(allowed), np.triu_indices(cst.X.shape[1])
+        _, at, ids = np.unique(cst.y * cst.n + cst.group, return_index=True, return_inverse=True)
+        B, U = codes[at], int(off[-1])
+        cst._pairs = [allowed, cst.C * U * U <= PAIRS and at.size * f.size <= 8 * PAIRS and (ids.reshape(-1), (
+            cst.y[at, None] * U + B[:, f]) * U + B[:, g], np.repeat(np.arange(off.size - 1), np.diff(off)), U)]
+    if not cst._pairs[1]:
+        return None
+    ids, pid, fe, U = cst._pairs[1]
+    if cst.C * U * U > PAIR_ROWS * S.size * pid.shape[1] or (j := np.flatnonzero(w := np.bincount(ids[S]))).size * \
+            pid.shape[1] > PAIRS:
+        return None
+    H = np.bincount(pid[j].ravel(), np.repeat(w[j].astype(float), pid.shape[1]), cst.C * U * U).reshape(cst.C, U, U)
+    h = np.flatnonzero(H.diagonal(0, 1, 2).sum(0))  # the blocks S holds, their features
+    H, d, fe = H.take(h, 1).take(h, 2).astype(np.int32), np.arange(h.size), fe[h].astype(np.int32)
+    cnt, tot = H[:, d, d], np.bincount(cst.y[S], minlength=cst.C).astype(np.int32)
+    H += H.transpose(0, 2, 1)
+    H[:, d, d], Lc = cnt, np.cumsum(cnt, 1, dtype=np.int32) - fe * tot[:, None]
+    H = np.cumsum(H, 1, dtype=np.int32) - fe[:, None] * cnt[:, None, :]
+    return tot[None], Lc[None], Lc[None], (np.cumsum(H, 2, dtype=np.int32) - fe * Lc[:, :, None])[None]
+
+
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
     """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every axis-aligned test (every
     gap of S) or the ``allowed`` thresholds (a test that does not split S is a real tree too: counting it changes no
-    minimum). Depth 2 is a branch and bound over root gaps: the left side's optimum only grows with the gap and the
-    right side's only shrinks (a tree on a set is one on its subsets, no costlier) by <= q a row, so a gap with x rows
-    left strictly between evaluated gaps a < a' (xa, xa' rows) costs >= max(left(a), left(a') - q (xa' - x)) + max(right(a'),
-    right(a) - q (x - xa)), convex in x (least at an end or by a kink); such an interval is split until that reaches T."""
+    minimum). Depth 2: :func:`_pairs` when it applies, else a branch and bound over root gaps: the left side's optimum
+    only grows with the gap and the right side's only shrinks (a tree on a set is one on its subsets, no costlier) by <=
+    q a row, so a gap with x rows left strictly between evaluated gaps a < a' (xa, xa' rows) costs >= max(left(a), left(a')
+    - q (xa' - x)) + max(right(a'), right(a) - q (x - xa)), convex in x (least at an end or by a kink); such an interval
+    is split until that reaches T."""
     T = min(cst.leaf(S) if S.size else cst.lc, 2 ** 63 if target is None else int(target))
     if k == 0 or S.size == 0 or T <= cst.lc:  # (every tree costs >= lc: one leaf or more, errors >= 0)
         return T
+    if k == 2 and (counts := _pairs(cst, S, allowed)) is not None:
+        return min(T, int(_best(cst, *counts, 2)[0]))
     q, lc, C, n, y, (R, u) = cst.q, cst.lc, cst.C, S.size, cst.y[S], _blocks(cst, S, allowed)
     if int((u - 1).sum()) <= SMALL:  # few tests: plain enumeration, every gap a depth-1 test too (no runs)
         return min(T, int(_best(cst, *_counts(cst, S, k, G := _left(R, u), G, T), k)[0]))
@@ -250,7 +283,7 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
 
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
-    allowed, X, label = allowed_thresholds(man, where), cst.X, labels(where)
+    allowed, X, label, XT, prev = allowed_thresholds(man, where), cst.X, labels(where), np.ascontiguousarray(cst.X.T), []
     done, todo, (R, u) = [], [], _blocks(cst, np.arange(cst.n), allowed)  # (rows, key, bound, depth) of each claim
     G = _left(R, u) if 0 < int((u - 1).sum()) <= 64 else None  # checked; todo: depth2 claims, checked at the end on all these
     with open_text(path) as fh:
@@ -258,11 +291,13 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             try:
                 c = json.loads(line)
                 cid, k, b, rule = int(c["id"]), int(c["depth"]), int(c["bound"]), c["rule"]
-                S = np.arange(cst.n)
-                for f, t, side in c["path"]:
-                    e, t = test_of(where, f, t)
-                    go = X[S, e] <= t
-                    S = S[go] if side == "L" else S[~go] if side == "R" else None
+                i = next((i for i, (a, p) in enumerate(zip(c["path"], prev)) if a != p[0]), min(len(c["path"]), len(prev)))
+                S, prev = prev[i - 1][1] if i else np.arange(cst.n), prev[:i]  # (the start shared with the last path)
+                for step in c["path"][i:]:
+                    e, t = test_of(where, *step[:2])
+                    go = XT[e].take(S) <= t
+                    S = S[go] if step[2] == "L" else S[~go] if step[2] == "R" else None
+                    prev.append((step, S))
             except Exception as exc:  # noqa: BLE001 - any malformed line is invalid
                 raise Invalid(f"claims line {line_no + 1}: malformed ({exc})") from None
             at = f"claim {cid} (depth {k}, bound {b}, {rule})"
