@@ -10,8 +10,10 @@ round, then the median of the rounds), wall-clock and CPU milliseconds.
 
 Part ``missing``: the learned-direction optimum (``missing="learn"``, ``n_jobs=1``) at depth 3 on
 Quant-BnB sets (``../shared/datasets/quantbnb``) with 5 % / 20 % of the entries removed at random
-(seed 0, as ``bench_weights.py``), CPU seconds of one thread, the roots evaluated and the depth-two
-scans, against the complete-data solve of the current tree; ``--jobs 2``: the same with
+(seed 0, as ``bench_weights.py``), and the complete data (``0 %``), CPU seconds of one thread, the
+roots evaluated and the depth-two scans, against the complete-data solve of the current tree
+(with ``--before``: each run of the older tree followed by one of this one, after/before the
+median of the pairs' ratios); ``--jobs 2``: the same with
 ``n_jobs=2`` (the threaded root search; CPU seconds of the process, both threads).
 
 Part ``weights``: ``DPTreeClassifier(max_depth=d, n_jobs=1).fit`` on the DL8.5 sets at depths
@@ -219,13 +221,15 @@ def part_fit(before: str | None, repeat: int, rounds: int, sets: list[str]) -> N
 
 
 def part_missing(before: str | None, repeat: int, sets: list[str], depth: int, jobs: int = 1) -> None:
-    print("| set | removed | complete_s | before_s | after_s | after/before | after/complete | "
+    """Per set: the complete data ("0 %") and 5 % / 20 % removed; with ``before``, each run of the
+    older tree followed by one of this tree (``repeat`` pairs, a fresh process each), after/before
+    the median of the pairs' ratios."""
+    print("| set | depth | removed | complete_s | before_s | after_s | after/before | after/complete | "
           "before roots / scans | after roots / scans | errors |")
-    print("|---" * 10 + "|")
+    print("|---" * 11 + "|")
     for name in sets:
-        complete = statistics.median(_run("missing", str(ROOT), name, "0", str(depth), str(jobs))["cpu"]
-                                     for _ in range(repeat))
-        for rate in (0.05, 0.20):
+        complete = None
+        for rate in (0.0, 0.05, 0.20):
             a, b = [], []
             for _ in range(repeat):
                 if before:
@@ -233,9 +237,12 @@ def part_missing(before: str | None, repeat: int, sets: list[str], depth: int, j
                 a.append(_run("missing", str(ROOT), name, str(rate), str(depth), str(jobs)))
             ta = statistics.median(x["cpu"] for x in a)
             tb = statistics.median(x["cpu"] for x in b) if b else float("nan")
+            ratio = statistics.median(x["cpu"] / y["cpu"] for x, y in zip(a, b)) if b else float("nan")
+            if rate == 0:
+                complete = ta
             if b and b[0]["objective"] != a[0]["objective"]:
                 raise AssertionError(f"{name} {rate}: optimum {a[0]['objective']} != before {b[0]['objective']}")
-            print(f"| {name} | {int(rate * 100)} % | {complete:.3f} | {tb:.3f} | {ta:.3f} | {ta / tb:.2f} | "
+            print(f"| {name} | {depth} | {int(rate * 100)} % | {complete:.3f} | {tb:.3f} | {ta:.3f} | {ratio:.2f} | "
                   f"{ta / complete:.2f} | " + (f"{b[0]['roots']} / {b[0]['scans']}" if b else "-")
                   + f" | {a[0]['roots']} / {a[0]['scans']} | {a[0]['objective']:g} |", flush=True)
 

@@ -16,8 +16,9 @@ The compiled DP core finds the two copies of a feature again (adjacent chains wh
 related row by row: ``satdt/solvers/dp/core/scan.cpp``, ``pair_kinds``) and, in its depth-two
 scan, walks them as one chain: one pass over the present rows per root, the missing rows a
 block whose side is tried both ways at every threshold; where a node has no missing value of
-the feature, the second copy is skipped (its thresholds split the node's rows as the first
-copy's). The same split points are met, so the optimum is unchanged (tests/test_missing.py
+the feature, the second copy is skipped, as the stumps' chain and as roots (its thresholds split
+the node's rows as the first copy's: ``copy_roots``). The same split points are met, so the
+optimum is unchanged (tests/test_missing.py
 compares it with brute force, with the core without the pairs, with the numpy reference and
 with the threads).
 

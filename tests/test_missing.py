@@ -406,3 +406,68 @@ def test_core_missing_rows_bound_matches_brute_force_threads_and_tight_bounds(bl
                     loose = _bound_search(problem, on, n_jobs=n_jobs).run(depth, best + 1)
                     assert loose.finished and loose.node is not None and loose.cost == best, (seed, depth, n_jobs, on)
     assert solved > 10 and ruled_out > 0, (solved, ruled_out)  # the bound was computed and used
+
+
+def _copy_search(problem, skip, n_jobs=1, pair_ops=0.0):
+    search = _core_search(problem, True, n_jobs=n_jobs, pair_ops=pair_ops)
+    search._core.set_skip_copy_roots(skip)
+    return search
+
+
+def _copy_problem(seed):
+    """Instances whose depth-two scans meet nodes without a missing value of a feature (a pair's
+    second chain then copies the first): 16-40 rows, 1-3 features with 4-14 values, 3-30 % of
+    the entries missing, 2-3 classes, integer weights on some."""
+    from dataclasses import replace
+
+    from satdt.binarize import Binarizer
+    from satdt.data import prepare
+    from satdt.missing import augment
+
+    rng = np.random.default_rng(11000 + seed)
+    n, p, k = int(rng.integers(16, 41)), int(rng.integers(1, 4)), 2 + int(seed % 3 == 2)
+    X = rng.integers(0, int(rng.integers(4, 15)), size=(n, p)).astype(float)
+    X[rng.random((n, p)) < (0.03, 0.1, 0.3)[seed % 3]] = np.nan
+    X[0, :] = np.nan  # every feature has a missing value (each is a pair)
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    w = rng.integers(1, 4, size=n) if seed % 4 == 1 else np.ones(n, dtype=np.int64)
+    data = replace(prepare(X, y, missing=True), weight=None if seed % 4 != 1 else w.astype(np.int64))
+    return X, y, w.astype(float), Binarizer("all").problem(augment(data)[0])
+
+
+@pytest.mark.parametrize("block", [0] + [pytest.param(b, marks=pytest.mark.slow) for b in range(1, 4)])
+def test_core_scan_copy_roots_match_brute_force_every_root_and_threads(block):
+    """The depth-two scan leaves the roots of a pair's second chain to their copies in the first
+    on a node without a missing value of the feature (core/scan.cpp, copy_roots). On and off,
+    one and two threads (the top node's roots in waves: the clones read the owner's switch), the
+    core without the pairs: the same optimum at depths 2 and 3, brute force at depth 2 and on the
+    small instances at depth 3; with the optimum as the upper bound (no tree, a bound >= it) and
+    the optimum + 1 (the optimum) the answers agree too, so the copies' bounds are sound."""
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
+
+    skipped = 0
+    for seed in range(24 * block, 24 * block + 24):
+        X, y, w, problem = _copy_problem(seed)
+        for depth in (2, 3):
+            got = {}
+            for name, search in (("skip", _copy_search(problem, True)), ("every root", _copy_search(problem, False)),
+                                 ("skip, threads", _copy_search(problem, True, n_jobs=2)),
+                                 ("every root, threads", _copy_search(problem, False, n_jobs=2)),
+                                 ("no pairs", _core_search(problem, False))):
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                assert res.status == "OPTIMAL" and res.bound == res.objective, (seed, depth, name)
+                assert float(w[res.tree.predict_index(problem.data.X) != y].sum()) == res.objective
+                got[name] = res.objective
+                if name.startswith("skip"):
+                    skipped += search._core.copy_roots_skipped
+            if depth == 2 or len(y) < 24:
+                got["brute force"] = brute_force(X, y, w, depth)
+            assert len(set(got.values())) == 1, (seed, depth, got)
+            best = got["every root"]
+            for skip in (True, False):
+                tight = _copy_search(problem, skip).run(depth, best)
+                assert tight.finished and tight.node is None and tight.bound >= best, (seed, depth, skip)
+                loose = _copy_search(problem, skip).run(depth, best + 1)
+                assert loose.finished and loose.node is not None and loose.cost == best, (seed, depth, skip)
+    assert skipped > 0  # the scans did leave roots to their copies

@@ -228,6 +228,8 @@ PYBIND11_MODULE(_core, mod) {
     mod.attr("has_row_sums") = satdt_dp::Search::row_sums_available();
     py::reinterpret_borrow<py::class_<satdt_dp::Search>>(mod.attr("Search"))
         .def("set_missing_bound", &satdt_dp::Search::set_missing_bound, py::arg("on"))
+        .def("set_skip_copy_roots", &satdt_dp::Search::set_skip_copy_roots, py::arg("on"))
+        .def_property_readonly("copy_roots_skipped", &satdt_dp::Search::copy_roots_skipped)
         .def("set_row_sums", &satdt_dp::Search::set_row_sums, py::arg("on"))
         .def("set_count_paths", &satdt_dp::Search::set_count_paths, py::arg("bits"), py::arg("pair"))
         .def_property_readonly("row_sum_solves", &satdt_dp::Search::row_sum_solves)

@@ -222,6 +222,16 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
             if (chain_arg[k] < 0 || key < chain_key[k]) { chain_arg[k] = j; chain_key[k] = key; }
         }
     };
+    std::vector<int> copy_of;  // (copy_roots)
+    if (owner_ != nullptr ? owner_->skip_copy_roots_ : skip_copy_roots_)
+        copy_skips_ += copy_roots(V, kind, wsum, copy_of, open);
+    auto copy_bounds = [&] {
+        for (size_t j = 0; j < copy_of.size(); ++j)
+            if (copy_of[j] >= 0) {
+                lbL[j] = lbL[copy_of[j]];
+                lbR[j] = lbR[copy_of[j]];
+            }
+    };
     for (int k = 0; k < p; ++k) chain_best(k);
     Incumbent inc(leaf, ub);
     const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
@@ -407,10 +417,47 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                 break;
         }
     } catch (const Cut&) {  // its time cap or the host's stop
+        copy_bounds();
         if (top) record_top_bound(leaf.val, lbL, lbR, inc);
         throw;
     }
+    copy_bounds();
     return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
+}
+
+// The roots of a chain k of kind 2 in depth2_scan (pair_kinds: the second chain of a
+// missing-value pair, on a node without a missing value of its feature) split the node's rows as
+// roots of chain k - 1: the two chains order the rows alike (every bucket of k - 1 in one bucket
+// of k, non-decreasing), so the left sides of their columns are nested, and a column of k has a
+// copy in k - 1 when one has as much weight on its left (equal weights of nested sides: the same
+// rows, up to rows of weight 0, which change no cost). Such a root is closed before the scan:
+// copy_of[j] its copy (-1 for the other roots; the scan gives it its copy's bounds when it ends),
+// and the scan evaluates the same roots' values once instead of twice: the same optimum. The
+// number of roots closed. O(columns of the two chains) per pair (wsum: depth2_scan's prefix
+// weights of the chains' buckets).
+int Search::copy_roots(const View& V, const std::vector<char>& kind, const std::vector<i64>& wsum,
+                       std::vector<int>& copy_of, std::vector<char>& open) {
+    const int T = V.T(), p = V.p;
+    auto left = [&](int k, int j) {  // the weight on the left of column j of chain k
+        const int s = V.col0[k] + k;
+        return wsum[s + V.clevel[j]] - wsum[s];
+    };
+    copy_of.assign(T, -1);
+    int closed = 0;
+    for (int k = 1; k < p; ++k) {
+        if (kind[k] != 2) continue;
+        int j = V.col0[k - 1];
+        for (int c = V.col0[k]; c < V.col0[k + 1]; ++c) {
+            const i64 wl = left(k, c);
+            while (j < V.col0[k] && left(k - 1, j) < wl) ++j;
+            if (j < V.col0[k] && left(k - 1, j) == wl) {
+                copy_of[c] = j;
+                open[c] = 0;
+                ++closed;
+            }
+        }
+    }
+    return closed;
 }
 
 // One chain k of depth2_scan for the root (chain a, level la), two classes: the best stump of

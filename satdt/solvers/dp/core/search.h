@@ -197,6 +197,13 @@ class Search {
     // whose children reach the incumbent's bound so is skipped. Bounds only: the same optimum.
     // set_missing_bound(false): off.
     void set_missing_bound(bool on) { missing_bound_ = on; }
+    // The depth-two scan's copies (issue 24; see copy_roots in scan.cpp): on a node without a
+    // missing value of a pair's feature, each root of the pair's second chain splits the rows as
+    // a root of the first (its copy) and is not evaluated; its bounds are its copy's. The same
+    // roots' values: the same optimum. set_skip_copy_roots(false): every root evaluated.
+    void set_skip_copy_roots(bool on) { skip_copy_roots_ = on; }
+    // the roots the scans left to their copies (this object and its wave clones)
+    i64 copy_roots_skipped() const { return copy_skips_; }
     // the row sums for weights with many bits (PairWeights::rows, ViewBits::rows; AVX-512 BW or AVX2);
     // off: the byte tables as before. Same counts either way. A wave clone keeps the default.
     void set_row_sums(bool on) { row_sums_ = on; }
@@ -255,11 +262,12 @@ class Search {
     i64 nodes_ = 0, roots_ = 0, pairs_ = 0, hits_ = 0, scans_ = 0, merged_ = 0, resumes_ = 0, tables_ = 0;
     // the counters a clone's roots add to its owner's (parallel roots)
     struct Counts {
-        i64 nodes = 0, roots = 0, pairs = 0, hits = 0, scans = 0, tables = 0, mb_solves = 0, mb_skips = 0;
+        i64 nodes = 0, roots = 0, pairs = 0, hits = 0, scans = 0, tables = 0, mb_solves = 0, mb_skips = 0,
+            copy_skips = 0;
     };
     Counts take_counts() {  // a clone's counters since the last call, then zero
-        const Counts c{nodes_, roots_, pairs_, hits_, scans_, tables_, mb_solves_, mb_skips_};
-        nodes_ = roots_ = pairs_ = hits_ = scans_ = tables_ = mb_solves_ = mb_skips_ = 0;
+        const Counts c{nodes_, roots_, pairs_, hits_, scans_, tables_, mb_solves_, mb_skips_, copy_skips_};
+        nodes_ = roots_ = pairs_ = hits_ = scans_ = tables_ = mb_solves_ = mb_skips_ = copy_skips_ = 0;
         return c;
     }
     void add_counts(const Counts& c) {
@@ -271,6 +279,7 @@ class Search {
         tables_ += c.tables;
         mb_solves_ += c.mb_solves;
         mb_skips_ += c.mb_skips;
+        copy_skips_ += c.copy_skips;
     }
     bool top_active_ = false;
     i64 top_best_ = INF, top_lb_ = 0;
@@ -311,10 +320,12 @@ class Search {
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
     bool pairing_ = true;
     bool missing_bound_ = true;  // see set_missing_bound
+    bool skip_copy_roots_ = true;  // see set_skip_copy_roots (a wave clone reads its owner's)
     bool row_sums_ = true;       // see set_row_sums
     int bits_path_ = -1, pair_path_ = -1;  // see set_count_paths
     i64 rowsums_ = 0;            // pair solves by row sums (this object, not its wave clones)
     i64 mb_solves_ = 0, mb_skips_ = 0;  // see missing_bound_stats
+    i64 copy_skips_ = 0;                // see copy_roots_skipped
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
     // ------------------------------------------------------------------ parallel roots (waves.cpp)
@@ -613,6 +624,9 @@ class Search {
     // the node's rows as some column of the previous one (skipped), 3 the second chain of a pair
     // (skipped in the blocks scan only, where pairs are merged)
     void pair_kinds(const View& V, std::vector<char>& kind) const;
+    // the roots of chains of kind 2 that the depth-two scan leaves to their copies (scan.cpp)
+    static int copy_roots(const View& V, const std::vector<char>& kind, const std::vector<i64>& wsum,
+                          std::vector<int>& copy_of, std::vector<char>& open);
 };
 
 }  // namespace satdt_dp
