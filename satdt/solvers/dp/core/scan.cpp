@@ -223,7 +223,7 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
         }
     };
     std::vector<int> copy_of;  // (copy_roots)
-    if (owner_ != nullptr ? owner_->skip_copy_roots_ : skip_copy_roots_)
+    if (skip_copy_roots_)
         copy_skips_ += copy_roots(V, kind, wsum, copy_of, open);
     auto copy_bounds = [&] {
         for (size_t j = 0; j < copy_of.size(); ++j)

@@ -320,7 +320,7 @@ class Search {
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
     bool pairing_ = true;
     bool missing_bound_ = true;  // see set_missing_bound
-    bool skip_copy_roots_ = true;  // see set_skip_copy_roots (a wave clone reads its owner's)
+    bool skip_copy_roots_ = true;  // see set_skip_copy_roots
     bool row_sums_ = true;       // see set_row_sums
     int bits_path_ = -1, pair_path_ = -1;  // see set_count_paths
     i64 rowsums_ = 0;            // pair solves by row sums (this object, not its wave clones)

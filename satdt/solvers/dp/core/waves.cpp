@@ -25,6 +25,7 @@ Search::Search(const Search& o, int tid)
     pair_lo_ = o.pair_lo_;
     pairing_ = o.pairing_;
     missing_bound_ = o.missing_bound_;
+    skip_copy_roots_ = o.skip_copy_roots_;
     bits_path_ = o.bits_path_;
     pair_path_ = o.pair_path_;
 }
