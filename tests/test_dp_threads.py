@@ -204,6 +204,72 @@ def test_root_pipeline_exact_and_deterministic(seed):
     assert pipelines > 0 or serial.stats["nodes"] <= 1
 
 
+# the roots of nodes below the top on the threads (set_root_level; the default at depth >= 6: the
+# nodes of depth 4): levels 1-3 at depths 4-6 and the default at depth 6, on 2 and 3 threads,
+# every kernel on the threads: one thread's optimum (itself checked against the numpy reference at
+# depth 4), re-scored on the rows; a second run gives the same tree, nodes and roots; some node
+# below the top ran its roots on the threads
+@pytest.mark.parametrize("seed", [s if s in (0, 2) else pytest.param(s, marks=slow) for s in range(8)])
+def test_root_level_exact_and_deterministic(seed):
+    problem = _wave_problem(seed)
+    below = 0
+    for depth, level in ((4, 1), (5, 1), (5, 2), (6, -1), (6, 3)):
+        serial = solve_max_accuracy_dp(problem, max_depth=depth,
+                                       _search=CoreSearch(problem, Deadline(None), -1.0, n_jobs=1))
+        ref = serial.objective
+        if depth == 4:
+            assert ref == solve_max_accuracy_dp(problem, max_depth=depth, engine="reference").objective
+        for n_jobs, lag in ((2, 0), (2, 1), (3, 0)):
+            runs = []
+            for repeat in range(2):
+                search = _forced(problem, n_jobs, -1.0)
+                search._core.set_root_level(level)
+                if lag:
+                    search._core.set_root_lag(lag)
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, level, n_jobs)
+                assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
+                runs.append((_shape(res.tree.root), res.stats["nodes"], res.stats["wave_roots"]))
+                below += res.stats["root_waves"] > 1  # a pipeline or waves at more than one node
+            assert runs[0] == runs[1], (seed, depth, level, n_jobs, lag)
+    assert below > 0 or serial.stats["nodes"] <= 1
+
+
+@slow
+def test_root_level_cut_by_time_caps_resumes_to_the_optimum():
+    """Time caps that stop a search whose nodes of depth 4 run their roots on the threads (depth 6,
+    the default level): a cut call never claims more than it has (its bound <= the optimum, its
+    tree no better than the optimum), and slices resumed on one search end with the optimum."""
+    from satdt.solvers.dp.accuracy import CORE_PAIR_OPS
+
+    rng = np.random.default_rng(6)  # random labels: 2 errors at depth 6, ~0.5 s on two threads
+    problem = Binarizer("all").problem(prepare(rng.normal(size=(200, 2)), rng.integers(0, 2, 200)))
+    opt = solve_max_accuracy_dp(problem, max_depth=6, n_jobs=1).objective
+    S = np.arange(problem.n_distinct)
+    cuts = 0
+    for cap in np.linspace(0.005, 0.1, 6):
+        search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
+        ub, _ = search.greedy(S, 6)
+        out = search.run(6, ub, time_cap=float(cap))
+        if out.finished:
+            assert (out.node is not None and out.cost == opt) or (out.node is None and ub <= opt), cap
+        else:
+            cuts += 1
+            assert out.bound is None or out.bound <= opt
+            assert out.cost is None or out.cost >= opt
+    assert cuts > 0
+    search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
+    ub, _ = search.greedy(S, 6)
+    for slices in range(1000):
+        out = search.run(6, ub, time_cap=0.02)
+        if out.finished:
+            break
+        if out.node is not None:
+            ub = min(ub, out.cost)
+    assert out.finished and (out.cost if out.node is not None else ub) == opt
+    assert slices > 0 and search.stats["root_waves"] > 1
+
+
 def test_root_pipeline_deterministic_under_contention():
     """A problem whose roots take long enough for the threads to overlap (depth 4, continuous
     features): three runs on two threads and two on three give one tree, one node count, one

@@ -88,7 +88,10 @@ the wave's longest root) gives way to a *pipeline*: a thread that finishes a roo
 at once; the roots are still committed (applied as above, their memos made visible) in root
 order, and chosen right after each commit, at most ``n_jobs`` ahead of the last committed one,
 each reading the memo as it stood when it was chosen (``Overlay``, ``core/memo.h``): again a
-tree fixed for a given ``n_jobs``. (2) Below, and at depth <= 2, the big depth-two kernels run their parts on the threads: the
+tree fixed for a given ``n_jobs``. At depth >= 6 the threads go inside the top node's roots: the
+nodes of depth 4 run their roots that way, the levels above them in the serial order on the
+calling thread (there the top node's first roots are often the whole proof, and roots run beside
+them are dropped; ``set_root_level``, ``core/search.h``). (2) Below, and at depth <= 2, the big depth-two kernels run their parts on the threads: the
 set-up of a depth-two scan and each root's chains, whose best split point is an atomic minimum
 over (errors, chain) that keeps the serial tie-break, and the pairs of a pair solve, whose
 per-thread best children are combined with the serial order's tie-break: there the tree is one

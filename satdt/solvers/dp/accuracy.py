@@ -198,7 +198,7 @@ def solve_max_accuracy_dp(problem: BinaryProblem, *, max_depth: int, time_limit:
         Threads of the compiled search (scikit-learn's convention: None or -1 all the cores this
         process may use, 1 the serial search). The optimum is the same for every value, the tree
         the same on every run with one value; the threads evaluate the top node's roots in parallel
-        (depth >= 3) and share the big depth-two kernels (a scan's chains, a pair solve's rows).
+        (depth 3-5; at depth >= 6 those of the nodes of depth 4) and share the big depth-two kernels (a scan's chains, a pair solve's rows).
     optimize_above_bound : bool
         When no tree has at most ``upper_bound`` errors: search again for the optimum (True), or
         stop with that proof (False: FEASIBLE, the best tree at hand, ``bound = upper_bound + 1``;

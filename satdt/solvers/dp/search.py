@@ -243,7 +243,7 @@ class CoreSearch(SearchBase):
     """The compiled branch and bound (``_core.Search``); one memo across :meth:`run` calls.
 
     ``n_jobs`` (:func:`resolve_n_jobs`): threads of the core: the top node's roots in waves at
-    depth 3 and in a pipeline deeper, the big kernels (a depth-two scan's chains per root, a pair solve's rows) below
+    depth 3 and in a pipeline deeper (at depth >= 6: the roots of the nodes of depth 4), the big kernels (a depth-two scan's chains per root, a pair solve's rows) below
     (see the package docstring); the same optimum for every value, and one tree for each value.
     Python is called (the deadline's ``stop``, the progress callback, signals) from the calling
     thread only.

@@ -181,6 +181,7 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("missing_pairs", &satdt_dp::Search::missing_pairs)
         .def("set_root_wave", &satdt_dp::Search::set_root_wave, py::arg("wave"))
         .def("set_root_lag", &satdt_dp::Search::set_root_lag, py::arg("lag"))
+        .def("set_root_level", &satdt_dp::Search::set_root_level, py::arg("level"))
         .def("set_solo", &satdt_dp::Search::set_solo, py::arg("on"));
 
     // --- proof witness (issue 23) ---

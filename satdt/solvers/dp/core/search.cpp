@@ -505,8 +505,13 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         maskL.resize(bits.W);
         maskR.resize(bits.W);
     }
-    const bool waves = top && pool_ && pool_->active() > 1 && root_wave_ >= 0 && width_ == 0 && tests == nullptr && d >= 3 &&
-                       owner_ == nullptr && !sat;
+    if (top && owner_ == nullptr) {  // the nodes whose roots run on the threads (set_root_level)
+        top_d_ = d;
+        level_ = root_level_ >= 0 ? root_level_ : d >= kRootLevelDepth + 2 ? d - kRootLevelDepth : 0;
+    }
+    const bool level = top ? level_ == 0 : level_ > 0 && d == top_d_ - level_;
+    const bool waves = level && pool_ && pool_->active() > 1 && root_wave_ >= 0 && width_ == 0 && tests == nullptr &&
+                       d >= 3 && owner_ == nullptr && !sat;
     int current = -1;  // the root being evaluated (open again when the time limit cuts it)
     // missing-value pairs on this node (pair_kinds; kind 1: chain k sends the missing rows M
     // left, kind 3: chain k + 1 sends them right, the present rows split alike by both)
@@ -523,12 +528,12 @@ Sub Search::root_search(const View& V, const std::vector<i64>& F, const i64* N, 
         }
         if (waves && d >= 4 && root_wave_ == 0) {
             root_pipeline(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr, pair_e,
-                          floorL, floorR);
+                          floorL, floorR, top);
             return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
         }
         if (waves) {
             root_waves(V, F, N, d, ub, lb0, tot, ftot, lbL, lbR, open, queue, inc, by_bits ? &bits : nullptr, pair_e,
-                       floorL, floorR);
+                       floorL, floorR, top);
             return roots_result(V, leaf, inc, lbL, lbR, ub, lb0, top, lb_out);
         }
         while (true) {

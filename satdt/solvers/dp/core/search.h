@@ -104,7 +104,7 @@ struct Stats {
     i64 nodes, roots_evaluated, pair_solves, depth2_scans, memo_hits, memo_entries, tree_nodes, restricted_entries;
     i64 thread_runs, worker_tasks;  // kernel runs handed to the threads; their tasks the workers ran
     i64 merged_pairs;               // missing-value pairs scanned as one, summed over depth-two scans
-    i64 root_waves, wave_roots;      // parallel roots: waves of the top node (a pipeline counts
+    i64 root_waves, wave_roots;      // parallel roots: waves (a pipeline counts
                                      // one), roots they evaluated
     i64 wave_task_us, wave_span_us;  // their thread CPU time (us), and the sum over waves of the
                                      // busiest thread's (the waves' span on idle cores; a
@@ -146,6 +146,15 @@ class Search {
     // the kernels on threads). The answer and the tree are fixed for given threads, wave and lag.
     void set_root_wave(int wave) { root_wave_ = wave; }
     void set_root_lag(int lag) { root_lag_ = lag; }
+    // the level of the nodes whose roots run on the threads: 0 the top node (as above), k > 0 the
+    // nodes k levels below it (depth d - k >= 3), the levels above them searched by the calling
+    // thread alone, in the serial order (threads inside the top node's roots); -1 (the default):
+    // the nodes of depth kRootLevelDepth when d >= kRootLevelDepth + 2, else the top node. At depth
+    // 6 the top node's first roots are often the whole proof (their best-first order finds the
+    // optimum there, and the roots run beside them are dropped); their nodes of depth 4 have many
+    // roots. Still fixed for given threads, wave, lag and level.
+    void set_root_level(int level) { root_level_ = level; }
+    static constexpr int kRootLevelDepth = 4;
     // on: the search leaves one of its threads to another search running at the same time
     // (satdt/solvers/dp/anytime.py, the two lanes) until switched off: with two threads it runs
     // on the calling thread alone (no waves, no kernel on the threads; the answers of one thread),
@@ -365,6 +374,9 @@ class Search {
     std::vector<std::unique_ptr<Search>> clones_;
     int root_wave_ = 0;  // see set_root_wave
     int root_lag_ = 0;   // see set_root_lag
+    int root_level_ = -1;  // see set_root_level
+    int top_d_ = 0;        // the top node's depth of the search running, and the level of its nodes
+    int level_ = 0;        // whose roots run on the threads (root_level_)
     i64 waves_ = 0, wave_roots_ = 0, wave_task_us_ = 0, wave_span_us_ = 0, wave_cpu_ = 0;
     static i64 thread_cpu_us();
     // one root of a wave: chosen by the owner (t, its interval, the bounds it must beat), its
@@ -388,11 +400,11 @@ class Search {
     void root_waves(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                     const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
                     std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
-                    const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR);
+                    const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR, bool top);
     void root_pipeline(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                        const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
                        std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
-                       const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR);
+                       const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR, bool top);
     // root j lies in the interval of open roots of rt, a root still running (one root per
     // interval, ConTree's halving: a second root of the same run would mostly be ruled out by the
     // first one's result, so it waits for that result)
@@ -440,7 +452,7 @@ class Search {
     bool apply_root(const RootTask& rt, const View& V, int T, i64 tot, const std::vector<i64>& ftot,
                     std::vector<i64>& lbL, std::vector<i64>& lbR, Incumbent& inc, i64 ub, i64 lb0,
                     const std::vector<char>& kind, const std::vector<i64>& pair_e, std::vector<i64>& floorL,
-                    std::vector<i64>& floorR);
+                    std::vector<i64>& floorR, bool top);
     void eval_root(RootTask& rt, const View& V, const std::vector<i64>& F, const i64* N, int d, i64 tot,
                    const std::vector<i64>& ftot, const ViewBits* bits);
 

@@ -1,6 +1,7 @@
-// satdt.solvers.dp core: parallel roots (see search.h): the top node's roots in deterministic
-// waves on the threads of n_jobs (root_waves), each root evaluated on a clone of the search
-// (eval_root), the clones and their CPU clock.
+// satdt.solvers.dp core: parallel roots (see search.h): the top node's roots (or, set_root_level,
+// those of the nodes some levels below it) in deterministic waves on the threads of n_jobs
+// (root_waves), each root evaluated on a clone of the search (eval_root), the clones and their
+// CPU clock.
 
 #include <algorithm>
 #include <atomic>
@@ -98,7 +99,7 @@ void Search::idle_host(std::atomic<bool>& stop, HostSeen& seen) {
 bool Search::apply_root(const RootTask& rt, const View& V, int T, i64 tot, const std::vector<i64>& ftot,
                         std::vector<i64>& lbL, std::vector<i64>& lbR, Incumbent& inc, i64 ub, i64 lb0,
                         const std::vector<char>& kind, const std::vector<i64>& pair_e, std::vector<i64>& floorL,
-                        std::vector<i64>& floorR) {
+                        std::vector<i64>& floorR, bool top) {
     const int t = rt.t;
     const bool lf = rt.left_first;
     const i64 nL = tot - ftot[t], nR = ftot[t];
@@ -114,7 +115,7 @@ bool Search::apply_root(const RootTask& rt, const View& V, int T, i64 tot, const
     similar(rt.s2.val, lf ? rt.FR : rt.FL, T, lf ? nR : nL, lb2, lb1, !lf);
     const Sub& sl = lf ? rt.s1 : rt.s2;
     const Sub& sr = lf ? rt.s2 : rt.s1;
-    return sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, true);
+    return sr.has_tree() && sl.val + sr.val < inc.bound && adopt(inc, V, t, sl, sr, ub, lb0, top);
 }
 
 // The top node's roots in waves (P-STreeD's parallel roots [REFERENCES], made deterministic):
@@ -129,7 +130,7 @@ bool Search::apply_root(const RootTask& rt, const View& V, int T, i64 tot, const
 void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                         const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
                         std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
-                        const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR) {
+                        const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR, bool top) {
     const int T = V.T(), nth = pool_->size();
     // the wave: at depth three a root is one or two depth-two solves (many roots, short and
     // uneven): four per thread, claimed as the threads come free, even the threads' loads; deeper,
@@ -192,7 +193,7 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
             RootTask& rt = tasks[i];
             worst = std::max(worst, rt.status);
             if (rt.status == 1 && !done)
-                done = apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR);
+                done = apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR, top);
         }
         for (int i = 0; i < k; ++i) memo_.absorb(tasks[i].memo);
         if (worst == 4) {
@@ -226,7 +227,7 @@ void Search::root_waves(const View& V, const std::vector<i64>& F, const i64* N, 
 void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* N, int d, i64 ub, i64 lb0, i64 tot,
                            const std::vector<i64>& ftot, std::vector<i64>& lbL, std::vector<i64>& lbR,
                            std::vector<char>& open, RootQueue<RootKey>& queue, Incumbent& inc, const ViewBits* bits,
-                           const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR) {
+                           const std::vector<i64>& pair_e, std::vector<i64>& floorL, std::vector<i64>& floorR, bool top) {
     const int T = V.T(), nth = pool_->size(), K = pool_->active();
     // roots chosen and not yet committed, at most: one more than the threads (a thread that ends
     // its root while an older one runs finds the next one chosen; on compas d5, raisin d4 and
@@ -287,7 +288,7 @@ void Search::root_pipeline(const View& V, const std::vector<i64>& F, const i64* 
             if (rt.status != 1) {
                 open[rt.t] = 1;  // cut by the time limit (a kept top-level search resumes it)
                 closed = true;
-            } else if (apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR)) {
+            } else if (apply_root(rt, V, T, tot, ftot, lbL, lbR, inc, ub, lb0, kind, pair_e, floorL, floorR, top)) {
                 // no root can do better: the roots still running stop at once (the serial search
                 // would not run them; in waves they run to their end, here they could run for
                 // minutes), and their work is dropped whenever they finished, so that the memo
