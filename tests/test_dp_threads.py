@@ -233,6 +233,15 @@ def test_root_level_exact_and_deterministic(seed):
                 below += res.stats["root_waves"] > 1  # a pipeline or waves at more than one node
             assert runs[0] == runs[1], (seed, depth, level, n_jobs, lag)
     assert below > 0 or serial.stats["nodes"] <= 1
+    # the regularized objective (a leaf cost) at depth 6, the default level: one thread's optimum,
+    # one tree and node count on two runs
+    one = solve_regularized_dp(problem, lam=0.01, max_depth=6, n_jobs=1).objective
+    runs = []
+    for repeat in range(2):
+        res = solve_regularized_dp(problem, lam=0.01, max_depth=6, n_jobs=2)
+        assert res.status == "OPTIMAL" and res.objective == pytest.approx(one, abs=1e-12), seed
+        runs.append((_shape(res.tree.root), res.stats["nodes"]))
+    assert runs[0] == runs[1], seed
 
 
 @slow
