@@ -597,17 +597,19 @@ def test_depth2_by_block_pairs_equals_plain_recursion(monkeypatch):
 
 def test_block_pairs_only_where_they_pay_and_fit(monkeypatch):
     """None (the other routes) on a set of few rows for the data's blocks, on data of more blocks than PAIRS allows,
-    and on a set of more distinct (row, class) pairs than PAIRS allows; the cache follows the listed thresholds."""
+    and on data whose rows x feature pairs pass 32 x PAIRS (the per-row pair ids); the cache follows the listed
+    thresholds."""
     X = np.column_stack([np.arange(100) % 5, np.arange(100) % 5]).astype(float)  # 2 x (6 + 6)^2 <= 8 x 3 pairs x rows
     cst = _Costs(X, np.arange(100) % 2, 2, 1, 0)
     assert CHECK._pairs(cst, np.arange(100), None) is not None and CHECK._pairs(cst, np.arange(10), None) is None
     assert CHECK._pairs(cst, np.arange(100), {0: np.array([1.5])})[3].shape[-1] == 3  # blocks: 2 of x0, 1 of x1
     big = np.arange(800, dtype=float).reshape(400, 2)  # 2 x 802^2 > PAIRS
     assert CHECK._pairs(_Costs(big, np.arange(400) % 2, 2, 1, 0), np.arange(400), None) is None
-    X = np.array([[a, b, c] for a in range(4) for b in range(4) for c in range(4)] * 2, dtype=float)
-    monkeypatch.setattr(CHECK, "PAIRS", 500)  # 2 x 15^2 = 450 blocks^2; 128 (row, class) pairs x 6 pairs = 768
-    cst = _Costs(X, np.arange(128) // 64, 2, 1, 0)
-    assert CHECK._pairs(cst, np.arange(128), None) is None and CHECK._pairs(cst, np.arange(64), None) is not None
+    grid = [[a, b, c] for a in range(4) for b in range(4) for c in range(4)]
+    monkeypatch.setattr(CHECK, "PAIRS", 500)  # 2 x 15^2 = 450 blocks^2; 6 feature pairs: 6 x rows <= 32 x 500 = 16,000
+    for copies, fits in ((41, True), (42, False)):  # 2,624 rows x 6 = 15,744; 2,688 x 6 = 16,128
+        cst = _Costs(np.array(grid * copies, dtype=float), np.arange(64 * copies) % 2, 2, 1, 0)
+        assert (CHECK._pairs(cst, np.arange(64 * copies), None) is not None) == fits
 
 
 def test_depth2_claims_by_block_pairs_are_accepted_and_raised_bounds_rejected(tmp_path, monkeypatch):

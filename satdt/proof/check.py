@@ -45,7 +45,8 @@ class _Costs:
         self.X, self.y, self.C, self.q, self.lc, self.n, self._codes = X, y, C, q, lc, X.shape[0], [None, None]
         self._pairs = [None, None]
         self.group = g = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
-        self.pure = _uniq(g * C + y).size == g.max(initial=-1) + 1  # identical rows share their class: no conflict
+        self.gy, self.ngy = g * C + y, (g.max(initial=-1) + 1) * C  # (class, identical rows) ids; pure: no conflict
+        self.pure = _uniq(self.gy).size * C == self.ngy
         self.keys = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
             0, 2 ** 63, size=(2, self.n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)  # (2 x n: take + sum is fast)
 
@@ -63,7 +64,7 @@ class _Costs:
     def leaf_rule(self, S: np.ndarray, k: int) -> int:
         if k == 0 or self.pure:  # (pure: no row set has a conflict)
             return self.leaf(S) if k == 0 else min(self.leaf(S), 2 * self.lc)
-        gc = np.bincount(self.group[S] * self.C + self.y[S], minlength=(self.group.max() + 1) * self.C)
+        gc = np.bincount(self.gy[S], minlength=self.ngy)
         conflicts = S.size - int(gc.reshape(-1, self.C).max(1).sum())
         return min(self.leaf(S), self.q * conflicts + 2 * self.lc)
 
@@ -131,12 +132,13 @@ def _left(R: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 def _best(cst: _Costs, tot, Lc, Hc, LL, k) -> np.ndarray:
     """The optimum over trees of depth <= k (0-2, one per set) of each set (axis 0) from its :func:`_counts`."""
-    err, cost, n = lambda c: c.sum(1, dtype=c.dtype) - c.max(1), lambda e, m: e.astype(np.int64) * cst.q + m * cst.lc, tot.sum(1)
+    err, cost = lambda c: c.sum(1, dtype=c.dtype) - c.max(1), lambda e, m: e.astype(np.int64) * cst.q + m * cst.lc
     one = np.minimum(top := cost(err(tot), 1), cost(err(Hc) + err(tot[:, :, None] - Hc), 2).min(1, initial=2 ** 62))
     if 0 in LL.shape[2:]:  # (no test: S is one class, or one distinct row; or only depth <= 1 asked)
         return np.where(k == 0, top, one)
     RL, Rc = Hc[:, :, None, :] - LL, tot[:, :, None] - Lc  # right of a, left of b; right of a
-    nL, mx = Lc.sum(1), [LL.max(1), (Lc[..., None] - LL).max(1), RL.max(1), (Rc[..., None] - RL).max(1)]
+    nL, n = Lc.sum(1, dtype=Lc.dtype), tot.sum(1, dtype=tot.dtype)  # (in the counts' type: int64 sums are 1.4x slower)
+    mx = [LL.max(1), (Lc[..., None] - LL).max(1), RL.max(1), (Rc[..., None] - RL).max(1)]
     oL = np.minimum(cost(err(Lc), 1), cost((nL[..., None] - mx[0] - mx[1]).min(2), 2))  # size - largest counts
     oR = np.minimum(cost(err(Rc), 1), cost(((n[:, None] - nL)[..., None] - mx[2] - mx[3]).min(2), 2))
     return np.where(k == 0, top, np.where(k == 1, one, np.minimum(top, (oL + oR).min(1))))
@@ -163,21 +165,18 @@ def _pairs(cst: _Costs, S: np.ndarray, allowed: dict | None) -> tuple | None:
     """:func:`_counts` at depth 2 over every gap of S, from its class counts in each pair of blocks of two features f
     <= g (f = g: the diagonal, each block's counts) on the blocks S holds, then 2-D running sums restarted per feature
     (each feature's blocks hold every row: the earlier features sum to f x the totals). None when a block pair gets few
-    rows (the other routes cost less) or the data too many blocks or distinct rows (cached: each row's (class, distinct
-    row) id, per id its pair ids ``(c U + a) U + b``, a, b its :meth:`_Costs.codes`, each block's feature, U)."""
+    rows (the other routes cost less) or the data too many blocks or rows (cached: per row its pair ids ``(c U + a) U +
+    b``, a, b its :meth:`_Costs.codes`; each block's feature; U)."""
     if cst._pairs[0] is not allowed or cst._pairs[1] is None:
         (codes, off), (f, g) = cst.codes(allowed), np.triu_indices(cst.X.shape[1])
-        _, at, ids = np.unique(cst.y * cst.n + cst.group, return_index=True, return_inverse=True)
-        B, U = codes[at], int(off[-1])
-        cst._pairs = [allowed, cst.C * U * U <= PAIRS and at.size * f.size <= 8 * PAIRS and (ids.reshape(-1), (
-            cst.y[at, None] * U + B[:, f]) * U + B[:, g], np.repeat(np.arange(off.size - 1), np.diff(off)), U)]
-    if not cst._pairs[1]:
+        U = int(off[-1])
+        cst._pairs = [allowed, cst.C * U * U <= PAIRS and cst.n * f.size <= 32 * PAIRS and (
+            ((cst.y[:, None] * U + codes[:, f]) * U + codes[:, g]).astype(np.int32),
+            np.repeat(np.arange(off.size - 1), np.diff(off)), U)]
+    if not cst._pairs[1] or cst.C * cst._pairs[1][2] ** 2 > PAIR_ROWS * S.size * cst._pairs[1][0].shape[1]:
         return None
-    ids, pid, fe, U = cst._pairs[1]
-    if cst.C * U * U > PAIR_ROWS * S.size * pid.shape[1] or (j := np.flatnonzero(w := np.bincount(ids[S]))).size * \
-            pid.shape[1] > PAIRS:
-        return None
-    H = np.bincount(pid[j].ravel(), np.repeat(w[j].astype(float), pid.shape[1]), cst.C * U * U).reshape(cst.C, U, U)
+    pid, fe, U = cst._pairs[1]
+    H = np.bincount(pid.take(S, 0).ravel(), minlength=cst.C * U * U).reshape(cst.C, U, U)
     h = np.flatnonzero(H.diagonal(0, 1, 2).sum(0))  # the blocks S holds, their features
     H, d, fe = H.take(h, 1).take(h, 2).astype(np.int32), np.arange(h.size), fe[h].astype(np.int32)
     cnt, tot = H[:, d, d], np.bincount(cst.y[S], minlength=cst.C).astype(np.int32)
