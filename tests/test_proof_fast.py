@@ -316,6 +316,35 @@ def test_witness_dag_by_the_compiled_dp_equals_the_checkers_rule(tmp_path, monke
     assert all(b == o for b, o in calls), [c for c in calls if c[0] != c[1]][:3]
 
 
+def test_similarity_bounds_by_counted_ranks_equal_the_product(tmp_path, monkeypatch):
+    """The producer's similarity bounds from one count of a side's value ranks (``PRODUCT = 0``: on every node) give
+    the claims of the (rows x candidates) product (``PRODUCT`` huge), on random instances with ties, duplicate rows,
+    2-3 classes, errors and regularized costs, listed thresholds, depth 3 and 4; the certificates are accepted."""
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (else small sets are one enum claim: no similarity)
+    similar = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        n, p, C = int(rng.integers(40, 120)), int(rng.integers(2, 5)), int(rng.integers(2, 4))
+        X = rng.integers(0, int(rng.integers(3, 15)), size=(n, p)).astype(float)
+        y = np.where(rng.random(n) < 0.3, rng.integers(0, C, size=n), (X[:, 0] > X[:, 0].mean()) * (C - 1))
+        q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, n)))
+        allowed = {f: np.unique(rng.integers(0, 15, size=4) + 0.5) for f in range(p)} if seed % 4 == 3 else None
+        claims = []
+        for product in (10 ** 12, 0):
+            monkeypatch.setattr(lower, "PRODUCT", product)
+            prover = lower.Prover(X, y, C, q, lc, allowed)
+            prover.prove(np.arange(n), [], 3 + seed % 2, 2 ** 40)
+            claims.append(prover.claims)
+        assert claims[0] == claims[1], seed
+        similar += sum(c["rule"] == "similar" for c in claims[0])
+        if seed < 6:  # a whole certificate with the counted ranks, checked
+            data = prepare(X, y)
+            res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=3)
+            certify_result(res, data, tmp_path / f"c{seed}")
+            assert check(tmp_path / f"c{seed}").startswith("accuracy")
+    assert similar >= 30, similar
+
+
 # ---------------------------------------------------------------- the enumeration rule (<= 64 rows)
 def test_opt_enum_matches_plain_recursion():
     for seed in range(30):
@@ -597,19 +626,17 @@ def test_depth2_by_block_pairs_equals_plain_recursion(monkeypatch):
 
 def test_block_pairs_only_where_they_pay_and_fit(monkeypatch):
     """None (the other routes) on a set of few rows for the data's blocks, on data of more blocks than PAIRS allows,
-    and on data whose rows x feature pairs pass 32 x PAIRS (the per-row pair ids); the cache follows the listed
-    thresholds."""
+    and on a set of more distinct (row, class) pairs than PAIRS allows; the cache follows the listed thresholds."""
     X = np.column_stack([np.arange(100) % 5, np.arange(100) % 5]).astype(float)  # 2 x (6 + 6)^2 <= 8 x 3 pairs x rows
     cst = _Costs(X, np.arange(100) % 2, 2, 1, 0)
     assert CHECK._pairs(cst, np.arange(100), None) is not None and CHECK._pairs(cst, np.arange(10), None) is None
     assert CHECK._pairs(cst, np.arange(100), {0: np.array([1.5])})[3].shape[-1] == 3  # blocks: 2 of x0, 1 of x1
     big = np.arange(800, dtype=float).reshape(400, 2)  # 2 x 802^2 > PAIRS
     assert CHECK._pairs(_Costs(big, np.arange(400) % 2, 2, 1, 0), np.arange(400), None) is None
-    grid = [[a, b, c] for a in range(4) for b in range(4) for c in range(4)]
-    monkeypatch.setattr(CHECK, "PAIRS", 500)  # 2 x 15^2 = 450 blocks^2; 6 feature pairs: 6 x rows <= 32 x 500 = 16,000
-    for copies, fits in ((41, True), (42, False)):  # 2,624 rows x 6 = 15,744; 2,688 x 6 = 16,128
-        cst = _Costs(np.array(grid * copies, dtype=float), np.arange(64 * copies) % 2, 2, 1, 0)
-        assert (CHECK._pairs(cst, np.arange(64 * copies), None) is not None) == fits
+    X = np.array([[a, b, c] for a in range(4) for b in range(4) for c in range(4)] * 2, dtype=float)
+    monkeypatch.setattr(CHECK, "PAIRS", 500)  # 2 x 15^2 = 450 blocks^2; 128 (row, class) pairs x 6 pairs = 768
+    cst = _Costs(X, np.arange(128) // 64, 2, 1, 0)
+    assert CHECK._pairs(cst, np.arange(128), None) is None and CHECK._pairs(cst, np.arange(64), None) is not None
 
 
 def test_depth2_claims_by_block_pairs_are_accepted_and_raised_bounds_rejected(tmp_path, monkeypatch):

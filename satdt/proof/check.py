@@ -44,8 +44,7 @@ class _Costs:
     def __init__(self, X: np.ndarray, y: np.ndarray, C: int, q: int, lc: int):
         self.X, self.y, self.C, self.q, self.lc, self.n, self._codes = X, y, C, q, lc, X.shape[0], [None, None]
         self.group, self._pairs = (g := np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)), [None, None]
-        self.gy, self.ngy = g * C + y, (g.max(initial=-1) + 1) * C  # (class, identical rows) ids; pure: no conflict
-        self.pure = _uniq(self.gy).size * C == self.ngy
+        self.gy, self.ngy, self.pure = (gy := g * C + y), (m := (g.max(initial=-1) + 1) * C), _uniq(gy).size * C == m
         self.keys = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
             0, 2 ** 63, size=(2, self.n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)  # (2 x n: take + sum is fast)
 
@@ -63,8 +62,7 @@ class _Costs:
     def leaf_rule(self, S: np.ndarray, k: int) -> int:
         if k == 0 or self.pure:  # (pure: no row set has a conflict)
             return self.leaf(S) if k == 0 else min(self.leaf(S), 2 * self.lc)
-        gc = np.bincount(self.gy[S], minlength=self.ngy)
-        conflicts = S.size - int(gc.reshape(-1, self.C).max(1).sum())
+        conflicts = S.size - int(np.bincount(self.gy[S], minlength=self.ngy).reshape(-1, self.C).max(1).sum())
         return min(self.leaf(S), self.q * conflicts + 2 * self.lc)
 
     def key(self, S: np.ndarray) -> tuple[int, int, int]:
@@ -132,19 +130,17 @@ def _left(R: np.ndarray, u: np.ndarray) -> np.ndarray:
 def _best(cst: _Costs, tot, Lc, Hc, LL, k) -> np.ndarray:
     """The optimum over trees of depth <= k (0-2, one per set) of each set (axis 0) from its :func:`_counts`."""
     err, cost = lambda c: c.sum(1, dtype=c.dtype) - c.max(1), lambda e, m: e.astype(np.int64) * cst.q + m * cst.lc
-    top, no_test = cost(err(tot), 1), 0 in LL.shape[2:]  # (no test: one class, or one distinct row; or depth <= 1)
-    one = np.minimum(top, cost(err(Hc) + err(tot[:, :, None] - Hc), 2).min(1, initial=2 ** 62)) if no_test or \
-        np.min(k) < 2 else top  # (depth 1 only where asked)
+    top, no_test = cost(err(tot), 1), 0 in LL.shape[2:]  # (no test: one class or distinct row, or depth <= 1; one: <= 1)
+    one = np.minimum(top, cost(err(Hc) + err(tot[:, :, None] - Hc), 2).min(1, initial=2 ** 62)) if no_test or np.min(k) < 2 else top
     if no_test:
         return np.where(k == 0, top, one)
     RL, Rc = Hc[:, :, None, :] - LL, tot[:, :, None] - Lc  # right of a, left of b; right of a
     if cst.C == 2:  # a leaf's errors: its smaller count (1.7x faster than the size minus the largest count)
         eL, eR = [(np.minimum(A[:, 0], A[:, 1]) + np.minimum(B[:, 0], B[:, 1])).min(2) for A, B in
                   ((LL, Lc[..., None] - LL), (RL, Rc[..., None] - RL))]  # left of a; right of a
-    else:  # (sums in the counts' type: int64 sums are 1.4x slower)
-        nL, n = Lc.sum(1, dtype=Lc.dtype), tot.sum(1, dtype=tot.dtype)
-        eL = (nL[..., None] - LL.max(1) - (Lc[..., None] - LL).max(1)).min(2)  # size - largest counts
-        eR = ((n[:, None] - nL)[..., None] - RL.max(1) - (Rc[..., None] - RL).max(1)).min(2)
+    else:  # size - largest counts (sums in the counts' type: int64 sums are 1.4x slower)
+        eL = ((nL := Lc.sum(1, dtype=Lc.dtype))[..., None] - LL.max(1) - (Lc[..., None] - LL).max(1)).min(2)
+        eR = ((tot.sum(1, dtype=tot.dtype)[:, None] - nL)[..., None] - RL.max(1) - (Rc[..., None] - RL).max(1)).min(2)
     oL, oR = np.minimum(cost(err(Lc), 1), cost(eL, 2)), np.minimum(cost(err(Rc), 1), cost(eR, 2))
     return np.where(k == 0, top, np.where(k == 1, one, np.minimum(top, (oL + oR).min(1))))
 
@@ -170,16 +166,20 @@ def _pairs(cst: _Costs, S: np.ndarray, allowed: dict | None) -> tuple | None:
     """:func:`_counts` at depth 2 over every gap of S: its class counts in each pair of blocks of two features f <= g
     (f = g: each block's own counts, the diagonal) on the blocks S holds, then 2-D running sums restarted per feature
     (the earlier features' blocks sum to f x the totals). None when a block pair gets few rows (other routes cost less)
-    or the data has too many blocks or rows (cached: per row its ids ``(c U + a) U + b``, a, b: :meth:`_Costs.codes`)."""
+    or the data too many blocks or distinct rows (cached: per (class, distinct row) its ids ``(c U + a) U + b``)."""
     if cst._pairs[0] is not allowed or cst._pairs[1] is None:
         (codes, off), (f, g) = cst.codes(allowed), np.triu_indices(cst.X.shape[1])
-        cst._pairs = [allowed, cst.C * (U := int(off[-1])) ** 2 <= PAIRS and cst.n * f.size <= 32 * PAIRS and (
-            ((cst.y[:, None] * U + codes[:, f]) * U + codes[:, g]).astype(np.int32),
-            np.repeat(np.arange(off.size - 1), np.diff(off)), U)]
-    if not cst._pairs[1] or cst.C * cst._pairs[1][2] ** 2 > PAIR_ROWS * S.size * cst._pairs[1][0].shape[1]:
+        _, at, ids = np.unique(cst.y * cst.n + cst.group, return_index=True, return_inverse=True)
+        B, U = codes[at], int(off[-1])
+        cst._pairs = [allowed, cst.C * U * U <= PAIRS and at.size * f.size <= 8 * PAIRS and (ids.reshape(-1), (
+            cst.y[at, None] * U + B[:, f]) * U + B[:, g], np.repeat(np.arange(off.size - 1), np.diff(off)), U)]
+    if not cst._pairs[1]:
         return None
-    pid, fe, U = cst._pairs[1]
-    H = np.bincount(pid.take(S, 0).ravel(), minlength=cst.C * U * U).reshape(cst.C, U, U)
+    ids, pid, fe, U = cst._pairs[1]
+    if cst.C * U * U > PAIR_ROWS * S.size * pid.shape[1] or (j := np.flatnonzero(w := np.bincount(ids[S]))).size * \
+            pid.shape[1] > PAIRS:
+        return None
+    H = np.bincount(pid[j].ravel(), np.repeat(w[j].astype(float), pid.shape[1]), cst.C * U * U).reshape(cst.C, U, U)
     h = np.flatnonzero(H.diagonal(0, 1, 2).sum(0))  # the blocks S holds, their features
     H, d, fe = H.take(h, 1).take(h, 2).astype(np.int32), np.arange(h.size), fe[h].astype(np.int32)
     cnt, tot = H[:, d, d], np.bincount(cst.y[S], minlength=cst.C).astype(np.int32)

@@ -30,6 +30,8 @@ ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0:
 #: built (its set-up, 10-30 ms, pays off only past a few dozen: wine DT_size's witness DAG 98 claims,
 #: zoo's and iris's fewer, slower with the DP built at once)
 CORE_LATER = 16
+#: a node's similarity bounds by one (rows x candidates) product up to this many entries, else by counting ranks
+PRODUCT = 200_000
 
 
 class CoreOptima:
@@ -90,11 +92,9 @@ class Prover:
         # few tests on the data (<= 64, as the checker's batched depth2 claims): a depth-2 side costs the compiled DP
         # ~0.02-0.1 ms, less than propagating its similarity bounds (car, balance-scale, tic-tac-toe depth 4)
         self.cheap2 = self.core is not None and int((_blocks(self.cst, np.arange(self.cst.n), None)[1] - 1).sum()) <= 64
-        # each row's rank of its value per feature, offset per feature (a side's rows left of every candidate test
-        # by one count of their ranks: the similarity bounds' spread)
-        ranks = [np.unique(c, return_inverse=True)[1].reshape(-1) for c in self.cst.X.T]
-        self.off = np.cumsum([0] + [int(r.max(initial=-1)) + 1 for r in ranks])
-        self.rank = (np.stack(ranks, 1) + self.off[:-1]) if ranks else np.zeros((self.cst.n, 0), np.int64)
+        # each row's value rank per feature after the earlier features' (the checker's codes, cached: a side's rows
+        # left of every candidate test by one count of their ranks, the similarity bounds' spread)
+        self.rank, self.off = self.cst.codes(None)
         self.claims: list[dict] = []
         self.memo: dict[tuple, tuple[int, int, bool]] = {}
         self.deadline = deadline
@@ -199,7 +199,7 @@ class Prover:
         off = np.cumsum([0] + [F[1].size for F in feats])
         sim = {s: np.full(int(off[-1]), cst.lc, dtype=np.int64) for s in "LR"}
         src = {s: np.full(int(off[-1]), -1, dtype=np.int64) for s in "LR"}
-        goes = []  # per candidate: its last left row's rank + 1, its feature's first rank (built on first use)
+        goes = []  # (|S|, candidates) 0/1 (a small node), or the candidates' ranks (built on first use)
 
         def rows(fi: int, i: int, s: str) -> np.ndarray:
             f, gaps, thr, Ss, ends = feats[fi]
@@ -221,15 +221,25 @@ class Prover:
         def spread(cid: int, v: int, A: np.ndarray) -> None:
             if v <= cst.lc:  # no bound above the start (lc) from it: v - q * outside <= lc (zoo d3: 110 of 132)
                 return
-            if not goes:  # per candidate: the rank of the last row it sends left, the rank before its feature's first
-                last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
-                fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
-                goes.append((self.rank[last, fs] + 1, self.off[fs]))
-            # A is a side of a candidate, within S: its rows left of a test are those ranked <= the test's last left
-            # row of S (no row of S between); one count of A's ranks, a running sum (compas d4: ~20x less than the
-            # |S| x candidates product it replaced)
-            run = np.concatenate([[0], np.cumsum(np.bincount(self.rank[A].ravel(), minlength=int(self.off[-1])))])
-            left = run[goes[0][0]] - run[goes[0][1]]
+            if S.size * int(off[-1]) <= PRODUCT:  # a small node: every candidate at once (one product)
+                if not goes:
+                    fs = np.repeat([F[0] for F in feats], [F[2].size for F in feats])
+                    goes.append((cst.X[np.ix_(S, fs)] <= np.concatenate([F[2] for F in feats])).astype(np.float32))
+                inside = np.zeros(cst.n, dtype=np.float32)
+                inside[A] = 1.0
+                # in blocks of <= 200k entries: under OpenBLAS's threading threshold (its threads on this
+                # shared machine: compas d3's 102 products 16 ms each, 1-2 ms in blocks; exact: counts < 2^24)
+                x, g, step = inside[S], goes[0], max(1, 200_000 // max(1, goes[0].shape[1]))
+                left = sum(x[i:i + step] @ g[i:i + step] for i in range(0, S.size, step)).astype(np.int64)
+            else:  # A, a side of a candidate, is within S: its rows left of a test are those ranked <= the test's last
+                # left row of S (no row of S between); one count of A's ranks, a running sum (cheaper than the
+                # product on compas d4's nodes of 10^3 - 7 x 10^3 rows x 134 tests)
+                if not goes:  # per candidate: its last left row's rank + 1, its feature's first rank
+                    last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
+                    fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
+                    goes.append((self.rank[last, fs] + 1, self.off[fs]))
+                run = np.concatenate([[0], np.cumsum(np.bincount(self.rank[A].ravel(), minlength=int(self.off[-1])))])
+                left = run[goes[0][0]] - run[goes[0][1]]
             for s, outside in (("L", A.size - left), ("R", left)):
                 val = v - q * outside
                 better = val > sim[s]
