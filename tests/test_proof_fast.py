@@ -316,6 +316,35 @@ def test_witness_dag_by_the_compiled_dp_equals_the_checkers_rule(tmp_path, monke
     assert all(b == o for b, o in calls), [c for c in calls if c[0] != c[1]][:3]
 
 
+def test_similarity_bounds_by_counted_ranks_equal_the_product(tmp_path, monkeypatch):
+    """The producer's similarity bounds from one count of a side's value ranks (``PRODUCT = 0``: on every node) give
+    the claims of the (rows x candidates) product (``PRODUCT`` huge), on random instances with ties, duplicate rows,
+    2-3 classes, errors and regularized costs, listed thresholds, depth 3 and 4; the certificates are accepted."""
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (else small sets are one enum claim: no similarity)
+    similar = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        n, p, C = int(rng.integers(40, 120)), int(rng.integers(2, 5)), int(rng.integers(2, 4))
+        X = rng.integers(0, int(rng.integers(3, 15)), size=(n, p)).astype(float)
+        y = np.where(rng.random(n) < 0.3, rng.integers(0, C, size=n), (X[:, 0] > X[:, 0].mean()) * (C - 1))
+        q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, n)))
+        allowed = {f: np.unique(rng.integers(0, 15, size=4) + 0.5) for f in range(p)} if seed % 4 == 3 else None
+        claims = []
+        for product in (10 ** 12, 0):
+            monkeypatch.setattr(lower, "PRODUCT", product)
+            prover = lower.Prover(X, y, C, q, lc, allowed)
+            prover.prove(np.arange(n), [], 3 + seed % 2, 2 ** 40)
+            claims.append(prover.claims)
+        assert claims[0] == claims[1], seed
+        similar += sum(c["rule"] == "similar" for c in claims[0])
+        if seed < 6:  # a whole certificate with the counted ranks, checked
+            data = prepare(X, y)
+            res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=3)
+            certify_result(res, data, tmp_path / f"c{seed}")
+            assert check(tmp_path / f"c{seed}").startswith("accuracy")
+    assert similar >= 30, similar
+
+
 # ---------------------------------------------------------------- the enumeration rule (<= 64 rows)
 def test_opt_enum_matches_plain_recursion():
     for seed in range(30):

@@ -30,6 +30,8 @@ ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0:
 #: built (its set-up, 10-30 ms, pays off only past a few dozen: wine DT_size's witness DAG 98 claims,
 #: zoo's and iris's fewer, slower with the DP built at once)
 CORE_LATER = 16
+#: a node's similarity bounds by one (rows x candidates) product up to this many entries, else by counting ranks
+PRODUCT = 200_000
 
 
 class CoreOptima:
@@ -90,6 +92,9 @@ class Prover:
         # few tests on the data (<= 64, as the checker's batched depth2 claims): a depth-2 side costs the compiled DP
         # ~0.02-0.1 ms, less than propagating its similarity bounds (car, balance-scale, tic-tac-toe depth 4)
         self.cheap2 = self.core is not None and int((_blocks(self.cst, np.arange(self.cst.n), None)[1] - 1).sum()) <= 64
+        # each row's value rank per feature after the earlier features' (the checker's codes, cached: a side's rows
+        # left of every candidate test by one count of their ranks, the similarity bounds' spread)
+        self.rank, self.off = self.cst.codes(None)
         self.claims: list[dict] = []
         self.memo: dict[tuple, tuple[int, int, bool]] = {}
         self.deadline = deadline
@@ -194,12 +199,12 @@ class Prover:
         off = np.cumsum([0] + [F[1].size for F in feats])
         sim = {s: np.full(int(off[-1]), cst.lc, dtype=np.int64) for s in "LR"}
         src = {s: np.full(int(off[-1]), -1, dtype=np.int64) for s in "LR"}
-        goes = []  # (|S|, candidates) 0/1: the rows of S each test sends left (built on first use)
+        goes = []  # (|S|, candidates) 0/1 (a small node), or the candidates' ranks (built on first use)
 
         def rows(fi: int, i: int, s: str) -> np.ndarray:
             f, gaps, thr, Ss, ends = feats[fi]
             e = int(ends[gaps[i] - 1])
-            return np.sort(Ss[:e] if s == "L" else Ss[e:])
+            return Ss[:e] if s == "L" else Ss[e:]  # (in the feature's order: no rule depends on the rows' order)
 
         cum: list[np.ndarray] = []  # the running key sums along each feature's sorted rows (2 x rows x features)
 
@@ -216,7 +221,7 @@ class Prover:
         def spread(cid: int, v: int, A: np.ndarray) -> None:
             if v <= cst.lc:  # no bound above the start (lc) from it: v - q * outside <= lc (zoo d3: 110 of 132)
                 return
-            if S.size * int(off[-1]) <= 2_000_000:  # every candidate at once (one product)
+            if S.size * int(off[-1]) <= PRODUCT:  # a small node: every candidate at once (one product)
                 if not goes:
                     fs = np.repeat([F[0] for F in feats], [F[2].size for F in feats])
                     goes.append((cst.X[np.ix_(S, fs)] <= np.concatenate([F[2] for F in feats])).astype(np.float32))
@@ -226,8 +231,15 @@ class Prover:
                 # shared machine: compas d3's 102 products 16 ms each, 1-2 ms in blocks; exact: counts < 2^24)
                 x, g, step = inside[S], goes[0], max(1, 200_000 // max(1, goes[0].shape[1]))
                 left = sum(x[i:i + step] @ g[i:i + step] for i in range(0, S.size, step)).astype(np.int64)
-            else:
-                left = np.concatenate([np.searchsorted(np.sort(cst.X[A, F[0]]), F[2], side="right") for F in feats])
+            else:  # A, a side of a candidate, is within S: its rows left of a test are those ranked <= the test's last
+                # left row of S (no row of S between); one count of A's ranks, a running sum (cheaper than the
+                # product on compas d4's nodes of 10^3 - 7 x 10^3 rows x 134 tests)
+                if not goes:  # per candidate: its last left row's rank + 1, its feature's first rank
+                    last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
+                    fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
+                    goes.append((self.rank[last, fs] + 1, self.off[fs]))
+                run = np.concatenate([[0], np.cumsum(np.bincount(self.rank[A].ravel(), minlength=int(self.off[-1])))])
+                left = run[goes[0][0]] - run[goes[0][1]]
             for s, outside in (("L", A.size - left), ("R", left)):
                 val = v - q * outside
                 better = val > sim[s]
@@ -269,10 +281,13 @@ class Prover:
                     rgt = get(fi, hi, "R", target - lft[1])
             return lft[1] + rgt[1]
 
-        def stump(fi: int, i: int) -> int:  # (a priority only: the sides unsorted, no key)
-            f, gaps, thr, Ss, ends = feats[fi]
-            e = int(ends[gaps[i] - 1])
-            return cst.leaf(Ss[:e]) + cst.leaf(Ss[e:])
+        ycum: list[np.ndarray] = []  # the running class counts along each feature's sorted rows (features x rows x C)
+
+        def stump(fi: int, i: int) -> int:  # (a priority only: the two leaves' cost, from the running class counts)
+            if not ycum:
+                ycum.append(np.cumsum(cst.y[np.stack([F[3] for F in feats])][..., None] == np.arange(cst.C), 1))
+            e, c = int(feats[fi][4][feats[fi][1][i] - 1]), ycum[0][fi]
+            return q * (S.size - int(c[e - 1].max()) - int((c[-1] - c[e - 1]).max())) + 2 * cst.lc
 
         heap = [(0, stump(fi, (F[1].size - 1) // 2), fi, 0, F[1].size - 1) for fi, F in enumerate(feats)]
         heapq.heapify(heap)
