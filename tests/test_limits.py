@@ -348,7 +348,7 @@ print(peak, ms.estimate_formula_bytes(p, 3))
 def test_maxsat_memory_estimate_covers_the_measured_peak():
     """The estimate of the formula's peak is above the peak measured in a fresh process, and
     not far above (it was 3x below before the slices: fault at depth 3 was killed at 24 GB); the
-    measured peak itself varies by ~60 % between runs (600-947 MB here)."""
+    measured peak itself varies by ~70 % between runs (600-1,036 MB here)."""
     import subprocess
     import sys
 
