@@ -204,6 +204,44 @@ def test_root_pipeline_exact_and_deterministic(seed):
     assert pipelines > 0 or serial.stats["nodes"] <= 1
 
 
+def _cut_calls_keep_the_invariant(problem, depth, opt, settings) -> int:
+    """Each (time cap, core setting) on a fresh two-thread search from the greedy tree: a call that
+    says it finished has the optimum (or proves nothing below the upper bound, which must then be
+    at most the optimum), one that did not a bound <= the optimum and a tree no better. Returns
+    the calls cut."""
+    from satdt.solvers.dp.accuracy import CORE_PAIR_OPS
+
+    S, cuts = np.arange(problem.n_distinct), 0
+    for cap, setup in settings:
+        search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
+        setup(search._core)
+        ub, _ = search.greedy(S, depth)
+        out = search.run(depth, ub, time_cap=float(cap))
+        if out.finished:
+            assert (out.node is not None and out.cost == opt) or (out.node is None and ub <= opt), cap
+        else:
+            cuts += 1
+            assert out.bound is None or out.bound <= opt
+            assert out.cost is None or out.cost >= opt
+    return cuts
+
+
+def _slices_end_with_the_optimum(problem, depth, opt, max_slices):
+    """Slices of 0.02 s resumed on one two-thread search end with the optimum: (slices, search)."""
+    from satdt.solvers.dp.accuracy import CORE_PAIR_OPS
+
+    search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
+    ub, _ = search.greedy(np.arange(problem.n_distinct), depth)
+    for slices in range(max_slices):
+        out = search.run(depth, ub, time_cap=0.02)
+        if out.finished:
+            break
+        if out.node is not None:
+            ub = min(ub, out.cost)
+    assert out.finished and (out.cost if out.node is not None else ub) == opt
+    return slices, search
+
+
 # the roots of nodes below the top on the threads (set_root_level; the default at depth >= 6: the
 # nodes of depth 4): levels 1-3 at depths 4-6 and the default at depth 6, on 2 and 3 threads,
 # every kernel on the threads: one thread's optimum (itself checked against the numpy reference at
@@ -249,33 +287,11 @@ def test_root_level_cut_by_time_caps_resumes_to_the_optimum():
     """Time caps that stop a search whose nodes of depth 4 run their roots on the threads (depth 6,
     the default level): a cut call never claims more than it has (its bound <= the optimum, its
     tree no better than the optimum), and slices resumed on one search end with the optimum."""
-    from satdt.solvers.dp.accuracy import CORE_PAIR_OPS
-
     rng = np.random.default_rng(6)  # random labels: 2 errors at depth 6, ~0.5 s on two threads
     problem = Binarizer("all").problem(prepare(rng.normal(size=(200, 2)), rng.integers(0, 2, 200)))
     opt = solve_max_accuracy_dp(problem, max_depth=6, n_jobs=1).objective
-    S = np.arange(problem.n_distinct)
-    cuts = 0
-    for cap in np.linspace(0.005, 0.1, 6):
-        search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
-        ub, _ = search.greedy(S, 6)
-        out = search.run(6, ub, time_cap=float(cap))
-        if out.finished:
-            assert (out.node is not None and out.cost == opt) or (out.node is None and ub <= opt), cap
-        else:
-            cuts += 1
-            assert out.bound is None or out.bound <= opt
-            assert out.cost is None or out.cost >= opt
-    assert cuts > 0
-    search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
-    ub, _ = search.greedy(S, 6)
-    for slices in range(1000):
-        out = search.run(6, ub, time_cap=0.02)
-        if out.finished:
-            break
-        if out.node is not None:
-            ub = min(ub, out.cost)
-    assert out.finished and (out.cost if out.node is not None else ub) == opt
+    assert _cut_calls_keep_the_invariant(problem, 6, opt, [(c, lambda core: None) for c in np.linspace(0.005, 0.1, 6)]) > 0
+    slices, search = _slices_end_with_the_optimum(problem, 6, opt, 1000)
     assert slices > 0 and search.stats["root_waves"] > 1
 
 
@@ -305,30 +321,12 @@ def test_root_pipeline_cut_by_a_time_cap_never_claims_an_answer():
     still running ending unhurt, let the pipeline return as if no root were left; fixed. This
     test did not reproduce that race in six runs of the unfixed code: its window is narrow. It
     checks the invariant every cut must keep.)"""
-    from satdt.solvers.dp.accuracy import CORE_PAIR_OPS
-
     problem = _continuous(n=200, f=3, seed=6)
     opt = solve_max_accuracy_dp(problem, max_depth=4, n_jobs=1).objective
-    S = np.arange(problem.n_distinct)
-    for cap, lag in [(c, lag) for c in np.linspace(0.005, 0.2, 10) for lag in (0, 1)]:
-        search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
-        search._core.set_root_lag(lag)  # 1: one root at a time, the other thread waits
-        ub, _ = search.greedy(S, 4)
-        out = search.run(4, ub, time_cap=float(cap))
-        if out.finished:
-            assert (out.node is not None and out.cost == opt) or (out.node is None and ub <= opt), cap
-        else:
-            assert out.bound is None or out.bound <= opt
-            assert out.cost is None or out.cost >= opt
-    search = CoreSearch(problem, Deadline(None), CORE_PAIR_OPS, n_jobs=2)
-    ub, _ = search.greedy(S, 4)
-    for _ in range(400):
-        out = search.run(4, ub, time_cap=0.02)
-        if out.finished:
-            break
-        if out.node is not None:
-            ub = min(ub, out.cost)
-    assert out.finished and (out.cost if out.node is not None else ub) == opt
+    # lag 1: one root at a time, the other thread waits
+    _cut_calls_keep_the_invariant(problem, 4, opt, [(c, lambda core, lag=lag: core.set_root_lag(lag))
+                                                    for c in np.linspace(0.005, 0.2, 10) for lag in (0, 1)])
+    _slices_end_with_the_optimum(problem, 4, opt, 400)
 
 
 @slow
