@@ -35,7 +35,8 @@ def best_tree(problem: BinaryProblem, max_depth: int,
               split_cost: Callable[[np.ndarray], float] = lambda counts: 0.0) -> tuple[float, Tree | None]:
     """Minimum total cost over all trees of depth <= ``max_depth``.
 
-    ``leaf_cost`` and ``split_cost`` take the class counts (length C) of the rows at the node.
+    ``leaf_cost`` and ``split_cost`` take the class counts (length C) of the rows at the node;
+    they must be >= 0 (a split is skipped once its left side costs as much as the best so far).
     Returns the cost and a tree over the binary columns (None when the cost is infinite).
     """
     X, counts = problem.X, problem.counts
@@ -107,9 +108,13 @@ def min_dpdt(problem: BinaryProblem, alpha: float, max_depth: int) -> tuple[floa
 def min_cost(problem: BinaryProblem, costs: np.ndarray, max_depth: int) -> tuple[float, Tree]:
     """Least total misclassification cost over trees of depth <= ``max_depth``: a leaf with class
     counts ``N`` costs ``min_j sum_i N_i costs[i][j]`` and predicts that ``j`` (smallest on ties).
-    The counts are those of the problem (weighted rows count their weight)."""
+    The counts are those of the problem (weighted rows count their weight). Negative costs are
+    taken: each true class's row is shifted to a least entry of 0 (every tree's cost moves by
+    the same constant, added back), as :func:`best_tree`'s pruning needs costs >= 0."""
     C = np.asarray(costs, dtype=float)
-    cost, tree = best_tree(problem, max_depth, lambda c: float((c @ C).min()))
+    low = C.min(axis=1)
+    cost, tree = best_tree(problem, max_depth, lambda c: float((c @ (C - low[:, None])).min()))
+    cost += float(problem.counts.sum(axis=0) @ low)
     if tree is not None:
         for leaf, rows in problem.route(tree):
             leaf.label = int(np.argmin(problem.counts[rows].sum(axis=0) @ C))

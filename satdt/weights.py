@@ -45,7 +45,7 @@ import numpy as np
 from .data import DataError, Dataset
 
 __all__ = ["WeightPlan", "plan_weights", "check_sample_weight", "class_factors", "OBJECTIVES",
-           "EXACT_LIMIT", "ROUND_TOTAL", "load_costs"]
+           "EXACT_LIMIT", "ROUND_TOTAL", "load_costs", "relabel_for_options"]
 
 #: accuracy objectives the depth-bounded exact estimators take
 OBJECTIVES = ("accuracy", "balanced_accuracy")
@@ -54,6 +54,11 @@ EXACT_LIMIT = 2 ** 40
 #: total integer weight after rounding, when the exact integers would exceed EXACT_LIMIT
 ROUND_TOTAL = 2 ** 32
 _MAX_DENOMINATOR = 10 ** 6
+#: the refusal of costs with other class weights
+COSTS_ALONE = "costs already weigh the classes; leave class_weight=None and objective='accuracy'"
+#: the refusal of a cost matrix that is not class weights by the regularized objectives
+GENERAL_COSTS_ONLY = ("a cost matrix that does not depend on the true class alone applies to the accuracy "
+                      "objective only: DPTreeClassifier (lam=None), MaxSATTreeClassifier, BinOCTClassifier")
 #: more distinct real (non-whole) weights than this are rounded without looking for a common denominator
 _MANY_VALUES = 4096
 
@@ -67,11 +72,14 @@ def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
         w = np.full(n, sample_weight, dtype=float) if isinstance(sample_weight, (int, float, np.number)) else None
     else:
         try:
-            w = np.asarray(sample_weight, dtype=float)
+            w = np.asarray(sample_weight)       # (an array-like: np.iscomplexobj would dispatch on it)
+            w = None if np.iscomplexobj(w) else w.astype(float)
         except (TypeError, ValueError):
             w = None
     if w is None:
-        raise DataError(f"sample_weight must be numbers, got {type(sample_weight).__name__}")
+        kind = getattr(getattr(sample_weight, "dtype", None), "name", None)
+        raise DataError(f"sample_weight must be real numbers, got {type(sample_weight).__name__}"
+                        + (f" of {kind}" if kind else ""))
     if w.ndim != 1 or w.shape[0] != n:
         raise DataError(f"sample_weight.shape == {w.shape}, expected ({n},): one weight per row")
     if not np.isfinite(w).all():
@@ -226,7 +234,7 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
     y, k = data.y, len(data.classes)
     cost = load_costs(costs, k)
     if cost is not None and (class_weight is not None or objective != "accuracy"):
-        raise DataError("costs already weigh the classes; leave class_weight=None and objective='accuracy'")
+        raise DataError(COSTS_ALONE)
     factors = class_factors(y, data.classes, class_weight, objective, sample_weight)
     pseudo_labels = None
     base_per_class = [Fraction(0)] * k      # the cost every row of class i pays whatever is predicted
@@ -354,3 +362,44 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
             base += w_i * base_per_class[i]
     return WeightPlan(data=weighted, rows=rows, scale=scale, offset=offset, cost_base=base, rounding_bound=bound,
                       exact=exact, pseudo=pseudo_labels is not None, weighted=True)
+
+
+def relabel_for_options(tree: Any, data: Dataset, class_weight: Any = None, objective: str = "accuracy",
+                        costs: Any = None, lam: float | None = None,
+                        general_costs: bool = True) -> tuple[float, float, str]:
+    """A tree found without the options (CART's tree, the majority leaf of a fallback answer)
+    in their terms: each leaf reached by ``data``'s rows is relabelled with its least-cost class
+    and the tree's value, a lower bound every tree meets and the objective's name are returned
+    (``"cost"``, ``"balanced_errors"``, ``"weighted_errors"``; with ``lam``, ``"regularized"``:
+    weighted errors / total weight + ``lam`` * leaves, the class weights' objective of CP-SAT).
+    DataError for options the fit would refuse (a general cost matrix with ``lam``, or when
+    ``general_costs`` is False: OCT's objective)."""
+    k = len(data.classes)
+    cost = load_costs(costs, k)
+    if cost is not None and (class_weight is not None or objective != "accuracy"):
+        raise DataError(COSTS_ALONE)
+    if cost is not None and (lam is not None or not general_costs):
+        simple = _class_weight_costs(cost)
+        if simple is None:
+            raise DataError(GENERAL_COSTS_ONLY)
+        if lam is not None:     # the regularized objective weighs errors: no cost of a right answer
+            cost = [[simple[i] * (i != j) for j in range(k)] for i in range(k)]
+    if cost is None:
+        factors = class_factors(data.y, data.classes, class_weight, objective, None)
+        cost = [[factors[i] * (i != j) for j in range(k)] for i in range(k)]
+    M = np.array([[float(v) for v in row] for row in cost])
+    value = 0.0
+    for leaf, rows in tree.apply(data.X):
+        per_class = np.bincount(data.y[rows], minlength=k) @ M
+        leaf.label = int(np.argmin(per_class))
+        value += float(per_class.min())
+    sizes = np.bincount(data.y, minlength=k).astype(float)
+    bound = float(sizes @ M.min(axis=1))
+    if lam is not None:
+        total = float(sizes @ M.max(axis=1))     # the classes' weights: M[i][j] = w_i off the diagonal
+        if total <= 0:
+            raise DataError("every row has weight zero after the class weights; nothing to fit")
+        return value / total + lam * tree.n_leaves, bound / total + lam, "regularized"
+    name = "cost" if costs is not None else "balanced_errors" if objective == "balanced_accuracy" \
+        else "weighted_errors"
+    return value, bound, name

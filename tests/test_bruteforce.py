@@ -40,6 +40,25 @@ def test_memoized_search_equals_explicit_enumeration(make_problem, seed):
         assert bruteforce.min_dpdt(p, alpha, depth)[0] == pytest.approx(dp)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_min_cost_with_negative_costs_equals_explicit_enumeration(make_problem, seed):
+    # the memoized search prunes on partial sums: costs < 0 (a reward for a right answer) once
+    # gave a larger minimum than the enumeration
+    p = make_problem(seed, n_rows=10, n_features=3, n_classes=2)
+    C = np.random.default_rng(seed).integers(-4, 5, size=(2, 2)).astype(float)
+    C[0, 0], C[1, 1] = -3.0, -2.0
+    for depth in (1, 2):
+        explicit = float("inf")
+        for root in all_trees(p.n_binary, depth, 2):
+            tree = Tree(root, p.classes)
+            value = sum(float((p.counts[rows].sum(axis=0) @ C).min()) for _, rows in p.route(tree))
+            explicit = min(explicit, value)
+        cost, tree = bruteforce.min_cost(p, C, depth)
+        assert cost == pytest.approx(explicit)
+        counts = [p.counts[rows].sum(axis=0) for _, rows in p.route(tree)]
+        assert sum(float(c @ C[:, leaf.label]) for (leaf, _), c in zip(p.route(tree), counts)) == pytest.approx(cost)
+
+
 def test_min_depth_and_nodes_on_xor():
     from satdt.binarize import Binarizer
     from satdt.data import prepare

@@ -363,3 +363,25 @@ def test_cli_rl_methods(method, capsys):
         assert out["errors"] == 0 and out["objective"] == out["n_leaves"] - 1   # splits of a consistent tree
     else:
         assert out["depth"] <= 3 and out["objective"] == out["errors"]
+
+
+@pytest.mark.parametrize("column", [1.0, np.nan])
+def test_rdt_without_any_test_is_the_majority_leaf(column):
+    # constant or all-missing features leave no binary column: the hardened tree picked column 0
+    X, y = np.full((6, 2), column), np.array([0, 1, 1] * 2)
+    model = RDTClassifier(depth=2, epochs=2).fit(X, y)
+    assert model.tree_.n_leaves == 1 and (model.predict(X) == 1).all() and model.result_.objective == 2
+
+
+def test_adapttree_costs_are_per_user_feature_with_missing_values():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(30, 3)).astype(float)
+    y = (X[:, 0] > 1).astype(int)
+    X[::5, 1] = np.nan                      # feature 1: two internal copies, one cost
+    model = AdaptTreeClassifier(n_episodes=5, costs=[2.0, 1.0, 1.0]).fit(X, y)
+    tests = [node.feature for node in model.tree_.root.walk() if not node.is_leaf]
+    assert 1 in tests and model.result_.stats["test_cost"] == sum([2.0, 1.0, 1.0][j] for j in tests)
+    for costs, got in (([1.0, 1.0], r"shape \(2,\)"), (["a", "b", "c"], "not numbers"), ([1.0, 0.0, 1.0], "positive")):
+        with pytest.raises(ValueError, match=got) as err:
+            AdaptTreeClassifier(n_episodes=5, costs=costs).fit(X, y)
+        assert "\n" not in str(err.value) and "3 positive finite numbers" in str(err.value)

@@ -266,6 +266,17 @@ def test_consistent_ignores_positive_weights_and_drops_zero_weight_rows():
     assert ConsistentTreeClassifier(class_weight="balanced").fit(X, y).tree_.depth() == 2
 
 
+def test_consistent_checks_the_class_weight_it_ignores_and_complex_weights_are_refused():
+    X, y = np.arange(6, dtype=float).reshape(-1, 1), np.array(["a", "b", "c"] * 2)
+    for objective in ("depth", "size"):
+        for cw, message in (({"zz": 2.0}, "not a class of y"), ({"a": -1.0}, "finite number >= 0"),
+                            ({"a": "x"}, "finite number >= 0")):
+            with pytest.raises(DataError, match=message):
+                ConsistentTreeClassifier(objective=objective, class_weight=cw).fit(X, y)
+    with pytest.raises(DataError, match="real numbers, got ndarray of complex128"):
+        DPTreeClassifier(max_depth=1).fit(X, y, sample_weight=np.ones(6) * 1j)
+
+
 @pytest.mark.parametrize("cls", [DPDTClassifier, AdaptTreeClassifier, RDTClassifier])
 def test_heuristics_take_whole_weights_as_repeated_rows_and_refuse_others(cls):
     X, y, rng = _instance(2000, n=20, k=2)
@@ -317,6 +328,50 @@ def test_cli_class_weight_objective_and_costs(capsys, tmp_path):
     costs.write_text("0,1\n1,0\n")
     code, _, err = run("solve", "iris", "--method", "dp", "--costs", str(costs))
     assert code == 1 and "costs has shape (2, 2), expected (3, 3)" in err and err.count("\n") == 1
+
+
+def test_cli_fallback_answers_are_in_the_terms_of_the_weight_options(capsys, tmp_path):
+    """A time limit that leaves no time for the estimator: the command's own answer (the majority
+    leaf, CART's floor) is relabelled and valued as the estimator would report it (it was the
+    unweighted errors' leaf)."""
+    import json
+
+    from satdt.cli import main
+    from satdt.weights import relabel_for_options
+    from satdt.tree import Node, Tree
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 5, size=(40, 3)).astype(float)
+    y = np.where(X[:, 0] > 2, "yes", np.where(X[:, 1] > 2, "maybe", "no"))
+    y[:25] = "no"                                              # "no" the majority class
+    csv = tmp_path / "data.csv"
+    csv.write_text("a,b,c,label\n" + "".join(",".join(f"{v:g}" for v in r) + f",{l}\n" for r, l in zip(X, y)))
+    costs = tmp_path / "costs.csv"
+    costs.write_text("0,1,1\n1,0,1\n9,9,0\n")                # classes sorted: maybe, no, yes
+    C = np.array([[0, 1, 1], [1, 0, 1], [9, 9, 0]], dtype=float)
+    sizes = np.array([(y == c).sum() for c in ("maybe", "no", "yes")])
+    for method in ("dp", "maxsat", "binoct"):
+        assert main(["solve", str(csv), "--method", method, "--max-depth", "2", "--costs", str(costs),
+                     "--time-limit", "0.001", "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert got["status"] == "FEASIBLE" and got["objective_name"] == "cost" and got["bound"] == 0.0
+        pred = Tree.from_dict(got["tree"]).predict(X)
+        index = {c: i for i, c in enumerate(("maybe", "no", "yes"))}
+        assert got["objective"] == pytest.approx(sum(C[index[t], index[p]] for t, p in zip(y, pred)))
+        assert got["objective"] <= (sizes @ C).min()
+    assert main(["solve", str(csv), "--method", "cpsat", "--max-depth", "2", "--objective", "balanced-accuracy",
+                 "--time-limit", "0.001", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["objective_name"] == "regularized" and got["objective"] == pytest.approx(2 / 3 + 0.01)
+    # relabel_for_options on the majority leaf against the estimator's terms
+    data = prepare(X, y)
+    leaf = Tree(Node.leaf(1), classes=data.classes)
+    assert relabel_for_options(leaf, data, costs=C) == (float(sizes @ C[:, 2]), 0.0, "cost")
+    assert leaf.root.label == 2                                # "yes": the least-cost class
+    value, bound, name = relabel_for_options(leaf, data, objective="balanced_accuracy")
+    assert (value, bound, name) == (pytest.approx(2.0), 0.0, "balanced_errors")
+    with pytest.raises(DataError, match="accuracy objective only"):
+        relabel_for_options(leaf, data, costs=[[0, 1, 5], [2, 0, 1], [1, 3, 0]], lam=0.01)
 
 
 # --------------------------------------------------------------- against STreeD (a peer)

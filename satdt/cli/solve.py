@@ -237,6 +237,25 @@ def _weight_options(a: argparse.Namespace) -> dict:
     return out
 
 
+def _in_weight_terms(a: argparse.Namespace, model: Any, data: Dataset) -> None:
+    """A fallback answer no estimator made (CART's floor, the majority leaf: unweighted) in the
+    terms of ``--class-weight``, ``--objective`` and ``--costs``: its leaves relabelled with their
+    least-cost class, its value, bound and objective name those the estimator would report."""
+    options = {k: v for k, v in _weight_options(a).items() if k != "missing"}
+    result = getattr(model, "result_", None)
+    if not options or not isinstance(model, _Answer) or result is None or result.tree is None \
+            or result.objective_name not in ("errors", "regularized"):
+        return
+    from ..weights import relabel_for_options
+
+    lam = None
+    if result.objective_name == "regularized":
+        lam = float(a.lam if a.lam is not None else spec(a.method).defaults.get("lam", 0.01))
+    result.objective, result.bound, result.objective_name = relabel_for_options(
+        result.tree, data, lam=lam, general_costs=a.method != "oct", **options)
+    result.stats["weighted"] = True
+
+
 def cmd_solve(a: argparse.Namespace) -> int:
     """``satdt solve`` under the signal policy (:mod:`.signals`): SIGINT / SIGTERM stop the engine
     and the best tree so far is written, then the exit code is 130 / 143."""
@@ -433,6 +452,7 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
     signals = getattr(a, "signals", None)
     if signals is not None:
         signals.finish()  # and the signal policy's escalation
+    _in_weight_terms(a, model, data)
     signum = interrupted()
     if signum is not None and model.result_ is not None:
         model.result_.stats["interrupted"] = True

@@ -196,14 +196,18 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         if sw is None and class_weight is None and objective == "accuracy" and costs is None:
             return data, None
         if self._weight_mode == "consistent":   # weights only break ties among consistent trees
+            if class_weight is not None:         # ignored, but checked (classes of y, weights >= 0)
+                from ..weights import class_factors
+
+                class_factors(data.y, data.classes, class_weight, "accuracy", None)
             if sw is None:
                 return data, None
             return plan_weights(data, sw, limit=self._weight_limit).data, None
         plan = plan_weights(data, sw, class_weight, objective, costs, limit=self._weight_limit)
         if plan.pseudo and not self._general_costs:
-            raise ValueError(f"{type(self).__name__}: a cost matrix that does not depend on the true class alone "
-                             "applies to the accuracy objective only: DPTreeClassifier (lam=None), "
-                             "MaxSATTreeClassifier, BinOCTClassifier")
+            from ..weights import GENERAL_COSTS_ONLY
+
+            raise ValueError(f"{type(self).__name__}: {GENERAL_COSTS_ONLY}")
         if self._weight_mode == "repeat":
             return self._repeated(data, plan, sw), None
         return plan.data, plan

@@ -52,7 +52,7 @@ class ConsistentTreeClassifier(TreeClassifier):
         ``solver``, ``incremental`` and ``rows_per_round`` do not apply to it.
     class_weight : None, "balanced" or dict
         Accepted for scikit-learn compatibility and ignored: a consistent tree makes no error,
-        whatever the weights.
+        whatever the weights (a dict is still checked: classes of ``y``, weights >= 0).
     missing : {"learn", "error"}
         As :class:`~satdt.estimators.DPTreeClassifier`: NaN in numeric features is searched with
         both directions at every test (``"error"``: NaN is an error).

@@ -184,9 +184,21 @@ class AdaptTreeClassifier(TreeClassifier):
 
     def _engine_options(self) -> dict:
         return dict(n_episodes=self.n_episodes, gamma=self.gamma, n_layers=self.n_layers, memory=self.memory,
-                    resolution=self.resolution, costs=self.costs, max_depth=self.max_depth,
+                    resolution=self.resolution, costs=self._engine_costs(), max_depth=self.max_depth,
                     error_cost=self.error_cost, multiway=self.multiway, max_arity=self.max_arity,
                     random_state=self.random_state)
+
+    def _engine_costs(self) -> np.ndarray | None:
+        """``costs`` per feature the engine sees: checked against the user's features, then
+        repeated for the two copies of a feature with missing values (:mod:`satdt.missing`)."""
+        if self.costs is None:
+            return None
+        from ..heuristics.rl.adapttree.attributes import check_feature_costs
+
+        per_feature = check_feature_costs(self.costs, self.n_features_in_)
+        if self.missing_map_ is None:
+            return per_feature
+        return per_feature[[j for j, _ in self.missing_map_.source]]
 
     def _keep_outcome(self, out: Any) -> None:
         self.adapttree_result_ = out

@@ -358,6 +358,7 @@ class AxisAlignedRDT:
         rng = np.random.default_rng(self.random_state)
         n, B = Xb.shape
         D = self.depth
+        self.n_columns_ = B
         self.logits = 0.01 * rng.standard_normal((2 ** D - 1, max(B, 1)))   # internal nodes, heap order
         self.alpha = np.zeros((2 ** D, n_classes))
 
@@ -390,8 +391,9 @@ class AxisAlignedRDT:
         return self
 
     def binary_tree(self, classes: np.ndarray) -> Tree:
-        """The hardened tree over the binary columns (threshold 0.5): each node's likeliest test."""
-        D = self.depth
+        """The hardened tree over the binary columns (threshold 0.5): each node's likeliest test
+        (no column, e.g. constant or all-missing features: a single leaf)."""
+        D = self.depth if self.n_columns_ else 0
 
         def rec(i: int, level: int) -> Node:
             if level == D:

@@ -16,7 +16,7 @@ from ....binarize import BinaryProblem
 from ....tree import Node, Tree
 
 __all__ = ["MULTIWAY", "attributes", "Attributes", "split_statistics", "count_tests", "min_multiway_tests",
-           "id3_tree", "paper_problem", "feature_costs", "class_entropy", "gini_impurity"]
+           "id3_tree", "paper_problem", "feature_costs", "check_feature_costs", "class_entropy", "gini_impurity"]
 
 MULTIWAY = ("none", "categorical", "discrete")
 
@@ -312,13 +312,26 @@ def paper_problem() -> BinaryProblem:
     return Binarizer("all").problem(data)
 
 
+def check_feature_costs(costs: Any, n_features: int) -> np.ndarray:
+    """``costs`` as ``n_features`` positive finite floats (None: all 1); a one-line ValueError
+    otherwise."""
+    if costs is None:
+        return np.ones(n_features)
+    try:
+        per_feature = np.asarray(costs, dtype=float).ravel()
+    except (TypeError, ValueError):
+        per_feature = None
+    if per_feature is None:
+        got = "values that are not numbers"
+    elif per_feature.shape != (n_features,):
+        got = f"shape {np.shape(costs)}"
+    elif not np.all(np.isfinite(per_feature)) or np.any(per_feature <= 0):
+        got = "a value that is not positive and finite"
+    else:
+        return per_feature
+    raise ValueError(f"costs must hold {n_features} positive finite numbers (one per feature), got {got}")
+
+
 def feature_costs(problem: BinaryProblem, costs: Any) -> np.ndarray:
     """Cost of each binary column from per-original-feature costs (None: all 1)."""
-    n_features = problem.data.X.shape[1]
-    if costs is None:
-        per_feature = np.ones(n_features)
-    else:
-        per_feature = np.asarray(costs, dtype=float).ravel()
-        if per_feature.shape != (n_features,) or not np.all(np.isfinite(per_feature)) or np.any(per_feature <= 0):
-            raise ValueError(f"costs must hold {n_features} positive finite numbers (one per feature), got {costs!r}")
-    return per_feature[problem.column_features]
+    return check_feature_costs(costs, problem.data.X.shape[1])[problem.column_features]
