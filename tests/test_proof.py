@@ -395,3 +395,60 @@ def test_data_with_missing_values_is_refused_before_any_file(tmp_path):
     assert main(["solve", str(csv_path), "--method", "dp", "--max-depth", "2", "--missing", "learn",
                  "--proof", str(tmp_path / "cli")]) == 1
     assert not (tmp_path / "cli").exists()
+
+
+def test_cli_refuses_weighted_objectives_before_the_solve(tmp_path, capsys):
+    """--class-weight, --costs, --objective balanced-accuracy (alone or with --lam: the regularized
+    objective kept its name, and a certificate of the unweighted question was written, or the
+    producer failed after the solve) are refused in one line before the solve; plain accuracy is not."""
+    costs = tmp_path / "costs.csv"
+    costs.write_text("0,3,3\n1,0,1\n1,1,0\n")
+    base = ["solve", "iris", "--method", "dp", "--max-depth", "2", "--json"]
+    for extra in (["--class-weight", "balanced"], ["--lam", "0.01", "--class-weight", "balanced"],
+                  ["--costs", str(costs)], ["--objective", "balanced-accuracy"]):
+        out = tmp_path / f"c{len(extra)}{extra[0]}"
+        assert main(base + extra + ["--proof", str(out)]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == "" and "--proof covers the unweighted objective" in captured.err
+        assert len(captured.err.strip().splitlines()) == 1 and not out.exists()
+    assert main(base + ["--objective", "accuracy", "--proof", str(tmp_path / "ok")]) == 0
+    assert "optimal" in check(tmp_path / "ok")
+
+
+def test_unwritable_proof_directory_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    """A parent folder the user cannot write is refused before the solve; a failure to write the
+    files after it (e.g. an empty DIR that cannot be replaced) is one note, the answer still printed."""
+    real_access, real_rename = os.access, os.rename
+    parent = str(tmp_path / "ro")
+    os.mkdir(parent)
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == parent else real_access(p, mode))
+    assert main(["solve", "iris", "--method", "dp", "--max-depth", "2", "--proof", os.path.join(parent, "d")]) == 1
+    assert "its parent folder is not writable" in capsys.readouterr().err
+    monkeypatch.setattr(os, "access", real_access)
+
+    def refuse(src, dst):
+        if ".tmp" in str(src):
+            raise PermissionError(1, "Operation not permitted")
+        return real_rename(src, dst)
+    monkeypatch.setattr(os, "rename", refuse)
+    (tmp_path / "empty").mkdir()
+    assert main(["solve", "iris", "--method", "dp", "--max-depth", "2", "--proof", str(tmp_path / "empty")]) == 0
+    captured = capsys.readouterr()
+    assert "OPTIMAL" in captured.out
+    assert "no certificate written" in captured.err and "Operation not permitted" in captured.err
+    assert os.listdir(tmp_path / "empty") == [] and not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+
+
+def test_verify_says_when_no_certificate_is_written(tmp_path, capsys):
+    """`satdt verify --proof` on an answer without a proven optimum (here INFEASIBLE: no error-free
+    tree of depth <= 1) says so on stderr, as `satdt solve --proof` does, instead of nothing."""
+    import joblib
+    from sklearn.tree import DecisionTreeClassifier
+
+    data = load_dataset("iris")
+    joblib.dump(DecisionTreeClassifier(random_state=0).fit(data.X, data.labels), tmp_path / "m.joblib")
+    assert main(["verify", "iris", "--sklearn", str(tmp_path / "m.joblib"), "--objective", "size",
+                 "--max-depth", "1", "--proof", str(tmp_path / "c")]) == 0
+    captured = capsys.readouterr()
+    assert "INFEASIBLE" in captured.out and "no certificate written: the result is INFEASIBLE" in captured.err
+    assert not (tmp_path / "c").exists()

@@ -130,6 +130,7 @@ class _Guard:
                 print(f"satdt: note: no --export {a.export} after the watchdog ({note})", file=sys.stderr)
                 a.export = None
             if self.data is None:  # still reading the data: nothing to answer with but the status
+                _no_certificate(a)
                 out = {"method": a.method, "status": "UNKNOWN", "objective": None, "bound": None, "tree": None,
                        "runtime_s": None, "wall_s": round(a.clock.wall(), 3), "stats": {"watchdog": where}}
                 print(json.dumps(out) if a.json else f"{a.method}: UNKNOWN (no data read within the time "
@@ -150,6 +151,12 @@ class _Guard:
                 _print_solve(a, model, self.data, from_guard=True)
         finally:
             exit_now(EXIT_OK)
+
+
+def _no_certificate(a: argparse.Namespace) -> None:
+    """``--proof``'s note when the answer is UNKNOWN before the data was read (no model to certify)."""
+    if getattr(a, "proof", None) is not None:
+        print("satdt: note: no certificate written: the result is UNKNOWN, not OPTIMAL", file=sys.stderr)
 
 
 def _export(tree: Any, fmt: str) -> str:
@@ -297,6 +304,7 @@ def _last_resort(a: argparse.Namespace) -> Any:
             return  # the command is printing its answer
         try:
             if a.data_read is None:
+                _no_certificate(a)
                 print(json.dumps({"method": a.method, "status": "UNKNOWN", "tree": None,
                                   "stats": {"interrupted": True}}) if a.json
                       else f"{a.method}: UNKNOWN (interrupted by signal {signum} before the data was read)")
@@ -362,13 +370,19 @@ def _solve(a: argparse.Namespace) -> int:
     if getattr(a, "proof", None) is not None:
         from ..proof import check_proof_options
 
-        check_proof_options(a.method, a.binarization, a.proof)
+        weighted = (("--class-weight", getattr(a, "class_weight", None)), ("--costs", getattr(a, "costs", None)),
+                    ("--objective balanced-accuracy", getattr(a, "objective", None) == "balanced-accuracy"))
+        check_proof_options(a.method, a.binarization, a.proof, tuple(option for option, given in weighted if given))
     if a.max_memory is not None:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
     a.guard = _Guard(a)
     learn_missing = getattr(a, "missing", "error") == "learn"
     data = a.guard.data = a.data_read = load_dataset(a.data, missing=True) if learn_missing else load_dataset(a.data)
+    if getattr(a, "proof", None) is not None:  # missing values, categories that print alike: before the solve
+        from ..proof import check_proof_data
+
+        check_proof_data(a.proof, a.binarization, data)
     s = spec(a.method)
     # the estimator's own checks and options (weights, missing values) need the estimator
     light = (s.light and all(getattr(a, k, None) is None for k in ("warm_start", "min_leaf", "alpha", "cart_depth",
@@ -457,10 +471,10 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
     if signum is not None and model.result_ is not None:
         model.result_.stats["interrupted"] = True
         model.result_.stats.setdefault("signal", signum)
-    if getattr(a, "proof", None) is not None and not from_guard:
+    if getattr(a, "proof", None) is not None:
         from ..proof import proof_for_cli
 
-        proof_for_cli(a, model, data)
+        proof_for_cli(a, model, data, produce=not from_guard)
     summary = solve_summary(a.method, model, data)
     summary["wall_s"] = round(a.clock.wall(), 3)  # what the user waited for: from process start
     summary["startup_s"] = round(a.clock.startup, 3)  # of which before main(): Python, first imports

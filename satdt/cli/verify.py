@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,10 @@ def cmd_verify(a: argparse.Namespace) -> int:
     cert = certify(model, data, objective=a.objective, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
                    time_limit=deadline.from_now(), engine=a.engine, proof=a.proof, **extra)
     reporter.emit("done", incumbent=cert.best_found, bound=cert.bound, message=cert.status)
+    if a.proof is not None and "certificate" not in cert.params:  # as `satdt solve --proof` says it
+        print(f"satdt: note: no certificate written: the result is {cert.status}"
+              + ("" if cert.optimum is not None or cert.status == "INFEASIBLE" else ", the optimum not proven"),
+              file=sys.stderr)
     if a.json:
         print(json.dumps(jsonable({**cert.to_dict(), "wall_s": round(a.clock.wall(), 3)})))
         return EXIT_OK

@@ -56,6 +56,8 @@ def prepare_directory(directory: str | os.PathLike) -> str:
     parent = os.path.dirname(os.path.abspath(directory))
     if not os.path.isdir(parent):
         raise ValueError(f"proof directory {directory!r}: its parent folder does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):  # (the files go to a temporary sibling, then renamed)
+        raise ValueError(f"proof directory {directory!r}: its parent folder is not writable")
     return directory
 
 
@@ -243,7 +245,10 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     man["producer"] = {"satdt": _version(), "produce_s": round(time.perf_counter() - t0, 4)}
     tmp = os.path.join(os.path.dirname(os.path.abspath(directory)),
                        f".{os.path.basename(os.path.abspath(directory))}.tmp{os.getpid()}")
-    os.makedirs(tmp)
+    try:
+        os.makedirs(tmp)
+    except OSError as exc:
+        raise ValueError(f"proof directory {directory!r}: cannot write beside it: {exc.strerror}") from None
     try:
         for name, text in files.items():
             _write_gz(os.path.join(tmp, name), text)
@@ -252,9 +257,10 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         with open(os.path.join(tmp, "manifest.json"), "w", encoding="utf-8") as fh:
             json.dump(man, fh, indent=1)
         prepare_directory(directory)
-        if os.path.isdir(directory):
-            os.rmdir(directory)
-        os.rename(tmp, directory)
+        _rename_onto(tmp, directory)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ValueError(f"proof directory {directory!r}: cannot write the certificate: {exc.strerror}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -262,6 +268,22 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     out.update(directory=os.fspath(directory), kind=man["kind"], size_mb=round(size / 2 ** 20, 4),
                produce_s=round(time.perf_counter() - t0, 4))
     return out
+
+
+def _rename_onto(tmp: str, directory: str) -> None:
+    """``tmp`` renamed to ``directory``, absent or empty: POSIX replaces an empty directory in one step;
+    elsewhere it is removed first, and made again if the rename still fails (nothing of the user's lost)."""
+    try:
+        os.rename(tmp, directory)
+    except OSError:
+        if not os.path.isdir(directory):
+            raise
+        os.rmdir(directory)
+        try:
+            os.rename(tmp, directory)
+        except OSError:
+            os.mkdir(directory)
+            raise
 
 
 def _core_optima(data: Any, q: int, lc: int):
@@ -310,12 +332,15 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
 _CLI_METHODS = ("dp", "sat-depth", "sat-size", "maxsat", "binoct", "oct", "cpsat")
 
 
-def check_proof_options(method: str, binarization: str, directory: str) -> None:
-    """``satdt solve --proof``: the options a certificate needs, checked before the solve."""
+def check_proof_options(method: str, binarization: str, directory: str, weighted: tuple[str, ...] = ()) -> None:
+    """``satdt solve --proof``: the options a certificate needs, checked before the solve; ``weighted``:
+    the options given that change the objective (``--class-weight``, ``--costs``...), refused."""
     if method not in _CLI_METHODS:
         raise ValueError(f"--proof applies to the exact methods {', '.join(_CLI_METHODS)}, not {method}")
     if binarization != "all":
         raise ValueError("--proof needs --binarization all (a certificate covers every axis-aligned tree)")
+    if weighted and method not in ("sat-depth", "sat-size"):  # (those refuse the weights themselves)
+        raise ValueError(f"--proof covers the unweighted objective: no certificate for {' / '.join(weighted)}")
     prepare_directory(directory)
 
 
@@ -415,21 +440,26 @@ def check_proof_data(directory: str, binarization: str, data: Any) -> None:
     prepare_directory(directory)
 
 
-def proof_for_cli(a: Any, model: Any, data: Any) -> None:
-    """``satdt solve --proof DIR``: the certificate of an OPTIMAL result (a note otherwise); its
-    figures go to ``stats["proof"]`` (and ``stats["witness_rows"]``) of the printed result."""
+def proof_for_cli(a: Any, model: Any, data: Any, produce: bool = True) -> None:
+    """``satdt solve --proof DIR``: the certificate of an OPTIMAL result (a note otherwise, or when not
+    ``produce``: the watchdog's answer at the time limit); its figures go to ``stats["proof"]`` (and
+    ``stats["witness_rows"]``) of the printed result."""
     import sys
 
     result = getattr(model, "result_", None)
-    if result is None or str(result.status) != "OPTIMAL":
+    if result is None or str(result.status) != "OPTIMAL" or not produce:
         status = None if result is None else result.status
-        print(f"satdt: note: no certificate written: the result is {status}, not OPTIMAL", file=sys.stderr)
+        why = "not OPTIMAL" if status != "OPTIMAL" else "the time limit ran out before the certificate"
+        print(f"satdt: note: no certificate written: the result is {status}, {why}", file=sys.stderr)
         return
     try:  # the certificate gets --time-limit again (its own budget, after the solve)
         info = certify_result(result, data, a.proof, max_depth=a.max_depth, time_limit=a.time_limit)
     except TimeoutError:
         print(f"satdt: note: no certificate written: producing it took longer than --time-limit "
               f"{a.time_limit:g} s", file=sys.stderr)
+        return
+    except ValueError as exc:  # refused (the directory, the data): the solve's answer is still printed
+        print(f"satdt: note: no certificate written: {exc}", file=sys.stderr)
         return
     if not a.json:
         what = f"{info['claims']} claims" if "claims" in info else f"{len(info['witness_rows'])} witness rows"
