@@ -452,3 +452,51 @@ def test_verify_says_when_no_certificate_is_written(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "INFEASIBLE" in captured.out and "no certificate written: the result is INFEASIBLE" in captured.err
     assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("objective", ["accuracy", "depth", "size"])
+def test_an_interrupt_or_the_time_limit_stops_the_producer_and_writes_nothing(objective, tmp_path):
+    """A signal under `satdt solve`'s policy (satdt.deadline.interrupt) or the time limit stops the
+    producer of every route, the witness search of DT_depth / DT_size included (it had no limit),
+    with a TimeoutError; the user's empty directory stays as it was, no temporary one is left."""
+    from satdt.deadline import clear_interrupt, interrupt
+
+    data = _consistent(1, n=16, p=2, classes=2)
+    problem = Binarizer("all").problem(data)
+    res = {"accuracy": lambda: solve_max_accuracy_dp(problem, max_depth=2),
+           "depth": lambda: solve_min_depth_dp(problem), "size": lambda: solve_min_size_dp(problem)}[objective]()
+    (tmp_path / "empty").mkdir()
+    interrupt(2)
+    try:
+        with pytest.raises(TimeoutError):
+            certify_result(res, data, tmp_path / "empty", max_depth=2 if objective == "accuracy" else None)
+    finally:
+        clear_interrupt()
+    with pytest.raises(TimeoutError):
+        certify_result(res, data, tmp_path / "empty", max_depth=2 if objective == "accuracy" else None,
+                       time_limit=1e-6)
+    assert os.listdir(tmp_path / "empty") == [] and sorted(os.listdir(tmp_path)) == ["empty"]
+    info = certify_result(res, data, tmp_path / "empty", max_depth=2 if objective == "accuracy" else None)
+    assert info["produce_s"] >= 0 and check(tmp_path / "empty")  # the same call, not stopped: accepted
+
+
+def test_cli_answers_and_exits_130_when_a_signal_stops_the_certificate(tmp_path, capsys, monkeypatch):
+    """`satdt solve --proof`: a signal while the certificate is produced (the answer, OPTIMAL, is the
+    solve's) stops the producer; the answer is printed with a note, no certificate, exit 130."""
+    import satdt.proof as proof
+    from satdt.deadline import clear_interrupt, interrupt
+
+    real = proof.certify_result
+
+    def signalled(*args, **kwargs):
+        interrupt(2)  # as the signal policy's handler does on Ctrl-C
+        return real(*args, **kwargs)
+    monkeypatch.setattr(proof, "certify_result", signalled)
+    try:
+        assert main(["solve", "iris", "--method", "dp", "--max-depth", "2", "--proof", str(tmp_path / "c")]) == 130
+    finally:
+        clear_interrupt()
+    captured = capsys.readouterr()
+    assert "OPTIMAL" in captured.out
+    assert "no certificate written: interrupted by signal 2 while producing it" in captured.err
+    assert not (tmp_path / "c").exists()

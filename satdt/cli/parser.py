@@ -83,9 +83,9 @@ def _add_run_options(parser: argparse.ArgumentParser, time_help: str) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _add_proof(parser: argparse.ArgumentParser) -> None:
+def _add_proof(parser: argparse.ArgumentParser, more: str = "") -> None:
     parser.add_argument("--proof", metavar="DIR", default=None,
-                        help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)")
+                        help="write a certificate of the optimum to DIR (absent or empty; see `satdt check`)" + more)
 
 
 def _add_limits(cmd: argparse.ArgumentParser) -> None:
@@ -141,7 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "sklearn: a fitted DecisionTreeClassifier saved with joblib, needs --output)")
     solve.add_argument("--output", default=None,
                        help="file for --export (default: standard output); without --export, the JSON result")
-    _add_proof(solve)
+    _add_proof(solve, "; producing it gets --time-limit again, after the solve: past it, or on Ctrl-C, "
+                      "no certificate and DIR as it was")
 
     verify = sub.add_parser("verify", help="certify whether a given tree is optimal")
     verify.add_argument("data", help="a CSV file or a bundled dataset name (the tree's training data)")

@@ -475,6 +475,7 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
         from ..proof import proof_for_cli
 
         proof_for_cli(a, model, data, produce=not from_guard)
+        signum = interrupted()  # a signal while producing it: no certificate, the exit code says so
     summary = solve_summary(a.method, model, data)
     summary["wall_s"] = round(a.clock.wall(), 3)  # what the user waited for: from process start
     summary["startup_s"] = round(a.clock.startup, 3)  # of which before main(): Python, first imports

@@ -121,7 +121,8 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
     thresholds : "all" or dict
         The search space: every axis-aligned test, or ``{feature: thresholds}``.
     time_limit : float, optional
-        Seconds for the lower-bound search (TimeoutError past it).
+        Seconds for the whole production (TimeoutError past it, and at once after
+        :func:`satdt.deadline.interrupt`: a signal under ``satdt solve``'s policy; nothing is written).
     route : {"auto", "dag", "drup"}
         ``depth`` and ``size``: the proof that nothing smaller classifies every row, besides the
         minimal witness rows (always found): ``"drup"`` a DRUP proof over the reference encoding of
@@ -135,9 +136,11 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         ``directory``, ``kind``, ``claims`` or ``witness_rows``, ``size_mb``, ``produce_s``
         (and ``witness_s``, the witness search's part of it, for ``depth`` and ``size``).
     """
+    from ..deadline import Deadline
     from ..tree import Tree
 
     t0 = time.perf_counter()
+    budget = Deadline(time_limit)  # (expired past time_limit, or once interrupted)
     objective = _OBJECTIVES.get(objective, objective)
     if objective not in ("accuracy", "regularized", "depth", "size"):
         raise ValueError(f"no certificate for the objective {objective!r}; "
@@ -178,8 +181,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 raise ValueError("listed thresholds on a categorical column: its tests are its categories")
             man["thresholds"] = {str(f): _uniq(np.asarray(ts, float)).tolist() for f, ts in thresholds.items()}
             allowed = allowed_thresholds(man, where)  # (the checker's: every category of a categorical column)
-        deadline = None if time_limit is None else (lambda end=t0 + time_limit: time.perf_counter() > end)
-        prover = Prover(Xe, y, C, q, lc, allowed, deadline, _core_optima(data, q, lc) if allowed is None else None)
+        prover = Prover(Xe, y, C, q, lc, allowed, budget.expired, _core_optima(data, q, lc) if allowed is None else None)
         cost, errors, leaves, _, _ = _tree_cost(tree_dict, Xe, y, classes, q, lc, where)
         prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
@@ -206,7 +208,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         if question["max_depth"] >= 0 and (question["max_splits"] is None or question["max_splits"] >= 0):
             D, m = question["max_depth"], question["max_splits"]
             t_w = time.perf_counter()
-            rows = find_witness(Xe, y, C, D, m, seed=seed)
+            rows = find_witness(Xe, y, C, D, m, seed=seed, deadline=budget)
             out["witness_s"] = round(time.perf_counter() - t_w, 4)
             man["witness_rows"] = rows
             claims = None
@@ -214,8 +216,8 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 from .lower import Prover
 
                 q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
-                budget = dag_time if route == "auto" else time_limit
-                end = None if budget is None else time.perf_counter() + budget
+                dag_budget = dag_time if route == "auto" else time_limit
+                end = None if dag_budget is None else time.perf_counter() + dag_budget
                 # over the witness rows only (no smaller tree classifies them, so none classifies every
                 # row): measured 1.2-2.3x fewer claims than over every row for DT_size
                 from .witness import _dataset
@@ -224,20 +226,21 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 # them (wine DT_size: 98 by the checker's own opt_small, 0.2 s CPU profiled, ~0.1 ms each
                 # by the DP; the same claims)
                 prover = Prover(Xe[rows], y[rows], C, q, lc, None,
-                                None if end is None else (lambda: time.perf_counter() > end),
+                                lambda: budget.expired() or (end is not None and time.perf_counter() > end),
                                 core_later=lambda: _core_optima(_dataset(Xe[rows], y[rows]), q, lc))
                 try:
                     if prover.prove(np.arange(len(rows)), [], D, need)[1] < need:
                         raise RuntimeError("certificate: a smaller consistent tree exists: the tree is not optimal")
                     claims = prover.claims
                 except TimeoutError:
-                    if route == "dag":
+                    if route == "dag" or budget.expired():
                         raise
             if claims is not None:
                 man["files"]["claims"], man["claims_rows"] = "claims.jsonl.gz", "witness"
                 files["claims.jsonl.gz"] = _json_lines(map(relabel, claims))
                 out["claims"] = len(claims)
             else:
+                budget.check("the certificate's witness rows")
                 cnf, proof = drup_proof(Xe[rows], y[rows], C, D, m)
                 man["files"].update(cnf="witness.cnf.gz", proof="witness.drup.gz")
                 files["witness.cnf.gz"], files["witness.drup.gz"] = cnf, proof
@@ -454,9 +457,13 @@ def proof_for_cli(a: Any, model: Any, data: Any, produce: bool = True) -> None:
         return
     try:  # the certificate gets --time-limit again (its own budget, after the solve)
         info = certify_result(result, data, a.proof, max_depth=a.max_depth, time_limit=a.time_limit)
-    except TimeoutError:
-        print(f"satdt: note: no certificate written: producing it took longer than --time-limit "
-              f"{a.time_limit:g} s", file=sys.stderr)
+    except TimeoutError:  # (nothing written: the directory as it was)
+        from ..deadline import interrupted
+
+        signum = interrupted()
+        why = (f"interrupted by signal {signum} while producing it" if signum is not None else
+               f"producing it took longer than --time-limit {a.time_limit:g} s")
+        print(f"satdt: note: no certificate written: {why}", file=sys.stderr)
         return
     except ValueError as exc:  # refused (the directory, the data): the solve's answer is still printed
         print(f"satdt: note: no certificate written: {exc}", file=sys.stderr)

@@ -18,6 +18,7 @@ References are numbered as in ``satdt/REFERENCES.md``.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from .reference_encoding import encode
@@ -109,6 +110,8 @@ class _Questions:
     regularized DP with ``lam = 1 / (n (m + 2))`` that :func:`_fits` runs.
     """
 
+    deadline: Any = None  # a satdt.deadline.Deadline looked at before each question (find_witness)
+
     def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
         from ..binarize import Binarizer
         from ..deadline import Deadline
@@ -156,6 +159,8 @@ class _Questions:
         """For a tree answering the question on ``rows`` (it classifies them without error;
         checked): the class code it gives every original row and the leaf each reaches
         (:meth:`predict`); None when no tree does (the DP's proof)."""
+        if self.deadline is not None:
+            self.deadline.check("the certificate's witness search")
         rows = np.asarray(rows, dtype=np.int64)
         self.asked += 1
         labels = self.code[rows]
@@ -303,14 +308,18 @@ def _shrink(qs: _Questions, W: list[int]) -> list[int]:
 
 
 def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_splits: int | None = None,
-                 seed: int = 0, per_round: int = 3) -> list[int]:
+                 seed: int = 0, per_round: int = 3, deadline: Any = None) -> list[int]:
     """A minimal set of row indices on which no tree of depth <= ``depth`` (with <= ``max_splits``
-    splits) classifies every row. Raises ValueError when all the rows admit such a tree.
+    splits) classifies every row. Raises ValueError when all the rows admit such a tree, and
+    :class:`~satdt.deadline.DeadlineExpired` (a TimeoutError) when ``deadline`` (a
+    :class:`~satdt.deadline.Deadline`) expires: it is looked at between questions, never inside one
+    (a question cut short must not be read as "no tree").
 
     On data with conflicting rows (identical features, different classes) the witness is the
     first such pair: no tree separates them, and one row alone is a leaf's."""
     X, y = np.asarray(X, float), np.asarray(y, np.int64)
     qs = _Questions(X, y, depth, max_splits)
+    qs.deadline = deadline
     code = qs.code
     if qs.conflicting:
         first = {}
