@@ -136,3 +136,60 @@ def test_the_rows_bound_waits_for_a_small_gap_and_a_complete_search_at_the_floor
         state.searched_bound = searched
         state.raise_bound(floor + 4)  # the rows' bound's own
         assert state.rows_due(floor) is expect, (cost, searched)
+
+
+class _Clock:
+    """A deadline whose time moves only when a fake step says so."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def elapsed(self) -> float:
+        return self.now
+
+    def expired(self) -> bool:
+        return False
+
+
+class _FakeRows:
+    """RowsBound's interface with steps of given lengths on the fake clock (cut when longer than
+    their cap, doubling ``cap_factor`` as RowsBound does)."""
+
+    def __init__(self, clock: _Clock, lengths: list[float]):
+        self.clock, self.lengths, self.caps = clock, list(lengths), []
+        self.cap_factor, self.rows = 1.0, np.arange(5)
+
+    def step(self, ub: float, cap: float) -> rows_bound.RowsStep:
+        length = self.lengths.pop(0)
+        self.caps.append(cap)
+        if length > cap * self.cap_factor:
+            self.clock.now += cap * self.cap_factor
+            self.cap_factor *= 2
+        else:
+            self.clock.now += length
+            self.cap_factor = 1.0
+        return rows_bound.RowsStep(0.0)
+
+
+@pytest.mark.parametrize("lengths, steps, cut", [
+    ([0.05, 0.3, 9.0], 2, False),  # two steps fit; the third would need 0.45 of the 0.05 left: not started
+    ([0.3, 9.0], 1, False),        # 0.1 left after the first, below 1.5 x 0.3: the next turn
+    ([0.1, 0.11, 9.0], 3, False),  # the third starts with 0.19 left and is cut by the turn's end: not a cut
+    ([9.0], 1, True),              # cut with the whole turn: cut by its time (the turns back off)
+])
+def test_a_turn_of_the_rows_bound_does_not_count_its_ends_cut_as_the_samples(lengths, steps, cut):
+    """_State.rows_bound: a step after the turn's first starts only with ROWS_STEP_ROOM x the last
+    step's time left, and a step cut with less than half the turn leaves cap_factor at 1, so
+    _RowsTurns backs off only after steps the sample made too long."""
+    from satdt.solvers.dp import anytime
+
+    problem = random_problem(901, n_rows=40, n_features=3, binary=False, max_value=5)
+    search = new_search(problem, Deadline(None), None)
+    state = anytime._State(search, 4, anytime._Incumbent(None, 10.0, "test", None, float))
+    clock = _Clock()
+    state.search = type("S", (), {"deadline": clock})()
+    turns = anytime._RowsTurns(search, 4)
+    turns.rows = fake = _FakeRows(clock, lengths)
+    assert turns.run(state, 0.4) is False
+    assert len(fake.caps) == steps == state.stats["rows_steps"]
+    assert (fake.cap_factor > 1) is cut and turns.cuts == int(cut) and turns.wait == 2 ** int(cut)
