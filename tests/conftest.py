@@ -32,6 +32,20 @@ def random_problem(seed: int, n_rows: int = 20, n_features: int = 4, n_classes: 
     return Binarizer("all").problem(prepare(X, y))
 
 
+class FakeClock:
+    """A deadline's clock that moves only when a test moves it (``now``): the anytime schedule's
+    slices and the rows' bound's turns timed without sleeping."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def elapsed(self) -> float:
+        return self.now
+
+    def expired(self) -> bool:
+        return False
+
+
 @pytest.fixture
 def make_problem():
     return random_problem

@@ -18,7 +18,7 @@ from satdt.solvers.dp.accuracy import new_search
 from satdt.solvers.dp.anytime import anytime_search
 from satdt.tree import Tree
 
-from conftest import random_problem
+from conftest import FakeClock, random_problem
 
 slow = pytest.mark.slow
 BIG = 2 ** 40
@@ -336,19 +336,6 @@ def test_the_heuristic_lane_yields_its_core_to_a_proof_in_reach(seed, monkeypatc
             assert seen["nice"] == os.getpriority(os.PRIO_PROCESS, 0)
 
 
-class _PieceClock:
-    """A deadline's clock that moves only when a fake slice runs."""
-
-    def __init__(self):
-        self.t = 0.0
-
-    def elapsed(self) -> float:
-        return self.t
-
-    def expired(self) -> bool:
-        return False
-
-
 class _PieceState:
     """A lane whose complete slices take their whole cap, rule out ``done[k]`` top-level roots in
     all after slice k + 1, and finish at slice ``finish`` (1-based)."""
@@ -356,12 +343,12 @@ class _PieceState:
     def __init__(self, done, finish=None):
         from types import SimpleNamespace
 
-        self.search = SimpleNamespace(deadline=_PieceClock())
+        self.search = SimpleNamespace(deadline=FakeClock())
         self.roots, self.caps, self.done, self.finish = None, [], list(done), finish
 
     def complete(self, cap):
         self.caps.append(cap)
-        self.search.deadline.t += cap
+        self.search.deadline.now += cap
         if len(self.caps) == self.finish:
             return True
         self.roots = (self.done[len(self.caps) - 1], 100)

@@ -190,18 +190,28 @@ def test_root_pipeline_exact_and_deterministic(seed):
         if depth == 4:
             assert ref == solve_max_accuracy_dp(problem, max_depth=depth, engine="reference").objective
         for n_jobs, lag in ((2, 0), (2, 1), (2, 3), (3, 0), (3, 2)):
-            runs = []
-            for repeat in range(2):
-                search = _forced(problem, n_jobs, -1.0)
-                if lag:
-                    search._core.set_root_lag(lag)
-                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
-                assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, n_jobs, lag)
-                assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
-                runs.append((_shape(res.tree.root), res.stats["nodes"], res.stats["wave_roots"]))
-                pipelines += res.stats["root_waves"]
-            assert runs[0] == runs[1], (seed, depth, n_jobs, lag)
+            twice = _twice_exact_and_alike(problem, depth, ref, n_jobs, lag, None, (seed, depth, n_jobs, lag))
+            pipelines += sum(res.stats["root_waves"] for res in twice)
     assert pipelines > 0 or serial.stats["nodes"] <= 1
+
+
+def _twice_exact_and_alike(problem, depth, ref, n_jobs, lag, level, where):
+    """Two runs of a forced ``n_jobs`` search (root lag ``lag``, root level ``level`` when given):
+    each OPTIMAL at ``ref``, its tree re-scored on the rows; the same tree, nodes and roots on both."""
+    twice = []
+    for repeat in range(2):
+        search = _forced(problem, n_jobs, -1.0)
+        if level is not None:
+            search._core.set_root_level(level)
+        if lag:
+            search._core.set_root_lag(lag)
+        res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+        assert res.status == "OPTIMAL" and res.objective == res.bound == ref, where
+        assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
+        twice.append(res)
+    runs = [(_shape(res.tree.root), res.stats["nodes"], res.stats["wave_roots"]) for res in twice]
+    assert runs[0] == runs[1], where
+    return twice
 
 
 def _cut_calls_keep_the_invariant(problem, depth, opt, settings) -> int:
@@ -258,18 +268,8 @@ def test_root_level_exact_and_deterministic(seed):
         if depth == 4:
             assert ref == solve_max_accuracy_dp(problem, max_depth=depth, engine="reference").objective
         for n_jobs, lag in ((2, 0), (2, 1), (3, 0)):
-            runs = []
-            for repeat in range(2):
-                search = _forced(problem, n_jobs, -1.0)
-                search._core.set_root_level(level)
-                if lag:
-                    search._core.set_root_lag(lag)
-                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
-                assert res.status == "OPTIMAL" and res.objective == res.bound == ref, (seed, depth, level, n_jobs)
-                assert int((res.tree.predict_index(problem.data.X) != problem.data.y).sum()) == ref
-                runs.append((_shape(res.tree.root), res.stats["nodes"], res.stats["wave_roots"]))
-                below += res.stats["root_waves"] > 1  # a pipeline or waves at more than one node
-            assert runs[0] == runs[1], (seed, depth, level, n_jobs, lag)
+            twice = _twice_exact_and_alike(problem, depth, ref, n_jobs, lag, level, (seed, depth, level, n_jobs, lag))
+            below += sum(res.stats["root_waves"] > 1 for res in twice)  # a pipeline or waves at more than one node
     assert below > 0 or serial.stats["nodes"] <= 1
     # the regularized objective (a leaf cost) at depth 6, the default level: one thread's optimum,
     # one tree and node count on two runs

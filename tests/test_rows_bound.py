@@ -11,7 +11,7 @@ from satdt.deadline import Deadline
 from satdt.solvers.dp import rows_bound, solve_max_accuracy_dp
 from satdt.solvers.dp.accuracy import new_search
 
-from conftest import random_problem
+from conftest import FakeClock, random_problem
 
 slow = pytest.mark.slow
 BIG = 2 ** 40
@@ -138,24 +138,11 @@ def test_the_rows_bound_waits_for_a_small_gap_and_a_complete_search_at_the_floor
         assert state.rows_due(floor) is expect, (cost, searched)
 
 
-class _Clock:
-    """A deadline whose time moves only when a fake step says so."""
-
-    def __init__(self):
-        self.now = 0.0
-
-    def elapsed(self) -> float:
-        return self.now
-
-    def expired(self) -> bool:
-        return False
-
-
 class _FakeRows:
     """RowsBound's interface with steps of given lengths on the fake clock (cut when longer than
     their cap, doubling ``cap_factor`` as RowsBound does)."""
 
-    def __init__(self, clock: _Clock, lengths: list[float]):
+    def __init__(self, clock: FakeClock, lengths: list[float]):
         self.clock, self.lengths, self.caps = clock, list(lengths), []
         self.cap_factor, self.rows = 1.0, np.arange(5)
 
@@ -186,7 +173,7 @@ def test_a_turn_of_the_rows_bound_does_not_count_its_ends_cut_as_the_samples(len
     problem = random_problem(901, n_rows=40, n_features=3, binary=False, max_value=5)
     search = new_search(problem, Deadline(None), None)
     state = anytime._State(search, 4, anytime._Incumbent(None, 10.0, "test", None, float))
-    clock = _Clock()
+    clock = FakeClock()
     state.search = type("S", (), {"deadline": clock})()
     turns = anytime._RowsTurns(search, 4)
     turns.rows = fake = _FakeRows(clock, lengths)
