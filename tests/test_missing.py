@@ -257,29 +257,36 @@ def test_core_missing_pairs_match_brute_force_reference_and_threads(block):
     assert merged_seen > 20  # depth-two scans did merge pairs
 
 
-@pytest.mark.parametrize("block", [pytest.param(b, marks=pytest.mark.slow) for b in range(4)])
-def test_core_missing_pairs_match_core_without_pairs_larger_instances(block):
-    """Larger instances (40-160 rows, up to 40 values, 2-5 features, weights on some): the
-    optimum with the merged pairs equals the core without them (brute force is out of reach)."""
+def _larger_pair_problem(seed):
+    """An instance of 40-160 rows, up to 40 values, 2-5 features, weights on some, as the binary
+    problem of its augmented data (``all``)."""
     from dataclasses import replace
 
     from satdt.binarize import Binarizer
     from satdt.data import prepare
     from satdt.missing import augment
+
+    rng = np.random.default_rng(9000 + seed)
+    n, p = int(rng.integers(40, 160)), int(rng.integers(2, 6))
+    X = rng.integers(0, int(rng.integers(6, 40)), size=(n, p)).astype(float)
+    X[rng.random((n, p)) < (0.05, 0.2, 0.4)[seed % 3]] = np.nan
+    X[0, 0] = np.nan
+    y = ((np.nan_to_num(X[:, 0], nan=3) + rng.integers(0, 8, size=n)) % 2).astype(int)
+    data = prepare(X, y, missing=True)
+    if seed % 4 == 1:
+        data = replace(data, weight=rng.integers(1, 5, size=n).astype(np.int64))
+    return Binarizer("all").problem(augment(data)[0])
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, marks=pytest.mark.slow) for b in range(4)])
+def test_core_missing_pairs_match_core_without_pairs_larger_instances(block):
+    """Larger instances (_larger_pair_problem): the optimum with the merged pairs equals the
+    core without them (brute force is out of reach)."""
     from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
 
     merged = 0
     for seed in range(40 * block, 40 * block + 40):
-        rng = np.random.default_rng(9000 + seed)
-        n, p = int(rng.integers(40, 160)), int(rng.integers(2, 6))
-        X = rng.integers(0, int(rng.integers(6, 40)), size=(n, p)).astype(float)
-        X[rng.random((n, p)) < (0.05, 0.2, 0.4)[seed % 3]] = np.nan
-        X[0, 0] = np.nan
-        y = ((np.nan_to_num(X[:, 0], nan=3) + rng.integers(0, 8, size=n)) % 2).astype(int)
-        data = prepare(X, y, missing=True)
-        if seed % 4 == 1:
-            data = replace(data, weight=rng.integers(1, 5, size=n).astype(np.int64))
-        problem = Binarizer("all").problem(augment(data)[0])
+        problem = _larger_pair_problem(seed)
         for depth in (2, 3):
             got = []
             for pairing in (True, False):
@@ -290,6 +297,21 @@ def test_core_missing_pairs_match_core_without_pairs_larger_instances(block):
                 merged += search.stats["merged_pairs"] if pairing else 0
             assert got[0] == got[1], (seed, depth, got)
     assert merged > 100
+
+
+def test_core_missing_pairs_depth_three_match_core_without_pairs_fast():
+    """The edit loop's guard on the depth-three root search with pairs (its child order, the
+    missing rows' floors; every test above that covers them runs in ``make test`` only): 16
+    larger instances at depth 3, the optimum with the pairs equals the core without them. (A
+    pair root's floors applied after its side with the missing rows, the larger side first,
+    failed 3 of these 16 when tried.)"""
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
+
+    for seed in range(16):
+        problem = _larger_pair_problem(seed)
+        got = [solve_max_accuracy_dp(problem, max_depth=3, _search=_core_search(problem, pairing)).objective
+               for pairing in (True, False)]
+        assert got[0] == got[1], (seed, got)
 
 
 @pytest.mark.parametrize("block", [0] + [pytest.param(b, marks=pytest.mark.slow) for b in range(1, 4)])
