@@ -277,6 +277,30 @@ def test_consistent_checks_the_class_weight_it_ignores_and_complex_weights_are_r
         DPTreeClassifier(max_depth=1).fit(X, y, sample_weight=np.ones(6) * 1j)
 
 
+def test_estimators_proof_refuses_the_weight_options_by_name(tmp_path):
+    """proof= certifies the unweighted objective on complete data: each option in use is named in
+    the one-line refusal (missing values: refused as data the checker cannot read), before any
+    solve, and no certificate directory is made."""
+    X, y, _ = _instance(2001, n=30, k=3)
+    Xm = X.copy()
+    Xm[::5, 0] = np.nan
+    cases = [(dict(), dict(sample_weight=np.arange(1.0, 31.0)), X, ["sample_weight"]),
+             (dict(class_weight="balanced"), dict(), X, ["class_weight"]),
+             (dict(objective="balanced_accuracy"), dict(), X, ["objective='balanced_accuracy'"]),
+             (dict(costs=np.ones((3, 3)) - np.eye(3), class_weight=None), dict(sample_weight=np.ones(30)), X,
+              ["sample_weight", "costs"]),
+             (dict(), dict(), Xm, None)]
+    for i, (params, fit_kw, data_X, named) in enumerate(cases):
+        out = tmp_path / f"c{i}"
+        with pytest.raises(ValueError) as err:
+            DPTreeClassifier(max_depth=2, proof=str(out), **params).fit(data_X, y, **fit_kw)
+        message = str(err.value)
+        expected = ("no certificate with " + " / ".join(named) if named else
+                    "certificates need every feature value present: the data has missing values")
+        assert "\n" not in message and expected in message, message
+        assert not out.exists()
+
+
 @pytest.mark.parametrize("cls", [DPDTClassifier, AdaptTreeClassifier, RDTClassifier])
 def test_heuristics_take_whole_weights_as_repeated_rows_and_refuse_others(cls):
     X, y, rng = _instance(2000, n=20, k=2)

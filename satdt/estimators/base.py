@@ -121,8 +121,14 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         data, plan = self._weighted(data, sw)
         data, self.missing_map_ = self._augment(data)
         if proof is not None and (plan is not None or self.missing_map_ is not None):
-            raise ValueError("proof= covers the unweighted objective on complete data: certificates for "
-                             "sample_weight, class_weight, objective, costs or missing values are not supported")
+            used = [name for name, on in (("sample_weight", sw is not None),
+                                          ("class_weight", getattr(self, "class_weight", None) is not None),
+                                          (f"objective={self.accuracy_objective!r}",
+                                           self.accuracy_objective != "accuracy"),
+                                          ("costs", getattr(self, "costs", None) is not None and self._accepts_costs),
+                                          ("missing values", self.missing_map_ is not None)) if on]
+            raise ValueError("proof= covers the unweighted objective on complete data: no certificate with "
+                             + " / ".join(used or ["these weights"]))
         present = np.unique(data.y)
         if len(present) == 1:
             self.result_ = self._single_class_result(data, int(present[0]))
