@@ -768,6 +768,7 @@ def test_box_claims_are_produced_accepted_and_their_mutations_rejected(tmp_path,
     assert _rejected(d, tmp_path, [dict(claims[0], bound=claims[0]["bound"] + 1)])
     assert _rejected(d, tmp_path, [dict(claims[0], depth=claims[0]["depth"] - 1)])  # not the root's depth
     monkeypatch.setattr(lower, "BOX_DEPTH", 3)  # box claims below the root too (depth 3 of a depth-4 question)
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (not enum claims on the small sets)
     monkeypatch.setattr(lower, "BOX_WORK", 20_000)  # (the root's 15^3 boxes x (2 + 4 x 12) refused)
     d, data = _box_cert(tmp_path, seed=8, d=4)
     claims = _claims(d)
@@ -828,7 +829,8 @@ def test_consistent_certificates_on_car_and_balance_scale_are_one_box_claim(name
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_consistent_certificates_on_random_sets_with_box_claims(seed, tmp_path):
+def test_consistent_certificates_on_random_sets_with_box_claims(seed, tmp_path, monkeypatch):
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (witness rows of <= 64 rows: else one enum claim)
     rng = np.random.default_rng(seed)
     n = 40 + 10 * seed
     X = rng.integers(0, 4, size=(n, 3 + seed % 2)).astype(float)

@@ -23,8 +23,8 @@ import sys
 
 import numpy as np
 
-from .trusted import (FORMAT, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question, drup_unsat, labels,
-                      open_text, read_certificate, read_data, split_test, test_of, uniq as _uniq)
+from .trusted import (FORMAT, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question, drup_unsat,
+                      labels, open_text, read_certificate, read_data, split_test, test_of, uniq as _uniq)
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
@@ -288,7 +288,7 @@ def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap
     """The optimum over trees of depth <= k on the rows S, or None past ``cap``: a dynamic programme over the boxes of S
     (per feature an interval of S's blocks, :func:`_blocks`: every row set a path reaches, and empty ones), ``opt_j(B)
     = min(leaf(B), min over every feature and gap inside B's interval of opt_{j-1}(lower box) + opt_{j-1}(upper box))``
-    for j = 1 .. k (<= the tests: a box of single blocks has no cut); per feature one gather, add and min a cut position."""
+    for j = 1 .. k (<= the tests: a box of single blocks has no cut); per feature a gather, add, min a cut position."""
     R, u = _blocks(cst, S, allowed) if S.size and k else (None, np.ones(1, np.int64))
     if not (fs := np.flatnonzero(u >= 2)).size:  # (no row, depth 0 or no test: one leaf)
         return cst.leaf(S)

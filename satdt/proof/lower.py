@@ -9,10 +9,10 @@ bounds (MurTree section 4.6) are propagated from every solved child to the child
 other test of the node, as in :mod:`satdt.solvers.dp.reference`. A set of at most ``ENUM_ROWS``
 rows at depth >= 3 gets one ``enum`` claim (its optimum, computed by the checker's own
 :func:`~satdt.proof.check.opt_enum`) when that fits the checker's cap: the whole DAG of a DT_depth /
-DT_size certificate over its witness rows is then one claim. Before that, a set at depth >=
-``box_depth`` (4; 3 over a DT_depth / DT_size question's witness rows) whose boxes fit ``BOX_WORK``
-gets one ``box`` claim (:func:`~satdt.proof.check.opt_box`: car's and balance-scale's witness rows,
-their depth-4 accuracy cells). A ``depth2`` claim's bound (the set's optimum at depth <= 2) comes
+DT_size certificate over its witness rows is then one claim. Else a set at depth >= ``box_depth``
+(4; 3 over a DT_depth / DT_size question's witness rows) whose boxes fit ``BOX_WORK`` gets one
+``box`` claim (:func:`~satdt.proof.check.opt_box`: car's and balance-scale's DT_size witness
+rows, their depth-4 accuracy cells). A ``depth2`` claim's bound (the set's optimum at depth <= 2) comes
 from the compiled DP (:class:`CoreOptima`) when it can answer for the set, else from the checker's
 own :func:`~satdt.proof.check.opt_small`; the checker recomputes it.
 """
@@ -32,7 +32,8 @@ __all__ = ["Prover"]
 #: levels x tests), :func:`~satdt.proof.check.opt_box`) is at most this: ~2-3 ns a unit (car's 216,000 boxes at
 #: depth 4: 40 ms). Measured (produce / check, best of 3): one claim for the whole DAG pays (balance-scale d4 437
 #: claims 47 / 70 ms -> 11 / 11 ms, monk2 d4 211 claims 23 / 31 -> 8 / 7 ms); box claims below the root do not
-#: (car d4 at 2^18 - 2^22: 388 -> 256 claims, 57 / 76 -> 126 / 231 ms), nor a root at depth 3 (car d3 27 / 23 -> 41 / 41)
+#: (car d4 at 2^18 - 2^22: 388 -> 256 claims, 57 / 76 -> 126 / 231 ms), nor a root at depth 3 (car d3 27 / 23 ->
+#: 41 / 41), nor in place of an enum claim (car DT_depth's 30 witness rows at depth 7: produce 1.6x, check 2.0x)
 BOX_WORK, BOX_DEPTH = 1 << 25, 4
 ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0: never; at most 64)
 #: with ``core_later``, the depth-2 claims the checker's own rule answers before the compiled DP is
@@ -174,10 +175,10 @@ class Prover:
         rule_leaf = leaf if k == 0 else min(leaf, 2 * cst.lc) if cst.pure else cst.leaf_rule(S, k)  # (its one leaf: leaf)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
-        elif k >= self.box_depth and (b := opt_box(cst, S, k, self.allowed, BOX_WORK)) is not None:
-            cid, exact = self.emit(path, k, b, "box"), True
         elif k >= 3 and self._enum_may_fit(S, k) and (b := opt_enum(cst, S, k, self.allowed)) is not None:
             cid, exact = self.emit(path, k, b, "enum"), True
+        elif k >= self.box_depth and (b := opt_box(cst, S, k, self.allowed, BOX_WORK)) is not None:
+            cid, exact = self.emit(path, k, b, "box"), True
         elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
             # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
             target = need if self.root_is_optimum and not path else None
