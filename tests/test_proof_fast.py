@@ -1,5 +1,7 @@
 """The faster certificate rules (issue 23): the checker's depth-2 branch and bound with a target,
-the one-class runs of child thresholds, and the split rule's range entries (and their mutations)."""
+the one-class runs of child thresholds, the split rule's range entries (and their mutations), and
+the box rule (its optimum against the brute force, box claims and their mutations, DT_size / DT_depth
+certificates of one box claim)."""
 
 from __future__ import annotations
 
@@ -12,14 +14,16 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from satdt import bruteforce
 from satdt.binarize import Binarizer
-from satdt.data import prepare
-from satdt.proof import certify_result, check, lower, trusted
-from satdt.proof.check import Invalid, _Costs, opt_enum, opt_small
-from satdt.solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
+from satdt.cli import main
+from satdt.data import load_dataset, prepare
+from satdt.proof import certify_result, check, lower, trusted, write_certificate
+from satdt.proof.check import Invalid, _Costs, opt_box, opt_enum, opt_small
+from satdt.solvers.dp import solve_max_accuracy_dp, solve_min_depth_dp, solve_min_size_dp, solve_regularized_dp
 
 CHECK = sys.modules["satdt.proof.check"]
 
@@ -394,6 +398,7 @@ def _enum_cert(tmp: Path):
 
 
 def test_enum_claims_are_produced_accepted_and_their_mutations_rejected(tmp_path, monkeypatch):
+    monkeypatch.setattr(lower, "BOX_WORK", 0)  # (these sets fit the box rule: the root would be one box claim)
     d, data, claims, enums = _enum_cert(tmp_path)
     assert enums and claims[-1]["rule"] == "split" and "optimal" in check(d)
     edit = lambda i, **kw: [dict(c, **kw) if k == i else c for k, c in enumerate(claims)]  # noqa: E731
@@ -562,6 +567,7 @@ def test_batched_depth2_claims_are_accepted_and_each_raised_bound_rejected(lam, 
     """A certificate on 4 features of 4 values (12 tests: its ~190-200 depth2 claims all go to the batches, of 64 here;
     opt_small is never called) is accepted; a depth2 bound raised by 1 is rejected, naming that claim, in the first,
     a middle and the last batch."""
+    monkeypatch.setattr(lower, "BOX_WORK", 0)  # (4 features of 4 values: the root would be one box claim)
     rng = np.random.default_rng(7)
     X = rng.integers(0, 4, size=(150, 4)).astype(float)
     data = prepare(X, ((X[:, 0] > 1) ^ (X[:, 1] > 2) ^ (rng.random(150) < 0.25)).astype(int) + (X[:, 2] > 2))
@@ -660,3 +666,185 @@ def test_depth2_claims_by_block_pairs_are_accepted_and_raised_bounds_rejected(tm
         bad = [dict(c, bound=c["bound"] + 1) if j == i else e for j, e in enumerate(claims)]
         with pytest.raises(Invalid, match=rf"^claim {i} \(depth 2, bound {c['bound'] + 1}, depth2\)"):
             _check_mutant(d, tmp_path, bad)
+
+
+# ---------------------------------------------------------------- the box rule (a DP over the boxes of the rows)
+def _box_instance(seed: int):
+    """Integer features of few values (ties), 2-4 classes, errors or q / lc costs (DT_size's q = m + 2, lc = 1 too),
+    listed thresholds on one instance in four, a subset of the rows on one in five."""
+    rng = np.random.default_rng(seed)
+    n, p, C = int(rng.integers(1, 24)), int(rng.integers(1, 4)), int(rng.integers(2, 5))
+    X = rng.integers(0, int(rng.integers(1, 6)), size=(n, p)).astype(float)
+    y = rng.integers(0, C, size=n)
+    q, lc = [(1, 0), (int(rng.integers(2, 6)), 1), (int(rng.integers(1, 4)), int(rng.integers(0, 2 * n)))][seed % 3]
+    allowed = None
+    if seed % 4 == 3:
+        allowed = {f: np.unique(rng.integers(0, 5, size=2) + 0.5) for f in range(p) if rng.random() < 0.8}
+    S = np.arange(n) if seed % 5 else np.sort(rng.choice(n, size=max(1, n // 2), replace=False))
+    return _Costs(X, y, C, q, lc), S, allowed
+
+
+def test_opt_box_equals_the_enumeration_and_plain_recursion():
+    for seed in range(150):
+        cst, S, allowed = _box_instance(seed)
+        for k in range(6):
+            got = opt_box(cst, S, k, allowed)
+            assert got == opt_enum(cst, S, k, allowed), (seed, k)
+            if k <= 3 and S.size <= 12:
+                assert got == _naive(cst, S, k, allowed), (seed, k)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_opt_box_equals_the_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n, p, C = 30 + seed, 2 + seed % 3, 2 + seed % 3
+    X, y = rng.integers(0, 3 + seed % 3, size=(n, p)).astype(float), rng.integers(0, C, size=n)
+    y[:C] = np.arange(C)
+    data = prepare(X, y)
+    problem = Binarizer("all").problem(data)
+    q, lc = [(1, 0), (5, 1), (3, 7)][seed % 3]  # errors, DT_size's (m + 2) errors + leaves, regularized-like
+    cst = _Costs(data.X, data.y, C, q, lc)
+    for k in range(6 if seed < 5 else 4):
+        ref, _ = bruteforce.best_tree(problem, k, lambda c: q * (c.sum() - c.max()) + lc)
+        assert opt_box(cst, np.arange(n), k) == round(ref), (seed, k)
+
+
+def test_opt_box_on_categorical_columns_equals_plain_recursion():
+    """A categorical column is one 0/1 column per category (the checker's expand): the tests ``x == v`` are their
+    gaps, and a box over these columns is what a path of such tests (and numeric ones) selects."""
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        n = 16
+        g = rng.choice(["a", "b", "c", "d"][: 2 + seed % 3], size=n).tolist()
+        X, _ = trusted.expand(rng.integers(0, 3, size=(n, 2)).astype(float), {1: g})
+        y = rng.integers(0, 2 + seed % 2, size=n)
+        cst = _Costs(X, y, 2 + seed % 2, *((1, 0) if seed % 2 else (4, 1)))
+        for k in range(4):
+            assert opt_box(cst, np.arange(n), k) == _naive(cst, np.arange(n), k, None), (seed, k)
+
+
+def test_opt_box_limits(monkeypatch):
+    rng = np.random.default_rng(3)
+    X, y = rng.integers(0, 4, size=(200, 3)).astype(float), rng.integers(0, 3, size=200)
+    cst = _Costs(X, y, 3, 2, 3)
+    S = np.arange(200)  # (no row limit: 200 rows, 10^3 boxes)
+    assert opt_box(cst, S, 0) == cst.leaf(S) and opt_box(cst, S[:0], 3) == cst.lc
+    assert opt_box(cst, S, 10 ** 9) == opt_box(cst, S, 9)  # depth past the tests: no endless loop
+    assert opt_box(cst, S, 3, cap=1000) is None  # 1,000 boxes x (3 + 3 x 9): past that cap
+    monkeypatch.setattr(CHECK, "BOX_CAP", 1000)
+    assert opt_box(cst, S, 3) is None  # the checker's own cap
+
+
+def _box_cert(tmp: Path, seed: int = 7, d: int = 4):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(90, 3)).astype(float)
+    y = ((X[:, 0] > 1) ^ (X[:, 1] > 2) ^ (rng.random(90) < 0.15)).astype(int)
+    data = prepare(X, y)
+    res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=d)
+    out = tmp / f"c{len(list(tmp.iterdir()))}"
+    certify_result(res, data, out, max_depth=d)
+    return out, data
+
+
+def _box_mutants(claims: list[dict], X: np.ndarray):
+    """(what, claims): a box claim's bound raised by one, its path's threshold moved, its side flipped."""
+    for i, c in enumerate(claims):
+        if c["rule"] != "box":
+            continue
+        edit = lambda **kw: [dict(e, **kw) if j == i else e for j, e in enumerate(claims)]  # noqa: E731
+        yield "raise a box bound", edit(bound=c["bound"] + 1)
+        if c["path"]:
+            f, t, side = c["path"][-1]
+            v = np.unique(X[:, f])
+            moved = float(v[v > t][0]) if (v > t).sum() > 1 else float(v[v <= t][0]) - 0.5
+            yield "alter a threshold of its path", edit(path=c["path"][:-1] + [[f, moved, side]])
+            yield "flip a side of its path", edit(path=c["path"][:-1] + [[f, t, "R" if side == "L" else "L"]])
+
+
+def test_box_claims_are_produced_accepted_and_their_mutations_rejected(tmp_path, monkeypatch):
+    d, data = _box_cert(tmp_path)
+    claims = _claims(d)
+    assert [c["rule"] for c in claims] == ["box"] and "optimal" in check(d)  # the whole DAG: one claim
+    assert _rejected(d, tmp_path, [dict(claims[0], bound=claims[0]["bound"] + 1)])
+    assert _rejected(d, tmp_path, [dict(claims[0], depth=claims[0]["depth"] - 1)])  # not the root's depth
+    monkeypatch.setattr(lower, "BOX_DEPTH", 3)  # box claims below the root too (depth 3 of a depth-4 question)
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (not enum claims on the small sets)
+    monkeypatch.setattr(lower, "BOX_WORK", 20_000)  # (the root's 15^3 boxes x (2 + 4 x 12) refused)
+    d, data = _box_cert(tmp_path, seed=8, d=4)
+    claims = _claims(d)
+    boxes = [c for c in claims if c["rule"] == "box"]
+    assert boxes and any(c["path"] for c in boxes) and "optimal" in check(d)
+    count = 0
+    for what, bad in _box_mutants(claims, data.X):
+        assert _rejected(d, tmp_path, bad), what
+        count += 1
+    assert count >= 3 * len([c for c in boxes if c["path"]])
+    monkeypatch.setattr(CHECK, "BOX_CAP", 10)  # a checker with a smaller cap refuses the box claims
+    with pytest.raises(Invalid, match="box"):
+        check(d)
+
+
+def test_box_claims_with_listed_thresholds(tmp_path):
+    """Listed thresholds: the boxes are intervals of the listed thresholds' blocks. The root's box claim is the optimum
+    over the listed tests (above the one over every gap here); the manifest's lists altered to every gap: rejected."""
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 6, size=(120, 3)).astype(float)
+    data = prepare(X, ((X[:, 0] > 1) ^ (X[:, 1] > 2) ^ (rng.random(120) < 0.15)).astype(int))
+    problem = Binarizer("quantile", n_thresholds=2).problem(data)
+    listed: dict[int, list[float]] = {}
+    for t in problem.tests:
+        listed.setdefault(t.feature, []).append(t.threshold)
+    res = solve_max_accuracy_dp(problem, max_depth=4)
+    write_certificate(tmp_path / "q", res.tree, data, "accuracy", max_depth=4, thresholds=listed)
+    claims = _claims(tmp_path / "q")
+    assert [c["rule"] for c in claims] == ["box"] and "optimal" in check(tmp_path / "q")
+    cst, S = _Costs(data.X, data.y, 2, 1, 0), np.arange(120)
+    allowed = {f: np.unique(np.asarray(ts, float)) for f, ts in listed.items()}
+    assert opt_box(cst, S, 4, None) < claims[0]["bound"] == opt_box(cst, S, 4, allowed)
+    man = json.loads((tmp_path / "q" / "manifest.json").read_text())
+    every = {str(f): ((np.unique(X[:, f])[1:] + np.unique(X[:, f])[:-1]) / 2).tolist() for f in range(3)}
+    for f, ts in listed.items():  # (the tree's thresholds stay listed)
+        every[str(f)] = sorted(set(every[str(f)]) | set(ts))
+    (tmp_path / "q" / "manifest.json").write_text(json.dumps(dict(man, thresholds=every)))
+    with pytest.raises(Invalid, match="box"):
+        check(tmp_path / "q")
+
+
+# ---------------------------------------------------------------- DT_size / DT_depth: one box claim
+@pytest.mark.parametrize("name", ["car", "balance-scale"])
+def test_consistent_certificates_on_car_and_balance_scale_are_one_box_claim(name, tmp_path, capsys):
+    """``satdt solve --method sat-size --engine dp --proof DIR`` then ``satdt check DIR`` (the user's route)."""
+    data = load_dataset(name)
+    res = solve_min_size_dp(Binarizer("all").problem(data))
+    out = tmp_path / "size"
+    info = certify_result(res, data, out)
+    assert info["claims"] == 1 and _claims(out)[0]["rule"] == "box" and check(out).startswith("size")
+    res = solve_min_depth_dp(Binarizer("all").problem(data))
+    info = certify_result(res, data, tmp_path / "depth")
+    assert info["claims"] == 1 and check(tmp_path / "depth").startswith("depth")
+    assert main(["solve", name, "--method", "sat-size", "--engine", "dp", "--proof", str(tmp_path / "cli")]) == 0
+    capsys.readouterr()
+    assert main(["check", str(tmp_path / "cli")]) == 0 and "valid" in capsys.readouterr().out
+    assert [c["rule"] for c in _claims(tmp_path / "cli")] == ["box"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_consistent_certificates_on_random_sets_with_box_claims(seed, tmp_path, monkeypatch):
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (witness rows of <= 64 rows: else one enum claim)
+    rng = np.random.default_rng(seed)
+    n = 40 + 10 * seed
+    X = rng.integers(0, 4, size=(n, 3 + seed % 2)).astype(float)
+    X = np.unique(X, axis=0)  # distinct rows: a consistent tree exists
+    y = rng.integers(0, 2 + seed % 2, size=X.shape[0])
+    cat = seed % 3 == 2
+    data = prepare(pd.DataFrame({f"x{j}": (X[:, j].astype(int).astype(str) if cat and j == 0 else X[:, j])
+                                 for j in range(X.shape[1])}), y)
+    problem, boxes = Binarizer("all").problem(data), 0
+    for kind, res in (("size", solve_min_size_dp(problem)), ("depth", solve_min_depth_dp(problem))):
+        out = tmp_path / f"{kind}{seed}"
+        certify_result(res, data, out)
+        claims = _claims(out)
+        assert check(out).startswith(kind)
+        boxes += claims[-1]["rule"] == "box"
+        assert _rejected(out, tmp_path, claims[:-1] + [dict(claims[-1], bound=claims[-1]["bound"] + 1)])
+    assert boxes >= 1

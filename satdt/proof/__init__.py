@@ -227,7 +227,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 # by the DP; the same claims)
                 prover = Prover(Xe[rows], y[rows], C, q, lc, None,
                                 lambda: budget.expired() or (end is not None and time.perf_counter() > end),
-                                core_later=lambda: _core_optima(_dataset(Xe[rows], y[rows]), q, lc))
+                                core_later=lambda: _core_optima(_dataset(Xe[rows], y[rows]), q, lc), box_depth=3)
                 try:
                     if prover.prove(np.arange(len(rows)), [], D, need)[1] < need:
                         raise RuntimeError("certificate: a smaller consistent tree exists: the tree is not optimal")

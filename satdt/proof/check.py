@@ -1,30 +1,30 @@
 """The independent checker of satdt certificates: ``python -m satdt.proof.check DIR`` or ``satdt check DIR``.
 
-With :mod:`satdt.proof.trusted` (reading the files, the tree's cost, the DRUP route), it trusts Python, numpy, the
-verified DRUP checker ``drup``, the reference encoding (:mod:`satdt.proof.reference_encoding`) and the data file; it
-imports nothing from satdt's search, encodings or binarizer (a test parses the imports).
+With :mod:`satdt.proof.trusted` (reading the files, the tree's cost and question, the DRUP route), it trusts Python,
+numpy, the verified DRUP checker ``drup``, the reference encoding (:mod:`satdt.proof.reference_encoding`) and the data
+file; it imports nothing from satdt's search, encodings or binarizer (a test parses the imports).
 
 Costs are integers ``q * errors + lc * leaves``. A claim ``(rows of path, k, b)`` says every tree of depth ``<= k`` on
 those rows costs ``>= b``, by one rule: ``leaf`` (one leaf, or two leaves and the conflicts of identical rows),
 ``split`` (for every test that splits the rows, or a range of tests, earlier claims on the two sides whose bounds sum
 to ``>= b``), ``depth2`` (``k <= 2``: the checker's own optimum, by enumeration, block pairs or a branch and bound),
-``enum`` (at most 64 rows: the checker's own optimum over every row set <= k tests reach), ``similar`` (an earlier
-claim on a set differing by m rows' weight, minus ``q m``). Set equality: the count and two random 64-bit sums of
-per-row keys drawn at each run. DT_depth / DT_size: such a DAG over the witness rows (costs ``errors`` or ``(m + 2)
-errors + leaves``) or their DRUP proof. A categorical column is read as one 0/1 column per category
-(:func:`~.trusted.expand`), whose one gap is the test ``x == v``. Format and rules: ``FORMAT.md``."""
+``enum`` (at most 64 rows: the checker's own optimum over every row set <= k tests reach), ``box`` (the checker's own
+optimum by a dynamic programme over the boxes of the rows), ``similar`` (an earlier claim on a set differing by m rows'
+weight, minus ``q m``). Set equality: the count and two random 64-bit sums of per-row keys drawn at each run. DT_depth
+/ DT_size: such a DAG over the witness rows (costs ``errors`` or ``(m + 2) errors + leaves``) or their DRUP proof. A
+categorical column is one 0/1 column per category (:func:`~.trusted.expand`), whose one gap is the test ``x == v``.
+Format and rules: ``FORMAT.md``."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
-from fractions import Fraction
 
 import numpy as np
 
-from .trusted import (FORMAT, VERSION, VERSIONS, Invalid, allowed_thresholds, drup_unsat, labels, open_text,
-                      read_data, split_test, test_of, tree_cost, uniq as _uniq)
+from .trusted import (FORMAT, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question, drup_unsat,
+                      labels, open_text, read_certificate, read_data, split_test, test_of, uniq as _uniq)
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
@@ -33,6 +33,7 @@ FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per o
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 PAIRS, PAIR_ROWS = DENSE ** 2, 8  # depth 2 by block pairs if classes x blocks^2 <= PAIRS <= PAIR_ROWS x rows x pairs
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
+BOX_CAP = 1 << 25  # (boxes x (classes + levels x tests)) the box rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
 _BITS = getattr(np, "bitwise_count", lambda a: _POP[a.view(np.uint8)].reshape(-1, 8).sum(1))  # bits of each uint64
@@ -283,6 +284,40 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     return int(opt[np.searchsorted(keys, bit.sum(dtype=np.uint64))])
 
 
+def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap: float = BOX_CAP) -> int | None:
+    """The optimum over trees of depth <= k on the rows S, or None past ``cap``: a dynamic programme over the boxes of S
+    (per feature an interval of S's blocks, :func:`_blocks`: every row set a path reaches, and empty ones), ``opt_j(B)
+    = min(leaf(B), min over every feature and gap inside B's interval of opt_{j-1}(lower box) + opt_{j-1}(upper box))``
+    for j = 1 .. k (<= the tests: a box of single blocks has no cut); per feature a gather, add, min a cut position."""
+    R, u = _blocks(cst, S, allowed) if S.size and k else (None, np.ones(1, np.int64))
+    if not (fs := np.flatnonzero(u >= 2)).size:  # (no row, depth 0 or no test: one leaf)
+        return cst.leaf(S)
+    u, R, levels = u[fs], R[:, fs], min(k, int((u - 1).sum()))
+    if float(np.prod(u * (u + 1) / 2)) * (cst.C + levels * int((u - 1).sum())) > min(cap, BOX_CAP):
+        return None
+    cnt, cuts = np.bincount(np.ravel_multi_index((*R.T, cst.y[S]), (*u, cst.C)), minlength=int(np.prod(u)) * cst.C), []
+    cnt = cnt.reshape(*u, cst.C).astype(np.int32)  # (class counts per cell, then per box by running sums)
+    for f, v in enumerate(u.tolist()):  # feature f's intervals (a, b), a <= b, in triu order: (0, v - 1) is v - 1
+        a, b = np.triu_indices(v)
+        cum = np.concatenate([np.zeros_like(cnt.take([0], f)), np.cumsum(cnt, f)], f)
+        cnt, at, has = cum.take(b + 1, f) - cum.take(a, f), np.full((v, v), -1), np.flatnonzero(a < b)
+        at[a, b], g = np.arange(a.size), np.minimum(a[has, None] + np.arange(1, v), b[has, None])  # cuts a < g <= b
+        cuts.append((has, at[a[has, None], g - 1], at[g, b[has, None]]))  # (the last repeated): (a, g - 1), (g, b)
+    big = cst.q * S.size + cst.lc  # no box costs more: int32 below 2^30
+    opt = leaf = (cst.q * (cnt.sum(-1) - cnt.max(-1)) + cst.lc).astype(np.int32 if big < 2 ** 30 else np.int64)
+    for _ in range(levels):
+        new = leaf.copy()
+        for f, (has, lft, rgt) in enumerate(cuts):  # feature f's axis first: rows of boxes
+            o, m, nv = (o := np.moveaxis(opt, f, 0)).reshape(o.shape[0], -1), big, np.moveaxis(new, f, 0)
+            for j in range(lft.shape[1]):  # (a cut position at a time: temporaries of <= boxes entries)
+                m = np.minimum(m, o[lft[:, j]] + o[rgt[:, j]])
+            nv[has] = np.minimum(nv[has], m.reshape(-1, *nv.shape[1:]))
+        if np.array_equal(new, opt):
+            break
+        opt = new
+    return int(opt[tuple(u - 1)])
+
+
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
     allowed, X, label, XT, prev = allowed_thresholds(man, where), cst.X, labels(where), np.ascontiguousarray(cst.X.T), []
@@ -313,8 +348,8 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
 
             if rule == "leaf":
                 ok = b <= cst.leaf_rule(S, k)
-            elif rule == "enum":
-                ok = (e := opt_enum(cst, S, k, allowed)) is not None and b <= e
+            elif rule in ("enum", "box"):
+                ok = (e := (opt_enum if rule == "enum" else opt_box)(cst, S, k, allowed)) is not None and b <= e
             elif rule == "depth2":
                 few = 0 < k <= 2 and G is not None and S.size * G.shape[1] ** 2 <= 4 * DENSE ** 2  # (checked at the end)
                 todo += [(at, S, k, b)] * few
@@ -363,26 +398,9 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
 
 
 def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: list, tree_info, where) -> str:
-    _, errors, leaves, splits, depth = tree_info
-    if errors:
-        raise Invalid(f"tree: misclassifies {errors} rows")
-    value, question = int(man["value"]), man["question"]
-    if man["objective"] == "depth":
-        if depth != value or question != {"max_depth": value - 1, "max_splits": None}:
-            raise Invalid(f"tree: depth {depth}, question {question} do not match the value {value}")
-    elif man["objective"] == "size":
-        K = int(man["max_depth"])
-        if depth > K or leaves + splits != value or question != {"max_depth": K, "max_splits": splits - 1}:
-            raise Invalid(f"tree: depth {depth}, {leaves + splits} nodes, question {question} do not match")
-    else:
-        raise Invalid(f"manifest: unknown objective {man['objective']!r}")
-    if question["max_depth"] < 0 or (question["max_splits"] is not None and question["max_splits"] < 0):
+    value, question, said, rows = consistent_question(man, tree_info, X.shape[0])
+    if rows is None:
         return f"{man['objective']} {value}: nothing smaller exists"
-    said = (f"no tree of depth <= {question['max_depth']}" + ("" if question["max_splits"] is None else
-                                                           f" with <= {question['max_splits']} splits"))
-    rows = [int(i) for i in man["witness_rows"]]
-    if not rows or min(rows) < 0 or max(rows) >= X.shape[0] or len(set(rows)) != len(rows):
-        raise Invalid("witness_rows: not distinct row indices of the data")
     if "claims" in man["files"]:  # the DP route: every tree of the question's depth costs >= m + 2 with
         m = question["max_splits"]  # cost = (m + 2) errors + leaves, so an error-free one has > m splits
         q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
@@ -399,30 +417,11 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
 def check(d: str) -> str:
     """Check the certificate in directory ``d``: return a one-line summary, or raise :class:`Invalid`."""
     try:
-        with open(os.path.join(d, "manifest.json"), encoding="utf-8") as fh:
-            man = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise Invalid(f"manifest.json: {exc}") from None
-    if man.get("format") != FORMAT or man.get("version") not in VERSIONS:
-        raise Invalid(f"manifest.json: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} certificate")
-    try:
-        cat = man.get("categorical", []) if man["version"] >= 2 else []  # (version 1: numeric columns only)
-        classes = [str(c) for c in man["classes"]]
-        X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
-        lam = Fraction(man["lam"]) if man.get("lam") is not None else None
-        q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
-        with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
-            info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man, where), where)
+        man, X, y, classes, where, cat, lam, q, lc, info = read_certificate(d)
         space = f" (categorical columns {', '.join(f'x{f}' for f in sorted(cat))}: tests x == v)" if cat else ""
         if man["kind"] == "consistent":
             return _check_consistent(d, man, X, y, classes, info, where) + space
-        if man["kind"] != "dp" or man["objective"] not in ("accuracy", "regularized"):
-            raise Invalid(f"manifest: unknown kind {man['kind']!r} / objective {man['objective']!r}")
-        if (man["objective"] == "regularized") != (lam is not None):
-            raise Invalid("manifest: the regularized objective needs lam, accuracy none")
-        cost, errors, leaves, _, depth = info
-        if depth > int(man["max_depth"]) or int(man["value"]) != cost:
-            raise Invalid(f"tree: depth {depth}, cost {cost}; the manifest: <= {man['max_depth']}, {man['value']}")
+        cost, errors, leaves = dp_question(man, info, lam)
         bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, _Costs(X, y, len(classes), q, lc),
                               int(man["max_depth"]), where)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError, EOFError) as exc:

@@ -9,9 +9,12 @@ bounds (MurTree section 4.6) are propagated from every solved child to the child
 other test of the node, as in :mod:`satdt.solvers.dp.reference`. A set of at most ``ENUM_ROWS``
 rows at depth >= 3 gets one ``enum`` claim (its optimum, computed by the checker's own
 :func:`~satdt.proof.check.opt_enum`) when that fits the checker's cap: the whole DAG of a DT_depth /
-DT_size certificate over its witness rows is then one claim. A ``depth2`` claim's bound (the set's
-optimum at depth <= 2) comes from the compiled DP (:class:`CoreOptima`) when it can answer for the
-set, else from the checker's own :func:`~satdt.proof.check.opt_small`; the checker recomputes it.
+DT_size certificate over its witness rows is then one claim. Else a set at depth >= ``box_depth``
+(4; 3 over a DT_depth / DT_size question's witness rows) whose boxes fit ``BOX_WORK`` gets one
+``box`` claim (:func:`~satdt.proof.check.opt_box`: car's and balance-scale's DT_size witness
+rows, their depth-4 accuracy cells). A ``depth2`` claim's bound (the set's optimum at depth <= 2) comes
+from the compiled DP (:class:`CoreOptima`) when it can answer for the set, else from the checker's
+own :func:`~satdt.proof.check.opt_small`; the checker recomputes it.
 """
 
 from __future__ import annotations
@@ -21,10 +24,17 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import ENUM_CAP, _blocks, _Costs, opt_enum, opt_small
+from .check import ENUM_CAP, _blocks, _Costs, opt_box, opt_enum, opt_small
 
 __all__ = ["Prover"]
 
+#: a set at depth >= ``box_depth`` (:class:`Prover`) gets one ``box`` claim when the box rule's work (boxes x (classes +
+#: levels x tests), :func:`~satdt.proof.check.opt_box`) is at most this: ~2-3 ns a unit (car's 216,000 boxes at
+#: depth 4: 40 ms). Measured (produce / check, best of 3): one claim for the whole DAG pays (balance-scale d4 437
+#: claims 47 / 70 ms -> 11 / 11 ms, monk2 d4 211 claims 23 / 31 -> 8 / 7 ms); box claims below the root do not
+#: (car d4 at 2^18 - 2^22: 388 -> 256 claims, 57 / 76 -> 126 / 231 ms), nor a root at depth 3 (car d3 27 / 23 ->
+#: 41 / 41), nor in place of an enum claim (car DT_depth's 30 witness rows at depth 7: produce 1.6x, check 2.0x)
+BOX_WORK, BOX_DEPTH = 1 << 25, 4
 ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0: never; at most 64)
 #: with ``core_later``, the depth-2 claims the checker's own rule answers before the compiled DP is
 #: built (its set-up, 10-30 ms, pays off only past a few dozen: wine DT_size's witness DAG 98 claims,
@@ -83,8 +93,9 @@ class Prover:
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, q: int, lc: int,
                  allowed: dict[int, np.ndarray] | None = None, deadline=None, core: CoreOptima | None = None,
-                 core_later=None):
+                 core_later=None, box_depth: int | None = None):
         self.cst = _Costs(np.asarray(X, float), np.asarray(y, np.int64), n_classes, q, lc)
+        self.box_depth = BOX_DEPTH if box_depth is None else box_depth  # box claims from this depth up
         self.core = core if allowed is None else None  # depth <= 2 optima by the compiled DP (X's rows)
         # or a function making it, called at the CORE_LATER + 1-th depth-2 claim (the claims do not change)
         self.core_later, self.small = (core_later if allowed is None else None), 0
@@ -166,6 +177,8 @@ class Prover:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
         elif k >= 3 and self._enum_may_fit(S, k) and (b := opt_enum(cst, S, k, self.allowed)) is not None:
             cid, exact = self.emit(path, k, b, "enum"), True
+        elif k >= self.box_depth and (b := opt_box(cst, S, k, self.allowed, BOX_WORK)) is not None:
+            cid, exact = self.emit(path, k, b, "box"), True
         elif k <= 2:  # the optimum; at the root of a dp certificate need is the tree's cost, an
             # upper bound, so min(need, optimum) is the optimum too (and the search is shorter)
             target = need if self.root_is_optimum and not path else None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 import os
+from fractions import Fraction
 
 import numpy as np
 
@@ -180,6 +182,67 @@ def tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], q: i
             leaves += 1
             errors += int((y[S] != classes.index(str(node["class"]))).sum())
     return q * errors + lc * leaves, errors, leaves, splits, depth
+
+
+def dp_question(man: dict, tree_info: tuple, lam) -> tuple[int, int, int]:
+    """A dp certificate's tree's cost, errors and leaves (:func:`tree_cost`'s ``tree_info``), once its objective, lam,
+    depth bound and value match the tree."""
+    if man["kind"] != "dp" or man["objective"] not in ("accuracy", "regularized"):
+        raise Invalid(f"manifest: unknown kind {man['kind']!r} / objective {man['objective']!r}")
+    if (man["objective"] == "regularized") != (lam is not None):
+        raise Invalid("manifest: the regularized objective needs lam, accuracy none")
+    cost, errors, leaves, _, depth = tree_info
+    if depth > int(man["max_depth"]) or int(man["value"]) != cost:
+        raise Invalid(f"tree: depth {depth}, cost {cost}; the manifest: <= {man['max_depth']}, {man['value']}")
+    return cost, errors, leaves
+
+
+def consistent_question(man: dict, tree_info: tuple, n_rows: int) -> tuple[int, dict, str, list[int] | None]:
+    """A consistent certificate's value, question (``{"max_depth", "max_splits"}``), the question as text and the
+    witness rows (None when the question is vacuous: nothing smaller exists), once the tree (:func:`tree_cost`'s
+    ``tree_info``) is error-free and matches them: its depth for DT_depth, its nodes and the depth bound for DT_size."""
+    _, errors, leaves, splits, depth = tree_info
+    if errors:
+        raise Invalid(f"tree: misclassifies {errors} rows")
+    value, question = int(man["value"]), man["question"]
+    if man["objective"] == "depth":
+        if depth != value or question != {"max_depth": value - 1, "max_splits": None}:
+            raise Invalid(f"tree: depth {depth}, question {question} do not match the value {value}")
+    elif man["objective"] == "size":
+        K = int(man["max_depth"])
+        if depth > K or leaves + splits != value or question != {"max_depth": K, "max_splits": splits - 1}:
+            raise Invalid(f"tree: depth {depth}, {leaves + splits} nodes, question {question} do not match")
+    else:
+        raise Invalid(f"manifest: unknown objective {man['objective']!r}")
+    said = (f"no tree of depth <= {question['max_depth']}" + ("" if question["max_splits"] is None else
+                                                           f" with <= {question['max_splits']} splits"))
+    if question["max_depth"] < 0 or (question["max_splits"] is not None and question["max_splits"] < 0):
+        return value, question, said, None
+    rows = [int(i) for i in man["witness_rows"]]
+    if not rows or min(rows) < 0 or max(rows) >= n_rows or len(set(rows)) != len(rows):
+        raise Invalid("witness_rows: not distinct row indices of the data")
+    return value, question, said, rows
+
+
+def read_certificate(d: str) -> tuple:
+    """The manifest of the certificate in ``d`` (its format and version checked), its data (:func:`read_data`), the
+    cost's integers and the tree's cost (:func:`tree_cost`): ``(man, X, y, classes, where, categorical, lam, q, lc,
+    tree_info)``; lam a Fraction or None, cost ``q * errors + lc * leaves``."""
+    try:
+        with open(os.path.join(d, "manifest.json"), encoding="utf-8") as fh:
+            man = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise Invalid(f"manifest.json: {exc}") from None
+    if man.get("format") != FORMAT or man.get("version") not in VERSIONS:
+        raise Invalid(f"manifest.json: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} certificate")
+    cat = man.get("categorical", []) if man["version"] >= 2 else []  # (version 1: numeric columns only)
+    classes = [str(c) for c in man["classes"]]
+    X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
+    lam = Fraction(man["lam"]) if man.get("lam") is not None else None
+    q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
+    with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
+        info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man, where), where)
+    return man, X, y, classes, where, cat, lam, q, lc, info
 
 
 def _parse_dimacs(text: str) -> list[list[int]]:
