@@ -549,17 +549,18 @@ def test_leaf_claims_at_the_rules_value_are_accepted_and_above_it_rejected(tmp_p
 
 
 def test_batched_depth2_optima_equal_plain_recursion():
-    """The depth2 claims on data of at most 64 tests are checked in batches: each set's counts on all the data's
-    tests (``_counts``), then one vectorized ``_best``; equal to plain recursion on random sets (the empty set and
-    every row too), depth 1 and 2 mixed, errors and regularized costs, listed thresholds, 2-4 classes."""
+    """The depth2 claims on data of at most 64 tests are checked in batches: the sets' counts on all the data's
+    tests at once (``_many``: each (set, class)'s rows padded to the batch's largest, one stacked product), then one
+    vectorized ``_best``; equal to plain recursion on random sets of every size (the empty set and every row too),
+    depth 1 and 2 mixed, errors and regularized costs, listed thresholds, 2-4 classes."""
     for seed in range(40):
         cst, _, allowed = _instance(seed)
         G = CHECK._left(*CHECK._blocks(cst, np.arange(cst.n), allowed))
         rng = np.random.default_rng(seed)
         sets = [np.flatnonzero(rng.random(cst.n) < rng.random()) for _ in range(8)] + [np.arange(cst.n), np.arange(0)]
         ks = rng.integers(1, 3, size=len(sets))
-        counts = map(np.concatenate, zip(*[CHECK._counts(cst, S, 2, G[S], G[S], 2 ** 62) for S in sets]))
-        assert CHECK._best(cst, *counts, ks).tolist() == [_naive(cst, S, int(k), allowed) for S, k in zip(sets, ks)]
+        got = CHECK._best(cst, *CHECK._many(cst, G, [(None, S, k, None) for S, k in zip(sets, ks)]))
+        assert got.tolist() == [_naive(cst, S, int(k), allowed) for S, k in zip(sets, ks)]
 
 
 @pytest.mark.parametrize("lam", [None, 0.02])
@@ -575,9 +576,12 @@ def test_batched_depth2_claims_are_accepted_and_each_raised_bound_rejected(lam, 
     res = solve_max_accuracy_dp(problem, max_depth=4) if lam is None else solve_regularized_dp(problem, lam=lam, max_depth=4)
     d = tmp_path / "cert"
     certify_result(res, data, d, max_depth=4)
-    monkeypatch.setattr(CHECK, "CLAIMS", 64)
+    monkeypatch.setattr(CHECK, "CLAIMS", 30_000)  # (sets x classes x their most rows x 12 tests a batch)
     monkeypatch.setattr(CHECK, "opt_small", lambda *a, **k: pytest.fail("a depth2 claim outside the batches"))
+    batches, many = [], CHECK._many
+    monkeypatch.setattr(CHECK, "_many", lambda cst, G, part: batches.append(len(part)) or many(cst, G, part))
     assert "optimal" in check(d)
+    assert len(batches) > 4 and len(batches) < sum(batches)
     claims = _claims(d)
     depth2 = [i for i, c in enumerate(claims) if c["rule"] == "depth2"]
     assert len(depth2) > 2 * 64

@@ -24,11 +24,11 @@ import sys
 import numpy as np
 
 from .trusted import (FORMAT, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question, drup_unsat,
-                      labels, open_text, read_certificate, read_data, split_test, test_of, uniq as _uniq)
+                      labels, open_text, path_rows, read_certificate, read_data, split_test, uniq as _uniq)
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
-BATCH, CLAIMS = 500_000, 512  # counts the depth-2 B&B holds at once (cache: 1.5x faster than 4M); depth2 claims at once
+BATCH, CLAIMS = 500_000, 1 << 22  # depth-2 B&B counts held at once (cache: 1.5x faster than 4M); _many's entries
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 PAIRS, PAIR_ROWS = DENSE ** 2, 8  # depth 2 by block pairs if classes x blocks^2 <= PAIRS <= PAIR_ROWS x rows x pairs
@@ -163,6 +163,18 @@ def _counts(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0
     return tot.astype(dt)[None], Lc[None], Hc[None], LL
 
 
+def _many(cst: _Costs, G: np.ndarray, claims: list) -> tuple:
+    """:func:`_counts` at depth 2 and the depths of many depth2 claims ``(at, S, k, b)`` on the data's tests G (rows x
+    tests, 0/1): the rows of each (set, class) padded with rows of no test, their products ``M.T @ M`` at once."""
+    sets, ks = [S for _, S, _, _ in claims], np.array([k for _, _, k, _ in claims])
+    grp = np.repeat(np.arange(len(sets)), [S.size for S in sets]) * cst.C + cst.y[idx := np.concatenate(sets)]
+    ends = np.searchsorted(grp := grp[o := np.argsort(grp, kind="stable")], np.arange(len(sets) * cst.C + 1))
+    M = np.zeros((len(sets) * cst.C, int(np.diff(ends).max(initial=0)), G.shape[1]), np.float32)
+    M[grp, np.arange(idx.size) - ends[grp]] = G[idx[o]]
+    LL = np.rint(M.transpose(0, 2, 1) @ M).astype(np.int32).reshape(len(sets), cst.C, G.shape[1], G.shape[1])
+    return np.diff(ends).reshape(len(sets), cst.C), LL.diagonal(0, 2, 3), LL.diagonal(0, 2, 3), LL, ks
+
+
 def _pairs(cst: _Costs, S: np.ndarray, allowed: dict | None) -> tuple | None:
     """:func:`_counts` at depth 2 over every gap of S: its class counts in each pair of blocks of two features f <= g
     (f = g: each block's own counts, the diagonal) on the blocks S holds, then 2-D running sums restarted per feature
@@ -209,22 +221,18 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
     R, u, Rc, uc, cnt = _ranks(cst, S, R, u)
     if int((u - 1).sum()) * int((uc - 1).sum()) * max(C, n // 64) <= DENSE ** 2:  # plain enumeration
         return min(T, int(_best(cst, *_counts(cst, S, k, _left(R, u), _left(Rc, uc), T), k)[0]))
-    fs = np.flatnonzero(u >= 2)
-    if k == 1 or fs.size == 0:  # every gap (past a feature's last block: no split, no less than one leaf)
+    if k == 1 or (fs := np.flatnonzero(u >= 2)).size == 0:  # every gap (past a feature's last block: no split, no less than one leaf)
         return min(T, int((q * (n - (L := np.cumsum(cnt, 1)).max(2) - (L[:, -1:] - L).max(2))).min()) + 2 * lc)
-    offs = np.concatenate([[0], np.cumsum(uc[fs])])
-    cols = Rc[:, fs] + offs[:-1]
+    cols = Rc[:, fs] + (offs := np.concatenate([[0], np.cumsum(uc[fs])]))[:-1]
     colTot = np.bincount((y[:, None] * offs[-1] + cols).ravel(), minlength=C * offs[-1]).reshape(C, -1)
     colTot[:, offs[1:-1]] -= np.add.reduceat(colTot, offs[:-1], axis=1)[:, :-1]
     child = (cols, offs, np.cumsum(colTot, 1).astype(np.int32), np.bincount(y, minlength=C))
     per_gap, per_seg, cap = C * int(offs[-1]), n * fs.size, max(1, BATCH // (C * int(offs[-1])) - 1)  # <= ~BATCH
-
     left = np.cumsum(cnt[fs], 1)[:, :-1]    # class counts left of each gap, then the gaps this leaves open
     lb = _two_leaves(cst, left) + _two_leaves(cst, child[3] - left)
     of, og = np.nonzero((np.arange(1, left.shape[1] + 1) < u[fs, None]) & (lb < T))
     nrow, (of, og) = left.sum(2)[of, og], (fs[of], og + 1)  # rows left of each open gap (feature, gap) in order
-    starts = np.flatnonzero(np.concatenate([[True], of[1:] != of[:-1]]))
-    m = np.diff(np.append(starts, of.size))
+    m = np.diff(np.append(starts := np.flatnonzero(np.concatenate([[True], of[1:] != of[:-1]])), of.size))
     kk = np.minimum(m, FIRST)               # first positions: a few per feature, evenly spread, ends included
     i = np.arange(kk.sum()) - np.repeat(np.cumsum(kk) - kk, kk)
     new = np.repeat(starts, kk) + (i * np.repeat(m - 1, kk)) // np.maximum(np.repeat(kk, kk) - 1, 1)
@@ -236,8 +244,7 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
             j, size = 1, segs[0][1].size + 1
             while j < len(segs) and (size + segs[j][1].size + 1) * per_gap + (j + 1) * per_seg <= BATCH:
                 size, j = size + segs[j][1].size + 1, j + 1
-            batch, segs = segs[:j], segs[j:]
-            cL, cR = _sides(cst, S, R, child, batch)
+            cL, cR, segs = *_sides(cst, S, R, child, segs[:j]), segs[j:]
             T = min(T, int((cL + cR).min()))
             kL, kR = np.concatenate([kL, cL]), np.concatenate([kR, cR])
         o = np.argsort(kp := np.concatenate([kp, new]))
@@ -326,15 +333,8 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
     with open_text(path) as fh:
         for line_no, line in enumerate(fh):
             try:
-                c = json.loads(line)
-                cid, k, b, rule = int(c["id"]), int(c["depth"]), int(c["bound"]), c["rule"]
-                i = next((i for i, (a, p) in enumerate(zip(c["path"], prev)) if a != p[0]), min(len(c["path"]), len(prev)))
-                S, prev = prev[i - 1][1] if i else np.arange(cst.n), prev[:i]  # (the start shared with the last path)
-                for step in c["path"][i:]:
-                    e, t = test_of(where, *step[:2])
-                    go = XT[e].take(S) <= t
-                    S = S[go] if step[2] == "L" else S[~go] if step[2] == "R" else None
-                    prev.append((step, S))
+                cid, k, b, rule = int((c := json.loads(line))["id"]), int(c["depth"]), int(c["bound"]), c["rule"]
+                S = path_rows(c["path"], prev, XT, where)
             except Exception as exc:  # noqa: BLE001 - any malformed line is invalid
                 raise Invalid(f"claims line {line_no + 1}: malformed ({exc})") from None
             at = f"claim {cid} (depth {k}, bound {b}, {rule})"
@@ -388,9 +388,9 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             if not ok:
                 raise Invalid(f"{at}: the rule does not give this bound")
             done.append((S, cst.key(S), b, k))
-    for part in (todo[i:i + CLAIMS] for i in range(0, len(todo), CLAIMS)):  # (a test not splitting a set is a real tree too)
-        counts = map(np.concatenate, zip(*[_counts(cst, S, 2, G[S], G[S], 2 ** 62) for _, S, _, _ in part]))
-        if bad := [at for (at, _, _, b), v in zip(part, _best(cst, *counts, np.array([t[2] for t in part]))) if b > v]:
+    step = max(1, CLAIMS // max([cst.C * t[1].size * G.shape[1] for t in todo] + [1]))  # (_many pads each set's rows)
+    for part in (todo[i:i + step] for i in range(0, len(todo), step)):  # (a test not splitting a set: a real tree too)
+        if bad := [at for (at, _, _, b), v in zip(part, _best(cst, *_many(cst, G, part))) if b > v]:
             raise Invalid(f"{bad[0]}: the rule does not give this bound")
     if not done or done[-1][0].size != cst.n or done[-1][3] != root_depth:  # (claim -1: no claim)
         raise Invalid(f"claim {len(done) - 1}: the last claim must be on every row at depth {root_depth}")

@@ -106,6 +106,20 @@ def test_of(where: list, f, t) -> tuple[int, float]:
     return where[f], float(t)
 
 
+def path_rows(path: list, prev: list, XT: np.ndarray, where: list) -> np.ndarray:
+    """The rows (of the columns ``XT``) a claim's ``path`` reaches, from the start it shares with the previous path's
+    steps ``prev`` ([(step, rows)], updated: claims come in DAG order, siblings share their parent's path)."""
+    i = next((i for i, (a, p) in enumerate(zip(path, prev)) if a != p[0]), min(len(path), len(prev)))
+    S = prev[i - 1][1] if i else np.arange(XT.shape[1])
+    del prev[i:]
+    for step in path[i:]:
+        e, t = test_of(where, *step[:2])
+        go = XT[e].take(S) <= t
+        S = S[go] if step[2] == "L" else S[~go] if step[2] == "R" else None
+        prev.append((step, S))
+    return S
+
+
 def split_test(where: list, e: list, allowed: dict | None, at: str) -> tuple[int, float, float, str]:
     """A split entry ``[f, t, left, right]`` or range ``[f, lo, hi, left, right]`` (numeric only):
     its column, ``lo``, ``hi`` and text; Invalid unless its tests are candidates."""
