@@ -27,7 +27,8 @@ class BoxWitness {
 
     // the rows present: row r is present iff cnt[r] > 0 (recomputes the boxes that change)
     void set_present(const std::vector<char>& present);
-    // the fewest leaves (DT_depth at depth >= 1: 1 when a tree exists); >= inf_: none
+    // the fewest leaves (DT_depth at depth >= 1: 1 when a tree exists); inf_: none (DT_size: none
+    // with <= max_leaves leaves; its values are capped at inf_ = max_leaves + 1)
     int value() const { return lev_[static_cast<size_t>(depth_) * nbox_ + full_]; }
     bool yes() const { return value() < inf_ && (max_leaves_ < 0 || value() <= max_leaves_); }
     int inf() const { return inf_; }
