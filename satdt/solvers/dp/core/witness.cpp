@@ -129,11 +129,12 @@ int BoxWitness::level0(long long b) const {
 
 // opt(b, d) = min(opt(b, d - 1), min over chains and cuts of the two sides at d - 1); DT_depth (any_):
 // 1 when a tree exists (the box's at d - 1, or a cut with a tree on each side), else inf_
-int BoxWitness::cell(int d, long long b) const {
+int BoxWitness::cell(int d, long long b, int lb) const {
     const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
     int v = P[b];
     if (any_ && v < inf_) return 1;
-    if (v <= 2) return v;  // empty, one class, or two leaves: no split does better
+    lb = std::max(lb, 2);  // empty, one class, or two leaves: no split does better
+    if (v <= lb) return v;
     const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
     for (int f = 0; f < p_; ++f) {
         const int id = bid[f];
@@ -150,7 +151,7 @@ int BoxWitness::cell(int d, long long b) const {
             const int t = P[l] + P[r];
             if (t < v) {
                 v = t;
-                if (v <= 2) return v;
+                if (v <= lb) return v;
             }
         }
     }
@@ -169,7 +170,7 @@ void BoxWitness::recompute_all() {
 // the boxes of aff_ at every level, bottom up (their sub-boxes are in aff_ or unchanged); stops
 // at a level where none changed (the levels above cannot change either). With `log`, every value
 // changed is logged (restore() writes them back).
-void BoxWitness::recompute_affected(bool log) {
+void BoxWitness::recompute_affected(bool log, bool came) {
     const size_t A = aff_.size();
     for (int d = 0; d <= depth_; ++d) {
         int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
@@ -177,7 +178,8 @@ void BoxWitness::recompute_affected(bool log) {
         for (size_t i = 0; i < A; ++i) {
             const long long b = aff_[i];
             if (top_[b] < d) continue;  // not needed at this level (never read)
-            const int v = d == 0 ? level0(b) : cell(d, b);
+            // rows only came: no value went down, so a cut giving the old value gives the new one
+            const int v = d == 0 ? level0(b) : cell(d, b, came ? L[b] : 0);
             if (v == L[b]) continue;
             if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
             L[b] = v;
@@ -291,7 +293,7 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     else if (static_cast<long long>(aff_.size()) * 2 > nbox_)
         recompute_all();
     else
-        recompute_affected(false);
+        recompute_affected(false, off.empty());
 }
 
 int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,

@@ -73,10 +73,11 @@ class BoxWitness {
     // the row's class appeared or disappeared (kCrossing) or none
     enum Collect { kAll, kCrossing, kNone };
     void flip(const std::vector<int>& rows, bool on, Collect collect);
-    int cell(int d, long long b) const;                // opt(b, d) from level d - 1
+    // opt(b, d) from level d - 1; lb: a lower bound of it (the scan stops on reaching it)
+    int cell(int d, long long b, int lb = 0) const;
     int level0(long long b) const;
     void recompute_all();
-    void recompute_affected(bool log);
+    void recompute_affected(bool log, bool came = false);
     void propagate(bool log, bool gain);
     void restore();
     int build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
