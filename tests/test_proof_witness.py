@@ -273,6 +273,31 @@ def test_box_shrink_and_python_shrink_give_minimal_witnesses():
     assert done >= 20 and brute >= 20, (done, brute)
 
 
+def test_box_shrink_is_the_one_row_deletion_in_the_given_order():
+    """BoxWitness.shrink deletes one row at a time in the order given: its witness is exactly the
+    plain deletion's (each row dropped when the rows left without it still have no tree, asked of
+    the DP on the subset binarized alone, _fits), DT_depth and DT_size, with repeated rows."""
+    rng = np.random.default_rng(5)
+    done = 0
+    for seed in range(24):
+        n, p, C = int(rng.integers(8, 16)), 1 + seed % 3, 2 + seed % 5 // 4
+        X, y = _consistent_with_duplicates(1300 + seed, n, p, 3 + seed % 3, C)
+        depth, m = int(rng.integers(1, 4)), (None if seed % 2 else int(rng.integers(1, 6)))
+        if _fits(X, y, depth, m) is not None:
+            continue
+        order = rng.permutation(n).tolist()
+        qs = _Questions(X, y, depth, m)
+        assert qs.box is not None
+        kept = list(order)
+        for r in order:
+            rest = [i for i in kept if i != r]
+            if _fits(X[rest], y[rest], depth, m) is None:
+                kept = rest
+        assert qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist() == sorted(kept), (seed, depth, m)
+        done += 1
+    assert done >= 10, done
+
+
 def test_box_route_is_taken_only_for_few_boxes():
     X = np.random.default_rng(0).random((40, 3))  # continuous: 40^6 / 8 boxes
     y = (X[:, 0] > X[:, 1]).astype(int)

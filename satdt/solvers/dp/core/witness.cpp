@@ -371,29 +371,23 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
     set_present(present);
     if (yes()) throw std::invalid_argument("shrink: the rows admit a tree");
     std::vector<char> gone(top, 0);
-    size_t head = 0, chunk = std::max<size_t>(1, order.size() / 2);
     std::vector<int> flips;
-    while (head < order.size()) {
-        chunk = std::min(chunk, order.size() - head);
+    for (int row : order) {  // one row a trial (chunks of rows: slower, see witness.h)
         ++epoch_;
         aff_.clear();
         flips.clear();
-        for (size_t i = head; i < head + chunk; ++i)
-            if (--cnt[row_of[order[i]]] == 0) flips.push_back(row_of[order[i]]);
+        if (--cnt[row_of[row]] == 0) flips.push_back(row_of[row]);
         flip(flips, false, kCrossing);
         undo_.clear();
         propagate(true, true);
         ++asked_;
-        if (!yes()) {  // still no: the chunk goes for good
-            for (size_t i = head; i < head + chunk; ++i) gone[order[i]] = 1;
-            head += chunk;
+        if (!yes()) {  // still no: the row goes for good
+            gone[row] = 1;
             continue;
         }
-        for (size_t i = head; i < head + chunk; ++i) ++cnt[row_of[order[i]]];  // yes: undo
+        ++cnt[row_of[row]];  // yes: the row is necessary; undone
         flip(flips, true, kNone);
         restore();
-        if (chunk == 1) ++head;  // the row is necessary
-        chunk = std::max<size_t>(1, chunk / 2);
     }
     std::vector<int> out;
     for (int r : order)
