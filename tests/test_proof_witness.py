@@ -203,18 +203,19 @@ def test_box_questions_answer_as_brute_force():
 
 
 def test_box_questions_one_way_updates_answer_as_brute_force():
-    """DT_depth's box DP when rows only come or only go between two questions (its updates then
-    propagate from the boxes that gained or lost a tree a level below): rows added a few at a time
-    from none, then removed a few at a time; each answer against brute force, each yes with a tree
-    that classifies the rows. Then a shrink (its trial removals undone after a yes) leaves the
-    tables as they were: the questions after it answer as brute force too."""
+    """The box DP when rows only come or only go between two questions (DT_depth's updates then
+    propagate from the boxes that gained or lost a tree a level below, DT_size's removals from the
+    boxes whose fewest leaves went down): rows added a few at a time from none, then removed a few
+    at a time; each answer against brute force, each yes with a tree that classifies the rows (with
+    at most m + 1 leaves). Then a shrink (its trial removals undone after a yes) leaves the tables as
+    they were: the questions after it answer as brute force too."""
     rng = np.random.default_rng(21)
     answers = {True: 0, False: 0}
     for seed in range(14):
         n, p, C = int(rng.integers(8, 14)), 1 + seed % 3, 2 + seed % 4 // 3
         X, y = _consistent_with_duplicates(700 + seed, n, p, 3 + seed % 3, C)
-        for depth in (1, 2, 3):
-            qs = _Questions(X, y, depth, None)
+        for depth, m in ((1, None), (2, None), (3, None), (2, 1), (2, 2), (3, 2), (3, 4)):
+            qs = _Questions(X, y, depth, m)
             assert qs.box is not None
             order = rng.permutation(n)
             steps = np.cumsum(rng.integers(1, 4, size=n))
@@ -223,17 +224,19 @@ def test_box_questions_one_way_updates_answer_as_brute_force():
             for k in sizes:
                 rows = np.sort(order[:k])
                 ans = qs.ask(rows)
-                assert (ans is not None) == _bf_yes(X[rows], y[rows], depth, None), (seed, depth, rows.tolist())
+                assert (ans is not None) == _bf_yes(X[rows], y[rows], depth, m), (seed, depth, m, rows.tolist())
                 if ans is not None:
                     assert (ans[0][rows] == qs.code[rows]).all()
+                    if m is not None:
+                        assert np.unique(ans[1][rows]).size <= m + 1
                 answers[ans is not None] += 1
-            if _bf_yes(X, y, depth, None):
+            if _bf_yes(X, y, depth, m):
                 continue
             qs.box.shrink(order.astype(np.int64), qs.row_of)
             for _ in range(3):
                 rows = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
-                assert (qs.ask(rows) is not None) == _bf_yes(X[rows], y[rows], depth, None), (seed, depth)
-    assert min(answers.values()) >= 60, answers
+                assert (qs.ask(rows) is not None) == _bf_yes(X[rows], y[rows], depth, m), (seed, depth, m)
+    assert min(answers.values()) >= 150, answers
 
 
 @pytest.mark.slow  # ~1.5 s (the fast suite runs the C++ loop in test_witnesses_are_minimal...[boxes-*])
@@ -268,6 +271,31 @@ def test_box_shrink_and_python_shrink_give_minimal_witnesses():
                 brute += 1
         done += 1
     assert done >= 20 and brute >= 20, (done, brute)
+
+
+def test_box_shrink_is_the_one_row_deletion_in_the_given_order():
+    """BoxWitness.shrink deletes one row at a time in the order given: its witness is exactly the
+    plain deletion's (each row dropped when the rows left without it still have no tree, asked of
+    the DP on the subset binarized alone, _fits), DT_depth and DT_size, with repeated rows."""
+    rng = np.random.default_rng(5)
+    done = 0
+    for seed in range(24):
+        n, p, C = int(rng.integers(8, 16)), 1 + seed % 3, 2 + seed % 5 // 4
+        X, y = _consistent_with_duplicates(1300 + seed, n, p, 3 + seed % 3, C)
+        depth, m = int(rng.integers(1, 4)), (None if seed % 2 else int(rng.integers(1, 6)))
+        if _fits(X, y, depth, m) is not None:
+            continue
+        order = rng.permutation(n).tolist()
+        qs = _Questions(X, y, depth, m)
+        assert qs.box is not None
+        kept = list(order)
+        for r in order:
+            rest = [i for i in kept if i != r]
+            if _fits(X[rest], y[rest], depth, m) is None:
+                kept = rest
+        assert qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist() == sorted(kept), (seed, depth, m)
+        done += 1
+    assert done >= 10, done
 
 
 def test_box_route_is_taken_only_for_few_boxes():

@@ -9,8 +9,9 @@ The deletion removes chunks of rows first (halves, quarters, ..., single rows) a
 trees of the satisfiable answers which rows are necessary (:func:`_shrink`). On data with few boxes
 (an interval per chain of thresholds: the monks' 19,440) the questions go instead to the compiled
 box DP (:func:`_box_questions`, ``core/witness.h``), which recomputes only the boxes holding a row
-that came or went, and the deletion loop runs in the core (monk3 DT_size: 71 questions of 0.1-8 ms
-by the search and Python around each, 125 ms; by the boxes 19 ms, CPU, best of 7).
+that came or went, and the deletion loop runs in the core, one row a trial (monk3 DT_size: 71
+questions of 0.1-8 ms by the search and Python around each, 125 ms; by the boxes 19 ms, CPU, best
+of 7).
 :func:`drup_proof` solves the witness once more, non-incrementally, with proof logging.
 References are numbered as in ``satdt/REFERENCES.md``.
 """
@@ -211,10 +212,13 @@ def _box_questions(problem, chains, depth: int, max_splits: int | None):
     chains, a question on the rows present recomputing only the boxes holding a row that came or
     went; for DT_depth, when rows only came (the growth) or only went (the deletion's trials), only
     the boxes that gained or lost a tree, level by level from the boxes where a class appeared or
-    disappeared: the witness of balance-scale DT_depth 0.32 -> 0.09 s CPU, car 0.35 -> 0.16 s; its
-    deletion loop, :meth:`BoxWitness.shrink`, is :func:`_shrink` without the model
-    rotation), or None when the boxes are too many (:data:`BOX_WITNESS_CELLS`,
-    :data:`BOX_WITNESS_WORK`). Exact: the same recurrence as :mod:`satdt.solvers.dp.boxes`, so the
+    disappeared: the witness of balance-scale DT_depth 0.32 -> 0.09 s CPU, car 0.35 -> 0.16 s; for
+    DT_size, when rows only went, only the boxes whose fewest leaves went down, and when rows only
+    came, a box's scan of its cuts stops at one giving its old value; its deletion loop,
+    :meth:`BoxWitness.shrink`, deletes one row a trial, without the model rotation: the same
+    witness as :func:`_shrink` would give in that order, and the chunks and the rotation measured
+    slower there, benchmarks/results/proof.md), or None when the boxes are too many
+    (:data:`BOX_WITNESS_CELLS`, :data:`BOX_WITNESS_WORK`). Exact: the same recurrence as :mod:`satdt.solvers.dp.boxes`, so the
     same answers as the search (tested on random instances, and against brute force)."""
     from ..solvers.dp import _core
     from ..solvers.dp.boxes import box_count, box_work
@@ -272,7 +276,7 @@ def _shrink(qs: _Questions, W: list[int]) -> list[int]:
     that tree, so is every subset of it). Necessary rows are never tried again. The result is
     minimal: every row left was shown necessary in a superset of it.
     """
-    if qs.box is not None:  # the same loop in the core, without the model rotation (its questions are cheap)
+    if qs.box is not None:  # the deletion in the core, one row a trial, no model rotation (its questions are cheap)
         return qs.box.shrink(np.asarray(W, np.int64), qs.row_of).tolist()
     code, C = qs.code, int(qs.code.max()) + 1
     W = list(W)

@@ -14,7 +14,7 @@ constexpr long long kMaxBoxCells = 100000000;  // (depth + 1) x boxes table entr
 
 BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
                        int max_leaves)
-    : n_(n), p_(p), C_(C), depth_(depth), max_leaves_(max_leaves), inf_(n + 1), any_(max_leaves < 0) {
+    : n_(n), p_(p), C_(C), depth_(depth), max_leaves_(max_leaves), inf_(max_leaves < 0 ? n + 1 : std::min(n, max_leaves) + 1), any_(max_leaves < 0) {
     if (n < 0 || p < 0 || C < 1 || depth < 0 || depth > 100) throw std::invalid_argument("BoxWitness: bad sizes");
     R_.assign(R, R + p);
     I_.resize(p);
@@ -129,11 +129,12 @@ int BoxWitness::level0(long long b) const {
 
 // opt(b, d) = min(opt(b, d - 1), min over chains and cuts of the two sides at d - 1); DT_depth (any_):
 // 1 when a tree exists (the box's at d - 1, or a cut with a tree on each side), else inf_
-int BoxWitness::cell(int d, long long b) const {
+int BoxWitness::cell(int d, long long b, int lb) const {
     const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
     int v = P[b];
     if (any_ && v < inf_) return 1;
-    if (v <= 2) return v;  // empty, one class, or two leaves: no split does better
+    lb = std::max(lb, 2);  // empty, one class, or two leaves: no split does better
+    if (v <= lb) return v;
     const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
     for (int f = 0; f < p_; ++f) {
         const int id = bid[f];
@@ -150,7 +151,7 @@ int BoxWitness::cell(int d, long long b) const {
             const int t = P[l] + P[r];
             if (t < v) {
                 v = t;
-                if (v <= 2) return v;
+                if (v <= lb) return v;
             }
         }
     }
@@ -169,7 +170,7 @@ void BoxWitness::recompute_all() {
 // the boxes of aff_ at every level, bottom up (their sub-boxes are in aff_ or unchanged); stops
 // at a level where none changed (the levels above cannot change either). With `log`, every value
 // changed is logged (restore() writes them back).
-void BoxWitness::recompute_affected(bool log) {
+void BoxWitness::recompute_affected(bool log, bool came) {
     const size_t A = aff_.size();
     for (int d = 0; d <= depth_; ++d) {
         int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
@@ -177,7 +178,8 @@ void BoxWitness::recompute_affected(bool log) {
         for (size_t i = 0; i < A; ++i) {
             const long long b = aff_[i];
             if (top_[b] < d) continue;  // not needed at this level (never read)
-            const int v = d == 0 ? level0(b) : cell(d, b);
+            // rows only came: no value went down, so a cut giving the old value gives the new one
+            const int v = d == 0 ? level0(b) : cell(d, b, came ? L[b] : 0);
             if (v == L[b]) continue;
             if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
             L[b] = v;
@@ -187,13 +189,16 @@ void BoxWitness::recompute_affected(bool log) {
     }
 }
 
-// DT_depth (any_) when rows only went (gain: boxes only gain a tree) or only came (boxes only lose
-// one): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level
-// only the boxes that may change, from the boxes that changed a level below (`front_`). A box's tree at level d is its own at d - 1 or a cut with a tree
-// on each side, so a box changes at d only if it changed at d - 1 or a side of one of its cuts did:
-// it is that box itself or a parent of it (the box extended on one chain past one end, the cut at
-// that end). A gain is then certain when the cut's other side has a tree (no scan of the cuts); a
-// possible loss is rescanned (cell()). Stops at a level where none changed.
+// When rows only went (gain: boxes only gain a tree, or need fewer leaves) or only came (loss: the
+// reverse): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level
+// only the boxes that may change, from the boxes that changed a level below (`front_`). A box's value
+// at level d is its own at d - 1 or a cut's two sides at d - 1, so a box changes at d only if it
+// changed at d - 1 or a side of one of its cuts did: it is that box itself or a parent of it (the box
+// extended on one chain past one end, the cut at that end). On a gain the parent's new value is the
+// least of its old one and the changed inputs (the others did not go down: no scan of the cuts;
+// DT_depth: a tree when the cut's other side has one); a possible loss is rescanned (cell()). Stops
+// at a level where none changed. DT_size's values are capped at inf_ (max_leaves + 1: "too many"),
+// so a box that stays over the cap stops the walk.
 void BoxWitness::propagate(bool log, bool gain) {
     front_.clear();
     for (long long b : aff_) {
@@ -201,18 +206,35 @@ void BoxWitness::propagate(bool log, bool gain) {
         if (v == old) continue;
         if (log) undo_.emplace_back(b, old);
         lev_[b] = v;
-        if ((v < inf_) != (old < inf_)) front_.push_back(b);
+        if (!any_ || (v < inf_) != (old < inf_)) front_.push_back(b);
     }
     for (int d = 1; d <= depth_ && !front_.empty(); ++d) {
         int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
         const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
         ++mark_;
         next_.clear();
-        // b: a box that may change at d; other: the other side of the cut that makes it a parent (-1: b itself)
-        // (a box not needed at level d, top_[b] < d, is never computed there: it keeps the 1 it got
-        // at the start, and a gain passes it by; the fewest memory reads first: most boxes have a tree)
-        auto consider = [&](long long b, long long other) {
-            if (L[b] >= inf_) {  // no tree at d: a gain when the cut's other side has one (b is needed)
+        // b: a box that may change at d; other: the other side of the cut that makes it a parent of
+        // c (-1: b is c itself). A box not needed at level d (top_[b] < d) is never computed there
+        // (DT_depth: it keeps the 1 it got at the start, and a gain passes it by; DT_size: skipped)
+        auto consider = [&](long long b, long long c, long long other) {
+            if (!any_) {
+                if (top_[b] < d) return;
+                if (gain) {  // values only went down: the least of the old value and the changed inputs
+                    const int v = other < 0 ? P[c] : std::min(P[c] + P[other], inf_);
+                    if (v >= L[b]) return;
+                    if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
+                    L[b] = v;
+                    if (seen_[b] == mark_) return;  // (already in next_)
+                    seen_[b] = mark_;
+                } else {
+                    if (seen_[b] == mark_) return;
+                    seen_[b] = mark_;
+                    const int v = cell(d, b);
+                    if (v == L[b]) return;
+                    if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
+                    L[b] = v;
+                }
+            } else if (L[b] >= inf_) {  // no tree at d: a gain when the cut's other side has one (b is needed)
                 if (!gain || (other >= 0 && P[other] >= inf_)) return;
                 if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
                 L[b] = 1;
@@ -227,17 +249,17 @@ void BoxWitness::propagate(bool log, bool gain) {
             next_.push_back(b);
         };
         for (long long c : front_) {
-            consider(c, -1);
+            consider(c, c, -1);
             const uint16_t* cid = &ids_[static_cast<size_t>(c) * p_];
             for (int f = 0; f < p_; ++f) {
                 const int id = cid[f], lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
                 const long long s = stride_[f];
                 const int* ids = id_[f].data();
                 for (int h = hi + 1; h < r0; ++h)  // c the left side of [lo, h], the right side [hi + 1, h]
-                    consider(c + (ids[static_cast<size_t>(lo) * r0 + h] - id) * s,
+                    consider(c + (ids[static_cast<size_t>(lo) * r0 + h] - id) * s, c,
                              c + (ids[static_cast<size_t>(hi + 1) * r0 + h] - id) * s);
                 for (int l = 0; l < lo; ++l)  // c the right side of [l, hi], the left side [l, lo - 1]
-                    consider(c + (ids[static_cast<size_t>(l) * r0 + hi] - id) * s,
+                    consider(c + (ids[static_cast<size_t>(l) * r0 + hi] - id) * s, c,
                              c + (ids[static_cast<size_t>(l) * r0 + lo - 1] - id) * s);
             }
         }
@@ -258,9 +280,11 @@ void BoxWitness::set_present(const std::vector<char>& present) {
 
     ++epoch_;
     aff_.clear();
-    // DT_depth with rows only coming or only going: level 0 changes only in the boxes where a
-    // class appears or disappears, and propagate() finds the rest
-    const bool one_way = any_ && (on.empty() || off.empty());
+    // rows only coming or only going: level 0 changes only in the boxes where a class appears or
+    // disappears, and propagate() finds the rest (DT_size: only going; rows coming change so many
+    // boxes that rescanning their parents costs more than every box holding a row, 1.6-1.8x on the
+    // growth of car / balance-scale DT_size)
+    const bool one_way = off.empty() ? any_ : on.empty();
     flip(on, true, one_way ? kCrossing : kAll);
     flip(off, false, one_way ? kCrossing : kAll);
     ++asked_;
@@ -269,7 +293,7 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     else if (static_cast<long long>(aff_.size()) * 2 > nbox_)
         recompute_all();
     else
-        recompute_affected(false);
+        recompute_affected(false, off.empty());
 }
 
 int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
@@ -347,32 +371,23 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
     set_present(present);
     if (yes()) throw std::invalid_argument("shrink: the rows admit a tree");
     std::vector<char> gone(top, 0);
-    size_t head = 0, chunk = std::max<size_t>(1, order.size() / 2);
     std::vector<int> flips;
-    while (head < order.size()) {
-        chunk = std::min(chunk, order.size() - head);
+    for (int row : order) {  // one row a trial (chunks of rows: slower, see witness.h)
         ++epoch_;
         aff_.clear();
         flips.clear();
-        for (size_t i = head; i < head + chunk; ++i)
-            if (--cnt[row_of[order[i]]] == 0) flips.push_back(row_of[order[i]]);
-        flip(flips, false, any_ ? kCrossing : kAll);
+        if (--cnt[row_of[row]] == 0) flips.push_back(row_of[row]);
+        flip(flips, false, kCrossing);
         undo_.clear();
-        if (any_)
-            propagate(true, true);
-        else
-            recompute_affected(true);
+        propagate(true, true);
         ++asked_;
-        if (!yes()) {  // still no: the chunk goes for good
-            for (size_t i = head; i < head + chunk; ++i) gone[order[i]] = 1;
-            head += chunk;
+        if (!yes()) {  // still no: the row goes for good
+            gone[row] = 1;
             continue;
         }
-        for (size_t i = head; i < head + chunk; ++i) ++cnt[row_of[order[i]]];  // yes: undo
+        ++cnt[row_of[row]];  // yes: the row is necessary; undone
         flip(flips, true, kNone);
         restore();
-        if (chunk == 1) ++head;  // the row is necessary
-        chunk = std::max<size_t>(1, chunk / 2);
     }
     std::vector<int> out;
     for (int r : order)
