@@ -72,9 +72,10 @@ def test_checker_imports_only_numpy_stdlib_drup_and_the_reference_encoding():
     # ~400 lines (the rules; 450 since the depth-2 block pairs, h40c: compas depth 3 / 4 checks 5x faster); the file
     # reading (categorical columns too), the tests' parsing, the tree's cost and the DRUP route in trusted.py (220;
     # 285 since the box rule, h43b: the manifest's reading and the tree's match with its question moved there, to keep
-    # check.py at 450 with the rule's 34 lines; 296 since the batched depth2 counts, h43c: a claim's path walked there)
+    # check.py at 450 with the rule's 34 lines; 296 since the batched depth2 counts, h43c: a claim's path walked there;
+    # 300 since a negative lam is refused)
     assert len((PROOF / "check.py").read_text().splitlines()) <= 450
-    assert len((PROOF / "trusted.py").read_text().splitlines()) <= 296
+    assert len((PROOF / "trusted.py").read_text().splitlines()) <= 300
 
 
 # ---------------------------------------------------------------- the checker's own computations
@@ -270,6 +271,28 @@ def test_over_a_thousand_mutations_are_rejected(enum, tmp_path, monkeypatch):
     if not enum:
         monkeypatch.setattr(lower, "ENUM_ROWS", 0)
     assert _mutation_round(range(100, 240), tmp_path, reps=5) >= (1000 if not enum else 600)  # 1660, 700
+
+
+def test_a_negative_lam_is_refused(tmp_path):
+    """With lam < 0 a leaf costs < 0 and the rules' floors (a leaf's cost, two leaves at most) no longer hold:
+    a forged certificate (lam -1/2, a two-leaf tree of cost -8 'optimal' at depth 2 by one leaf claim, where
+    four pure leaves cost -16) was accepted; the manifest's lam must be >= 0."""
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 1, 1, 1])
+    data = prepare(X, y)
+    res = solve_regularized_dp(Binarizer("all").problem(data), lam=0.5, max_depth=2)
+    d = tmp_path / "c"
+    write_certificate(d, res.tree, data, "regularized", max_depth=2, lam="1/2")
+    check(d)
+    man = json.loads((d / "manifest.json").read_text())
+    man.update(lam="-1/2", value=-8)
+    (d / "manifest.json").write_text(json.dumps(man))
+    tree = {"classes": [0, 1], "feature_names": ["x0"],
+            "root": {"feature": 0, "threshold": 0.5, "left": {"class": 0}, "right": {"class": 1}}}
+    (d / man["files"]["tree"]).write_text(json.dumps(tree))
+    with gzip.open(d / man["files"]["claims"], "wt") as fh:
+        fh.write(json.dumps({"id": 0, "depth": 2, "bound": -8, "rule": "leaf", "path": []}) + "\n")
+    with pytest.raises(Invalid, match="lam -1/2 is negative"):
+        check(d)
 
 
 def test_mutated_consistent_certificates_are_rejected(tmp_path):

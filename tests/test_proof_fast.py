@@ -737,6 +737,12 @@ def test_opt_box_limits(monkeypatch):
     assert opt_box(cst, S, 3, cap=1000) is None  # 1,000 boxes x (3 + 3 x 9): past that cap
     monkeypatch.setattr(CHECK, "BOX_CAP", 1000)
     assert opt_box(cst, S, 3) is None  # the checker's own cap
+    monkeypatch.undo()
+    # one column of many values: few boxes x tests, but cut tables of ~u^3 / 2 entries each (400 values: ~0.8 GB and
+    # seconds when only the boxes counted); 100 values: within the cap, the plain recursion's optimum at depth 1
+    one = _Costs(np.arange(400, dtype=float)[:, None], np.arange(400) % 2, 2, 1, 0)
+    assert opt_box(one, np.arange(400), 1) is None
+    assert opt_box(one, np.arange(100), 1) == 49  # (alternating classes: a cut after the first row, 0 + 49 errors)
 
 
 def _box_cert(tmp: Path, seed: int = 7, d: int = 4):
@@ -816,7 +822,7 @@ def test_box_claims_with_listed_thresholds(tmp_path):
 
 # ---------------------------------------------------------------- DT_size / DT_depth: one box claim
 @pytest.mark.parametrize("name", ["car", "balance-scale"])
-def test_consistent_certificates_on_car_and_balance_scale_are_one_box_claim(name, tmp_path, capsys):
+def test_consistent_certificates_on_car_and_balance_scale_are_one_claim(name, tmp_path, capsys):
     """``satdt solve --method sat-size --engine dp --proof DIR`` then ``satdt check DIR`` (the user's route)."""
     data = load_dataset(name)
     res = solve_min_size_dp(Binarizer("all").problem(data))
@@ -824,8 +830,9 @@ def test_consistent_certificates_on_car_and_balance_scale_are_one_box_claim(name
     info = certify_result(res, data, out)
     assert info["claims"] == 1 and _claims(out)[0]["rule"] == "box" and check(out).startswith("size")
     res = solve_min_depth_dp(Binarizer("all").problem(data))
-    info = certify_result(res, data, tmp_path / "depth")
-    assert info["claims"] == 1 and check(tmp_path / "depth").startswith("depth")
+    info = certify_result(res, data, tmp_path / "depth")  # (DT_depth's witness: <= 64 rows, one enum claim)
+    assert info["claims"] == 1 and _claims(tmp_path / "depth")[0]["rule"] == "enum"
+    assert check(tmp_path / "depth").startswith("depth")
     assert main(["solve", name, "--method", "sat-size", "--engine", "dp", "--proof", str(tmp_path / "cli")]) == 0
     capsys.readouterr()
     assert main(["check", str(tmp_path / "cli")]) == 0 and "valid" in capsys.readouterr().out

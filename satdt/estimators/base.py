@@ -125,10 +125,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
                                           ("class_weight", getattr(self, "class_weight", None) is not None),
                                           (f"objective={self.accuracy_objective!r}",
                                            self.accuracy_objective != "accuracy"),
-                                          ("costs", getattr(self, "costs", None) is not None and self._accepts_costs),
-                                          ("missing values", self.missing_map_ is not None)) if on]
+                                          ("costs", getattr(self, "costs", None) is not None and self._accepts_costs))
+                    if on]  # (missing values: refused before, as data the checker cannot read)
             raise ValueError("proof= covers the unweighted objective on complete data: no certificate with "
-                             + " / ".join(used or ["these weights"]))
+                             + " / ".join(used or ["these options"]))
         present = np.unique(data.y)
         if len(present) == 1:
             self.result_ = self._single_class_result(data, int(present[0]))

@@ -33,7 +33,7 @@ FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per o
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 PAIRS, PAIR_ROWS = DENSE ** 2, 8  # depth 2 by block pairs if classes x blocks^2 <= PAIRS <= PAIR_ROWS x rows x pairs
 ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
-BOX_CAP = 1 << 25  # (boxes x (classes + levels x tests)) the box rule accepts
+BOX_CAP, CUT = 1 << 25, 8  # (boxes x (classes + levels x tests) + CUT x levels x cut tables) the box rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
 _BITS = getattr(np, "bitwise_count", lambda a: _POP[a.view(np.uint8)].reshape(-1, 8).sum(1))  # bits of each uint64
@@ -300,7 +300,8 @@ def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap
     if not (fs := np.flatnonzero(u >= 2)).size:  # (no row, depth 0 or no test: one leaf)
         return cst.leaf(S)
     u, R, levels = u[fs], R[:, fs], min(k, int((u - 1).sum()))
-    if float(np.prod(u * (u + 1) / 2)) * (cst.C + levels * int((u - 1).sum())) > min(cap, BOX_CAP):
+    if float(np.prod(u * (u + 1) / 2)) * (cst.C + levels * int((u - 1).sum())) + CUT * levels * float(
+            (u * (u - 1) ** 2).sum()) > min(cap, BOX_CAP):  # (+ its cut tables: 3 arrays of ~u^3 / 2, a gather each)
         return None
     cnt, cuts = np.bincount(np.ravel_multi_index((*R.T, cst.y[S]), (*u, cst.C)), minlength=int(np.prod(u)) * cst.C), []
     cnt = cnt.reshape(*u, cst.C).astype(np.int32)  # (class counts per cell, then per box by running sums)
@@ -388,7 +389,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             if not ok:
                 raise Invalid(f"{at}: the rule does not give this bound")
             done.append((S, cst.key(S), b, k))
-    step = max(1, CLAIMS // max([cst.C * t[1].size * G.shape[1] for t in todo] + [1]))  # (_many pads each set's rows)
+    step = max(1, CLAIMS // max([cst.C * max(t[1].size, G.shape[1]) * G.shape[1] for t in todo] + [1]))  # (M, LL)
     for part in (todo[i:i + step] for i in range(0, len(todo), step)):  # (a test not splitting a set: a real tree too)
         if bad := [at for (at, _, _, b), v in zip(part, _best(cst, *_many(cst, G, part))) if b > v]:
             raise Invalid(f"{bad[0]}: the rule does not give this bound")
