@@ -200,6 +200,8 @@ void BoxWitness::recompute_affected(bool log, bool came) {
 // at a level where none changed. DT_size's values are capped at inf_ (max_leaves + 1: "too many"),
 // so a box that stays over the cap stops the walk.
 void BoxWitness::propagate(bool log, bool gain) {
+    // (DT_size's rows coming go to recompute_affected(): set_present() and shrink() never ask this)
+    if (!any_ && !gain) throw std::logic_error("BoxWitness::propagate: DT_size propagates removals only");
     front_.clear();
     for (long long b : aff_) {
         const int old = lev_[b], v = level0(b);
@@ -217,23 +219,14 @@ void BoxWitness::propagate(bool log, bool gain) {
         // c (-1: b is c itself). A box not needed at level d (top_[b] < d) is never computed there
         // (DT_depth: it keeps the 1 it got at the start, and a gain passes it by; DT_size: skipped)
         auto consider = [&](long long b, long long c, long long other) {
-            if (!any_) {
+            if (!any_) {  // (DT_size: a gain only) values only went down: the least of the old value and the changed inputs
                 if (top_[b] < d) return;
-                if (gain) {  // values only went down: the least of the old value and the changed inputs
-                    const int v = other < 0 ? P[c] : std::min(P[c] + P[other], inf_);
-                    if (v >= L[b]) return;
-                    if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
-                    L[b] = v;
-                    if (seen_[b] == mark_) return;  // (already in next_)
-                    seen_[b] = mark_;
-                } else {
-                    if (seen_[b] == mark_) return;
-                    seen_[b] = mark_;
-                    const int v = cell(d, b);
-                    if (v == L[b]) return;
-                    if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
-                    L[b] = v;
-                }
+                const int v = other < 0 ? P[c] : std::min(P[c] + P[other], inf_);
+                if (v >= L[b]) return;
+                if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
+                L[b] = v;
+                if (seen_[b] == mark_) return;  // (already in next_)
+                seen_[b] = mark_;
             } else if (L[b] >= inf_) {  // no tree at d: a gain when the cut's other side has one (b is needed)
                 if (!gain || (other >= 0 && P[other] >= inf_)) return;
                 if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
