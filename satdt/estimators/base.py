@@ -121,14 +121,9 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         data, plan = self._weighted(data, sw)
         data, self.missing_map_ = self._augment(data)
         if proof is not None and (plan is not None or self.missing_map_ is not None):
-            used = [name for name, on in (("sample_weight", sw is not None),
-                                          ("class_weight", getattr(self, "class_weight", None) is not None),
-                                          (f"objective={self.accuracy_objective!r}",
-                                           self.accuracy_objective != "accuracy"),
-                                          ("costs", getattr(self, "costs", None) is not None and self._accepts_costs))
-                    if on]  # (missing values: refused before, as data the checker cannot read)
+            # (missing values: refused before, as data the checker cannot read)
             raise ValueError("proof= covers the unweighted objective on complete data: no certificate with "
-                             + " / ".join(used or ["these options"]))
+                             + " / ".join(self._weight_options(sw)))
         present = np.unique(data.y)
         if len(present) == 1:
             self.result_ = self._single_class_result(data, int(present[0]))
@@ -191,16 +186,24 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         """The accuracy objective: ``"accuracy"`` or ``"balanced_accuracy"``."""
         return getattr(self, "objective", "accuracy")
 
+    def _weight_options(self, sw: np.ndarray | None) -> list[str]:
+        """The weight options in use, named as the user gives them (none: every one at its default)."""
+        costs = getattr(self, "costs", None) if self._accepts_costs else None
+        return [name for name, on in (("sample_weight", sw is not None),
+                                      ("class_weight", getattr(self, "class_weight", None) is not None),
+                                      (f"objective={self.accuracy_objective!r}", self.accuracy_objective != "accuracy"),
+                                      ("costs", costs is not None)) if on]
+
     def _weighted(self, data: Dataset, sw: np.ndarray | None) -> tuple[Dataset, Any]:
         """The data with its integer weights (or rows dropped / repeated) and the weight plan
         (None when every option is at its default)."""
         from ..weights import plan_weights
 
+        if not self._weight_options(sw):
+            return data, None
         class_weight = getattr(self, "class_weight", None)
         objective = self.accuracy_objective
         costs = getattr(self, "costs", None) if self._accepts_costs else None
-        if sw is None and class_weight is None and objective == "accuracy" and costs is None:
-            return data, None
         if self._weight_mode == "consistent":   # weights only break ties among consistent trees
             if class_weight is not None:         # ignored, but checked (classes of y, weights >= 0)
                 from ..weights import class_factors
