@@ -273,29 +273,68 @@ def test_box_shrink_and_python_shrink_give_minimal_witnesses():
     assert done >= 20 and brute >= 20, (done, brute)
 
 
+def _unsatisfiable_cases(rng, seeds: int, first: int, rows: tuple[int, int]):
+    """Random consistent sets with repeated rows (``first + seed``), each with a question (depth,
+    max_splits: DT_depth on odd seeds) that none of their trees answers: (seed, X, y, depth, m)."""
+    for seed in range(seeds):
+        n, p, C = int(rng.integers(*rows)), 1 + seed % 3, 2 + seed % 5 // 4
+        X, y = _consistent_with_duplicates(first + seed, n, p, 3 + seed % 3, C)
+        depth, m = int(rng.integers(1, 4)), (None if seed % 2 else int(rng.integers(1, 6)))
+        if _fits(X, y, depth, m) is None:
+            yield seed, X, y, depth, m
+
+
+def _plain_deletion(X, y, order, depth, m):
+    """The one-row deletion in ``order``, each question asked of the DP on the subset binarized alone."""
+    kept = list(order)
+    for r in order:
+        rest = [i for i in kept if i != r]
+        if _fits(X[rest], y[rest], depth, m) is None:
+            kept = rest
+    return sorted(kept)
+
+
 def test_box_shrink_is_the_one_row_deletion_in_the_given_order():
     """BoxWitness.shrink deletes one row at a time in the order given: its witness is exactly the
     plain deletion's (each row dropped when the rows left without it still have no tree, asked of
     the DP on the subset binarized alone, _fits), DT_depth and DT_size, with repeated rows."""
     rng = np.random.default_rng(5)
     done = 0
-    for seed in range(24):
-        n, p, C = int(rng.integers(8, 16)), 1 + seed % 3, 2 + seed % 5 // 4
-        X, y = _consistent_with_duplicates(1300 + seed, n, p, 3 + seed % 3, C)
-        depth, m = int(rng.integers(1, 4)), (None if seed % 2 else int(rng.integers(1, 6)))
-        if _fits(X, y, depth, m) is not None:
-            continue
-        order = rng.permutation(n).tolist()
+    for seed, X, y, depth, m in _unsatisfiable_cases(rng, 24, 1300, (8, 16)):
+        order = rng.permutation(len(y)).tolist()
         qs = _Questions(X, y, depth, m)
         assert qs.box is not None
-        kept = list(order)
-        for r in order:
-            rest = [i for i in kept if i != r]
-            if _fits(X[rest], y[rest], depth, m) is None:
-                kept = rest
-        assert qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist() == sorted(kept), (seed, depth, m)
+        assert qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist() == _plain_deletion(
+            X, y, order, depth, m), (seed, depth, m)
         done += 1
     assert done >= 10, done
+
+
+def test_box_shrink_with_kept_trees_repaired_is_the_one_row_deletion():
+    """After a growth (its trees kept by predict), BoxWitness.shrink answers some trials "yes" by a
+    kept tree repaired by the tables (its other leaves' boxes by their best subtrees, the row's leaf
+    box without the row by a short search): its witness is still exactly the plain deletion's in
+    the same order (each trial asked of the DP on the subset alone), DT_depth and DT_size, with
+    repeated rows, and the repairs answer some of the trials."""
+    rng = np.random.default_rng(11)
+    done = repaired = 0
+    for seed, X, y, depth, m in _unsatisfiable_cases(rng, 60, 2300, (10, 22)):
+        qs = _Questions(X, y, depth, m)
+        assert qs.box is not None
+        W = sorted(int(np.flatnonzero(qs.code == c)[0]) for c in np.unique(qs.code))
+        while (ans := qs.ask(W)) is not None:  # the growth, one wrong row a round (predict keeps the trees)
+            wrong = np.flatnonzero(ans[0] != qs.code)
+            if wrong.size == 0:
+                break
+            W = sorted(set(W) | {int(rng.choice(wrong))})
+        if ans is not None:
+            continue
+        order = rng.permutation(W).tolist()
+        assert qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist() == _plain_deletion(
+            X, y, order, depth, m), (seed, depth, m)
+        done += 1
+        repaired += qs.box.repaired
+    assert done >= 20 and repaired >= 30, (done, repaired)
 
 
 def test_box_route_is_taken_only_for_few_boxes():

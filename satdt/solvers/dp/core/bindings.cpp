@@ -203,7 +203,7 @@ PYBIND11_MODULE(_core, mod) {
                  w.set_present(v);
                  return w.yes();
              }, py::arg("present"))
-        .def("predict", [](const satdt_dp::BoxWitness& w, int n) {
+        .def("predict", [](satdt_dp::BoxWitness& w, int n) {
                  py::array_t<int32_t> label(n), leaf(n);
                  const int leaves = w.predict(label.mutable_data(), leaf.mutable_data());
                  return py::make_tuple(label, leaf, leaves);
@@ -222,7 +222,8 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("value", &satdt_dp::BoxWitness::value)
         .def_property_readonly("inf", &satdt_dp::BoxWitness::inf)
         .def_property_readonly("boxes", &satdt_dp::BoxWitness::boxes)
-        .def_property_readonly("asked", &satdt_dp::BoxWitness::asked);
+        .def_property_readonly("asked", &satdt_dp::BoxWitness::asked)
+        .def_property_readonly("repaired", &satdt_dp::BoxWitness::repaired);
     // --- end proof witness ---
     // --- weights / missing (issue 24) ---
     // the row sums need AVX-512 F + BW or AVX2 (depth2.cpp); else the byte tables and planes

@@ -10,6 +10,11 @@ namespace satdt_dp {
 
 namespace {
 constexpr long long kMaxBoxCells = 100000000;  // (depth + 1) x boxes table entries (400 MB): refused above
+// the deletion's repairs (repaired_yes()): the newest trees kept, and the visits of a top-down search in the
+// row's leaf box (measured: 2-16 trees and 2-32 visits answer the same 126 of balance-scale DT_size's 203 "yes"
+// trials; more trees or visits only cost on the cells where few are answered, car DT_size / DT_depth)
+constexpr size_t kRepairTrees = 4;
+constexpr int kRepairVisits = 2;
 }
 
 BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
@@ -334,12 +339,13 @@ int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<in
     throw std::logic_error("BoxWitness: the tables are inconsistent");
 }
 
-int BoxWitness::predict(int32_t* label, int32_t* leaf) const {
+int BoxWitness::predict(int32_t* label, int32_t* leaf) {
     if (!yes()) throw std::logic_error("BoxWitness: no tree to predict with");
     std::vector<int> feat, cut, left, right, lab;
     build(full_, depth_, feat, cut, left, right, lab);
     int leaves = 0;
     for (int f : feat) leaves += f < 0;
+    keep(feat, cut, left, right);
     for (int r = 0; r < n_; ++r) {
         int node = 0;
         while (feat[node] >= 0)
@@ -348,6 +354,92 @@ int BoxWitness::predict(int32_t* label, int32_t* leaf) const {
         leaf[r] = node;
     }
     return leaves;
+}
+
+void BoxWitness::keep(const std::vector<int>& feat, const std::vector<int>& cut, const std::vector<int>& left,
+                      const std::vector<int>& right) {
+    Kept t{feat, cut, left, right, std::vector<long long>(feat.size()), std::vector<int>(feat.size())};
+    t.box[0] = full_;
+    t.rem[0] = depth_;
+    for (size_t i = 0; i < feat.size(); ++i) {  // (preorder: a node before its children)
+        if (feat[i] < 0) continue;
+        const int f = feat[i], c = cut[i], id = ids_[static_cast<size_t>(t.box[i]) * p_ + f];
+        const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+        t.box[left[i]] = t.box[i] + (id_[f][static_cast<size_t>(lo) * r0 + c - 1] - id) * stride_[f];
+        t.box[right[i]] = t.box[i] + (id_[f][static_cast<size_t>(c) * r0 + hi] - id) * stride_[f];
+        t.rem[left[i]] = t.rem[right[i]] = t.rem[i] - 1;
+    }
+    if (kept_.size() == kRepairTrees) kept_.erase(kept_.begin());
+    kept_.push_back(std::move(t));
+}
+
+// A tree for the rows present but x (x present, in box b) of depth <= d and <= k leaves (DT_depth: any
+// number), searched top down along the boxes holding x: b without x is one leaf (of one class, or
+// empty: no leaf), or a cut of b whose side without x has a tree of v <= k leaves at d - 1 (its value
+// in the tables stands: x is not in it) and whose side with x has one of <= k - v at d - 1. The tables
+// hold the value of every box a tree from the full box can reach at that depth (top_), and these are
+// such boxes. Failures are remembered per (level, box) with the largest k tried; after `budget`
+// expansions it gives up (false). Sound only: true is a tree, false proves nothing.
+bool BoxWitness::tree_without(int x, long long b, int d, int k, int& budget,
+                              std::unordered_map<long long, int>& failed) const {
+    const int32_t* c = &cc_[static_cast<size_t>(b) * C_];
+    const int cx = cls_[x];
+    int classes = 0;
+    for (int i = 0; i < C_; ++i) classes += c[i] - (i == cx) > 0;
+    if (classes <= 1) return classes <= k;
+    if (d == 0 || k < 2) return false;
+    const int v = lev_[static_cast<size_t>(d) * nbox_ + b];
+    if (any_ ? v < inf_ : v <= k) return true;  // b with x has one: so has b without x
+    const long long key = static_cast<long long>(d) * nbox_ + b;
+    const auto it = failed.find(key);
+    if (it != failed.end() && it->second >= k) return false;
+    if (--budget < 0) return false;
+    const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
+    const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
+    const int32_t* rk = &rank_[static_cast<size_t>(x) * p_];
+    for (int f = 0; f < p_; ++f) {
+        const int id = bid[f], lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+        const int* ids = id_[f].data();
+        for (int cut = lo + 1; cut <= hi; ++cut) {
+            const long long l = b + (ids[static_cast<size_t>(lo) * r0 + cut - 1] - id) * stride_[f];
+            const long long r = b + (ids[static_cast<size_t>(cut) * r0 + hi] - id) * stride_[f];
+            const bool right = rk[f] >= cut;  // x's side
+            const int other = P[right ? l : r];
+            if (any_ ? other >= inf_ : other > k) continue;
+            if (tree_without(x, right ? r : l, d - 1, any_ ? k : k - other, budget, failed)) return true;
+            if (budget < 0) return false;
+        }
+    }
+    failed[key] = std::max(k, it == failed.end() ? -1 : it->second);
+    return false;
+}
+
+// Whether a kept tree, repaired by the tables, classifies the rows present but x: every leaf's box
+// but x's replaced by its best subtree within the depth left there (its value in the tables: x is not
+// in it; a box of no row needs no leaf), and x's leaf box, without x, by a tree found top down
+// (tree_without) within the leaves left (DT_size: max_leaves_ minus the others' sum). The tree's splits
+// stay, so the depth stays within depth_. Sound only: true is a tree without x (x is then necessary).
+bool BoxWitness::repaired_yes(int x) {
+    for (auto t = kept_.rbegin(); t != kept_.rend(); ++t) {  // the newest first
+        int lx = 0;  // x's leaf
+        while (t->feat[lx] >= 0)
+            lx = rank_[static_cast<size_t>(x) * p_ + t->feat[lx]] >= t->cut[lx] ? t->right[lx] : t->left[lx];
+        long long others = 0;
+        bool ok = true;
+        for (size_t i = 0; i < t->feat.size() && ok; ++i) {
+            if (t->feat[i] >= 0 || static_cast<int>(i) == lx) continue;
+            const int v = lev_[static_cast<size_t>(t->rem[i]) * nbox_ + t->box[i]];
+            ok = v < inf_;
+            others += any_ ? 0 : v;
+        }
+        if (!ok || (!any_ && others > max_leaves_)) continue;
+        int budget = kRepairVisits;
+        repair_failed_.clear();
+        if (tree_without(x, t->box[lx], t->rem[lx], any_ ? inf_ : max_leaves_ - static_cast<int>(others), budget,
+                         repair_failed_))
+            return true;
+    }
+    return false;
 }
 
 std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::vector<int>& row_of) {
@@ -370,6 +462,12 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
         aff_.clear();
         flips.clear();
         if (--cnt[row_of[row]] == 0) flips.push_back(row_of[row]);
+        if (!flips.empty() && repaired_yes(flips[0])) {  // a kept tree repaired without the row: necessary
+            ++cnt[row_of[row]];
+            ++asked_;
+            ++repaired_;
+            continue;
+        }
         flip(flips, false, kCrossing);
         undo_.clear();
         propagate(true, true);

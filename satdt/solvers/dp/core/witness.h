@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,14 +35,19 @@ class BoxWitness {
     int inf() const { return inf_; }
     long long boxes() const { return nbox_; }
     long long asked() const { return asked_; }
+    long long repaired() const { return repaired_; }
 
     // a tree of the current answer (yes() must hold), as the class and the leaf (preorder node
-    // index) of every row, present or not; returns its number of leaves
-    int predict(int32_t* label, int32_t* leaf) const;
+    // index) of every row, present or not; returns its number of leaves. The tree is kept (the newest
+    // few) for shrink()'s repairs
+    int predict(int32_t* label, int32_t* leaf);
 
     // A minimal subset of the original rows `order` (row_of: their distinct rows) on which the
     // answer is no (it must be no on all of them): deletion of one row at a time, in that order,
     // where a yes makes the row necessary (the set minus it has a tree, so has every subset of it).
+    // A trial is first answered yes, when it can, by a kept tree (predict()) repaired by the tables
+    // (repaired_yes(): no table changed; balance-scale DT_size: 126 of its 203 yes trials), else by the
+    // tables.
     // Sorted original row indices. (Chunks of half the rows left, halved after a yes, down to single
     // rows, as the Python loop does: 1.3-2.5x slower on every box-DP cell of the InferDT sets, same
     // witness sizes: a trial costs about the boxes its rows change, and a yes on a chunk is lost work.)
@@ -50,7 +56,7 @@ class BoxWitness {
   private:
     int n_, p_, C_, depth_, max_leaves_, inf_;
     bool any_;                                // DT_depth: above level 0 a box's value is 1 (a tree exists) or inf_
-    long long nbox_ = 1, full_ = 0, asked_ = 0;
+    long long nbox_ = 1, full_ = 0, asked_ = 0, repaired_ = 0;
     std::vector<int> R_, I_;                  // ranks, intervals per chain
     std::vector<long long> stride_;
     std::vector<std::vector<int>> id_;        // id_[f][lo * R + hi]
@@ -69,6 +75,13 @@ class BoxWitness {
     std::vector<long long> front_, next_;     // propagate(): the boxes that changed at a level, the next's
     std::vector<int32_t> seen_;               // propagate(): a box considered at this level (== mark_)
     int32_t mark_ = 0;
+    struct Kept {                             // a tree predict() gave: preorder arrays, each node's box and depth left
+        std::vector<int> feat, cut, left, right;
+        std::vector<long long> box;
+        std::vector<int> rem;
+    };
+    std::vector<Kept> kept_;                  // the newest few
+    std::unordered_map<long long, int> repair_failed_;  // tree_without()'s failures in one search
 
     void boxes_of(int r, std::vector<long long>& out);
     // the class counts of the boxes holding the rows; aff_ gets every such box (kAll), those where
@@ -82,6 +95,10 @@ class BoxWitness {
     void recompute_affected(bool log, bool came = false);
     void propagate(bool log, bool gain);
     void restore();
+    void keep(const std::vector<int>& feat, const std::vector<int>& cut, const std::vector<int>& left,
+              const std::vector<int>& right);
+    bool tree_without(int x, long long b, int d, int k, int& budget, std::unordered_map<long long, int>& failed) const;
+    bool repaired_yes(int x);
     int build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
               std::vector<int>& right, std::vector<int>& label) const;
 };
