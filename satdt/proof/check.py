@@ -23,8 +23,8 @@ import sys
 
 import numpy as np
 
-from .trusted import (FORMAT, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question, drup_unsat,
-                      labels, open_text, path_rows, read_certificate, read_data, split_test, uniq as _uniq)
+from .trusted import (FORMAT, MALFORMED, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question,
+                      drup_unsat, labels, open_text, path_rows, read_certificate, read_data, split_test, uniq as _uniq)
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
@@ -425,7 +425,7 @@ def check(d: str) -> str:
         cost, errors, leaves = dp_question(man, info, lam)
         bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, _Costs(X, y, len(classes), q, lc),
                               int(man["max_depth"]), where)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError, EOFError) as exc:
+    except MALFORMED as exc:
         raise Invalid(f"malformed certificate: {type(exc).__name__}: {exc}") from None
     if bound < cost:
         raise Invalid(f"claim root: proves {bound}, the tree costs {cost}")

@@ -13,6 +13,7 @@ import csv
 import gzip
 import json
 import os
+import zlib
 from fractions import Fraction
 
 import numpy as np
@@ -21,6 +22,9 @@ from .reference_encoding import encode
 
 FORMAT, VERSION = "satdt-proof", 2
 VERSIONS = (1, 2)  # read: version 1 is version 2 without categorical columns
+# what reading a corrupted file raises (zlib.error: a garbled gzip stream; RecursionError: JSON nested too deep)
+MALFORMED = (LookupError, TypeError, ValueError, AttributeError, OSError, EOFError, ArithmeticError, RecursionError,
+             csv.Error, zlib.error)
 
 
 class Invalid(Exception):
@@ -83,8 +87,7 @@ def expand(X: np.ndarray, cat: dict) -> tuple[np.ndarray, list]:
             where.append(len(cols))
             cols.append(np.asarray(X[:, f], dtype=float))
             continue
-        vals = list(cat[f])
-        names = sorted(set(vals))
+        names = sorted(set(vals := list(cat[f])))
         index = {v: i for i, v in enumerate(names)}
         code = np.array([index[v] for v in vals], dtype=np.int64)
         where.append({v: len(cols) + i for i, v in enumerate(names)})
@@ -158,9 +161,7 @@ def allowed_thresholds(man: dict, where: list | None = None) -> dict | None:
         if not 0 <= int(f) < len(where) or isinstance(where[int(f)], dict):
             raise Invalid(f"manifest: thresholds listed for column {f}, not a numeric feature")
         out[where[int(f)]] = uniq(np.asarray(ts, float))
-    for w in where:
-        if isinstance(w, dict):
-            out.update({e: np.array([0.5]) for e in w.values()})
+    out.update({e: np.array([0.5]) for w in where if isinstance(w, dict) for e in w.values()})
     return out
 
 
@@ -249,6 +250,8 @@ def read_certificate(d: str) -> tuple:
         raise Invalid(f"manifest.json: {exc}") from None
     if man.get("format") != FORMAT or man.get("version") not in VERSIONS:
         raise Invalid(f"manifest.json: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} certificate")
+    if any(type(man.get(k, 0)) is not int for k in ("value", "max_depth")):  # (int() would read 7.5 or "7" as 7)
+        raise Invalid("manifest.json: value and max_depth must be whole numbers")
     cat = man.get("categorical", []) if man["version"] >= 2 else []  # (version 1: numeric columns only)
     classes = [str(c) for c in man["classes"]]
     X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
@@ -267,8 +270,7 @@ def _parse_dimacs(text: str) -> list[list[int]]:
         line = line.strip()
         if not line or line[0] in "cp":
             continue
-        lits = [int(v) for v in line.split()]
-        if not lits or lits[-1] != 0:
+        if not (lits := [int(v) for v in line.split()]) or lits[-1] != 0:
             raise Invalid("cnf: a clause line must end with 0")
         out.append(lits[:-1])
     return out

@@ -1,0 +1,84 @@
+"""Certificates corrupted as a stranger's would be (the h44r rehearsal): each is refused by ``check`` as
+:class:`Invalid`, and by ``satdt check`` with exit 1 and one ``invalid certificate`` line, never an internal error."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from satdt.binarize import Binarizer
+from satdt.cli import main
+from satdt.data import prepare
+from satdt.proof import certify_result, check
+from satdt.proof.check import Invalid
+from satdt.solvers.dp import solve_max_accuracy_dp
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> Path:
+    rng = np.random.default_rng(3)
+    data = prepare(rng.integers(0, 4, size=(30, 3)).astype(float), rng.integers(0, 3, size=30))
+    out = tmp_path_factory.mktemp("cert") / "c"
+    certify_result(solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=2), data, out, max_depth=2)
+    check(out)
+    return out
+
+
+def _manifest_text(d: Path, edit) -> None:
+    path = d / "manifest.json"
+    path.write_text(edit(path.read_text()))
+
+
+def _manifest(d: Path, **changes) -> None:
+    man = json.loads((d / "manifest.json").read_text())
+    man.update(changes)
+    (d / "manifest.json").write_text(json.dumps(man))
+
+
+def _garble_gzip(d: Path, name: str) -> None:
+    raw = bytearray((d / name).read_bytes())
+    for i in range(12, len(raw) - 8, 7):  # past the gzip header: the deflate stream (CRC and size kept)
+        raw[i] ^= 0x5A
+    (d / name).write_bytes(bytes(raw))
+
+
+def _text_gz(d: Path, name: str, text: str) -> None:
+    with gzip.open(d / name, "wt", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _man_value(d: Path, key: str):
+    return json.loads((d / "manifest.json").read_text())[key]
+
+
+MUTANTS = {
+    "garbled data.csv.gz": lambda d: _garble_gzip(d, "data.csv.gz"),
+    "garbled claims.jsonl.gz": lambda d: _garble_gzip(d, "claims.jsonl.gz"),
+    "lam 1/0": lambda d: _manifest(d, objective="regularized", lam="1/0"),
+    "max_depth infinite": lambda d: _manifest_text(d, lambda t: t.replace('"max_depth": 2', '"max_depth": 1e999')),
+    "value infinite": lambda d: _manifest_text(d, lambda t: t.replace('"value": ', '"value": 1e999, "v": ')),
+    "tree nested past the recursion limit": lambda d: (d / "tree.json").write_text('{"left":' * 100_000 + "1" + "}" * 100_000),
+    "a data field past the csv limit": lambda d: _text_gz(d, "data.csv.gz", "a,label\n" + "1" * 200_000 + ",0\n"),
+    # a value or depth bound that is not a whole number: the manifest would state what the tree does not have
+    "value 0.5 above the tree's": lambda d: _manifest(d, value=_man_value(d, "value") + 0.5),
+    "value as a string": lambda d: _manifest(d, value=str(_man_value(d, "value"))),
+    "max_depth 2.5": lambda d: _manifest(d, max_depth=2.5),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MUTANTS))
+def test_a_corrupted_certificate_is_invalid_in_one_line(certificate, tmp_path, capsys, kind):
+    bad = tmp_path / "bad"
+    shutil.copytree(certificate, bad)
+    MUTANTS[kind](bad)
+    with pytest.raises(Invalid):
+        check(bad)
+    capsys.readouterr()
+    assert main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("satdt: error: invalid certificate: ") and "\n" not in err and "internal error" not in err
