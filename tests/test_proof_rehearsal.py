@@ -82,3 +82,42 @@ def test_a_corrupted_certificate_is_invalid_in_one_line(certificate, tmp_path, c
     assert main(["check", str(bad)]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("satdt: error: invalid certificate: ") and "\n" not in err and "internal error" not in err
+
+
+def test_a_certificate_over_listed_thresholds_says_so(tmp_path):
+    """A certificate may declare its search space (``thresholds``: a list per feature); its summary says the
+    tree is optimal among those tests only, never plainly "optimal" (CART's iris tree, 4 errors at depth 3
+    where the optimum over every test is 1, is optimal among its own 4 thresholds)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from satdt import load_dataset
+    from satdt.proof import write_certificate
+    from satdt.verify import as_tree
+
+    data = load_dataset("iris")
+    tree = as_tree(DecisionTreeClassifier(max_depth=3, random_state=0).fit(data.X, data.labels), data)
+    listed: dict[int, list[float]] = {}
+    for node in tree.nodes():
+        if not node.is_leaf:
+            listed.setdefault(node.feature, []).append(node.threshold)
+    write_certificate(tmp_path / "c", tree, data, "accuracy", max_depth=3, thresholds=listed)
+    summary = check(tmp_path / "c")
+    assert "the tree (4 errors) is optimal" in summary and "listed thresholds only" in summary
+    write_certificate(tmp_path / "all", tree := as_tree(_optimal(data), data), data, "accuracy", max_depth=3)
+    assert "listed" not in check(tmp_path / "all")
+
+
+def _optimal(data):
+    from satdt.estimators import DPTreeClassifier
+
+    return DPTreeClassifier(max_depth=3).fit(data.X, data.labels)
+
+
+def test_a_certificate_of_categorical_columns_only_is_read(tmp_path):
+    import pandas as pd
+
+    from satdt.estimators import DPTreeClassifier
+
+    frame = pd.DataFrame({"a": list("xyzxyzxx"), "b": list("ppqqppqq")})
+    DPTreeClassifier(max_depth=2, proof=str(tmp_path / "c")).fit(frame, np.array(list("01100110")))
+    assert "categorical columns x0, x1" in check(tmp_path / "c")

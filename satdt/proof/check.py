@@ -418,8 +418,7 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
 def check(d: str) -> str:
     """Check the certificate in directory ``d``: return a one-line summary, or raise :class:`Invalid`."""
     try:
-        man, X, y, classes, where, cat, lam, q, lc, info = read_certificate(d)
-        space = f" (categorical columns {', '.join(f'x{f}' for f in sorted(cat))}: tests x == v)" if cat else ""
+        man, X, y, classes, where, space, lam, q, lc, info = read_certificate(d)
         if man["kind"] == "consistent":
             return _check_consistent(d, man, X, y, classes, info, where) + space
         cost, errors, leaves = dp_question(man, info, lam)

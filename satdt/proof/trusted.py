@@ -60,8 +60,7 @@ def read_data(path: str, categorical: list | None = None, classes: list[str] | N
     num = [f for f in range(p) if f not in cat]
     X = np.zeros((len(rows) - 1, p))
     try:
-        if num:
-            X[:, num] = np.array([[float(r[f]) for f in num] for r in rows[1:]], dtype=float)
+        X[:, num] = np.array([[float(r[f]) for f in num] for r in rows[1:]], dtype=float)
     except ValueError as exc:
         raise Invalid(f"{os.path.basename(path)}: {exc}") from None
     if not np.isfinite(X).all():
@@ -79,8 +78,7 @@ def expand(X: np.ndarray, cat: dict) -> tuple[np.ndarray, list]:
     """The matrix every rule reads: a numeric feature ``f`` is its column ``X[:, f]``; a categorical
     one (``cat[f]``: its values, strings) is one 0/1 column per distinct value ``v``, 0 exactly
     where ``x_f == v``: the test ``x_f == v`` (equal goes left) is that column ``<= 0.5``, and the
-    gaps of these columns are the categorical tests. Returns it and, per feature, its column or
-    ``{v: column}``."""
+    gaps of these columns are the categorical tests. Returns it and, per feature, its column or ``{v: column}``."""
     cols, where = [], []
     for f in range(X.shape[1]):
         if f not in cat:
@@ -241,8 +239,8 @@ def consistent_question(man: dict, tree_info: tuple, n_rows: int) -> tuple[int, 
 
 def read_certificate(d: str) -> tuple:
     """The manifest of the certificate in ``d`` (its format and version checked), its data (:func:`read_data`), the
-    cost's integers and the tree's cost (:func:`tree_cost`): ``(man, X, y, classes, where, categorical, lam, q, lc,
-    tree_info)``; lam a Fraction or None, cost ``q * errors + lc * leaves``."""
+    cost's integers and the tree's cost (:func:`tree_cost`): ``(man, X, y, classes, where, space, lam, q, lc, tree_info)``;
+    space: what the search space is when not every threshold (text), lam a Fraction or None, cost q errors + lc leaves."""
     try:
         with open(os.path.join(d, "manifest.json"), encoding="utf-8") as fh:
             man = json.load(fh)
@@ -261,7 +259,9 @@ def read_certificate(d: str) -> tuple:
     q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
     with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
         info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man, where), where)
-    return man, X, y, classes, where, cat, lam, q, lc, info
+    space = f" (categorical columns {', '.join(f'x{f}' for f in sorted(cat))}: tests x == v)" if cat else ""
+    space += " (over the listed thresholds only)" * (man.get("thresholds", "all") != "all")  # (the manifest's space)
+    return man, X, y, classes, where, space, lam, q, lc, info
 
 
 def _parse_dimacs(text: str) -> list[list[int]]:
