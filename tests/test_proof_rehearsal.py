@@ -121,3 +121,19 @@ def test_a_certificate_of_categorical_columns_only_is_read(tmp_path):
     frame = pd.DataFrame({"a": list("xyzxyzxx"), "b": list("ppqqppqq")})
     DPTreeClassifier(max_depth=2, proof=str(tmp_path / "c")).fit(frame, np.array(list("01100110")))
     assert "categorical columns x0, x1" in check(tmp_path / "c")
+
+
+@pytest.mark.parametrize("same_as", ["--output", "data"])
+def test_a_proof_directory_that_is_also_the_output_or_the_data_is_refused_before_the_solve(tmp_path, capsys,
+                                                                                           monkeypatch, same_as):
+    """``--proof X --output X`` wrote the certificate, then failed on the output ('[Errno 21] Is a directory'),
+    after the answer was printed; both are refused in one line before the solve now, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.csv").write_text("a,label\n1,x\n2,y\n3,x\n")
+    target = "out" if same_as == "--output" else "d.csv"
+    extra = ["--output", target] if same_as == "--output" else []
+    assert main(["solve", "d.csv", "--method", "dp", "--max-depth", "1", "--proof", target, *extra]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1 and "internal error" not in captured.err
+    assert "--proof" in captured.err or "proof directory" in captured.err
+    assert (tmp_path / "d.csv").is_file() and not (tmp_path / "out").exists()

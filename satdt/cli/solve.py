@@ -372,7 +372,8 @@ def _solve(a: argparse.Namespace) -> int:
 
         weighted = (("--class-weight", getattr(a, "class_weight", None)), ("--costs", getattr(a, "costs", None)),
                     ("--objective balanced-accuracy", getattr(a, "objective", None) == "balanced-accuracy"))
-        check_proof_options(a.method, a.binarization, a.proof, tuple(option for option, given in weighted if given))
+        check_proof_options(a.method, a.binarization, a.proof, tuple(option for option, given in weighted if given),
+                            a.output)
     if a.max_memory is not None:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
