@@ -61,3 +61,22 @@ def test_the_total_found_is_the_largest_that_fits(lam, depth):
     assert dp_lam_fits(lam, top, depth)
     if top < 2 ** 40:
         assert not dp_lam_fits(lam, top + 1, depth)
+
+
+def test_exact_weights_that_fit_stay_exact():
+    """compas with class_weight="balanced" and lam=0.01 at depth 3: exact integers totalling 23,720,712 (the
+    most depth 3 carries: 34,517,071) stay exact, as before the limit (a first version halved it: rounded)."""
+    data = load_dataset("compas")
+    model = DPTreeClassifier(max_depth=3, lam=0.01, class_weight="balanced").fit(data.X, data.labels)
+    assert str(model.result_.status) == "OPTIMAL" and model.result_.stats["weight_rounding_bound"] == 0.0
+
+
+@pytest.mark.parametrize("limit", [1000, 2 ** 20, 34_517_071])
+def test_a_rounded_total_stays_within_the_limit(limit):
+    from satdt.weights import plan_weights
+
+    rng = np.random.default_rng(limit)
+    data = prepare(rng.integers(0, 3, size=(400, 2)).astype(float), rng.integers(0, 2, size=400))
+    for _ in range(20):
+        plan = plan_weights(data, rng.random(400) + 1e-3, limit=limit)
+        assert not plan.exact and int(plan.data.weight.sum()) <= limit
