@@ -137,3 +137,17 @@ def test_a_proof_directory_that_is_also_the_output_or_the_data_is_refused_before
     assert captured.out == "" and len(captured.err.strip().splitlines()) == 1 and "internal error" not in captured.err
     assert "--proof" in captured.err or "proof directory" in captured.err
     assert (tmp_path / "d.csv").is_file() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("objective", ["depth", "size"])
+def test_a_drup_certificate_unsat_by_unit_propagation_is_accepted(tmp_path, objective):
+    """Two rows of two classes: "no tree of depth 0" is UNSAT by unit propagation, and Glucose logs no lemma at
+    all; the proof must still end with the empty clause, which the checker requires (it refused the certificate
+    the producer had just written: "the last is not the empty clause")."""
+    from satdt.estimators import ConsistentTreeClassifier
+    from satdt.proof import write_certificate
+
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    model = ConsistentTreeClassifier(objective=objective).fit(X, y)
+    write_certificate(tmp_path / "c", model.tree_, prepare(X, y), objective, route="drup")
+    assert "(DRUP)" in check(tmp_path / "c")
