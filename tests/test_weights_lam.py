@@ -80,3 +80,23 @@ def test_a_rounded_total_stays_within_the_limit(limit):
     for _ in range(20):
         plan = plan_weights(data, rng.random(400) + 1e-3, limit=limit)
         assert not plan.exact and int(plan.data.weight.sum()) <= limit
+
+
+@pytest.mark.parametrize("cls_kw", [dict(), dict(class_weight="balanced"), dict(objective="balanced_accuracy")])
+def test_the_regularized_objective_of_rounded_weights_is_the_users(cls_kw):
+    """With rounded weights the regularized objective is evaluated on the user's weights (errors_w / W + lam x
+    leaves), as the accuracy objectives are, not read off the rounded integers (which differ by up to the bound)."""
+    from satdt.estimators import CPSATTreeClassifier
+    from satdt.weights import class_factors
+
+    data = load_dataset("iris")
+    weight = np.random.default_rng(1).random(data.n_rows)
+    for model in (DPTreeClassifier(max_depth=2, lam=0.01, **cls_kw),
+                  CPSATTreeClassifier(max_depth=2, lam=0.01, time_limit=60, **cls_kw)):
+        model.fit(data.X, data.labels, sample_weight=weight)
+        assert model.result_.stats["weight_rounding_bound"] > 0
+        f = np.array([float(v) for v in class_factors(data.y, data.classes, cls_kw.get("class_weight"),
+                                                       cls_kw.get("objective", "accuracy"), weight)])
+        w = weight * f[data.y]
+        value = w[model.predict(data.X) != data.labels].sum() / w.sum() + 0.01 * model.tree_.n_leaves
+        assert model.result_.objective == pytest.approx(value, rel=1e-12)
