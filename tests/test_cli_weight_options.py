@@ -28,3 +28,12 @@ def test_the_methods_that_take_them_still_do(tmp_path, capsys):
     assert "cost = 6.0" in capsys.readouterr().out
     assert main(["solve", "iris", "--method", "cpsat", "--max-depth", "2", "--lam", "0.01", "--class-weight", "balanced",
                  "--quiet"]) == 0
+
+
+def test_an_empty_costs_file_is_one_line(tmp_path, capsys):
+    """numpy's "loadtxt: input contained no data" warning came first, then "costs has shape (0, 1)"."""
+    empty = tmp_path / "costs.csv"
+    empty.write_text("\n")
+    assert main(["solve", "iris", "--method", "dp", "--max-depth", "1", "--costs", str(empty)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "not a matrix of numbers" in err

@@ -237,6 +237,8 @@ def _weight_options(a: argparse.Namespace) -> dict:
             raise ValueError(f"--costs: no such file: {path}")
         text = path.read_text()
         try:
+            if not text.strip():  # (numpy would warn, then read a 0 x 1 matrix)
+                raise ValueError("empty")
             out["costs"] = np.loadtxt(text.replace(",", " ").splitlines(), ndmin=2)
         except ValueError:
             raise ValueError(f"--costs {path}: not a matrix of numbers (k rows of k numbers, "
