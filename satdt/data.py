@@ -220,8 +220,8 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
         col = frame.iloc[:, j]
         if schema is not None and j in categories:
             codes = {v: i for i, v in enumerate(categories[j])}
-            if missing and MISSING_CATEGORY in codes:
-                col = col.where(~col.isna(), MISSING_CATEGORY)
+            if missing and MISSING_CATEGORY in codes:  # (as object: a pandas category column has no such category)
+                col = col.astype(object).where(~col.isna(), MISSING_CATEGORY)
             mapped = col.map(lambda v: codes.get(v, np.nan)).to_numpy(dtype=float)
             if np.isnan(mapped).any():
                 bad = col[np.isnan(mapped)].iloc[0]

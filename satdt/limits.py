@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["useful_depth", "dp_lam_fits", "dp_max_depth_for_lam", "dp_budget", "plan_dp_binarization",
@@ -62,6 +63,20 @@ def dp_lam_fits(lam: float | Fraction, n: int, depth: int) -> bool:
         return False
     scaled = scaled_objective(Fraction(lam), n, depth)
     return scaled.q * n + scaled.p * n * 2 ** depth < 2 ** 53
+
+
+@lru_cache(maxsize=256)
+def dp_lam_max_total(lam: float | Fraction, depth: int, limit: int = 2 ** 40) -> int:
+    """The largest number of rows (a weighted fit: total integer weight), at most ``limit``, at which
+    :func:`dp_lam_fits` at ``depth`` (1 when none): a bisection, the integer objective growing with the rows
+    (~2 ms: kept per (lam, depth), as a grid of fits asks again)."""
+    if dp_lam_fits(lam, limit, depth):
+        return limit
+    lo, hi = 1, limit  # dp_lam_fits(lo) (or lo == 1), not dp_lam_fits(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if dp_lam_fits(lam, mid, depth) else (lo, mid)
+    return lo
 
 
 def dp_max_depth_for_lam(lam: float | Fraction, n: int, limit: int = 64) -> int:

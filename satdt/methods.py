@@ -28,6 +28,7 @@ OPTIONS = {
     "max_depth": "--max-depth", "lam": "--lam", "alpha": "--alpha", "cart_depth": "--cart-depth",
     "binarization": "--binarization", "n_thresholds": "--n-thresholds", "solver": "--solver",
     "engine": "--engine", "min_leaf": "--min-leaf", "warm_start": "--warm-start", "n_jobs": "--n-jobs",
+    "class_weight": "--class-weight", "objective": "--objective", "costs": "--costs",
 }
 
 #: the weighted-objective options (``--class-weight``, ``--objective``, ``--costs``): estimator

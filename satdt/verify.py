@@ -177,6 +177,22 @@ def as_tree(obj: Any, data: Dataset) -> Tree:
                      "a fitted scikit-learn DecisionTreeClassifier or a fitted satdt estimator")
 
 
+def _grouped_categories(tree: Tree, data: Dataset) -> str | None:
+    """The first test of ``tree`` splitting a categorical column by a range of its codes with several
+    categories on each side (a scikit-learn tree fit on the codes ``data.X`` holds), as text; None when
+    every test is in satdt's search space (a test of one category alone on a side is ``x == v``)."""
+    categories = getattr(data.schema, "categories", None) or {}
+    for node in tree.nodes():
+        names = categories.get(node.feature)
+        if node.is_leaf or names is None or node.category is not None:
+            continue
+        left = [str(v) for code, v in enumerate(names) if code <= node.threshold]
+        if 2 <= len(left) <= len(names) - 2:
+            return (f"splits the categorical column {data.feature_names[node.feature]!r} by its codes (<= "
+                    f"{node.threshold:g}: categories {', '.join(left)} on one side)")
+    return None
+
+
 # ---------------------------------------------------------------------------- values
 def tree_value(tree: Tree, data: Dataset, objective: str, lam: float | None = None,
                alpha: float | None = None) -> float:
@@ -293,7 +309,8 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
     proof : path, optional
         An absent or empty directory: when the optimum is proven (``OPTIMAL`` or ``NOT_OPTIMAL``),
         write there a certificate that the independent checker verifies (``satdt check DIR``,
-        :mod:`satdt.proof`): the given tree if optimal, else the better tree, with the proof that
+        :mod:`satdt.proof`): the given tree if optimal (the engine's tree of the same value when the given one
+        splits a categorical column by a range of codes), else the better tree, with the proof that
         nothing beats it (objectives ``accuracy``, ``regularized``, ``depth``, ``size``).
         ``params["certificate"]`` then holds its figures.
 
@@ -317,6 +334,8 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
 
         data = X if isinstance(X, Dataset) else prepare(X, y)
         best = as_tree(tree, data) if cert.status == OPTIMAL else cert.better_tree
+        if cert.status == OPTIMAL and _grouped_categories(best, data) is not None:
+            best = cert.engine.tree  # (its value is the given tree's; a range of codes has no certificate form)
         lam_cert = None
         if cert.objective == "regularized":
             lam_cert = Fraction(str(lam))  # as written: 0.01 = 1/100
@@ -374,6 +393,11 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
     certificates = []
     for tree, value in zip(given, values):
         if proven and value < found - _EPS:
+            grouped = _grouped_categories(tree, data)
+            if grouped is not None:
+                raise ValueError(f"the tree {grouped}: a test outside the search space (one test x == v a "
+                                 f"category), which it beats ({value:g} against {found:g}); one-hot encode the "
+                                 "column (pandas.get_dummies) to compare trees over the same tests")
             raise RuntimeError(f"internal error: the engine's proven optimum {found} is worse than the given "
                                f"tree's value {value}; please report this")
         if found is not None and found < value - _EPS:

@@ -25,8 +25,9 @@ exact value; with more than 4096 distinct non-whole weights they are rounded dir
 common divisor of the products, the integer weight of a row is ``factor * D / G`` (``scale = D /
 G``), exactly, when the total stays below :data:`EXACT_LIMIT` (2**40; 2**20 for the MIP and
 CP-SAT engines, whose objectives lose exactness with large coefficients). Otherwise the factors
-are scaled by ``s = ROUND_TOTAL / total`` (2**32 / total; 2**20 / total for MIP and CP-SAT) and
-rounded to the nearest integer: every
+are scaled by ``s = ROUND_TOTAL / total`` (2**32 / total; 2**20 / total for MIP and CP-SAT; the DP with
+``lam``: the largest total its exact objective carries at the depth) and rounded to the nearest integer
+(when that passes the limit, by up to half a unit a row, ``s`` aims lower by the rows' count): every
 tree's weighted objective then moves by at most ``m / (2 s)`` in the user's units (``m`` pseudo
 rows), so the tree returned as optimal for the rounded weights is within ``m / s`` of the true
 optimum (``stats["weight_rounding_bound"]``; 0 when exact). The integers stay below 2**53 in the
@@ -327,6 +328,9 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
         total_f = float(f.sum())
         s = min(ROUND_TOTAL, limit) / total_f
         ints = np.rint(f * s).astype(np.int64)
+        if int(ints.sum()) > limit:  # (rounding adds up to half a unit a row: aim lower by the rows' count)
+            s = max(min(ROUND_TOTAL, limit) - len(f), 1) / total_f
+            ints = np.rint(f * s).astype(np.int64)
         scale = Fraction(s)
         exact = False
     keep = ints > 0

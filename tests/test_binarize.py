@@ -525,3 +525,24 @@ def test_drop_redundant_group_wider_than_a_slice(monkeypatch):
     monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)
     kept = redundant._drop_redundant(tests, X)
     assert kept == _kept_by_matrix(tests, X) and [t.feature for t in kept] == [0, 12]
+
+
+def test_thresholds_between_values_near_the_float_limit_separate_them():
+    """Two neighbours near +-1.8e308: their sum overflows; the threshold is the lower value (it separates them:
+    near -1.8e308 it was -inf, which sends no row left, so dp answered 2 errors where 0 exist and its
+    certificate was rejected; sat-depth called the rows identical) and no RuntimeWarning reaches the user."""
+    import warnings
+
+    from satdt.binarize.thresholds import _midpoints
+
+    X = np.array([[1.5e308], [1.7e308], [-1.7e308], [-1.6e308], [5e-324]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _midpoints(X[:, 0]).tolist() == [-1.7e308, -8e307, 7.5e307, 1.5e308]
+        problem = Binarizer("all").problem(prepare(X, np.array([0, 1, 1, 0, 1])))
+    assert problem.n_binary == 4  # (the test between -1.7e308 and -1.6e308 was x <= -inf: no row left)
+    from satdt.estimators import DPTreeClassifier
+
+    y = np.array([0, 0, 1, 1, 1])
+    Xn = np.array([[-1.7e308], [-1.7e308], [-1.6e308], [-1.6e308], [0.0]])
+    assert DPTreeClassifier(max_depth=1).fit(Xn, y).result_.objective == 0

@@ -21,9 +21,11 @@ def _midpoints(values: np.ndarray) -> np.ndarray:
     v = np.unique(values)
     if len(v) < 2:
         return np.empty(0)
-    mid = (v[:-1] + v[1:]) / 2.0
-    # at adjacent floats the midpoint may round up to the upper value: use the lower one then
-    return np.where(mid < v[1:], mid, v[:-1])
+    with np.errstate(over="ignore"):  # (two values near the float limit: +-inf, then the lower one below)
+        mid = (v[:-1] + v[1:]) / 2.0
+    # at adjacent floats the midpoint may round up to the upper value, near -1.8e308 overflow to -inf (which
+    # sends no row left): use the lower value then, as the checker's reference encoding and the producer do
+    return np.where((mid >= v[:-1]) & (mid < v[1:]), mid, v[:-1])
 
 
 #: cells (rows x columns) of one block of :func:`_numeric_thresholds`
@@ -51,8 +53,9 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
         valid = S[:, 1:] > S[:, :-1]                          # consecutive distinct values
         count = valid.sum(axis=1)
         below, above = S[:, :-1][valid], S[:, 1:][valid]     # column by column, ascending
-        flat = (below + above) / 2.0
-        flat = np.where(flat < above, flat, below)            # as _midpoints at adjacent floats
+        with np.errstate(over="ignore"):                      # (near the float limit: +-inf, then below)
+            flat = (below + above) / 2.0
+        flat = np.where((flat >= below) & (flat < above), flat, below)  # as _midpoints
         start = np.concatenate(([0], np.cumsum(count)[:-1]))
         keep = np.ones(len(flat), dtype=bool)
         if probs is not None:

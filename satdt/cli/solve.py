@@ -237,6 +237,8 @@ def _weight_options(a: argparse.Namespace) -> dict:
             raise ValueError(f"--costs: no such file: {path}")
         text = path.read_text()
         try:
+            if not text.strip():  # (numpy would warn, then read a 0 x 1 matrix)
+                raise ValueError("empty")
             out["costs"] = np.loadtxt(text.replace(",", " ").splitlines(), ndmin=2)
         except ValueError:
             raise ValueError(f"--costs {path}: not a matrix of numbers (k rows of k numbers, "
@@ -372,7 +374,8 @@ def _solve(a: argparse.Namespace) -> int:
 
         weighted = (("--class-weight", getattr(a, "class_weight", None)), ("--costs", getattr(a, "costs", None)),
                     ("--objective balanced-accuracy", getattr(a, "objective", None) == "balanced-accuracy"))
-        check_proof_options(a.method, a.binarization, a.proof, tuple(option for option, given in weighted if given))
+        check_proof_options(a.method, a.binarization, a.proof, tuple(option for option, given in weighted if given),
+                            a.output)
     if a.max_memory is not None:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)

@@ -272,6 +272,12 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
         res = self.result_
         res.stats.update(plan.stats())
+        if res.objective_name == "regularized" and getattr(self, "lam", None) is not None and not plan.exact \
+                and res.tree is not None:  # errors_w / W + lam x leaves on the user's weights, not the rounded ones
+            w = (np.ones(original.n_rows) if sw is None else sw) * np.array([float(v) for v in class_factors(
+                original.y, original.classes, getattr(self, "class_weight", None), self.accuracy_objective, sw)])[original.y]
+            wrong = res.tree.predict_index(original.X) != original.y
+            res.objective = float(w[wrong].sum() / w.sum()) + float(self.lam) * res.tree.n_leaves
         if res.objective_name != "errors":
             return
         engine_value, engine_bound = res.objective, res.bound

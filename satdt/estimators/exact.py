@@ -144,6 +144,19 @@ class DPTreeClassifier(DepthBoundedClassifier):
     def _objective_name(self) -> str:
         return "errors" if self.lam is None else "regularized"
 
+    @property
+    def _weight_limit(self) -> int:
+        """The largest total integer weight: with ``lam``, the largest whose exact objective fits at
+        ``max_depth`` (:func:`satdt.limits.dp_lam_max_total`), so large or real weights are scaled down to it
+        instead of refused. Past depth 12 (a total of ~2**18) the total of depth 12: a depth the engine's cap
+        (``useful_depth``) brings to 12 or less is solved, a deeper one refused as before, naming the depth
+        that fits."""
+        if self.lam is None:
+            return 2 ** 40
+        from ..limits import dp_lam_max_total
+
+        return dp_lam_max_total(self.lam, min(int(self.max_depth), 12))
+
     def _validate_params_(self) -> None:
         check_int("max_depth", self.max_depth, 0)
         check_real("lam", self.lam, 0.0, allow_none=True)

@@ -335,15 +335,19 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
 _CLI_METHODS = ("dp", "sat-depth", "sat-size", "maxsat", "binoct", "oct", "cpsat")
 
 
-def check_proof_options(method: str, binarization: str, directory: str, weighted: tuple[str, ...] = ()) -> None:
+def check_proof_options(method: str, binarization: str, directory: str, weighted: tuple[str, ...] = (),
+                        output: str | None = None) -> None:
     """``satdt solve --proof``: the options a certificate needs, checked before the solve; ``weighted``:
-    the options given that change the objective (``--class-weight``, ``--costs``...), refused."""
+    the options given that change the objective (``--class-weight``, ``--costs``...), refused; ``output``:
+    the ``--output`` file, which must be another path."""
     if method not in _CLI_METHODS:
         raise ValueError(f"--proof applies to the exact methods {', '.join(_CLI_METHODS)}, not {method}")
     if binarization != "all":
         raise ValueError("--proof needs --binarization all (a certificate covers every axis-aligned tree)")
     if weighted and method not in ("sat-depth", "sat-size"):  # (those refuse the weights themselves)
         raise ValueError(f"--proof covers the unweighted objective: no certificate for {' / '.join(weighted)}")
+    if output is not None and os.path.abspath(output) == os.path.abspath(directory):
+        raise ValueError(f"--proof {directory} and --output {output} are the same path: give each its own")
     prepare_directory(directory)
 
 

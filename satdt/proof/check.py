@@ -23,8 +23,8 @@ import sys
 
 import numpy as np
 
-from .trusted import (FORMAT, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question, drup_unsat,
-                      labels, open_text, path_rows, read_certificate, read_data, split_test, uniq as _uniq)
+from .trusted import (FORMAT, MALFORMED, VERSION, Invalid, allowed_thresholds, consistent_question, dp_question,
+                      drup_unsat, labels, open_text, path_rows, read_certificate, read_data, split_test, uniq as _uniq)
 
 __all__ = ["check", "Invalid", "FORMAT", "VERSION", "opt_small", "read_data"]
 
@@ -418,14 +418,13 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
 def check(d: str) -> str:
     """Check the certificate in directory ``d``: return a one-line summary, or raise :class:`Invalid`."""
     try:
-        man, X, y, classes, where, cat, lam, q, lc, info = read_certificate(d)
-        space = f" (categorical columns {', '.join(f'x{f}' for f in sorted(cat))}: tests x == v)" if cat else ""
+        man, X, y, classes, where, space, lam, q, lc, info = read_certificate(d)
         if man["kind"] == "consistent":
             return _check_consistent(d, man, X, y, classes, info, where) + space
         cost, errors, leaves = dp_question(man, info, lam)
         bound = _check_claims(os.path.join(d, man["files"]["claims"]), man, _Costs(X, y, len(classes), q, lc),
                               int(man["max_depth"]), where)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OSError, EOFError) as exc:
+    except MALFORMED as exc:
         raise Invalid(f"malformed certificate: {type(exc).__name__}: {exc}") from None
     if bound < cost:
         raise Invalid(f"claim root: proves {bound}, the tree costs {cost}")

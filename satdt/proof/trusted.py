@@ -13,6 +13,7 @@ import csv
 import gzip
 import json
 import os
+import zlib
 from fractions import Fraction
 
 import numpy as np
@@ -21,6 +22,9 @@ from .reference_encoding import encode
 
 FORMAT, VERSION = "satdt-proof", 2
 VERSIONS = (1, 2)  # read: version 1 is version 2 without categorical columns
+# what reading a corrupted file raises (zlib.error: a garbled gzip stream; RecursionError: JSON nested too deep)
+MALFORMED = (LookupError, TypeError, ValueError, AttributeError, OSError, EOFError, ArithmeticError, RecursionError,
+             csv.Error, zlib.error)
 
 
 class Invalid(Exception):
@@ -56,8 +60,7 @@ def read_data(path: str, categorical: list | None = None, classes: list[str] | N
     num = [f for f in range(p) if f not in cat]
     X = np.zeros((len(rows) - 1, p))
     try:
-        if num:
-            X[:, num] = np.array([[float(r[f]) for f in num] for r in rows[1:]], dtype=float)
+        X[:, num] = np.array([[float(r[f]) for f in num] for r in rows[1:]], dtype=float)
     except ValueError as exc:
         raise Invalid(f"{os.path.basename(path)}: {exc}") from None
     if not np.isfinite(X).all():
@@ -75,16 +78,14 @@ def expand(X: np.ndarray, cat: dict) -> tuple[np.ndarray, list]:
     """The matrix every rule reads: a numeric feature ``f`` is its column ``X[:, f]``; a categorical
     one (``cat[f]``: its values, strings) is one 0/1 column per distinct value ``v``, 0 exactly
     where ``x_f == v``: the test ``x_f == v`` (equal goes left) is that column ``<= 0.5``, and the
-    gaps of these columns are the categorical tests. Returns it and, per feature, its column or
-    ``{v: column}``."""
+    gaps of these columns are the categorical tests. Returns it and, per feature, its column or ``{v: column}``."""
     cols, where = [], []
     for f in range(X.shape[1]):
         if f not in cat:
             where.append(len(cols))
             cols.append(np.asarray(X[:, f], dtype=float))
             continue
-        vals = list(cat[f])
-        names = sorted(set(vals))
+        names = sorted(set(vals := list(cat[f])))
         index = {v: i for i, v in enumerate(names)}
         code = np.array([index[v] for v in vals], dtype=np.int64)
         where.append({v: len(cols) + i for i, v in enumerate(names)})
@@ -158,9 +159,7 @@ def allowed_thresholds(man: dict, where: list | None = None) -> dict | None:
         if not 0 <= int(f) < len(where) or isinstance(where[int(f)], dict):
             raise Invalid(f"manifest: thresholds listed for column {f}, not a numeric feature")
         out[where[int(f)]] = uniq(np.asarray(ts, float))
-    for w in where:
-        if isinstance(w, dict):
-            out.update({e: np.array([0.5]) for e in w.values()})
+    out.update({e: np.array([0.5]) for w in where if isinstance(w, dict) for e in w.values()})
     return out
 
 
@@ -240,8 +239,8 @@ def consistent_question(man: dict, tree_info: tuple, n_rows: int) -> tuple[int, 
 
 def read_certificate(d: str) -> tuple:
     """The manifest of the certificate in ``d`` (its format and version checked), its data (:func:`read_data`), the
-    cost's integers and the tree's cost (:func:`tree_cost`): ``(man, X, y, classes, where, categorical, lam, q, lc,
-    tree_info)``; lam a Fraction or None, cost ``q * errors + lc * leaves``."""
+    cost's integers and the tree's cost (:func:`tree_cost`): ``(man, X, y, classes, where, space, lam, q, lc, tree_info)``;
+    space: what the search space is when not every threshold (text), lam a Fraction or None, cost q errors + lc leaves."""
     try:
         with open(os.path.join(d, "manifest.json"), encoding="utf-8") as fh:
             man = json.load(fh)
@@ -249,6 +248,8 @@ def read_certificate(d: str) -> tuple:
         raise Invalid(f"manifest.json: {exc}") from None
     if man.get("format") != FORMAT or man.get("version") not in VERSIONS:
         raise Invalid(f"manifest.json: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} certificate")
+    if any(type(man.get(k, 0)) is not int for k in ("value", "max_depth")):  # (int() would read 7.5 or "7" as 7)
+        raise Invalid("manifest.json: value and max_depth must be whole numbers")
     cat = man.get("categorical", []) if man["version"] >= 2 else []  # (version 1: numeric columns only)
     classes = [str(c) for c in man["classes"]]
     X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
@@ -258,7 +259,9 @@ def read_certificate(d: str) -> tuple:
     q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
     with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
         info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man, where), where)
-    return man, X, y, classes, where, cat, lam, q, lc, info
+    space = f" (categorical columns {', '.join(f'x{f}' for f in sorted(cat))}: tests x == v)" if cat else ""
+    space += " (over the listed thresholds only)" * (man.get("thresholds", "all") != "all")  # (the manifest's space)
+    return man, X, y, classes, where, space, lam, q, lc, info
 
 
 def _parse_dimacs(text: str) -> list[list[int]]:
@@ -267,8 +270,7 @@ def _parse_dimacs(text: str) -> list[list[int]]:
         line = line.strip()
         if not line or line[0] in "cp":
             continue
-        lits = [int(v) for v in line.split()]
-        if not lits or lits[-1] != 0:
+        if not (lits := [int(v) for v in line.split()]) or lits[-1] != 0:
             raise Invalid("cnf: a clause line must end with 0")
         out.append(lits[:-1])
     return out

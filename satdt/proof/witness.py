@@ -385,6 +385,8 @@ def drup_proof(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_spl
     with Solver(name=PROOF_SOLVER, bootstrap_with=clauses, with_proof=True) as s:
         if s.solve():
             raise ValueError("the witness rows are satisfiable: no proof")
-        proof = s.get_proof()
+        proof = s.get_proof() or []
+    if not proof or proof[-1].split() != ["0"]:  # (UNSAT by unit propagation: Glucose logs no empty clause)
+        proof.append("0")
     cnf = "\n".join([f"p cnf {n_vars} {len(clauses)}"] + [" ".join(map(str, c + [0])) for c in clauses]) + "\n"
     return cnf, "\n".join(proof) + "\n"

@@ -1,0 +1,153 @@
+"""Certificates corrupted as a stranger's would be (the h44r rehearsal): each is refused by ``check`` as
+:class:`Invalid`, and by ``satdt check`` with exit 1 and one ``invalid certificate`` line, never an internal error."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from satdt.binarize import Binarizer
+from satdt.cli import main
+from satdt.data import prepare
+from satdt.proof import certify_result, check
+from satdt.proof.check import Invalid
+from satdt.solvers.dp import solve_max_accuracy_dp
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> Path:
+    rng = np.random.default_rng(3)
+    data = prepare(rng.integers(0, 4, size=(30, 3)).astype(float), rng.integers(0, 3, size=30))
+    out = tmp_path_factory.mktemp("cert") / "c"
+    certify_result(solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=2), data, out, max_depth=2)
+    check(out)
+    return out
+
+
+def _manifest_text(d: Path, edit) -> None:
+    path = d / "manifest.json"
+    path.write_text(edit(path.read_text()))
+
+
+def _manifest(d: Path, **changes) -> None:
+    man = json.loads((d / "manifest.json").read_text())
+    man.update(changes)
+    (d / "manifest.json").write_text(json.dumps(man))
+
+
+def _garble_gzip(d: Path, name: str) -> None:
+    raw = bytearray((d / name).read_bytes())
+    for i in range(12, len(raw) - 8, 7):  # past the gzip header: the deflate stream (CRC and size kept)
+        raw[i] ^= 0x5A
+    (d / name).write_bytes(bytes(raw))
+
+
+def _text_gz(d: Path, name: str, text: str) -> None:
+    with gzip.open(d / name, "wt", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _man_value(d: Path, key: str):
+    return json.loads((d / "manifest.json").read_text())[key]
+
+
+MUTANTS = {
+    "garbled data.csv.gz": lambda d: _garble_gzip(d, "data.csv.gz"),
+    "garbled claims.jsonl.gz": lambda d: _garble_gzip(d, "claims.jsonl.gz"),
+    "lam 1/0": lambda d: _manifest(d, objective="regularized", lam="1/0"),
+    "max_depth infinite": lambda d: _manifest_text(d, lambda t: t.replace('"max_depth": 2', '"max_depth": 1e999')),
+    "value infinite": lambda d: _manifest_text(d, lambda t: t.replace('"value": ', '"value": 1e999, "v": ')),
+    "tree nested past the recursion limit": lambda d: (d / "tree.json").write_text('{"left":' * 100_000 + "1" + "}" * 100_000),
+    "a data field past the csv limit": lambda d: _text_gz(d, "data.csv.gz", "a,label\n" + "1" * 200_000 + ",0\n"),
+    # a value or depth bound that is not a whole number: the manifest would state what the tree does not have
+    "value 0.5 above the tree's": lambda d: _manifest(d, value=_man_value(d, "value") + 0.5),
+    "value as a string": lambda d: _manifest(d, value=str(_man_value(d, "value"))),
+    "max_depth 2.5": lambda d: _manifest(d, max_depth=2.5),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MUTANTS))
+def test_a_corrupted_certificate_is_invalid_in_one_line(certificate, tmp_path, capsys, kind):
+    bad = tmp_path / "bad"
+    shutil.copytree(certificate, bad)
+    MUTANTS[kind](bad)
+    with pytest.raises(Invalid):
+        check(bad)
+    capsys.readouterr()
+    assert main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("satdt: error: invalid certificate: ") and "\n" not in err and "internal error" not in err
+
+
+def test_a_certificate_over_listed_thresholds_says_so(tmp_path):
+    """A certificate may declare its search space (``thresholds``: a list per feature); its summary says the
+    tree is optimal among those tests only, never plainly "optimal" (CART's iris tree, 4 errors at depth 3
+    where the optimum over every test is 1, is optimal among its own 4 thresholds)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from satdt import load_dataset
+    from satdt.proof import write_certificate
+    from satdt.verify import as_tree
+
+    data = load_dataset("iris")
+    tree = as_tree(DecisionTreeClassifier(max_depth=3, random_state=0).fit(data.X, data.labels), data)
+    listed: dict[int, list[float]] = {}
+    for node in tree.nodes():
+        if not node.is_leaf:
+            listed.setdefault(node.feature, []).append(node.threshold)
+    write_certificate(tmp_path / "c", tree, data, "accuracy", max_depth=3, thresholds=listed)
+    summary = check(tmp_path / "c")
+    assert "the tree (4 errors) is optimal" in summary and "listed thresholds only" in summary
+    write_certificate(tmp_path / "all", tree := as_tree(_optimal(data), data), data, "accuracy", max_depth=3)
+    assert "listed" not in check(tmp_path / "all")
+
+
+def _optimal(data):
+    from satdt.estimators import DPTreeClassifier
+
+    return DPTreeClassifier(max_depth=3).fit(data.X, data.labels)
+
+
+def test_a_certificate_of_categorical_columns_only_is_read(tmp_path):
+    import pandas as pd
+
+    from satdt.estimators import DPTreeClassifier
+
+    frame = pd.DataFrame({"a": list("xyzxyzxx"), "b": list("ppqqppqq")})
+    DPTreeClassifier(max_depth=2, proof=str(tmp_path / "c")).fit(frame, np.array(list("01100110")))
+    assert "categorical columns x0, x1" in check(tmp_path / "c")
+
+
+@pytest.mark.parametrize("same_as", ["--output", "data"])
+def test_a_proof_directory_that_is_also_the_output_or_the_data_is_refused_before_the_solve(tmp_path, capsys,
+                                                                                           monkeypatch, same_as):
+    """``--proof X --output X`` wrote the certificate, then failed on the output ('[Errno 21] Is a directory'),
+    after the answer was printed; both are refused in one line before the solve now, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.csv").write_text("a,label\n1,x\n2,y\n3,x\n")
+    target = "out" if same_as == "--output" else "d.csv"
+    extra = ["--output", target] if same_as == "--output" else []
+    assert main(["solve", "d.csv", "--method", "dp", "--max-depth", "1", "--proof", target, *extra]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1 and "internal error" not in captured.err
+    assert "--proof" in captured.err or "proof directory" in captured.err
+    assert (tmp_path / "d.csv").is_file() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("objective", ["depth", "size"])
+def test_a_drup_certificate_unsat_by_unit_propagation_is_accepted(tmp_path, objective):
+    """Two rows of two classes: "no tree of depth 0" is UNSAT by unit propagation, and Glucose logs no lemma at
+    all; the proof must still end with the empty clause, which the checker requires (it refused the certificate
+    the producer had just written: "the last is not the empty clause")."""
+    from satdt.estimators import ConsistentTreeClassifier
+    from satdt.proof import write_certificate
+
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    model = ConsistentTreeClassifier(objective=objective).fit(X, y)
+    write_certificate(tmp_path / "c", model.tree_, prepare(X, y), objective, route="drup")
+    assert "(DRUP)" in check(tmp_path / "c")
