@@ -16,7 +16,7 @@ from satdt.cli import main
 from satdt.data import prepare
 from satdt.proof import certify_result, check
 from satdt.proof.check import Invalid
-from satdt.solvers.dp import solve_max_accuracy_dp
+from satdt.solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +151,25 @@ def test_a_drup_certificate_unsat_by_unit_propagation_is_accepted(tmp_path, obje
     model = ConsistentTreeClassifier(objective=objective).fit(X, y)
     write_certificate(tmp_path / "c", model.tree_, prepare(X, y), objective, route="drup")
     assert "(DRUP)" in check(tmp_path / "c")
+
+
+def test_a_lam_past_the_integers_is_refused_by_producer_and_checker(certificate, tmp_path):
+    """The costs are integers ``q errors + lc leaves`` (lam = p / q, lc = p n): the core's are below 2^53 and the
+    checker's int64 arrays must not wrap. A lam of 2^-58 was a TypeError from the core's constructor in the
+    producer; a manifest whose lam puts the costs past 2^62 is refused before any claim is read (a wrapped cost
+    could pass a raised bound)."""
+    rng = np.random.default_rng(5)
+    data = prepare(rng.integers(0, 4, size=(60, 3)).astype(float), rng.integers(0, 3, size=60))
+    res = solve_regularized_dp(Binarizer("all").problem(data), max_depth=2, lam=2.0 ** -58)
+    assert res.status == "OPTIMAL"
+    with pytest.raises(ValueError, match=r"exceeds 2\^53"):
+        certify_result(res, data, tmp_path / "tiny", max_depth=2)
+    bad = tmp_path / "bad"
+    shutil.copytree(certificate, bad)
+    n = int(_man_value(bad, "n_rows"))
+    _manifest(bad, objective="regularized", lam=f"1/{2 ** 62 // n}")
+    with pytest.raises(Invalid, match="past 64-bit costs"):
+        check(bad)
+    _manifest(bad, lam=f"1/{2 ** 50 // n}")  # (within the integers: refused for its tree's cost, not its lam)
+    with pytest.raises(Invalid, match="tree"):
+        check(bad)

@@ -254,8 +254,8 @@ def read_certificate(d: str) -> tuple:
     classes = [str(c) for c in man["classes"]]
     X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
     lam = Fraction(man["lam"]) if man.get("lam") is not None else None
-    if lam is not None and lam < 0:  # (the rules assume a leaf costs >= 0)
-        raise Invalid(f"manifest.json: lam {man['lam']} is negative")
+    if lam is not None and (lam < 0 or X.shape[0] * (lam.denominator + lam.numerator * (X.shape[0] + 2)) >= 2 ** 62):
+        raise Invalid(f"manifest.json: lam {man['lam']} is negative or past 64-bit costs")  # (leaves cost >= 0)
     q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
     with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
         info = tree_cost(json.load(fh), X, y, classes, q, lc, allowed_thresholds(man, where), where)

@@ -278,6 +278,8 @@ class CoreSearch(SearchBase):
     def _new_core(self, counts: np.ndarray, n_jobs: int | None):
         """The compiled search of these chains, class counts and cost, on ``n_jobs`` threads."""
         ch = self.ch
+        if max(self.q, self.lc) >= 2 ** 53:  # (past the core's integers: its own check's words)
+            raise ValueError("q * total weight + leaf_cost * leaves exceeds 2^53 at this depth")
         core = _core.Search(ch.rank, ch.chain.astype(np.int32), ch.level.astype(np.int32),
                             counts.astype(np.int64), int(self.q), int(self.lc), float(self.pair_ops),
                             resolve_n_jobs(n_jobs))
