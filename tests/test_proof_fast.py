@@ -517,6 +517,29 @@ def test_leaf_rule_equals_its_definition_with_and_without_conflicts():
     assert seen == {True, False}
 
 
+def test_producers_leaf_rule_by_row_weights_equals_the_checkers_on_path_sets():
+    """The producer's leaf rule (each row 1 when its class is not its identical rows' most common one, counted over a
+    set) equals the checker's ``leaf_rule`` on the sets paths of random tests reach (they hold every copy of a row),
+    with and without conflicting copies, errors and regularized costs; on a set that splits identical rows it need
+    not (which is why only path sets are asked)."""
+    rng, compared, differ = np.random.default_rng(9), 0, 0
+    for seed in range(40):
+        X, y = _duplicated(seed, conflicts=seed % 4 != 0)
+        q, lc = (1, 0) if seed % 3 else (3, 2)
+        prover = lower.Prover(X, y, 3, q, lc)
+        for _ in range(8):
+            S = np.arange(X.shape[0])
+            for _ in range(int(rng.integers(0, 3))):
+                f, t = int(rng.integers(0, 2)), rng.choice([0.5, 1.5])
+                S = S[X[S, f] <= t] if rng.random() < 0.5 else S[X[S, f] > t]
+            for k in (0, 1, 2):
+                assert prover.leaf_rule(S, k, prover.cst.leaf(S)) == prover.cst.leaf_rule(S, k), (seed, S.tolist())
+                compared += 1
+        S = np.flatnonzero(rng.random(X.shape[0]) < 0.5)  # (not a path's set)
+        differ += prover.leaf_rule(S, 1, prover.cst.leaf(S)) != prover.cst.leaf_rule(S, 1)
+    assert compared == 960 and differ > 0
+
+
 def test_leaf_claims_at_the_rules_value_are_accepted_and_above_it_rejected(tmp_path):
     """Certificates on data with and without conflicting copies: each claim at depth >= 1 rewritten
     as a leaf claim with bound ``min(leaf, conflicts)`` + 1 (counted by its definition) is rejected,
