@@ -321,9 +321,10 @@ def test_witness_dag_by_the_compiled_dp_equals_the_checkers_rule(tmp_path, monke
 
 
 def test_similarity_bounds_by_counted_ranks_equal_the_product(tmp_path, monkeypatch):
-    """The producer's similarity bounds from one count of a side's value ranks (``PRODUCT = 0``: on every node) give
-    the claims of the (rows x candidates) product (``PRODUCT`` huge), on random instances with ties, duplicate rows,
-    2-3 classes, errors and regularized costs, listed thresholds, depth 3 and 4; the certificates are accepted."""
+    """The producer's similarity bounds from one count of a side's value ranks (``PRODUCT = 0``: on every node) and
+    from the node's table of rows left of two candidates (``PAIR_TABLE`` too) give the claims of the (rows x
+    candidates) product (``PRODUCT`` huge), on random instances with ties, duplicate rows, 2-3 classes, errors and
+    regularized costs, listed thresholds, depth 3 and 4; the certificates (with the table) are accepted."""
     monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (else small sets are one enum claim: no similarity)
     similar = 0
     for seed in range(30):
@@ -334,12 +335,13 @@ def test_similarity_bounds_by_counted_ranks_equal_the_product(tmp_path, monkeypa
         q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, n)))
         allowed = {f: np.unique(rng.integers(0, 15, size=4) + 0.5) for f in range(p)} if seed % 4 == 3 else None
         claims = []
-        for product in (10 ** 12, 0):
+        for product, table in ((10 ** 12, 0), (0, 0), (0, 1 << 22)):  # the product, counted ranks, the pair table
             monkeypatch.setattr(lower, "PRODUCT", product)
+            monkeypatch.setattr(lower, "PAIR_TABLE", table)
             prover = lower.Prover(X, y, C, q, lc, allowed)
             prover.prove(np.arange(n), [], 3 + seed % 2, 2 ** 40)
             claims.append(prover.claims)
-        assert claims[0] == claims[1], seed
+        assert claims[0] == claims[1] == claims[2], seed
         similar += sum(c["rule"] == "similar" for c in claims[0])
         if seed < 6:  # a whole certificate with the counted ranks, checked
             data = prepare(X, y)
