@@ -41,8 +41,8 @@ ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0:
 #: zoo's and iris's fewer, slower with the DP built at once)
 CORE_LATER = 16
 #: a node's similarity bounds by one (rows x candidates) product up to this many entries, else from a table of its rows
-#: left of every two candidates when its rows x (features with a candidate)^2 are at most ``PAIR_TABLE``, else by
-#: counting each side's ranks
+#: left of every two candidates when its rows x (features with a candidate)^2 and the data's codes^2 (distinct values
+#: summed over the features, squared: the table's size) are at most ``PAIR_TABLE``, else by counting each side's ranks
 PRODUCT, PAIR_TABLE = 200_000, 1 << 22
 
 
@@ -258,8 +258,8 @@ class Prover:
                 # shared machine: compas d3's 102 products 16 ms each, 1-2 ms in blocks; exact: counts < 2^24)
                 x, g, step = inside[S], goes[0], max(1, 200_000 // max(1, goes[0].shape[1]))
                 left = sum(x[i:i + step] @ g[i:i + step] for i in range(0, S.size, step)).astype(np.int64)
-            elif S.size * len(feats) ** 2 <= PAIR_TABLE:  # A is a side of a candidate: S's rows left of two candidates
-                if not goes:  # at once, one table for the node
+            elif max(S.size * len(feats) ** 2, int(self.off[-1]) ** 2) <= PAIR_TABLE:  # A: a side of a candidate; S's
+                if not goes:  # rows left of two candidates at once, one table (codes x codes) for the node
                     goes.append(both_left())
                 left = goes[0][j] if sA == "L" else goes[0].diagonal() - goes[0][j]
             else:  # A's rows left of a test: those ranked <= the test's last left row of S (no row of S between)
