@@ -321,9 +321,10 @@ def test_witness_dag_by_the_compiled_dp_equals_the_checkers_rule(tmp_path, monke
 
 
 def test_similarity_bounds_by_counted_ranks_equal_the_product(tmp_path, monkeypatch):
-    """The producer's similarity bounds from one count of a side's value ranks (``PRODUCT = 0``: on every node) give
-    the claims of the (rows x candidates) product (``PRODUCT`` huge), on random instances with ties, duplicate rows,
-    2-3 classes, errors and regularized costs, listed thresholds, depth 3 and 4; the certificates are accepted."""
+    """The producer's similarity bounds from one count of a side's value ranks (``PRODUCT = 0``: on every node) and
+    from the node's table of rows left of two candidates (``PAIR_TABLE`` too) give the claims of the (rows x
+    candidates) product (``PRODUCT`` huge), on random instances with ties, duplicate rows, 2-3 classes, errors and
+    regularized costs, listed thresholds, depth 3 and 4; the certificates (with the table) are accepted."""
     monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (else small sets are one enum claim: no similarity)
     similar = 0
     for seed in range(30):
@@ -334,12 +335,13 @@ def test_similarity_bounds_by_counted_ranks_equal_the_product(tmp_path, monkeypa
         q, lc = (1, 0) if seed % 2 else (int(rng.integers(1, 4)), int(rng.integers(0, n)))
         allowed = {f: np.unique(rng.integers(0, 15, size=4) + 0.5) for f in range(p)} if seed % 4 == 3 else None
         claims = []
-        for product in (10 ** 12, 0):
+        for product, table in ((10 ** 12, 0), (0, 0), (0, 1 << 22)):  # the product, counted ranks, the pair table
             monkeypatch.setattr(lower, "PRODUCT", product)
+            monkeypatch.setattr(lower, "PAIR_TABLE", table)
             prover = lower.Prover(X, y, C, q, lc, allowed)
             prover.prove(np.arange(n), [], 3 + seed % 2, 2 ** 40)
             claims.append(prover.claims)
-        assert claims[0] == claims[1], seed
+        assert claims[0] == claims[1] == claims[2], seed
         similar += sum(c["rule"] == "similar" for c in claims[0])
         if seed < 6:  # a whole certificate with the counted ranks, checked
             data = prepare(X, y)
@@ -515,6 +517,29 @@ def test_leaf_rule_equals_its_definition_with_and_without_conflicts():
             for k in (1, 2):
                 assert cst.leaf_rule(S, k) == min(leaf, q * conflicts + 2 * lc), (seed, S.tolist())
     assert seen == {True, False}
+
+
+def test_producers_leaf_rule_by_row_weights_equals_the_checkers_on_path_sets():
+    """The producer's leaf rule (each row 1 when its class is not its identical rows' most common one, counted over a
+    set) equals the checker's ``leaf_rule`` on the sets paths of random tests reach (they hold every copy of a row),
+    with and without conflicting copies, errors and regularized costs; on a set that splits identical rows it need
+    not (which is why only path sets are asked)."""
+    rng, compared, differ = np.random.default_rng(9), 0, 0
+    for seed in range(40):
+        X, y = _duplicated(seed, conflicts=seed % 4 != 0)
+        q, lc = (1, 0) if seed % 3 else (3, 2)
+        prover = lower.Prover(X, y, 3, q, lc)
+        for _ in range(8):
+            S = np.arange(X.shape[0])
+            for _ in range(int(rng.integers(0, 3))):
+                f, t = int(rng.integers(0, 2)), rng.choice([0.5, 1.5])
+                S = S[X[S, f] <= t] if rng.random() < 0.5 else S[X[S, f] > t]
+            for k in (0, 1, 2):
+                assert prover.leaf_rule(S, k, prover.cst.leaf(S)) == prover.cst.leaf_rule(S, k), (seed, S.tolist())
+                compared += 1
+        S = np.flatnonzero(rng.random(X.shape[0]) < 0.5)  # (not a path's set)
+        differ += prover.leaf_rule(S, 1, prover.cst.leaf(S)) != prover.cst.leaf_rule(S, 1)
+    assert compared == 960 and differ > 0
 
 
 def test_leaf_claims_at_the_rules_value_are_accepted_and_above_it_rejected(tmp_path):

@@ -328,7 +328,7 @@ def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap
 
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
-    allowed, X, label, XT, prev = allowed_thresholds(man, where), cst.X, labels(where), np.ascontiguousarray(cst.X.T), []
+    allowed, label, XT, prev = allowed_thresholds(man, where), labels(where), np.ascontiguousarray(cst.X.T), []
     done, todo, (R, u) = [], [], _blocks(cst, np.arange(cst.n), allowed)  # (rows, key, bound, depth) of each claim
     G = _left(R, u) if 0 < int((u - 1).sum()) <= 64 else None  # checked; todo: depth2 claims, checked at the end on all these
     with open_text(path) as fh:
@@ -341,7 +341,6 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             at = f"claim {cid} (depth {k}, bound {b}, {rule})"
             if cid != len(done) or k < 0:
                 raise Invalid(f"{at}: ids must be 0, 1, ... in order")
-
             def ref(j: int) -> int:
                 if not 0 <= int(j) < cid:
                     raise Invalid(f"{at}: refers to claim {j}, not an earlier one")
@@ -361,26 +360,27 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
             elif rule == "split":
                 if k < 1 or b > cst.leaf(S):
                     raise Invalid(f"{at}: above the leaf cost or depth 0")
-                vals, covered = {}, {}  # per column: the distinct values on S, +1 / -1 at range ends
+                vals = {}  # per column: S's values sorted, their running key sums, its distinct values, +1 / -1 at range ends
                 for e in c["tests"]:  # [f, t, left, right] or a range [f, t_lo, t_hi, left, right]
                     f, lo, hi, test = split_test(where, e, allowed, at)  # f: the column of cst.X
-                    if f not in vals:
-                        covered[f] = np.zeros(vals.setdefault(f, _uniq(X[S, f])).size + 1, dtype=np.int64)
-                    lid, rid, left, right = ref(e[-2]), ref(e[-1]), S[X[S, f] <= lo], S[X[S, f] > hi]
-                    if not left.size or not right.size:
+                    if f not in vals:  # (a side's key: a difference of running sums)
+                        o, v = np.argsort(xs := XT[f].take(S)), _uniq(xs)  # (run[:, e - 1]: the e first rows' sums)
+                        vals[f] = (xs[o], np.cumsum(cst.keys[:, S[o]], 1), v, np.zeros(v.size + 1, int))
+                    (lid, rid), (eL, eR), run = map(ref, e[-2:]), np.searchsorted(vals[f][0], [lo, hi], "right"), vals[f][1]
+                    if not eL or eR == S.size:
                         raise Invalid(f"{at}: test {test} does not split the rows")
-                    for child, side in ((lid, left), (rid, right)):  # a range: the smallest sides
-                        if done[child][1] != cst.key(side) or done[child][3] < k - 1:
+                    for child, side in ((lid, (eL, *run[:, eL - 1])), (rid, (S.size - eR, *(run[:, -1] - run[:, eR - 1])))):
+                        if done[child][1] != tuple(map(int, side)) or done[child][3] < k - 1:  # (ranges: least sides)
                             raise Invalid(f"{at}: claim {child} is not on the rows of {test}")
                     if done[lid][2] + done[rid][2] < b:
                         raise Invalid(f"{at}: test {test} gives only {done[lid][2] + done[rid][2]}")
-                    np.add.at(covered[f], np.searchsorted(vals[f], [lo, hi], side="right") + [0, 1], [1, -1])
+                    vals[f][3][np.searchsorted(vals[f][2], [lo, hi], side="right") + [0, 1]] += [1, -1]  # (i < j + 1)
                 for f in np.flatnonzero(_blocks(cst, S, allowed)[1] >= 2).tolist():  # the columns a test splits S on
-                    v = vals[f] if f in vals else _uniq(X[S, f])  # gaps 1 .. |v| - 1, or the allowed ones
+                    v, cov = vals[f][2:] if f in vals else (vs := _uniq(XT[f].take(S)), np.zeros(vs.size + 1, int))
                     need = np.arange(1, v.size) if allowed is None else \
                         _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
                     need = need[(need >= 1) & (need < v.size)]
-                    miss = need[np.cumsum(covered.get(f, np.zeros(v.size + 1, np.int64)))[need] == 0]
+                    miss = need[np.cumsum(cov)[need] == 0]  # (gaps 1 .. |v| - 1 of S's values, or the allowed ones)
                     if miss.size:  # (a category's column: its one gap)
                         raise Invalid(f"{at}: no entry for the test {label[f]} {v[miss[0] - 1]!r} (gap {miss[0]} of {v.size - 1})")
                 ok = True

@@ -24,7 +24,7 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import ENUM_CAP, _blocks, _Costs, opt_box, opt_enum, opt_small
+from .check import ENUM_CAP, _blocks, _Costs, _uniq, opt_box, opt_enum, opt_small
 
 __all__ = ["Prover"]
 
@@ -40,8 +40,10 @@ ENUM_ROWS = 64  # the enumeration rule on row sets of at most this many rows (0:
 #: built (its set-up, 10-30 ms, pays off only past a few dozen: wine DT_size's witness DAG 98 claims,
 #: zoo's and iris's fewer, slower with the DP built at once)
 CORE_LATER = 16
-#: a node's similarity bounds by one (rows x candidates) product up to this many entries, else by counting ranks
-PRODUCT = 200_000
+#: a node's similarity bounds by one (rows x candidates) product up to this many entries, else from a table of its rows
+#: left of every two candidates when its rows x (features with a candidate)^2 and the data's codes^2 (distinct values
+#: summed over the features, squared: the table's size) are at most ``PAIR_TABLE``, else by counting each side's ranks
+PRODUCT, PAIR_TABLE = 200_000, 1 << 22
 
 
 class CoreOptima:
@@ -106,6 +108,11 @@ class Prover:
         # each row's value rank per feature after the earlier features' (the checker's codes, cached: a side's rows
         # left of every candidate test by one count of their ranks, the similarity bounds' spread)
         self.rank, self.off = self.cst.codes(None)
+        # each row 1 when its class is not its identical rows' first most common one: a set holding every copy of its
+        # rows (every path's set) has that many conflicts, the leaf rule's count (the checker's count over every
+        # identical-rows group a set: 84 us a call on compas d4's 6,288; a gather and a count here)
+        self.odd = self.cst.y != np.bincount(self.cst.gy, minlength=self.cst.ngy).reshape(-1, n_classes).argmax(1)[
+            self.cst.group]
         self.claims: list[dict] = []
         self.memo: dict[tuple, tuple[int, int, bool]] = {}
         self.deadline = deadline
@@ -163,6 +170,11 @@ class Prover:
         cid, b, _ = self._prove(S, path, k, need)
         return cid, b
 
+    def leaf_rule(self, S: np.ndarray, k: int, leaf: int) -> int:
+        """The checker's leaf rule (:meth:`~satdt.proof.check._Costs.leaf_rule`) on a path's rows S (``leaf``: their
+        one leaf's cost): its conflicts are the rows of S of ``odd``."""
+        return leaf if k == 0 else min(leaf, self.cst.q * np.count_nonzero(self.odd[S]) + 2 * self.cst.lc)
+
     def _prove(self, S: np.ndarray, path: list, k: int, need: int, skey: tuple | None = None) -> tuple[int, int, bool]:
         cst = self.cst
         key = (cst.key(S) if skey is None else skey, k)  # (skey: S's key when the caller has it)
@@ -172,7 +184,7 @@ class Prover:
         if self.deadline is not None and self.deadline():
             raise DeadlineExpired("certificate: out of time")  # a TimeoutError, as documented
         leaf = cst.leaf(S)
-        rule_leaf = leaf if k == 0 else min(leaf, 2 * cst.lc) if cst.pure else cst.leaf_rule(S, k)  # (its one leaf: leaf)
+        rule_leaf = self.leaf_rule(S, k, leaf)
         if k == 0 or rule_leaf >= need or rule_leaf == leaf:
             cid, b, exact = self.emit(path, k, rule_leaf, "leaf"), rule_leaf, k == 0 or rule_leaf == leaf
         elif k >= 3 and self._enum_may_fit(S, k) and (b := opt_enum(cst, S, k, self.allowed)) is not None:
@@ -212,7 +224,7 @@ class Prover:
         off = np.cumsum([0] + [F[1].size for F in feats])
         sim = {s: np.full(int(off[-1]), cst.lc, dtype=np.int64) for s in "LR"}
         src = {s: np.full(int(off[-1]), -1, dtype=np.int64) for s in "LR"}
-        goes = []  # (|S|, candidates) 0/1 (a small node), or the candidates' ranks (built on first use)
+        goes = []  # (|S|, candidates) 0/1 (a small node), S's rows left of two candidates, or the candidates' ranks
 
         def rows(fi: int, i: int, s: str) -> np.ndarray:
             f, gaps, thr, Ss, ends = feats[fi]
@@ -231,7 +243,9 @@ class Prover:
             h = c[:, e - 1, fi] if s == "L" else c[:, -1, fi] - c[:, e - 1, fi]
             return (e if s == "L" else Ss.size - e), int(h[0]), int(h[1])
 
-        def spread(cid: int, v: int, A: np.ndarray) -> None:
+        def spread(cid: int, v: int, A: np.ndarray, j: int, sA: str) -> None:
+            """The similarity bounds of every candidate's sides from the claim ``cid`` (bound v) on A, side sA of
+            candidate j: their rows outside A, from A's rows left of every candidate."""
             if v <= cst.lc:  # no bound above the start (lc) from it: v - q * outside <= lc (zoo d3: 110 of 132)
                 return
             if S.size * int(off[-1]) <= PRODUCT:  # a small node: every candidate at once (one product)
@@ -244,9 +258,11 @@ class Prover:
                 # shared machine: compas d3's 102 products 16 ms each, 1-2 ms in blocks; exact: counts < 2^24)
                 x, g, step = inside[S], goes[0], max(1, 200_000 // max(1, goes[0].shape[1]))
                 left = sum(x[i:i + step] @ g[i:i + step] for i in range(0, S.size, step)).astype(np.int64)
-            else:  # A, a side of a candidate, is within S: its rows left of a test are those ranked <= the test's last
-                # left row of S (no row of S between); one count of A's ranks, a running sum (cheaper than the
-                # product on compas d4's nodes of 10^3 - 7 x 10^3 rows x 134 tests)
+            elif max(S.size * len(feats) ** 2, int(self.off[-1]) ** 2) <= PAIR_TABLE:  # A: a side of a candidate; S's
+                if not goes:  # rows left of two candidates at once, one table (codes x codes) for the node
+                    goes.append(both_left())
+                left = goes[0][j] if sA == "L" else goes[0].diagonal() - goes[0][j]
+            else:  # A's rows left of a test: those ranked <= the test's last left row of S (no row of S between)
                 if not goes:  # per candidate: its last left row's rank + 1, its feature's first rank
                     last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
                     fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
@@ -258,6 +274,19 @@ class Prover:
                 better = val > sim[s]
                 sim[s][better] = val[better]
                 src[s][better] = cid
+
+        def both_left() -> np.ndarray:
+            """S's rows left of candidates j and j' (candidates x candidates): a row is left of a test when its code
+            (its value's rank in the feature, :meth:`~satdt.proof.check._Costs.codes`) is at most that of the test's
+            last left row; one count of S's rows' code pairs, then 2-D running sums restarted at each feature's first
+            code (compas d4's nodes of 10^3 - 7 x 10^3 rows x 134 tests: a count a side cost ~50 us, 0.6 s in all)."""
+            last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
+            fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
+            W, first, V = int(self.off[-1]), np.repeat(self.off[:-1], np.diff(self.off)), self.rank[S][:, _uniq(fs)]
+            N = np.bincount((V[:, :, None] * W + V[:, None, :]).ravel(), minlength=W * W).reshape(W, W)
+            N = (Z := np.concatenate([np.zeros((1, W), N.dtype), np.cumsum(N, 0)]))[1:] - Z[first]
+            N = (Z := np.concatenate([np.zeros((W, 1), N.dtype), np.cumsum(N, 1)], 1))[:, 1:] - Z[:, first]
+            return N[np.ix_(c := self.rank[last, fs], c)]
 
         def get(fi: int, i: int, s: str, nd: int) -> tuple[int, int, bool]:
             got = side.get((fi, i, s))
@@ -277,7 +306,7 @@ class Prover:
                 R = rows(fi, i, s)
                 got = self._prove(R, p, k - 1, int(nd), kR)
                 if k > 3 or not self.cheap2:
-                    spread(got[0], got[1], R)
+                    spread(got[0], got[1], R, j, s)
             side[fi, i, s] = got
             return got
 
