@@ -323,7 +323,7 @@ class Search {
     std::vector<i64> scan_uw_;
     std::vector<int32_t> scan_bkt_;  // depth2_scan's per-unit tables, reused
     std::vector<uint32_t> scan_w_, scan_w1_;
-    i64 scan_wmin_ = 1;  // the least of scan_w_ (its blocks' threshold)
+    i64 scan_block_slack_ = 8;  // the least slack that starts a block: 8 units of scan_w_'s mean weight
     std::vector<i64> scan_wpre_, scan_w1pre_;
     std::unique_ptr<Pool> pool_;  // threads > 1 (see the constructor)
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
