@@ -519,7 +519,7 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
         // a block when it holds about 8 units or more (8 of the node's mean unit weight: 1
         // unweighted; float sample weights scaled to integers weigh millions, and a slack of 8
         // of their least weight made blocks of 2-3 units, each paying its binary search: raisin
-        // depth 3 ran 1.4x slower per root than unweighted); every weight is >= 1: the block
+        // depth 3 cost 1.7x the unweighted CPU per root); every weight is >= 1: the block
         // ends before x + slack. Blocks only sum what the unit-by-unit walk would: the same
         // split points are evaluated whatever the threshold.
         if (slack >= scan_block_slack_) {
@@ -580,8 +580,8 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
 // errors of a tree of depth <= 1 on M alone (the leaf, or a stump on any chain: M's units,
 // bucket 0 of k, counted by each chain's buckets). So each child holding M costs at least its
 // other rows' leaf-conflict errors and a leaf (root_bounds) plus e; raised in lbL / lbR (the
-// roots' order as well: as floors that only skip a root, more roots on five of six measured
-// cells). Bounds only: the same optimum. O(|M| p + T) per pair.
+// roots' order as well: as floors that only skip a root, more roots on all six measured cells,
+// benchmarks/results/weights.md). Bounds only: the same optimum. O(|M| p + T) per pair.
 void Search::scan_missing_bounds(const View& V, const std::vector<i64>& F, const i64* N, const std::vector<char>& kind,
                                  const std::vector<int>& start, const int* upos, const int* ucls, const i64* uw,
                                  std::vector<i64>& lbL, std::vector<i64>& lbR) const {
