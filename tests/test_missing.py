@@ -430,6 +430,55 @@ def test_core_missing_rows_bound_matches_brute_force_threads_and_tight_bounds(bl
     assert solved > 10 and ruled_out > 0, (solved, ruled_out)  # the bound was computed and used
 
 
+@pytest.mark.parametrize("block", [0] + [pytest.param(b, marks=pytest.mark.slow) for b in range(1, 4)])
+def test_core_scan_missing_rows_bound_matches_brute_force_threads_and_tight_bounds(block, monkeypatch):
+    """The missing rows' bound in the depth-two scan (core/scan.cpp, scan_missing_bounds: a
+    child of a merged pair's root holding the rows M that miss the feature costs at least its
+    other rows' bound plus M's least errors at depth one). On and off (set_missing_bound), one
+    and two threads, the regularized objective: the same optimum at depths 2 (the top node's
+    scan) and 3 (the scans of its children), brute force at depth 2 and on the small instances
+    at depth 3; with the optimum as the upper bound (no tree, a bound >= it) and the optimum + 1
+    (the optimum) the answers agree too. The bound is used: fewer roots with it on over the
+    instances (_bound_problem's, a feature missing on every row on some; _larger_pair_problem's,
+    weights on some)."""
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp, solve_regularized_dp
+    from satdt.solvers.dp.search import CoreSearch
+
+    roots = {True: 0, False: 0}
+    seeds = range(860 + 20 * block, 880 + 20 * block)
+    cases = [_bound_problem(seed) for seed in seeds]
+    cases += [(None, None, None, _larger_pair_problem(100 + 4 * block + i)) for i in range(4)]
+    for X, y, w, problem in cases:
+        for depth in (2, 3):
+            got = {}
+            for on in (True, False):
+                for n_jobs in (1, 2):
+                    search = _bound_search(problem, on, n_jobs=n_jobs)
+                    res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                    assert res.status == "OPTIMAL" and res.bound == res.objective, (depth, on, n_jobs)
+                    got[on, n_jobs] = res.objective
+                    if n_jobs == 1:
+                        roots[on] += search.stats["roots_evaluated"]
+                    if X is not None:
+                        assert float(w[res.tree.predict_index(problem.data.X) != y].sum()) == res.objective
+            if X is not None and (depth == 2 or len(y) < 24):
+                got["brute force"] = brute_force(X, y, w, depth)
+            assert len(set(got.values())) == 1, (depth, got)
+            best = got[False, 1]
+            for on in (False, True):  # (the leaf is returned as it is when it is the optimum)
+                tight = _bound_search(problem, on).run(depth, best)
+                assert tight.finished and (tight.node is None and tight.bound >= best
+                                           or tight.node.is_leaf and tight.cost == best), (depth, on)
+                loose = _bound_search(problem, on).run(depth, best + 1)
+                assert loose.finished and loose.node is not None and loose.cost == best, (depth, on)
+        reg = {}
+        for on in (True, False):  # a leaf cost
+            monkeypatch.setattr(CoreSearch, "MISSING_BOUND", on)
+            reg[on] = solve_regularized_dp(problem, lam=0.03, max_depth=3, pair_ops=0, n_jobs=1).objective
+        assert reg[True] == reg[False], reg
+    assert roots[True] < roots[False], roots
+
+
 def _copy_search(problem, skip, n_jobs=1, pair_ops=0.0):
     search = _core_search(problem, True, n_jobs=n_jobs, pair_ops=pair_ops)
     search._core.set_skip_copy_roots(skip)

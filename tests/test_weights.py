@@ -851,3 +851,48 @@ def test_float_sample_weights_on_each_count_path_within_the_rounding_bound(paths
         np.add.at(problem.counts, (problem.row_of, problem.data.y), real)
         best, _ = bruteforce.best_tree(problem, 3, lambda c: float(c.sum() - c.max()))
         assert best - 1e-9 <= model.result_.objective <= best + st["weight_rounding_bound"] + 1e-9
+
+
+def _scan_search(problem, n_jobs):
+    """The compiled search with ConTree's depth-two scan at every depth-two node of long chains
+    (pair_ops=0: no pair solver); two threads run each root's chains on the workers."""
+    from satdt.deadline import Deadline
+    from satdt.solvers.dp.search import CoreSearch
+
+    search = CoreSearch(problem, Deadline(None), 0.0, n_jobs=n_jobs)
+    if n_jobs > 1:
+        search._core.set_thread_work(0, 0)  # every scan's chains on the threads
+    return search
+
+
+@pytest.mark.parametrize("n_jobs, seeds", [(1, range(10)), pytest.param(1, range(10, 40), marks=pytest.mark.slow),
+                                           pytest.param(2, range(16), marks=pytest.mark.slow)])
+def test_core_depth_two_scan_with_many_weight_bits_equals_the_reference(n_jobs, seeds):
+    """The depth-two scan (core/scan.cpp) on numeric features (long chains) with weights of many
+    bits spread widely (the least weight far below the mean: the blocks' threshold is 8 units of
+    the mean weight, so long stretches are summed in blocks and short ones unit by unit), two
+    classes (the blocks' path), merged duplicate rows of both classes: the optimum equals the
+    numpy reference engine's at depths 2 and 3, the tree's weighted errors re-counted agree, and
+    the scan ran."""
+    scans = 0
+    for seed in seeds:
+        rng = np.random.default_rng(7600 + seed)
+        n, p = int(rng.integers(40, 260)), 1 + seed % 3
+        X = rng.normal(size=(n, p)).round(2)
+        if seed % 4 == 1:                                   # duplicated rows with another label
+            X = np.vstack([X, X[:8]])
+        y = rng.integers(0, 2, size=len(X))
+        y[:2] = (0, 1)
+        if seed % 4 == 1:
+            y[n:] = 1 - y[:8]
+        bits = 8 + seed % 17                                # whole weights up to 2^24
+        weight = (rng.integers(1, 2 ** bits, size=len(y)) >> rng.integers(0, bits, size=len(y))) + 1
+        problem = _problem(X, y, weight.astype(np.int64))
+        for depth in (2, 3) if n < 100 else (2,):
+            ref = solve_max_accuracy_dp(problem, max_depth=depth, engine="reference")
+            search = _scan_search(problem, n_jobs)
+            res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+            assert res.status == ref.status == "OPTIMAL" and res.objective == ref.objective, (seed, depth)
+            assert float(weight[res.tree.predict_index(X) != y].sum()) == res.objective
+            scans += search.stats["depth2_scans"]
+    assert scans >= len(seeds)

@@ -76,13 +76,18 @@ void Search::missing_bounds(const View& V, const std::vector<i64>& F, const i64*
         const i64 e = std::max<i64>(0, s.val - lc_ * (i64{1} << (d - 1)));
         pair_e[k] = e;
         if (e <= q_ * confM) continue;  // no better than the leaf-conflict bound of root_bounds
-        // (the leaf-conflict errors of a side minus M's, as root_bounds, plus e)
-        const i64 gain = e - q_ * confM;
-        for (int j = V.col0[k]; j < V.col0[k + 1]; ++j)  // M on the left
-            floorL[j] = std::max(floorL[j], q_ * (N[C_] - fc[j]) + lc_ + gain);
-        for (int j = V.col0[k + 1]; j < V.col0[k + 2]; ++j)  // M on the right
-            floorR[j] = std::max(floorR[j], q_ * fc[j] + lc_ + gain);
+        missing_floors(V, fc, N, k, e - q_ * confM, floorL, floorR);
     }
+}
+
+// the floors of missing_bounds for pair k: each child holding M, its side's leaf-conflict errors
+// minus M's (as root_bounds) and a leaf, plus gain = e - q (M's leaf-conflict errors)
+void Search::missing_floors(const View& V, const i64* fc, const i64* N, int k, i64 gain, std::vector<i64>& floorL,
+                            std::vector<i64>& floorR) const {
+    for (int j = V.col0[k]; j < V.col0[k + 1]; ++j)  // M on the left
+        floorL[j] = std::max(floorL[j], q_ * (N[C_] - fc[j]) + lc_ + gain);
+    for (int j = V.col0[k + 1]; j < V.col0[k + 2]; ++j)  // M on the right
+        floorR[j] = std::max(floorR[j], q_ * fc[j] + lc_ + gain);
 }
 
 void Search::similar_missing(i64 v, const std::vector<i64>& Fa, int T, i64 n, const View& V, int k, i64 e,

@@ -198,12 +198,11 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                 scan_w1_[x] = ucls[x] == 1 ? static_cast<uint32_t>(uw[x]) : 0;
             }
         });
-        scan_wmin_ = U > 0 ? uw[0] : 1;
         for (int x = 0; x < U; ++x) {
             scan_wpre_[x + 1] = scan_wpre_[x] + uw[x];
             scan_w1pre_[x + 1] = scan_w1pre_[x] + scan_w1_[x];
-            scan_wmin_ = std::min(scan_wmin_, uw[x]);
         }
+        scan_block_slack_ = 8 * std::max<i64>(1, U > 0 ? scan_wpre_[U] / U : 1);
     }
     // order of chain k: order[start[slot(k, 0)] .. start[slot(k, t_k) + 1]), slot = col0 + k + b
     std::vector<i64> lbL(T), lbR(T), ftot(T);
@@ -232,6 +231,8 @@ Sub Search::depth2_scan(const View& V, const std::vector<i64>& F, const i64* N, 
                 lbR[j] = lbR[copy_of[j]];
             }
     };
+    // each merged pair's missing rows M: a child holding them costs at least e more (issue 24)
+    if (pairing_ && missing_bound_) scan_missing_bounds(V, F, N, kind, start, upos, ucls, uw, lbL, lbR);
     for (int k = 0; k < p; ++k) chain_best(k);
     Incumbent inc(leaf, ub);
     const i64& bound = inc.bound;  // what a root must beat: min(ub, best so far)
@@ -515,10 +516,13 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
     }
     while (x < xe) {
         const i64 slack = std::min(thr[0] - sn[0], thr[1] - sn[1]);
-        // a block when it can hold 8 units (of the least weight: 1 unweighted; float sample
-        // weights scaled to integers weigh millions, where slack >= 8 would start a block, and
-        // its search, at almost every unit); every weight is >= 1: the block ends before x + slack
-        if (slack >= 8 * scan_wmin_) {
+        // a block when it holds about 8 units or more (8 of the node's mean unit weight: 1
+        // unweighted; float sample weights scaled to integers weigh millions, and a slack of 8
+        // of their least weight made blocks of 2-3 units, each paying its binary search: raisin
+        // depth 3 cost 1.7x the unweighted CPU per root); every weight is >= 1: the block
+        // ends before x + slack. Blocks only sum what the unit-by-unit walk would: the same
+        // split points are evaluated whatever the threshold.
+        if (slack >= scan_block_slack_) {
             const i64* hi = wpre + std::min<i64>(xe, x + slack) + 1;
             const int xb = static_cast<int>(std::upper_bound(wpre + x, hi, wpre[x] + slack) - wpre) - 1;
             uint32_t r = 0, r1 = 0;  // right-side weight and class-1 weight of the block
@@ -566,6 +570,55 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
             evaluated = true;
         }
         if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;
+    }
+}
+
+// The missing rows' bound in the depth-two scan (issue 24; missing_bounds, roots.cpp, at depth
+// three). A merged pair (kind 1: chain k sends the rows M missing its feature left, k + 1 right)
+// has M in one child of each of its roots; for rows S disjoint from M and a tree of depth one,
+// cost(S + M) = q err(S) + lc leaves + q err(M) >= opt(S) + e, with e = q err*(M) the least
+// errors of a tree of depth <= 1 on M alone (the leaf, or a stump on any chain: M's units,
+// bucket 0 of k, counted by each chain's buckets). So each child holding M costs at least its
+// other rows' leaf-conflict errors and a leaf (root_bounds) plus e; raised in lbL / lbR (the
+// roots' order as well: as floors that only skip a root, more roots on all six measured cells,
+// benchmarks/results/weights.md). Bounds only: the same optimum. O(|M| p + T) per pair.
+void Search::scan_missing_bounds(const View& V, const std::vector<i64>& F, const i64* N, const std::vector<char>& kind,
+                                 const std::vector<int>& start, const int* upos, const int* ucls, const i64* uw,
+                                 std::vector<i64>& lbL, std::vector<i64>& lbR) const {
+    const int p = V.p, n = V.n(), T = V.T();
+    const i64* fc = F.data() + static_cast<size_t>(C_) * T;
+    std::vector<i64> hist, side(2 * C_);
+    for (int k = 0; k + 1 < p; ++k) {
+        if (kind[k] != 1) continue;
+        const int x0 = start[V.col0[k] + k], x1 = start[V.col0[k] + k + 1];  // M: bucket 0 of k
+        if (x0 == x1) continue;
+        i64 confM = 0;
+        for (int a = 0; a < n; ++a)
+            if (V.bucket[static_cast<size_t>(a) * p + k] == 0) confM += w(V.rows[a])[C_];
+        std::fill(side.begin(), side.end(), 0);
+        for (int x = x0; x < x1; ++x) side[C_ + ucls[x]] += uw[x];
+        i64 wM = 0, mx = 0;
+        for (int c = 0; c < C_; ++c) { wM += side[C_ + c]; mx = std::max(mx, side[C_ + c]); }
+        i64 err = wM - mx;  // the leaf
+        for (int c2 = 0; c2 < p && err > 0; ++c2) {  // each chain's stumps on M
+            const int t = V.col0[c2 + 1] - V.col0[c2];
+            hist.assign(static_cast<size_t>(t + 1) * C_, 0);
+            for (int x = x0; x < x1; ++x)
+                hist[static_cast<size_t>(V.bucket[static_cast<size_t>(upos[x]) * p + c2]) * C_ + ucls[x]] += uw[x];
+            std::fill(side.begin(), side.begin() + C_, 0);
+            for (int b = 0; b < t; ++b) {  // left: buckets 0..b
+                i64 ml = 0, mr = 0, nl = 0;
+                for (int c = 0; c < C_; ++c) {
+                    side[c] += hist[static_cast<size_t>(b) * C_ + c];
+                    nl += side[c];
+                    ml = std::max(ml, side[c]);
+                    mr = std::max(mr, side[C_ + c] - side[c]);
+                }
+                err = std::min(err, nl - ml + (wM - nl) - mr);
+            }
+        }
+        const i64 e = q_ * err;
+        if (e > q_ * confM) missing_floors(V, fc, N, k, e - q_ * confM, lbL, lbR);
     }
 }
 

@@ -203,8 +203,9 @@ class Search {
     // The missing rows' bound (issue 24; see missing_bounds in roots.cpp): at a node of depth
     // three, each missing-value pair's rows M (missing the feature) are solved once at depth two,
     // and a child that holds M costs at least that optimum plus a bound of its other rows; a root
-    // whose children reach the incumbent's bound so is skipped. Bounds only: the same optimum.
-    // set_missing_bound(false): off.
+    // whose children reach the incumbent's bound so is skipped. In the depth-two scan, M's least
+    // errors at depth one raise the bounds of the children holding M (scan_missing_bounds in
+    // scan.cpp). Bounds only: the same optimum. set_missing_bound(false): both off.
     void set_missing_bound(bool on) { missing_bound_ = on; }
     // The depth-two scan's copies (issue 24; see copy_roots in scan.cpp): on a node without a
     // missing value of a pair's feature, each root of the pair's second chain splits the rows as
@@ -323,7 +324,7 @@ class Search {
     std::vector<i64> scan_uw_;
     std::vector<int32_t> scan_bkt_;  // depth2_scan's per-unit tables, reused
     std::vector<uint32_t> scan_w_, scan_w1_;
-    i64 scan_wmin_ = 1;  // the least of scan_w_ (its blocks' threshold)
+    i64 scan_block_slack_ = 8;  // the least slack that starts a block: 8 units of scan_w_'s mean weight
     std::vector<i64> scan_wpre_, scan_w1pre_;
     std::unique_ptr<Pool> pool_;  // threads > 1 (see the constructor)
     std::vector<char> pair_lo_;   // global chain g: (g, g + 1) is a missing-value pair (see set_pairing)
@@ -613,6 +614,8 @@ class Search {
                         std::vector<i64>& floorL, std::vector<i64>& floorR, std::vector<i64>& pair_e);
     void similar_missing(i64 v, const std::vector<i64>& Fa, int T, i64 n, const View& V, int k, i64 e,
                          std::vector<i64>& floorL, std::vector<i64>& floorR) const;
+    void missing_floors(const View& V, const i64* fc, const i64* N, int k, i64 gain, std::vector<i64>& floorL,
+                        std::vector<i64>& floorR) const;
     Sub child(const View& V, const std::vector<int>& pos, int d, i64 ub, const std::vector<i64>& F,
               const std::vector<char>* pres, const i64* Nside);
     void root_bounds(const std::vector<i64>& F, int T, const i64* N, i64 tot, std::vector<i64>& lbL,
@@ -636,6 +639,9 @@ class Search {
     // the node's rows as some column of the previous one (skipped), 3 the second chain of a pair
     // (skipped in the blocks scan only, where pairs are merged)
     void pair_kinds(const View& V, std::vector<char>& kind) const;
+    void scan_missing_bounds(const View& V, const std::vector<i64>& F, const i64* N, const std::vector<char>& kind,
+                             const std::vector<int>& start, const int* upos, const int* ucls, const i64* uw,
+                             std::vector<i64>& lbL, std::vector<i64>& lbR) const;
     // the roots of chains of kind 2 that the depth-two scan leaves to their copies (scan.cpp)
     static int copy_roots(const View& V, const std::vector<char>& kind, const std::vector<i64>& wsum,
                           std::vector<int>& copy_of, std::vector<char>& open);
