@@ -246,6 +246,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 man["files"].update(cnf="witness.cnf.gz", proof="witness.drup.gz")
                 files["witness.cnf.gz"], files["witness.drup.gz"] = cnf, proof
         out["witness_rows"] = man["witness_rows"]
+    budget.check("the certificate's files")  # (the claims' text of a long proof: none written past the limit)
     man["producer"] = {"satdt": _version(), "produce_s": round(time.perf_counter() - t0, 4)}
     tmp = os.path.join(os.path.dirname(os.path.abspath(directory)),
                        f".{os.path.basename(os.path.abspath(directory))}.tmp{os.getpid()}")
@@ -464,6 +465,9 @@ def check_proof_data(directory: str, binarization: str, data: Any) -> None:
     prepare_directory(directory)
 
 
+_STOPPED: list = []  # the last producer stopped under `satdt solve --proof` (see proof_for_cli)
+
+
 def proof_for_cli(a: Any, model: Any, data: Any, produce: bool = True) -> None:
     """``satdt solve --proof DIR``: the certificate of an OPTIMAL result (a note otherwise, or when not
     ``produce``: the watchdog's answer at the time limit); its figures go to ``stats["proof"]`` (and
@@ -478,7 +482,10 @@ def proof_for_cli(a: Any, model: Any, data: Any, produce: bool = True) -> None:
         return
     try:  # the certificate gets --time-limit again (its own budget, after the solve)
         info = certify_result(result, data, a.proof, max_depth=a.max_depth, time_limit=a.time_limit)
-    except TimeoutError:  # (nothing written: the directory as it was)
+    except TimeoutError as exc:  # (nothing written: the directory as it was)
+        # its frames (the stopped witness search's compiled memo: bmi DT_size 3 s to free at 100 s) kept until
+        # the program's exit (os._exit: never freed), not freed before the answer is printed
+        _STOPPED[:] = [exc]
         print(f"satdt: note: no certificate written: {out_of_time(a.time_limit, '--time-limit')}", file=sys.stderr)
         return
     except ValueError as exc:  # refused (the directory, the data): the solve's answer is still printed
