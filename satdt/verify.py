@@ -296,7 +296,8 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         write there a certificate that the independent checker verifies (``satdt check DIR``,
         :mod:`satdt.proof`): the given tree if optimal, else the better tree, with the proof that
         nothing beats it (objectives ``accuracy``, ``regularized``, ``depth``, ``size``).
-        ``params["certificate"]`` then holds its figures.
+        ``params["certificate"]`` then holds its figures. Producing it gets ``time_limit`` again;
+        past it, a RuntimeWarning, no certificate, and ``params["no_certificate"]`` says why.
 
     Returns
     -------

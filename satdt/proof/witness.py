@@ -113,7 +113,7 @@ class _Questions:
     regularized DP with ``lam = 1 / (n (m + 2))`` that :func:`_fits` runs.
     """
 
-    deadline: Any = None  # a satdt.deadline.Deadline looked at before each question (find_witness)
+    deadline: Any = None  # a satdt.deadline.Deadline looked at before and during each question (find_witness)
 
     def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
         from ..binarize import Binarizer
@@ -327,8 +327,8 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
     """A minimal set of row indices on which no tree of depth <= ``depth`` (with <= ``max_splits``
     splits) classifies every row. Raises ValueError when all the rows admit such a tree, and
     :class:`~satdt.deadline.DeadlineExpired` (a TimeoutError) when ``deadline`` (a
-    :class:`~satdt.deadline.Deadline`) expires: it is looked at between questions, never inside one
-    (a question cut short must not be read as "no tree").
+    :class:`~satdt.deadline.Deadline`) expires: it is looked at before each question and by the
+    compiled search during it (a question cut short raises; it is never read as "no tree").
 
     On data with conflicting rows (identical features, different classes) the witness is the
     first such pair: no tree separates them, and one row alone is a leaf's."""
