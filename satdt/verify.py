@@ -25,6 +25,7 @@ before either; ``INFEASIBLE`` when the engine proves the search space empty (``s
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -312,7 +313,8 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         :mod:`satdt.proof`): the given tree if optimal (the engine's tree of the same value when the given one
         splits a categorical column by a range of codes), else the better tree, with the proof that
         nothing beats it (objectives ``accuracy``, ``regularized``, ``depth``, ``size``).
-        ``params["certificate"]`` then holds its figures.
+        ``params["certificate"]`` then holds its figures. Producing it gets ``time_limit`` again;
+        past it, a RuntimeWarning, no certificate, and ``params["no_certificate"]`` says why.
 
     Returns
     -------
@@ -330,7 +332,7 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
     if proof is not None and cert.status in (OPTIMAL, NOT_OPTIMAL) and cert.optimum is not None:
         from fractions import Fraction
 
-        from .proof import write_certificate
+        from .proof import out_of_time, own_budget, write_certificate
 
         data = X if isinstance(X, Dataset) else prepare(X, y)
         best = as_tree(tree, data) if cert.status == OPTIMAL else cert.better_tree
@@ -339,8 +341,14 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         lam_cert = None
         if cert.objective == "regularized":
             lam_cert = Fraction(str(lam))  # as written: 0.01 = 1/100
-        cert.params["certificate"] = write_certificate(proof, best, data, cert.objective, max_depth=cert.max_depth,
-                                                       lam=lam_cert)
+        budget = own_budget(time_limit)  # (as long again as the engine's: `satdt solve --proof`'s rule)
+        try:
+            cert.params["certificate"] = write_certificate(proof, best, data, cert.objective,
+                                                           max_depth=cert.max_depth, lam=lam_cert, time_limit=budget)
+        except TimeoutError:  # (the answer stands; nothing written, the directory as it was)
+            cert.params["no_certificate"] = out_of_time(budget)
+            warnings.warn(f"certify: no certificate written to {proof}: {cert.params['no_certificate']}",
+                          RuntimeWarning, stacklevel=2)
     return cert
 
 

@@ -525,3 +525,83 @@ def test_cli_answers_and_exits_130_when_a_signal_stops_the_certificate(tmp_path,
     assert "OPTIMAL" in captured.out
     assert "no certificate written: interrupted by signal 2 while producing it" in captured.err
     assert not (tmp_path / "c").exists()
+
+
+def test_the_drup_proof_stops_at_the_time_limit(tmp_path):
+    """The DRUP route's solvers (CaDiCaL's core, Glucose's proof: compiled calls) stop at the producer's
+    time limit (iris DT_size: its proof 2.4-3 s CPU): a TimeoutError within the limit plus its tolerance
+    (max(1 s, 5 %)), nothing written, no temporary directory left."""
+    import time
+
+    data = load_dataset("iris")
+    res = solve_min_size_dp(Binarizer("all").problem(data))
+    (tmp_path / "empty").mkdir()
+    start = time.perf_counter()
+    with pytest.raises(TimeoutError):
+        certify_result(res, data, tmp_path / "empty", route="drup", time_limit=0.5)
+    assert time.perf_counter() - start < 0.5 + 1.0
+    assert os.listdir(tmp_path / "empty") == [] and sorted(os.listdir(tmp_path)) == ["empty"]
+
+
+def _slow_witness(monkeypatch, seconds: float = 4.0):
+    """``find_witness`` made to take ``seconds`` more, looking at its deadline every 10 ms as the real
+    one does between questions (a producer longer than a small time limit, on a small set)."""
+    import time
+
+    import satdt.proof.witness as witness
+
+    real = witness.find_witness
+
+    def slow(*args, deadline=None, **kwargs):
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            if deadline is not None:
+                deadline.check("the certificate's witness search")
+            time.sleep(0.01)
+        return real(*args, deadline=deadline, **kwargs)
+    monkeypatch.setattr(witness, "find_witness", slow)
+
+
+def test_the_estimators_and_certify_give_the_certificate_their_time_limit(tmp_path, monkeypatch):
+    """``proof=`` of an estimator and of :func:`certify`: producing the certificate gets ``time_limit``
+    again (its own budget, as ``satdt solve --proof``); past it the answer stands, a RuntimeWarning
+    says why, nothing is written (it had no limit: a 4 s producer ran to its end)."""
+    import time
+
+    from satdt.estimators import ConsistentTreeClassifier
+
+    _slow_witness(monkeypatch)
+    data = load_dataset("iris")
+    start = time.perf_counter()
+    with pytest.warns(RuntimeWarning, match="no certificate written to .*: producing it took longer than "
+                                            "time_limit 0.5 s"):
+        est = ConsistentTreeClassifier(objective="size", engine="dp", time_limit=0.5,
+                                       proof=str(tmp_path / "c")).fit(data.X, data.y)
+    assert time.perf_counter() - start < 2 * 0.5 + 1.0
+    assert str(est.result_.status) == "OPTIMAL" and est.tree_ is not None and not (tmp_path / "c").exists()
+    start = time.perf_counter()
+    with pytest.warns(RuntimeWarning, match="certify: no certificate written"):
+        cert = certify(est.tree_, data, objective="size", engine="dp", time_limit=0.5, proof=str(tmp_path / "d"))
+    assert time.perf_counter() - start < 2 * 0.5 + 1.0
+    assert cert.status == "OPTIMAL" and "certificate" not in cert.params and not (tmp_path / "d").exists()
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_cli_prints_the_answer_when_the_certificate_passes_the_time_limit(tmp_path, capsys, monkeypatch):
+    """`satdt solve --proof --time-limit` and `satdt verify --proof --time-limit`: a producer past the limit
+    leaves the answer printed (exit 0) and one note, no certificate."""
+    _slow_witness(monkeypatch)
+    assert main(["solve", "iris", "--method", "sat-size", "--engine", "dp", "--time-limit", "1",
+                 "--proof", str(tmp_path / "c")]) == 0
+    captured = capsys.readouterr()
+    assert "OPTIMAL" in captured.out
+    assert "no certificate written: producing it took longer than --time-limit 1 s" in captured.err
+    tree = tmp_path / "t.json"
+    assert main(["solve", "iris", "--method", "sat-size", "--engine", "dp", "--export", "json", "--output", str(tree)]) == 0
+    capsys.readouterr()
+    assert main(["verify", "iris", "--tree", str(tree), "--objective", "size", "--engine", "dp", "--time-limit", "1",
+                 "--proof", str(tmp_path / "d")]) == 0
+    captured = capsys.readouterr()
+    assert "OPTIMAL" in captured.out and "RuntimeWarning" not in captured.err
+    assert "no certificate written: producing it took longer than" in captured.err
+    assert sorted(os.listdir(tmp_path)) == ["t.json"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +53,15 @@ def cmd_verify(a: argparse.Namespace) -> int:
         extra["progress"] = progress  # the engine's own events
     reporter = ProgressReporter("verify", None if extra else progress)  # else: start and done from here
     reporter.emit("start", message=f"certify {a.objective} on {data.name}")
-    cert = certify(model, data, objective=a.objective, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
-                   time_limit=deadline.from_now(), engine=a.engine, proof=a.proof, **extra)
+    with warnings.catch_warnings():  # (its note below instead)
+        warnings.filterwarnings("ignore", "certify: no certificate written", RuntimeWarning)
+        cert = certify(model, data, objective=a.objective, max_depth=a.max_depth, lam=a.lam, alpha=a.alpha,
+                       time_limit=deadline.from_now(), engine=a.engine, proof=a.proof, **extra)
     reporter.emit("done", incumbent=cert.best_found, bound=cert.bound, message=cert.status)
     if a.proof is not None and "certificate" not in cert.params:  # as `satdt solve --proof` says it
-        print(f"satdt: note: no certificate written: the result is {cert.status}"
-              + ("" if cert.optimum is not None or cert.status == "INFEASIBLE" else ", the optimum not proven"),
+        why = cert.params.get("no_certificate")  # (producing it ran out of time)
+        print(f"satdt: note: no certificate written: " + (why or f"the result is {cert.status}"
+              + ("" if cert.optimum is not None or cert.status == "INFEASIBLE" else ", the optimum not proven")),
               file=sys.stderr)
     if a.json:
         print(json.dumps(jsonable({**cert.to_dict(), "wall_s": round(a.clock.wall(), 3)})))

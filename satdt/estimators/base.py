@@ -155,16 +155,25 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             self._report_weights(plan, original, sw)
         self.tree_ = self.result_.tree
         if proof is not None:
-            from ..proof import certify_result
-
-            if str(self.result_.status) == "OPTIMAL":
-                certify_result(self.result_, data, proof, max_depth=getattr(self, "max_depth", None))
-            else:
-                import warnings
-
-                warnings.warn(f"{type(self).__name__}: no certificate written to {proof}: the result is "
-                              f"{self.result_.status}, not OPTIMAL", RuntimeWarning, stacklevel=2)
+            self._certify(proof, data)
         return self
+
+    def _certify(self, proof: str, data: Dataset) -> None:
+        """``proof=``: the certificate of an OPTIMAL result, within ``time_limit`` again (its own budget, as
+        ``satdt solve --proof`` gives it); a RuntimeWarning, and nothing written, otherwise."""
+        import warnings
+
+        from ..proof import certify_result, out_of_time, own_budget
+
+        why = f"the result is {self.result_.status}, not OPTIMAL"
+        if str(self.result_.status) == "OPTIMAL":
+            budget = own_budget(getattr(self, "time_limit", None))
+            try:
+                certify_result(self.result_, data, proof, max_depth=getattr(self, "max_depth", None), time_limit=budget)
+                return
+            except TimeoutError:  # (the fit's answer stands)
+                why = out_of_time(budget)
+        warnings.warn(f"{type(self).__name__}: no certificate written to {proof}: {why}", RuntimeWarning, stacklevel=3)
 
     # ------------------------------------------------------------ weights and missing values
     def _validate_weight_params(self) -> None:

@@ -61,7 +61,8 @@ class ConsistentTreeClassifier(TreeClassifier):
         An absent or empty directory: an OPTIMAL fit writes there a certificate (minimal witness
         rows, in ``result_.stats["witness_rows"]``, and a DRUP proof) that ``satdt check``
         verifies (:mod:`satdt.proof`; ``binarization="all"``; numeric and categorical features, a
-        categorical one as one test per category).
+        categorical one as one test per category). Producing it gets ``time_limit`` again; past
+        it the fit stands, with a RuntimeWarning and no certificate.
 
     Notes
     -----

@@ -118,7 +118,8 @@ class DPTreeClassifier(DepthBoundedClassifier):
     proof : str or None
         An absent or empty directory: an OPTIMAL fit writes there a certificate that
         ``satdt check`` verifies (:mod:`satdt.proof`; ``binarization="all"``; numeric and
-        categorical features, a categorical one as one test per category).
+        categorical features, a categorical one as one test per category). Producing it gets
+        ``time_limit`` again; past it the fit stands, with a RuntimeWarning and no certificate.
     n_jobs : int or None
         Threads of the search (scikit-learn's convention: None or -1 all the cores this process
         may use, ``-k`` all but ``k - 1``, 1 one thread). The optimum and the tree are the same for

@@ -38,7 +38,8 @@ from .check import FORMAT, VERSION, Invalid, check
 from .trusted import allowed_thresholds, expand, tree_cost
 from .trusted import uniq as _uniq
 
-__all__ = ["check", "Invalid", "write_certificate", "certify_result", "prepare_directory", "check_proof_data",
+__all__ = ["check", "Invalid", "write_certificate", "certify_result", "own_budget", "out_of_time",
+           "prepare_directory", "check_proof_data",
            "check_proof_options", "proof_for_cli", "FORMAT", "VERSION"]
 
 _OBJECTIVES = {"errors": "accuracy", "accuracy": "accuracy", "regularized": "regularized", "depth": "depth",
@@ -241,10 +242,11 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 out["claims"] = len(claims)
             else:
                 budget.check("the certificate's witness rows")
-                cnf, proof = drup_proof(Xe[rows], y[rows], C, D, m)
+                cnf, proof = drup_proof(Xe[rows], y[rows], C, D, m, deadline=budget)
                 man["files"].update(cnf="witness.cnf.gz", proof="witness.drup.gz")
                 files["witness.cnf.gz"], files["witness.drup.gz"] = cnf, proof
         out["witness_rows"] = man["witness_rows"]
+    budget.check("the certificate's files")  # (the claims' text of a long proof: none written past the limit)
     man["producer"] = {"satdt": _version(), "produce_s": round(time.perf_counter() - t0, 4)}
     tmp = os.path.join(os.path.dirname(os.path.abspath(directory)),
                        f".{os.path.basename(os.path.abspath(directory))}.tmp{os.getpid()}")
@@ -330,6 +332,26 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
     if "witness_rows" in info:
         result.stats["witness_rows"] = info["witness_rows"]
     return info
+
+
+def out_of_time(time_limit: float | None, option: str = "time_limit") -> str:
+    """Why no certificate was written when its producer stopped with a TimeoutError: a signal
+    (:func:`satdt.deadline.interrupt`) or its time limit (``option`` names it as the user gave it)."""
+    from ..deadline import interrupted
+
+    signum = interrupted()
+    if signum is not None:
+        return f"interrupted by signal {signum} while producing it"
+    return f"producing it took longer than {option} {time_limit:g} s"
+
+
+def own_budget(time_limit: Any) -> float | None:
+    """The certificate's own time limit after a solve limited by ``time_limit`` (seconds, a
+    :class:`~satdt.deadline.Deadline` or None): as long again, as ``satdt solve --proof`` gives it."""
+    from ..deadline import Deadline
+
+    seconds = time_limit.time_limit if isinstance(time_limit, Deadline) else time_limit
+    return None if seconds is None else max(1e-3, float(seconds))
 
 
 _CLI_METHODS = ("dp", "sat-depth", "sat-size", "maxsat", "binoct", "oct", "cpsat")
@@ -447,6 +469,9 @@ def check_proof_data(directory: str, binarization: str, data: Any) -> None:
     prepare_directory(directory)
 
 
+_STOPPED: list = []  # the last producer stopped under `satdt solve --proof` (see proof_for_cli)
+
+
 def proof_for_cli(a: Any, model: Any, data: Any, produce: bool = True) -> None:
     """``satdt solve --proof DIR``: the certificate of an OPTIMAL result (a note otherwise, or when not
     ``produce``: the watchdog's answer at the time limit); its figures go to ``stats["proof"]`` (and
@@ -461,13 +486,11 @@ def proof_for_cli(a: Any, model: Any, data: Any, produce: bool = True) -> None:
         return
     try:  # the certificate gets --time-limit again (its own budget, after the solve)
         info = certify_result(result, data, a.proof, max_depth=a.max_depth, time_limit=a.time_limit)
-    except TimeoutError:  # (nothing written: the directory as it was)
-        from ..deadline import interrupted
-
-        signum = interrupted()
-        why = (f"interrupted by signal {signum} while producing it" if signum is not None else
-               f"producing it took longer than --time-limit {a.time_limit:g} s")
-        print(f"satdt: note: no certificate written: {why}", file=sys.stderr)
+    except TimeoutError as exc:  # (nothing written: the directory as it was)
+        # its frames (the stopped witness search's compiled memo: bmi DT_size 3 s to free at 100 s) kept until
+        # the program's exit (os._exit: never freed), not freed before the answer is printed
+        _STOPPED[:] = [exc]
+        print(f"satdt: note: no certificate written: {out_of_time(a.time_limit, '--time-limit')}", file=sys.stderr)
         return
     except ValueError as exc:  # refused (the directory, the data): the solve's answer is still printed
         print(f"satdt: note: no certificate written: {exc}", file=sys.stderr)

@@ -22,6 +22,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+
+from ..deadline import DeadlineExpired
 from .reference_encoding import encode
 
 __all__ = ["find_witness", "drup_proof", "core_clauses", "PROOF_SOLVER"]
@@ -111,7 +113,7 @@ class _Questions:
     regularized DP with ``lam = 1 / (n (m + 2))`` that :func:`_fits` runs.
     """
 
-    deadline: Any = None  # a satdt.deadline.Deadline looked at before each question (find_witness)
+    deadline: Any = None  # a satdt.deadline.Deadline looked at before and during each question (find_witness)
 
     def __init__(self, X: np.ndarray, y: np.ndarray, depth: int, max_splits: int | None):
         from ..binarize import Binarizer
@@ -172,10 +174,15 @@ class _Questions:
             return None
         if self.box is not None:
             return self._ask_boxes(rows)
-        # the core's call of CoreSearch.run, its tree kept as arrays (see predict); no deadline
-        out = self.search._core.solve(self.depth, int(self.ub), 1e300, None, 2.0, 0,
-                                      _distinct(self.row_of[rows]), None, None, satisfice=self.satisfice)
-        if not out["finished"]:
+        # the core's call of CoreSearch.run, its tree kept as arrays (see predict), stopped at the deadline
+        # (its clock and, every 50 ms, expired(): bmi DT_size's refutations take 1-8 s each)
+        left = None if self.deadline is None else self.deadline.remaining()
+        out = self.search._core.solve(self.depth, int(self.ub), 1e300 if left is None else left, None, 2.0, 0,
+                                      _distinct(self.row_of[rows]), None if self.deadline is None else
+                                      self.deadline.expired, None, satisfice=self.satisfice)
+        if not out["finished"]:  # (cut short: never read as an answer)
+            if self.deadline is not None:
+                raise DeadlineExpired("the certificate's witness search: out of time")
             raise RuntimeError("witness search: the DP did not finish")
         if out["tree"] is None or out["value"] >= self.ub:  # (a memo hit may hand back an optimum >= ub)
             if out["value"] < self.ub:
@@ -320,8 +327,8 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
     """A minimal set of row indices on which no tree of depth <= ``depth`` (with <= ``max_splits``
     splits) classifies every row. Raises ValueError when all the rows admit such a tree, and
     :class:`~satdt.deadline.DeadlineExpired` (a TimeoutError) when ``deadline`` (a
-    :class:`~satdt.deadline.Deadline`) expires: it is looked at between questions, never inside one
-    (a question cut short must not be read as "no tree").
+    :class:`~satdt.deadline.Deadline`) expires: it is looked at before each question and by the
+    compiled search during it (a question cut short raises; it is never read as "no tree").
 
     On data with conflicting rows (identical features, different classes) the witness is the
     first such pair: no tree separates them, and one row alone is a leaf's."""
@@ -357,15 +364,35 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
     return _shrink(qs, W)
 
 
-def core_clauses(n_vars: int, clauses: list[list[int]], rounds: int = 3) -> list[list[int]]:
+#: the conflicts of one CaDiCaL call of :func:`core_clauses` (it cannot be interrupted in PySAT: the deadline is
+#: looked at between calls; a formula refuted within the first call gets the same core as by one unlimited call).
+#: Measured: 2,000 conflicts 0.03-0.2 s on iris DT_size's witness (20,000: 2.2 s); the DRUP route's CPU time
+#: 0.78x (iris DT_size) / 1.0x (monk2 DT_depth) / 1.24x (mouse DT_size) of one unlimited call, other cores
+CORE_CONFLICTS = 2_000
+
+
+def _out_of_time(deadline: Any, what: str) -> None:
+    """Raise :class:`~satdt.deadline.DeadlineExpired` when ``deadline`` (or None) has passed."""
+    if deadline is not None and deadline.expired():
+        raise DeadlineExpired(f"{what}: out of time")
+
+
+def core_clauses(n_vars: int, clauses: list[list[int]], rounds: int = 3, deadline: Any = None) -> list[list[int]]:
     """An unsatisfiable subset of ``clauses`` (the solver's core, shrunk a few times): a proof of
-    its UNSAT is one of the whole formula, and the verified checker runs faster on fewer clauses."""
+    its UNSAT is one of the whole formula, and the verified checker runs faster on fewer clauses.
+    :class:`~satdt.deadline.DeadlineExpired` past ``deadline`` (looked at every
+    :data:`CORE_CONFLICTS` conflicts)."""
     from pysat.solvers import Solver
 
     for _ in range(rounds):
         sel = [n_vars + 1 + i for i in range(len(clauses))]
         with Solver(name="cadical195", bootstrap_with=[c + [-v] for c, v in zip(clauses, sel)]) as s:
-            if s.solve(assumptions=sel):
+            status = None
+            while status is None:
+                _out_of_time(deadline, "the certificate's DRUP proof")
+                s.conf_budget(CORE_CONFLICTS)
+                status = s.solve_limited(assumptions=sel)
+            if status:
                 raise ValueError("the witness rows are satisfiable: no proof")
             core = set(s.get_core() or [])
         if len(core) == len(clauses):
@@ -374,16 +401,25 @@ def core_clauses(n_vars: int, clauses: list[list[int]], rounds: int = 3) -> list
     return clauses
 
 
-def drup_proof(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_splits: int | None = None
-               ) -> tuple[str, str]:
+def drup_proof(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_splits: int | None = None,
+               deadline: Any = None) -> tuple[str, str]:
     """The DIMACS text of an unsatisfiable subset of the reference encoding of ``(X, y)`` and a
-    DRUP proof of its UNSAT."""
+    DRUP proof of its UNSAT; :class:`~satdt.deadline.DeadlineExpired` past ``deadline`` (a
+    :class:`~satdt.deadline.Deadline`: the proof's solver is interrupted by its watchdog)."""
     from pysat.solvers import Solver
 
     n_vars, clauses, _, _ = encode(X, y, n_classes, depth, max_splits)
-    clauses = core_clauses(n_vars, clauses)
+    clauses = core_clauses(n_vars, clauses, deadline=deadline)
+    _out_of_time(deadline, "the certificate's DRUP proof")
     with Solver(name=PROOF_SOLVER, bootstrap_with=clauses, with_proof=True) as s:
-        if s.solve():
+        if deadline is None:
+            status = s.solve()
+        else:
+            with deadline.watch(s.interrupt):
+                status = s.solve_limited(expect_interrupt=True)
+        if status is None:
+            raise DeadlineExpired("the certificate's DRUP proof: out of time")
+        if status:
             raise ValueError("the witness rows are satisfiable: no proof")
         proof = s.get_proof() or []
     if not proof or proof[-1].split() != ["0"]:  # (UNSAT by unit propagation: Glucose logs no empty clause)
