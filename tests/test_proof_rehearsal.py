@@ -173,3 +173,32 @@ def test_a_lam_past_the_integers_is_refused_by_producer_and_checker(certificate,
     _manifest(bad, lam=f"1/{2 ** 50 // n}")  # (within the integers: refused for its tree's cost, not its lam)
     with pytest.raises(Invalid, match="tree"):
         check(bad)
+
+
+@pytest.mark.parametrize("end", [float("nan"), float("-inf")])
+def test_a_range_entry_with_a_non_finite_end_is_not_a_candidate(tmp_path, capsys, end):
+    """A forged split claim (review44): a range ``[f, NaN, hi, left, right]`` (json reads NaN) put every row of
+    the set on its left side, pointing at the set's own leaf claim, and its coverage of -1 passed as covered: a
+    single leaf of 3 errors was accepted as optimal where one split makes 1 error. A non-finite threshold is no
+    candidate (in a path step too), and a gap counted below zero is not covered."""
+    (tmp_path / "d.csv").write_text("x0,y\n0,A\n0,B\n1,A\n1,A\n2,B\n2,B\n")
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    assert main(["solve", str(tmp_path / "d.csv"), "--method", "dp", "--max-depth", "1", "--proof", str(good)]) == 0
+    check(good)
+    shutil.copytree(good, bad)
+    _manifest(bad, value=3, errors=3, leaves=1)
+    (bad / "tree.json").write_text(json.dumps({"classes": ["A", "B"], "root": {"class": "A"}}))
+    claims = [{"id": 0, "path": [], "depth": 0, "bound": 3, "rule": "leaf"},
+              {"id": 1, "path": [[0, 0.0, "L"]], "depth": 0, "bound": 1, "rule": "leaf"},
+              {"id": 2, "path": [[0, 0.0, "R"]], "depth": 0, "bound": 2, "rule": "leaf"},
+              {"id": 3, "path": [], "depth": 1, "bound": 3, "rule": "split",
+               "tests": [[0, 0.0, 1, 2], [0, end, 0.0, 0, 2]]}]
+    _text_gz(bad, "claims.jsonl.gz", "\n".join(map(json.dumps, claims)) + "\n")
+    with pytest.raises(Invalid, match="not finite"):
+        check(bad)
+    claims[1]["path"] = [[0, end, "L"]]  # (a path step past every value)
+    claims[3]["tests"] = [[0, 0.0, 1, 2]]
+    _text_gz(bad, "claims.jsonl.gz", "\n".join(map(json.dumps, claims)) + "\n")
+    with pytest.raises(Invalid, match="not finite"):
+        check(bad)
+    capsys.readouterr()

@@ -380,7 +380,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                     need = np.arange(1, v.size) if allowed is None else \
                         _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
                     need = need[(need >= 1) & (need < v.size)]
-                    miss = need[np.cumsum(cov)[need] == 0]  # (gaps 1 .. |v| - 1 of S's values, or the allowed ones)
+                    miss = need[np.cumsum(cov)[need] <= 0]  # (gaps 1 .. |v| - 1 of S's values, or the allowed ones)
                     if miss.size:  # (a category's column: its one gap)
                         raise Invalid(f"{at}: no entry for the test {label[f]} {v[miss[0] - 1]!r} (gap {miss[0]} of {v.size - 1})")
                 ok = True

@@ -102,8 +102,8 @@ def test_of(where: list, f, t) -> tuple[int, float]:
         if not isinstance(t, str) or t not in where[f]:
             raise Invalid(f"{t!r} is not a category of the categorical column {f}")
         return where[f][t], 0.5
-    if isinstance(t, (str, bool)):
-        raise Invalid(f"a category test {t!r} on the numeric column {f}")
+    if isinstance(t, (str, bool)) or not np.isfinite(float(t)):  # (a NaN range end: every row on one side)
+        raise Invalid(f"{t!r} is not a threshold of the numeric column {f} (a category test or not finite)")
     return where[f], float(t)
 
 
@@ -133,7 +133,7 @@ def split_test(where: list, e: list, allowed: dict | None, at: str) -> tuple[int
         raise Invalid(f"{at}: test {e[:-2]}: {exc}") from None
     cat = isinstance(where[e[0]], dict)
     test = f"x{e[0]} == {e[1]!r}" if cat else f"x{e[0]} <= {lo!r}" + (f" .. {hi!r}" if len(e) == 5 else "")
-    if (cat and len(e) == 5) or lo > hi or (allowed is not None and (lo not in allowed.get(col, ()) or
+    if (cat and len(e) == 5) or not lo <= hi or (allowed is not None and (lo not in allowed.get(col, ()) or
                                                                      hi not in allowed.get(col, ()))):
         raise Invalid(f"{at}: test {test} is not a candidate")
     return col, lo, hi, test
