@@ -45,7 +45,7 @@ import numpy as np
 
 from .data import DataError, Dataset
 
-__all__ = ["WeightPlan", "plan_weights", "check_sample_weight", "class_factors", "OBJECTIVES",
+__all__ = ["WeightPlan", "plan_weights", "check_sample_weight", "class_factors", "regularized_factors", "OBJECTIVES",
            "EXACT_LIMIT", "ROUND_TOTAL", "load_costs", "relabel_for_options"]
 
 #: accuracy objectives the depth-bounded exact estimators take
@@ -190,6 +190,18 @@ def _class_weight_costs(costs: list[list[Fraction]]) -> list[Fraction] | None:
             return None
         out.append((min(others) - row[i]) if others else Fraction(0))
     return out
+
+
+def regularized_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objective: str,
+                        sample_weight: np.ndarray | None, costs: Any = None) -> np.ndarray:
+    """Each class's weight (floats) in the regularized objective, weighted errors / total weight + lam x
+    leaves: a cost matrix's class weights (the only costs it takes), else :func:`class_factors`'."""
+    cost = load_costs(costs, len(classes))
+    simple = None if cost is None else _class_weight_costs(cost)
+    if cost is not None and simple is None:
+        raise DataError(GENERAL_COSTS_ONLY)
+    factors = simple if simple is not None else class_factors(y, classes, class_weight, objective, sample_weight)
+    return np.array([float(v) for v in factors])
 
 
 @dataclass

@@ -82,7 +82,8 @@ def test_a_rounded_total_stays_within_the_limit(limit):
         assert not plan.exact and int(plan.data.weight.sum()) <= limit
 
 
-@pytest.mark.parametrize("cls_kw", [dict(), dict(class_weight="balanced"), dict(objective="balanced_accuracy")])
+@pytest.mark.parametrize("cls_kw", [dict(), dict(class_weight="balanced"), dict(objective="balanced_accuracy"),
+                                    dict(costs=[[0, 1, 1], [5, 0, 5], [2, 2, 0]])])  # (costs as class weights 1, 5, 2)
 def test_the_regularized_objective_of_rounded_weights_is_the_users(cls_kw):
     """With rounded weights the regularized objective is evaluated on the user's weights (errors_w / W + lam x
     leaves), as the accuracy objectives are, not read off the rounded integers (which differ by up to the bound)."""
@@ -95,8 +96,8 @@ def test_the_regularized_objective_of_rounded_weights_is_the_users(cls_kw):
                   CPSATTreeClassifier(max_depth=2, lam=0.01, time_limit=60, **cls_kw)):
         model.fit(data.X, data.labels, sample_weight=weight)
         assert model.result_.stats["weight_rounding_bound"] > 0
-        f = np.array([float(v) for v in class_factors(data.y, data.classes, cls_kw.get("class_weight"),
-                                                       cls_kw.get("objective", "accuracy"), weight)])
+        f = np.array([1.0, 5.0, 2.0]) if "costs" in cls_kw else np.array([float(v) for v in class_factors(
+            data.y, data.classes, cls_kw.get("class_weight"), cls_kw.get("objective", "accuracy"), weight)])
         w = weight * f[data.y]
         value = w[model.predict(data.X) != data.labels].sum() / w.sum() + 0.01 * model.tree_.n_leaves
         assert model.result_.objective == pytest.approx(value, rel=1e-12)

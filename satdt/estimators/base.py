@@ -277,14 +277,15 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         """Objective and bound in the user's units, the stats of the weights, the leaves' counts
         from the user's weights, and the check of the objective on the original rows."""
         from ..solvers.common import TreeCheckError
-        from ..weights import class_factors
+        from ..weights import class_factors, regularized_factors
 
         res = self.result_
         res.stats.update(plan.stats())
         if res.objective_name == "regularized" and getattr(self, "lam", None) is not None and not plan.exact \
                 and res.tree is not None:  # errors_w / W + lam x leaves on the user's weights, not the rounded ones
-            w = (np.ones(original.n_rows) if sw is None else sw) * np.array([float(v) for v in class_factors(
-                original.y, original.classes, getattr(self, "class_weight", None), self.accuracy_objective, sw)])[original.y]
+            w = (np.ones(original.n_rows) if sw is None else sw) * regularized_factors(
+                original.y, original.classes, getattr(self, "class_weight", None), self.accuracy_objective, sw,
+                getattr(self, "costs", None) if self._accepts_costs else None)[original.y]
             wrong = res.tree.predict_index(original.X) != original.y
             res.objective = float(w[wrong].sum() / w.sum()) + float(self.lam) * res.tree.n_leaves
         if res.objective_name != "errors":
