@@ -154,6 +154,10 @@ def _all_numeric(frame: Any) -> bool:
     return all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t) for t in frame.dtypes)
 
 
+#: how to fit on data with missing values (a NaN's message; not for judging a given tree: satdt.verify)
+MISSING_HINT = "or fit with missing='learn' (satdt solve --missing learn)"
+
+
 def _check_finite(values: np.ndarray, name: str, allow_nan: bool = False) -> None:
     bad = ~np.isfinite(values)
     if allow_nan:
@@ -163,8 +167,7 @@ def _check_finite(values: np.ndarray, name: str, allow_nan: bool = False) -> Non
         kind = "missing (NaN)" if np.isnan(values[rows[0]]) else "infinite"
         raise DataError(
             f"feature '{name}' has {len(rows)} {kind} or non-finite value(s), first at row {rows[0]}; "
-            + ("impute or drop them first, or fit with missing='learn' (satdt solve --missing learn)"
-               if np.isnan(values[rows[0]]) else "impute or drop them first")
+            + "impute or drop them first" + (f", {MISSING_HINT}" if np.isnan(values[rows[0]]) else "")
         )
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .binarize import Binarizer, BinaryProblem
-from .data import Dataset, prepare
+from .data import MISSING_HINT, DataError, Dataset, prepare
 from .deadline import Deadline
 from .fit import fit_problem
 from .methods import METHODS
@@ -195,6 +195,16 @@ def _grouped_categories(tree: Tree, data: Dataset) -> str | None:
 
 
 # ---------------------------------------------------------------------------- values
+def complete_data(load: Any, *args: Any) -> Dataset:
+    """``load(*args)`` (:func:`~satdt.data.prepare`, :func:`~satdt.datasets.load_dataset`) for judging a tree:
+    a NaN's error says that trees are judged on complete data (fitting with missing='learn' does not apply)."""
+    try:
+        return load(*args)
+    except DataError as exc:
+        why = ": certify / satdt verify judge a tree on complete data"
+        raise DataError(str(exc).replace(f", {MISSING_HINT}", why)) from None
+
+
 def tree_value(tree: Tree, data: Dataset, objective: str, lam: float | None = None,
                alpha: float | None = None) -> float:
     """The tree's value for ``objective`` (or its :class:`SolveResult` name, :func:`objective_of`)
@@ -365,7 +375,7 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
     _check_args(objective, lam, alpha, engine)
     if not trees:
         raise ValueError("no tree to certify")
-    data = X if isinstance(X, Dataset) else prepare(X, y)
+    data = X if isinstance(X, Dataset) else complete_data(prepare, X, y)
     given = [as_tree(t, data) for t in trees]
     values = [tree_value(t, data, objective, lam, alpha) for t in given]
     for t in given:

@@ -205,3 +205,22 @@ def test_one_status_vocabulary_and_objective_names():
     assert objective_of("nodes") == "size"
     with pytest.raises(ValueError, match="unknown objective 'width'"):
         objective_of("width")
+
+
+def test_missing_values_are_refused_as_judging_needs_complete_data(tmp_path, capsys):
+    """``certify`` and ``satdt verify`` judge a given tree on complete data: a NaN's message says so, not the fit's
+    hint (missing='learn', ``satdt solve --missing learn``), which does not apply to judging a tree."""
+    from satdt.data import DataError
+    from satdt.verify import certify
+
+    leaf = {"classes": ["A", "B"], "root": {"class": "A"}}
+    with pytest.raises(DataError, match="judge a tree on complete data") as err:
+        certify(leaf, np.array([[1.0], [np.nan], [2.0]]), ["A", "B", "A"])
+    assert "missing='learn'" not in str(err.value)
+    (tmp_path / "d.csv").write_text("a,y\n1,A\n,B\n2,A\n")
+    (tmp_path / "t.json").write_text(json.dumps(leaf))
+    assert main(["verify", str(tmp_path / "d.csv"), "--tree", str(tmp_path / "t.json")]) == 1
+    err = capsys.readouterr().err
+    assert "judge a tree on complete data" in err and "--missing learn" not in err
+    with pytest.raises(DataError, match="--missing learn"):  # (the fit's message keeps its hint)
+        prepare(np.array([[1.0], [np.nan]]), ["A", "B"])

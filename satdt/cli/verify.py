@@ -12,7 +12,7 @@ from typing import Any
 from ..data import DataError, load_dataset
 from ..deadline import set_max_memory
 from ..tree import Tree
-from ..verify import certify
+from ..verify import certify, complete_data
 from .common import EXIT_OK, jsonable, progress_callback
 
 
@@ -42,7 +42,7 @@ def cmd_verify(a: argparse.Namespace) -> int:
     if a.max_memory is not None:
         set_max_memory(a.max_memory)
     progress = progress_callback(a)
-    data = load_dataset(a.data)
+    data = complete_data(load_dataset, a.data)
     model = _load_model(a)
     if a.objective == "regularized" and a.lam is None:
         raise DataError("--objective regularized needs --lam")
