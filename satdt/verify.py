@@ -355,8 +355,8 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
         try:
             cert.params["certificate"] = write_certificate(proof, best, data, cert.objective,
                                                            max_depth=cert.max_depth, lam=lam_cert, time_limit=budget)
-        except TimeoutError:  # (the answer stands; nothing written, the directory as it was)
-            cert.params["no_certificate"] = out_of_time(budget)
+        except (TimeoutError, ValueError) as exc:  # (the answer stands; nothing written, the directory as it was)
+            cert.params["no_certificate"] = out_of_time(budget) if isinstance(exc, TimeoutError) else str(exc)
             warnings.warn(f"certify: no certificate written to {proof}: {cert.params['no_certificate']}",
                           RuntimeWarning, stacklevel=2)
     return cert

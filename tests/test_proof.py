@@ -73,9 +73,10 @@ def test_checker_imports_only_numpy_stdlib_drup_and_the_reference_encoding():
     # reading (categorical columns too), the tests' parsing, the tree's cost and the DRUP route in trusted.py (220;
     # 285 since the box rule, h43b: the manifest's reading and the tree's match with its question moved there, to keep
     # check.py at 450 with the rule's 34 lines; 296 since the batched depth2 counts, h43c: a claim's path walked there;
-    # 300 since a negative lam is refused)
+    # 300 since a negative lam is refused; 306 since the limit of the costs' integers is one function that the
+    # producer shares, past_int64, review44b: a valid certificate was written and then refused)
     assert len((PROOF / "check.py").read_text().splitlines()) <= 450
-    assert len((PROOF / "trusted.py").read_text().splitlines()) <= 300
+    assert len((PROOF / "trusted.py").read_text().splitlines()) <= 306
 
 
 # ---------------------------------------------------------------- the checker's own computations

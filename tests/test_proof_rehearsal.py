@@ -14,9 +14,11 @@ import pytest
 from satdt.binarize import Binarizer
 from satdt.cli import main
 from satdt.data import prepare
+from satdt.deadline import Deadline
 from satdt.proof import certify_result, check
 from satdt.proof.check import Invalid
 from satdt.solvers.dp import solve_max_accuracy_dp, solve_regularized_dp
+from satdt.solvers.dp.search import CoreSearch
 
 
 @pytest.fixture(scope="module")
@@ -162,8 +164,10 @@ def test_a_lam_past_the_integers_is_refused_by_producer_and_checker(certificate,
     data = prepare(rng.integers(0, 4, size=(60, 3)).astype(float), rng.integers(0, 3, size=60))
     res = solve_regularized_dp(Binarizer("all").problem(data), max_depth=2, lam=2.0 ** -58)
     assert res.status == "OPTIMAL"
-    with pytest.raises(ValueError, match=r"exceeds 2\^53"):
+    with pytest.raises(ValueError, match="64-bit"):  # (the checker's limit, shared: trusted.past_int64)
         certify_result(res, data, tmp_path / "tiny", max_depth=2)
+    with pytest.raises(ValueError, match=r"exceeds 2\^53"):  # (the core's own, before its constructor)
+        CoreSearch(Binarizer("all").problem(data), Deadline(None), 0.0, q=2 ** 58, leaf_cost=60)
     bad = tmp_path / "bad"
     shutil.copytree(certificate, bad)
     n = int(_man_value(bad, "n_rows"))
@@ -202,3 +206,46 @@ def test_a_range_entry_with_a_non_finite_end_is_not_a_candidate(tmp_path, capsys
     with pytest.raises(Invalid, match="not finite"):
         check(bad)
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("test", [{"feature": 1, "threshold": float("nan")}, {"feature": 1, "threshold": float("inf")},
+                                  {"feature": 0.5, "threshold": -1.0}])
+def test_a_tree_test_not_a_candidate_is_refused(tmp_path, test):
+    """review44b: the tree file's tests are the search space's too: a NaN / infinite threshold (every row on one
+    side, the tree's cost unchanged) or a feature 0.5 (read as 0) made a tree outside the space "optimal"."""
+    from satdt.estimators import DPTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(80, 2)).astype(float)
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    DPTreeClassifier(max_depth=2, proof=str(good)).fit(X, (X[:, 0] > 1).astype(int))  # (a depth-1 tree suffices)
+    check(good)
+    shutil.copytree(good, bad)
+    tree = json.loads((bad / "tree.json").read_text())
+    root = tree["root"]
+    side = {"left": root, "right": {"class": 0}} if test["threshold"] == float("inf") else \
+        {"left": {"class": 1}, "right": root}  # (the rows all go to the original tree: the same cost)
+    (bad / "tree.json").write_text(json.dumps({**tree, "root": {**test, **side}}))
+    with pytest.raises(Invalid, match="tree: "):
+        check(bad)
+
+
+def test_a_lam_whose_costs_pass_the_checkers_integers_gets_no_certificate(tmp_path):
+    """The producer and the checker share one limit (trusted.past_int64): a lam with many digits on 200,000 rows
+    (q n + lc (n + 2) >= 2^62, yet the tree's costs fit at depth 1) was written, then refused by the checker
+    (review44b); it is checked now, and a lam past the limit is refused by the producer, not written."""
+    from fractions import Fraction
+
+    from satdt.estimators import DPTreeClassifier
+    from satdt.proof import write_certificate
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(200_000, 1)).astype(float)
+    y = ((X[:, 0] > 0) ^ (rng.random(200_000) < 0.1)).astype(int)
+    DPTreeClassifier(max_depth=1, lam=0.0123456789, proof=str(tmp_path / "c"), time_limit=120).fit(X, y)
+    check(tmp_path / "c")
+    data = prepare(X[:1000], y[:1000])
+    tree = DPTreeClassifier(max_depth=1).fit(X[:1000], y[:1000]).tree_
+    with pytest.raises(ValueError, match="64-bit"):
+        write_certificate(tmp_path / "d", tree, data, "regularized", max_depth=1, lam=Fraction(2 ** 52, 3))
+    assert not (tmp_path / "d").exists()

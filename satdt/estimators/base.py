@@ -173,6 +173,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
                 return
             except TimeoutError:  # (the fit's answer stands)
                 why = out_of_time(budget)
+            except ValueError as exc:  # (a result the certificate cannot carry: lam past the checker's integers)
+                why = str(exc)
         warnings.warn(f"{type(self).__name__}: no certificate written to {proof}: {why}", RuntimeWarning, stacklevel=3)
 
     # ------------------------------------------------------------ weights and missing values

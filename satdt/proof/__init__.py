@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from .check import FORMAT, VERSION, Invalid, check
-from .trusted import allowed_thresholds, expand, tree_cost
+from .trusted import allowed_thresholds, expand, past_int64, tree_cost
 from .trusted import uniq as _uniq
 
 __all__ = ["check", "Invalid", "write_certificate", "certify_result", "own_budget", "out_of_time",
@@ -172,6 +172,8 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
             if lam is None:
                 raise ValueError("the regularized objective needs lam")
             lam_f = Fraction(lam)
+            if past_int64(n, lam_f, d):  # (the checker would refuse it: its int64 costs could wrap)
+                raise ValueError(f"lam {lam_f}: its costs on {n} rows pass the checker's 64-bit integers")
             man["lam"] = f"{lam_f.numerator}/{lam_f.denominator}"
             q, lc = lam_f.denominator, lam_f.numerator * n
         else:

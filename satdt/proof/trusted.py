@@ -175,8 +175,8 @@ def tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], q: i
         node, S, d = stack.pop()
         depth = max(depth, d)
         if "feature" in node:
-            f, cat = int(node["feature"]), node.get("category")
-            if not 0 <= f < len(where) or (cat is None) == isinstance(where[f], dict):
+            f, cat = node["feature"], node.get("category")  # (a whole number: int() would read 1.5 as 1)
+            if type(f) is not int or not 0 <= f < len(where) or (cat is None) == isinstance(where[f], dict):
                 raise Invalid(f"tree: a test on feature {f} is not in the search space (no such feature, a "
                               "category test on a numeric one or a threshold on a categorical one)")
             if cat is not None:  # a category absent from the data sends no row left
@@ -184,7 +184,7 @@ def tree_cost(tree: dict, X: np.ndarray, y: np.ndarray, classes: list[str], q: i
                 go = np.zeros(S.size, bool) if e is None else X[S, e] <= 0.5
             else:
                 t = float(node["threshold"])
-                if allowed is not None and t not in allowed.get(where[f], ()):
+                if not np.isfinite(t) or (allowed is not None and t not in allowed.get(where[f], ())):
                     raise Invalid(f"tree: test x{f} <= {t!r} is not in the search space")
                 go = X[S, where[f]] <= t
             splits += 1
@@ -237,6 +237,12 @@ def consistent_question(man: dict, tree_info: tuple, n_rows: int) -> tuple[int, 
     return value, question, said, rows
 
 
+def past_int64(n: int, lam: Fraction, max_depth: int | None) -> bool:
+    """Whether costs ``q errors + lc leaves`` (lam = p / q, lc = p n) of trees of depth <= ``max_depth`` on ``n`` rows
+    may pass 2^62, where the checker's int64 sums could wrap: refused by the checker, never written by the producer."""
+    return lam.denominator * n + lam.numerator * n * (min(n, 2 ** min(max_depth or 62, 62)) + 2) >= 2 ** 62
+
+
 def read_certificate(d: str) -> tuple:
     """The manifest of the certificate in ``d`` (its format and version checked), its data (:func:`read_data`), the
     cost's integers and the tree's cost (:func:`tree_cost`): ``(man, X, y, classes, where, space, lam, q, lc, tree_info)``;
@@ -254,7 +260,7 @@ def read_certificate(d: str) -> tuple:
     classes = [str(c) for c in man["classes"]]
     X, y, where = read_data(os.path.join(d, man["files"]["data"]), cat, classes)
     lam = Fraction(man["lam"]) if man.get("lam") is not None else None
-    if lam is not None and (lam < 0 or X.shape[0] * (lam.denominator + lam.numerator * (X.shape[0] + 2)) >= 2 ** 62):
+    if lam is not None and (lam < 0 or past_int64(X.shape[0], lam, man.get("max_depth"))):
         raise Invalid(f"manifest.json: lam {man['lam']} is negative or past 64-bit costs")  # (leaves cost >= 0)
     q, lc = (1, 0) if lam is None else (lam.denominator, lam.numerator * X.shape[0])
     with open(os.path.join(d, man["files"]["tree"]), encoding="utf-8") as fh:
