@@ -329,8 +329,9 @@ class _NearestOther:
 
     The box DP's growth adds the wrong rows nearest a row of another class (:func:`_pick`): they
     force the splits between close rows of different classes, so an infeasible set comes sooner
-    (car DT_depth: 188 -> 74 rows grown, balance-scale DT_depth 240 -> 183, car DT_size 239 -> 142;
-    benchmarks/results/proof.md (h44g)). Only an order of the growth: the witness stays minimal."""
+    (rows grown, the mean of seeds 0-4: car DT_depth 210 -> 77, its witness search 98 -> 65 ms CPU; car
+    DT_size 243 -> 154, 207 -> 139 ms; balance-scale DT_depth 241 -> 205, 67 -> 64 ms; benchmarks/results/
+    proof.md (h44g)). Only an order of the growth: the deletion keeps the witness minimal."""
 
     def __init__(self, X: np.ndarray, code: np.ndarray, rows):
         self.position = np.column_stack([np.unique(col, return_inverse=True)[1] / max(1, np.unique(col).size - 1)
@@ -401,9 +402,9 @@ def find_witness(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, max_s
         if nearest is not None:
             nearest.add(new_rows)
     if nearest is not None and max_splits is not None:
-        # DT_size on the box DP: the newest rows are tried first, the trial the kept trees (the growth's last,
-        # made without the last rows) repair most often (balance-scale DT_size 210 -> 139 ms CPU; DT_depth:
-        # the same time, larger witnesses on small random sets)
+        # DT_size on the box DP: the newest rows are tried first, the trials the kept trees (the growth's last,
+        # made without the last rows) repair most often (balance-scale DT_size with the nearest growth: 210 ->
+        # 139 ms CPU; DT_depth: the same time, larger witnesses on the tests' small random sets)
         W = added[::-1]
     else:
         W = sorted(W, key=lambda r: (missed[r], r))  # rows that few trees got wrong are tried first
