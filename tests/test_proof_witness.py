@@ -15,7 +15,7 @@ from satdt.binarize import Binarizer
 from satdt.data import prepare
 from satdt.proof import witness
 from satdt.proof.reference_encoding import encode
-from satdt.proof.witness import _fits, _Questions, _rotations, _shrink, find_witness
+from satdt.proof.witness import _fits, _NearestOther, _Questions, _rotations, _shrink, find_witness
 from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
 
 
@@ -159,6 +159,55 @@ def test_witnesses_are_minimal_and_no_larger_than_the_old_search(question, route
         new_total += len(rows)
         old_total += len(_old_find_witness(X, y, D, m, seed=seed))
     assert new_total <= old_total, (new_total, old_total)
+
+
+def test_nearest_other_class_distance_is_its_definition():
+    """_NearestOther (the box growth's order) against its definition: for every row, the least sum of
+    feature-rank gaps to a row of another class among the rows added so far, rows added in steps."""
+    rng = np.random.default_rng(3)
+    for seed in range(40):
+        n, p, C = int(rng.integers(2, 25)), int(rng.integers(1, 4)), int(rng.integers(2, 4))
+        X = rng.integers(0, 5, size=(n, p)).astype(float) if seed % 2 else rng.normal(size=(n, p)).round(1)
+        code = rng.integers(0, C, size=n)
+        position = np.column_stack([np.searchsorted(np.unique(c), c) / max(1, np.unique(c).size - 1) for c in X.T])
+        steps = np.array_split(rng.permutation(n), int(rng.integers(1, 5)))
+        nearest, present = _NearestOther(X, code, steps[0].tolist()), list(steps[0])
+        for step in steps[1:] + [np.array([], int)]:
+            want = [min([abs(position[i] - position[j]).sum() for j in present if code[j] != code[i]], default=np.inf)
+                    for i in range(n)]
+            assert np.allclose(nearest.distance, want), seed
+            nearest.add(step.tolist())
+            present += step.tolist()
+
+
+@pytest.mark.parametrize("question", ["depth", "size"])
+def test_box_growth_by_nearest_rows_gives_minimal_witnesses(question):
+    """The box route's growth (nearest rows of another class first) and DT_size's deletion order
+    (newest rows first), on real-valued and repeated features: a witness, minimal (the reference
+    encoding on it and without each row)."""
+    rng, asked = np.random.default_rng(11), 0
+    for seed in range(24):
+        n, p, C = int(rng.integers(12, 30)), int(rng.integers(2, 4)), int(rng.integers(2, 4))
+        X, y = _consistent_with_duplicates(300 + seed, n, p, 3 + seed % 4, C)
+        if seed % 2:  # (real values, their order not the integers': each feature's values drawn at random)
+            X = np.take_along_axis(rng.normal(size=(X.max().astype(int) + 1, p)), X.astype(int), 0)
+        problem = Binarizer("all").problem(prepare(X, y))
+        depth = solve_min_depth_dp(problem).objective
+        if depth == 0 or (question == "depth" and depth == 1):
+            continue
+        if question == "depth":
+            D, m = depth - 1, None
+        else:
+            tree = solve_min_size_dp(problem, max_depth=depth).tree
+            D, m = tree.depth(), tree.n_splits - 1
+        assert _Questions(X, y, D, m).box is not None
+        rows = find_witness(X, y, C, D, m, seed=seed)
+        assert rows == sorted(set(rows)) and not _sat(X[rows], y[rows], C, D, m), seed
+        for drop in range(len(rows)):
+            keep = rows[:drop] + rows[drop + 1:]
+            assert _sat(X[keep], y[keep], C, D, m), (seed, rows, drop)
+        asked += 1
+    assert asked >= 15, asked
 
 
 def _bf_yes(X, y, depth: int, max_splits: int | None) -> bool:
