@@ -544,6 +544,26 @@ def test_the_drup_proof_stops_at_the_time_limit(tmp_path):
     assert os.listdir(tmp_path / "empty") == [] and sorted(os.listdir(tmp_path)) == ["empty"]
 
 
+def test_the_drup_proofs_glucose_stops_at_its_deadline(monkeypatch):
+    """Glucose's proof is stopped by the deadline's watchdog (the test above stops in CaDiCaL's core, before it;
+    review44b): on a hard unsatisfiable formula (pigeonhole 10 into 9: minutes) with the core step skipped,
+    ``drup_proof`` raises within the limit plus its tolerance."""
+    import time
+
+    from pysat.examples.genhard import PHP
+
+    import satdt.proof.witness as witness
+    from satdt.deadline import Deadline, DeadlineExpired
+
+    hard = PHP(9)
+    monkeypatch.setattr(witness, "encode", lambda *a, **k: (hard.nv, [list(c) for c in hard.clauses], None, None))
+    monkeypatch.setattr(witness, "core_clauses", lambda n_vars, clauses, **k: clauses)
+    start = time.perf_counter()
+    with pytest.raises(DeadlineExpired):
+        witness.drup_proof(None, None, 2, 2, deadline=Deadline(1.0))
+    assert time.perf_counter() - start < 1.0 + 1.0
+
+
 def _slow_witness(monkeypatch, seconds: float = 4.0):
     """``find_witness`` made to take ``seconds`` more, looking at its deadline every 10 ms as the real
     one does between questions (a producer longer than a small time limit, on a small set)."""
