@@ -45,7 +45,7 @@ import numpy as np
 
 from .data import DataError, Dataset
 
-__all__ = ["WeightPlan", "plan_weights", "check_sample_weight", "class_factors", "regularized_factors", "OBJECTIVES",
+__all__ = ["WeightPlan", "plan_weights", "check_sample_weight", "class_factors", "error_factors", "OBJECTIVES",
            "EXACT_LIMIT", "ROUND_TOTAL", "load_costs", "relabel_for_options"]
 
 #: accuracy objectives the depth-bounded exact estimators take
@@ -192,10 +192,10 @@ def _class_weight_costs(costs: list[list[Fraction]]) -> list[Fraction] | None:
     return out
 
 
-def regularized_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objective: str,
-                        sample_weight: np.ndarray | None, costs: Any = None) -> np.ndarray:
-    """Each class's weight (floats) in the regularized objective, weighted errors / total weight + lam x
-    leaves: a cost matrix's class weights (the only costs it takes), else :func:`class_factors`'."""
+def error_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objective: str,
+                  sample_weight: np.ndarray | None, costs: Any = None) -> np.ndarray:
+    """Each class's weight (floats) on an error: a cost matrix's class weights (the only costs the regularized
+    objective, weighted errors / total weight + lam x leaves, takes), else :func:`class_factors`'."""
     cost = load_costs(costs, len(classes))
     simple = None if cost is None else _class_weight_costs(cost)
     if cost is not None and simple is None:
@@ -394,14 +394,10 @@ def relabel_for_options(tree: Any, data: Dataset, class_weight: Any = None, obje
     cost = load_costs(costs, k)
     if cost is not None and (class_weight is not None or objective != "accuracy"):
         raise DataError(COSTS_ALONE)
-    if cost is not None and (lam is not None or not general_costs):
-        simple = _class_weight_costs(cost)
-        if simple is None:
-            raise DataError(GENERAL_COSTS_ONLY)
-        if lam is not None:     # the regularized objective weighs errors: no cost of a right answer
-            cost = [[simple[i] * (i != j) for j in range(k)] for i in range(k)]
-    if cost is None:
-        factors = class_factors(data.y, data.classes, class_weight, objective, None)
+    if cost is not None and not general_costs and _class_weight_costs(cost) is None:
+        raise DataError(GENERAL_COSTS_ONLY)
+    if cost is None or lam is not None:  # errors weighed by class (the regularized objective: no cost of a right answer)
+        factors = error_factors(data.y, data.classes, class_weight, objective, None, costs)
         cost = [[factors[i] * (i != j) for j in range(k)] for i in range(k)]
     M = np.array([[float(v) for v in row] for row in cost])
     value = 0.0

@@ -243,10 +243,9 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _repeated(self, data: Dataset, plan: Any, sw: np.ndarray | None) -> Dataset:
         """The rows repeated by their weight (sample_weight x class_weight), which must be whole."""
-        from ..weights import class_factors
+        from ..weights import error_factors
 
-        factors = np.array([float(f) for f in class_factors(data.y, data.classes, getattr(self, "class_weight", None),
-                                                            "accuracy", sw)])
+        factors = error_factors(data.y, data.classes, getattr(self, "class_weight", None), "accuracy", sw)
         w = (np.ones(data.n_rows) if sw is None else sw) * factors[data.y]
         if not np.all(w == np.round(w)):
             raise ValueError(f"{type(self).__name__} takes whole-number weights only (sample_weight x class_weight, "
@@ -279,13 +278,13 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         """Objective and bound in the user's units, the stats of the weights, the leaves' counts
         from the user's weights, and the check of the objective on the original rows."""
         from ..solvers.common import TreeCheckError
-        from ..weights import class_factors, regularized_factors
+        from ..weights import error_factors
 
         res = self.result_
         res.stats.update(plan.stats())
         if res.objective_name == "regularized" and getattr(self, "lam", None) is not None and not plan.exact \
                 and res.tree is not None:  # errors_w / W + lam x leaves on the user's weights, not the rounded ones
-            w = (np.ones(original.n_rows) if sw is None else sw) * regularized_factors(
+            w = (np.ones(original.n_rows) if sw is None else sw) * error_factors(
                 original.y, original.classes, getattr(self, "class_weight", None), self.accuracy_objective, sw,
                 getattr(self, "costs", None) if self._accepts_costs else None)[original.y]
             wrong = res.tree.predict_index(original.X) != original.y
@@ -308,9 +307,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             value = float((w * np.asarray(costs, dtype=float)[y, pred]).sum())
             res.stats["objective_is"] = "total cost"
         else:
-            f = np.array([float(v) for v in class_factors(original.y, original.classes,
-                                                           getattr(self, "class_weight", None),
-                                                           self.accuracy_objective, sw)])
+            f = error_factors(original.y, original.classes, getattr(self, "class_weight", None),
+                              self.accuracy_objective, sw)
             value = float((w * f[y] * (pred != y)).sum())
             res.stats["objective_is"] = ("classes x (1 - balanced accuracy)" if self.accuracy_objective ==
                                          "balanced_accuracy" else "weighted errors")
@@ -325,8 +323,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         res.objective_name = ("cost" if costs is not None else "balanced_errors"
                               if self.accuracy_objective == "balanced_accuracy" else "weighted_errors")
         # leaves: class counts of the user's weights (sample_weight x class_weight)
-        cw = np.array([float(v) for v in class_factors(original.y, original.classes,
-                                                        getattr(self, "class_weight", None), "accuracy", sw)])
+        cw = error_factors(original.y, original.classes, getattr(self, "class_weight", None), "accuracy", sw)
         tree.fit_counts(X, y, sample_weight=w * cw[y])
 
     def _time_left(self) -> float | None:

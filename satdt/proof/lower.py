@@ -264,9 +264,8 @@ class Prover:
                 left = goes[0][j] if sA == "L" else goes[0].diagonal() - goes[0][j]
             else:  # A's rows left of a test: those ranked <= the test's last left row of S (no row of S between)
                 if not goes:  # per candidate: its last left row's rank + 1, its feature's first rank
-                    last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
-                    fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
-                    goes.append((self.rank[last, fs] + 1, self.off[fs]))
+                    fs, code = candidates()
+                    goes.append((code + 1, self.off[fs]))
                 run = np.concatenate([[0], np.cumsum(np.bincount(self.rank[A].ravel(), minlength=int(self.off[-1])))])
                 left = run[goes[0][0]] - run[goes[0][1]]
             for s, outside in (("L", A.size - left), ("R", left)):
@@ -275,18 +274,24 @@ class Prover:
                 sim[s][better] = val[better]
                 src[s][better] = cid
 
+        def candidates() -> tuple[np.ndarray, np.ndarray]:
+            """Each candidate's feature and the code of its last left row of S (a row of the feature is left of the
+            candidate when its code, :meth:`~satdt.proof.check._Costs.codes`, is at most that)."""
+            last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
+            fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
+            return fs, self.rank[last, fs]
+
         def both_left() -> np.ndarray:
             """S's rows left of candidates j and j' (candidates x candidates): a row is left of a test when its code
             (its value's rank in the feature, :meth:`~satdt.proof.check._Costs.codes`) is at most that of the test's
             last left row; one count of S's rows' code pairs, then 2-D running sums restarted at each feature's first
             code (compas d4's nodes of 10^3 - 7 x 10^3 rows x 134 tests: a count a side cost ~50 us, 0.6 s in all)."""
-            last = np.concatenate([F[3][F[4][F[1] - 1] - 1] for F in feats])
-            fs = np.repeat([F[0] for F in feats], [F[1].size for F in feats])
+            fs, code = candidates()
             W, first, V = int(self.off[-1]), np.repeat(self.off[:-1], np.diff(self.off)), self.rank[S][:, _uniq(fs)]
             N = np.bincount((V[:, :, None] * W + V[:, None, :]).ravel(), minlength=W * W).reshape(W, W)
             N = (Z := np.concatenate([np.zeros((1, W), N.dtype), np.cumsum(N, 0)]))[1:] - Z[first]
             N = (Z := np.concatenate([np.zeros((W, 1), N.dtype), np.cumsum(N, 1)], 1))[:, 1:] - Z[:, first]
-            return N[np.ix_(c := self.rank[last, fs], c)]
+            return N[np.ix_(code, code)]
 
         def get(fi: int, i: int, s: str, nd: int) -> tuple[int, int, bool]:
             got = side.get((fi, i, s))

@@ -419,9 +419,9 @@ CORE_CONFLICTS = 2_000
 
 
 def _out_of_time(deadline: Any, what: str) -> None:
-    """Raise :class:`~satdt.deadline.DeadlineExpired` when ``deadline`` (or None) has passed."""
-    if deadline is not None and deadline.expired():
-        raise DeadlineExpired(f"{what}: out of time")
+    """:meth:`Deadline.check <satdt.deadline.Deadline.check>` of ``deadline``, when there is one."""
+    if deadline is not None:
+        deadline.check(what)
 
 
 def core_clauses(n_vars: int, clauses: list[list[int]], rounds: int = 3, deadline: Any = None) -> list[list[int]]:
