@@ -171,10 +171,10 @@ def _many(cst: _Costs, G: np.ndarray, claims: list) -> tuple:
 
 def opt_depth3(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int | None:
     """The optimum over trees of depth <= 3 (a bound at depth k <= 3) on the rows S, or None (k > 3, more than 64 tests,
-    or rows x classes x tests^3 past ``TRIPLES``): one leaf, or a root test a and each side's depth-<=2 optimum by
+    rows x classes x tests^3 past ``TRIPLES``, 2^24 rows): one leaf, or a root test a and each side's depth-<=2 optimum by
     :func:`_best` (a set per a), from the class counts left of every three tests (0/1 products of the data's tests)."""
     G = _left(*_blocks(cst, np.arange(cst.n), allowed)).astype(np.float32)  # each row left of each test of the data
-    if k > 3 or not 0 < (T := G.shape[1]) <= 64 or S.size * cst.C * T ** 3 > TRIPLES:
+    if k > 3 or not 0 < (T := G.shape[1]) <= 64 or S.size * cst.C * T ** 3 > TRIPLES or S.size >= 1 << 24:  # (exact)
         return None
     N = np.stack([(G[Sc, :, None] * G[Sc, None]).reshape(Sc.size, T * T).T @ G[Sc] for Sc in (S[cst.y[S] == c] for c in
         range(cst.C))]).astype(np.int32).reshape(cst.C, T, T, T).transpose(1, 0, 2, 3)  # N[a, c, b, d]: left of a, b, d

@@ -210,7 +210,7 @@ class Prover:
             elif target is not None:
                 b = min(b, int(target))
             cid, exact = self.emit(path, k, b, "depth2"), True
-        elif k == 3 and 0 < self.tests <= 64 and S.size * cst.C * self.tests ** 3 <= TRIPLES:
+        elif k == 3 and 0 < self.tests <= 64 and S.size * cst.C * self.tests ** 3 <= TRIPLES and S.size < 1 << 24:
             b = None if self.core is None else self.core.opt(S, 3)  # (the same optimum: every gap on these sets)
             b = opt_depth3(cst, S, 3, self.allowed) if b is None else b
             cid, exact = self.emit(path, k, b, "depth3"), True
