@@ -176,8 +176,9 @@ def opt_depth3(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) 
     G = _left(*_blocks(cst, np.arange(cst.n), allowed)).astype(np.float32)  # each row left of each test of the data
     if k > 3 or not 0 < (T := G.shape[1]) <= 64 or S.size * cst.C * T ** 3 > TRIPLES or S.size >= 1 << 24:  # (exact)
         return None
-    N = np.stack([(G[Sc, :, None] * G[Sc, None]).reshape(Sc.size, T * T).T @ G[Sc] for Sc in (S[cst.y[S] == c] for c in
-        range(cst.C))]).astype(np.int32).reshape(cst.C, T, T, T).transpose(1, 0, 2, 3)  # N[a, c, b, d]: left of a, b, d
+    step, zero = max(1, 200_000 // T ** 3), np.zeros((T * T, T), np.float32)  # (products under OpenBLAS's threading threshold)
+    N = np.stack([sum((((R := G[Sc[i:i + step]])[:, :, None] * R[:, None]).reshape(-1, T * T).T @ R for i in range(0, Sc.size,
+        step)), zero).reshape(T, T, T) for Sc in (S[cst.y[S] == c] for c in range(cst.C))], 1).astype(np.int32)  # [a, c, b, d]
     left = _best(cst, (Lc := (L := N.diagonal(0, 2, 3)).diagonal(0, 0, 2)).T, L, L, N, 2)  # L[a, c, b]: left of a, b
     right = _best(cst, np.bincount(cst.y[S], minlength=cst.C) - Lc.T, (R := Lc[None] - L), R, L.transpose(1, 0, 2)[None] - N, 2)
     return int(min(cst.leaf(S), (left + right).min()))  # (right of a: S's counts minus those left of a; exact counts)
@@ -379,8 +380,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                     vals[f][3][np.searchsorted(vals[f][2], [lo, hi], side="right") + [0, 1]] += [1, -1]  # (i < j + 1)
                 for f in np.flatnonzero(_blocks(cst, S, allowed)[1] >= 2).tolist():  # the columns a test splits S on
                     v, cov = vals[f][2:] if f in vals else (vs := _uniq(XT[f].take(S)), np.zeros(vs.size + 1, int))
-                    need = np.arange(1, v.size) if allowed is None else \
-                        _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
+                    need = np.arange(1, v.size) if allowed is None else _uniq(np.searchsorted(v, allowed.get(f, []), "right"))
                     need = need[(need >= 1) & (need < v.size)]
                     miss = need[np.cumsum(cov)[need] <= 0]  # (gaps 1 .. |v| - 1 of S's values, or the allowed ones)
                     if miss.size:  # (a category's column: its one gap)
