@@ -890,7 +890,7 @@ def test_consistent_certificates_on_random_sets_with_box_claims(seed, tmp_path, 
     assert boxes >= 1
 
 
-# ---------------------------------------------------------------- the depth3 rule (data of at most 64 tests)
+# ---------------------------------------------------------------- the depth3 rule (data of at most 40 tests)
 def _tests_of(cst: _Costs, allowed=None) -> np.ndarray:
     """The data's tests as the checker takes them for its batched rules: each row left of each test (0/1)."""
     return CHECK._left(*CHECK._blocks(cst, np.arange(cst.n), allowed))
@@ -906,7 +906,7 @@ def test_depth3_optima_equal_plain_recursion():
         make = (_instance, _box_instance, _pairs_instance)[seed % 3]
         cst, S, allowed = make(seed)
         G = _tests_of(cst, allowed)
-        if not 0 < G.shape[1] <= 64:
+        if not 0 < G.shape[1] <= CHECK.TESTS3:
             continue
         rng = np.random.default_rng(seed)
         for T in (S, np.arange(0), np.arange(cst.n)[:1], np.flatnonzero(rng.random(cst.n) < 0.6)):
@@ -940,7 +940,7 @@ def _depth3_cert(tmp: Path, lam=None, d: int = 4, seed: int = 5):
 def test_depth3_claims_are_produced_accepted_and_their_mutations_rejected(lam, tmp_path, monkeypatch):
     """The depth3 claims of a depth-4 certificate (bounds by the compiled DP) and of a depth-3 one (the root, one claim)
     are accepted; each depth3 bound raised by one, a depth3 claim asked at depth 4, its path's side flipped, its rule
-    on data of more than 64 tests or past a checker's smaller TRIPLES are rejected. With the rule off in the producer
+    on data of more than 40 tests or past a checker's smaller TRIPLES are rejected. With the rule off in the producer
     (TRIPLES = 0) the certificate is the DAG of depth2 claims as before, and is accepted."""
     monkeypatch.setattr(lower, "BOX_WORK", 0)
     d, data = _depth3_cert(tmp_path, lam)
@@ -984,15 +984,15 @@ def test_depth3_claims_refused_on_data_of_more_than_64_tests(tmp_path):
 
 
 def test_depth3_rule_limits(monkeypatch):
-    """None past depth 3, on data of more than 64 tests (or none) and past TRIPLES; at depth k < 3 the depth-3 optimum
+    """None past depth 3, on data of more than 40 tests (or none) and past TRIPLES; at depth k < 3 the depth-3 optimum
     (a lower bound there: fewer trees)."""
     rng = np.random.default_rng(4)
     X, y = rng.integers(0, 4, size=(60, 3)).astype(float), rng.integers(0, 3, size=60)
     cst, S = _Costs(X, y, 3, 2, 1), np.arange(60)
     assert CHECK.opt_depth3(cst, S, 4) is None and CHECK.opt_depth3(cst, S, 3) == _naive(cst, S, 3, None)
     assert CHECK.opt_depth3(cst, S, 1) == CHECK.opt_depth3(cst, S, 3) <= _naive(cst, S, 1, None)
-    wide = _Costs(np.arange(70, dtype=float)[:, None], np.arange(70) % 2, 2, 1, 0)  # 69 tests
-    assert CHECK.opt_depth3(wide, np.arange(70), 3) is None
+    wide = [_Costs(np.arange(n, dtype=float)[:, None], np.arange(n) % 2, 2, 1, 0) for n in (42, 41)]  # 41, 40 tests
+    assert CHECK.opt_depth3(wide[0], np.arange(42), 3) is None and CHECK.opt_depth3(wide[1], np.arange(41), 3) is not None
     assert CHECK.opt_depth3(_Costs(np.zeros((5, 1)), np.arange(5) % 2, 2, 1, 0), np.arange(5), 3) is None  # no test
     monkeypatch.setattr(CHECK, "TRIPLES", 60 * 3 * 9 ** 3 - 1)  # (rows x classes x tests^3, 9 tests)
     assert CHECK.opt_depth3(cst, S, 3) is None and CHECK.opt_depth3(cst, S[:59], 3) is not None

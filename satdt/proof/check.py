@@ -6,7 +6,7 @@ search, encodings or binarizer (a test parses the imports). Costs are integers `
 ``(rows of path, k, b)`` says every tree of depth ``<= k`` on those rows costs ``>= b``, by one rule: ``leaf`` (one
 leaf, or two and the conflicts of identical rows), ``split`` (for every test splitting the rows, or a range of tests,
 earlier claims on the two sides summing to ``>= b``), ``similar`` (an earlier claim on a set m rows' weight away, minus
-``q m``), or the checker's own optimum: ``depth2`` (k <= 2), ``depth3`` (k <= 3, <= 64 tests), ``enum`` (<= 64 rows),
+``q m``), or the checker's own optimum: ``depth2`` (k <= 2), ``depth3`` (k <= 3, <= 40 tests), ``enum`` (<= 64 rows),
 ``box`` (a dynamic programme over boxes). Sets are equal when their counts and two random 64-bit sums of per-row keys
 (drawn at each run) are. DT_depth / DT_size: such a DAG over the witness rows or their DRUP proof. A categorical column
 is one 0/1 column per category (:func:`~.trusted.expand`), its gap the test ``x == v``. Format, rules: ``FORMAT.md``."""
@@ -28,7 +28,7 @@ BATCH, CLAIMS = 500_000, 1 << 22  # depth-2 B&B counts held at once (cache: 1.5x
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 PAIRS, PAIR_ROWS = DENSE ** 2, 8  # depth 2 by block pairs if classes x blocks^2 <= PAIRS <= PAIR_ROWS x rows x pairs
-ENUM_CAP, TRIPLES = 1 << 22, 1 << 27  # (row sets x tests) the enumeration rule accepts; (rows x classes x tests^3) depth3's
+ENUM_CAP, TRIPLES, TESTS3 = 1 << 22, 1 << 27, 40  # (row sets x tests) enum accepts; depth3's rows x classes x tests^3, tests
 BOX_CAP, CUT = 1 << 25, 8  # (boxes x (classes + levels x tests) + CUT x levels x cut tables) the box rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
@@ -170,11 +170,11 @@ def _many(cst: _Costs, G: np.ndarray, claims: list) -> tuple:
 
 
 def opt_depth3(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int | None:
-    """The optimum over trees of depth <= 3 (a bound at depth k <= 3) on the rows S, or None (k > 3, more than 64 tests,
+    """The optimum over trees of depth <= 3 (a bound at depth k <= 3) on the rows S, or None (k > 3, more than 40 tests,
     rows x classes x tests^3 past ``TRIPLES``, 2^24 rows): one leaf, or a root test a and each side's depth-<=2 optimum by
     :func:`_best` (a set per a), from the class counts left of every three tests (0/1 products of the data's tests)."""
     G = _left(*_blocks(cst, np.arange(cst.n), allowed)).astype(np.float32)  # each row left of each test of the data
-    if k > 3 or not 0 < (T := G.shape[1]) <= 64 or S.size * cst.C * T ** 3 > TRIPLES or S.size >= 1 << 24:  # (exact)
+    if k > 3 or not 0 < (T := G.shape[1]) <= TESTS3 or S.size * cst.C * T ** 3 > TRIPLES or S.size >= 1 << 24:  # (exact)
         return None
     step, zero = max(1, 200_000 // T ** 3), np.zeros((T * T, T), np.float32)  # (products under OpenBLAS's threading threshold)
     N = np.stack([sum((((R := G[Sc[i:i + step]])[:, :, None] * R[:, None]).reshape(-1, T * T).T @ R for i in range(0, Sc.size,
