@@ -181,11 +181,27 @@ def _kept_by_matrix(tests, X):
     return kept
 
 
+#: ``_drop_redundant``'s two paths: every column built and compared at once (small data), and
+#: the column hashes (forced by a direct-path cap of 0 cells)
+DROP_PATHS = ("direct", "hashed")
+
+
+def _drop_path(monkeypatch, path):
+    import satdt.binarize.redundant as redundant
+
+    if path == "hashed":
+        monkeypatch.setattr(redundant, "_DIRECT_CELLS", 0)
+
+
+@pytest.mark.parametrize("path", DROP_PATHS)
 @pytest.mark.parametrize("seed", range(12))
-def test_redundant_tests_dropped_as_by_the_binary_matrix(seed):
-    """The column hashes find exactly the duplicates, complements and constants the full binary
-    matrix shows (features that copy, reverse or coarsen another, categorical ones, ties)."""
+def test_redundant_tests_dropped_as_by_the_binary_matrix(seed, path, monkeypatch):
+    """The column hashes (and the direct path) find exactly the duplicates, complements and
+    constants the full binary matrix shows (features that copy, reverse or coarsen another,
+    categorical ones, ties)."""
     from satdt.binarize import _drop_redundant
+
+    _drop_path(monkeypatch, path)
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 60))
@@ -201,12 +217,15 @@ def test_redundant_tests_dropped_as_by_the_binary_matrix(seed):
     assert Binarizer("all").fit(d).tests_ == _kept_by_matrix(full, d.X)
 
 
+@pytest.mark.parametrize("path", DROP_PATHS)
 @pytest.mark.parametrize("seed", range(8))
-def test_redundant_few_thresholds_dropped_as_by_the_binary_matrix(seed):
+def test_redundant_few_thresholds_dropped_as_by_the_binary_matrix(seed, path, monkeypatch):
     """Features with few thresholds against their rows take the codes' path (no sort): the same
     tests dropped as by the full binary matrix (quantile thresholds of copied, coarsened and
     reversed features, and features with many thresholds, which take the sorting path)."""
     from satdt.binarize import _drop_redundant
+
+    _drop_path(monkeypatch, path)
 
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(200, 600))
@@ -438,15 +457,19 @@ def _random_tests(rng, X, categorical):
     return tests
 
 
+@pytest.mark.parametrize("path", DROP_PATHS)
 @pytest.mark.parametrize("seed", range(40))
-def test_drop_redundant_equals_reference_on_random_matrices(seed, monkeypatch):
-    """The batched ``_drop_redundant`` keeps exactly the columns of the straightforward reference
-    (every column built; the earliest of each class of equal-or-complement columns, constant
-    ones dropped) on random matrices: 0/1 columns, categorical codes, numeric columns with ties,
-    constant columns, copies, complements and scaled copies; with the comparison slices made tiny
-    (many slices of whole groups) on half the seeds."""
+def test_drop_redundant_equals_reference_on_random_matrices(seed, path, monkeypatch):
+    """The batched ``_drop_redundant`` (both paths) keeps exactly the columns of the
+    straightforward reference (every column built; the earliest of each class of
+    equal-or-complement columns, constant ones dropped) on random matrices: 0/1 columns,
+    categorical codes, numeric columns with ties, constant columns, copies, complements and
+    scaled copies; with the comparison slices made tiny (many slices of whole groups) on half the
+    seeds."""
     from satdt.binarize import _drop_redundant
     import satdt.binarize.redundant as redundant
+
+    _drop_path(monkeypatch, path)
 
     rng = np.random.default_rng(1000 + seed)
     n = int(rng.integers(1, 80))
@@ -523,6 +546,7 @@ def test_drop_redundant_group_wider_than_a_slice(monkeypatch):
     X = np.column_stack([base if k % 3 else 1 - base for k in range(12)] + [rng.integers(0, 2, n).astype(float)])
     tests = [BinaryTest(j, 0.5) for j in range(X.shape[1])]
     monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)
+    _drop_path(monkeypatch, "hashed")
     kept = redundant._drop_redundant(tests, X)
     assert kept == _kept_by_matrix(tests, X) and [t.feature for t in kept] == [0, 12]
 
