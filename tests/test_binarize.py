@@ -331,7 +331,9 @@ def test_tree_questions_never_build_the_binary_matrix(seed):
 @pytest.mark.parametrize("strategy,k", [("all", 10), ("quantile", 1), ("quantile", 3), ("quantile", 10)])
 def test_numeric_thresholds_in_blocks_equal_the_column_loop(strategy, k, monkeypatch):
     """The block-wise thresholds (one sort and one np.quantile per block of columns, issue 22's
-    wide data) are the column-by-column loop's, ties, constants and adjacent floats included."""
+    wide data; the columns of at most two values from their minimum and maximum) are the
+    column-by-column loop's, ties, constants and adjacent floats included, and two-valued columns
+    (0/1, two adjacent floats, two values near the float limit, whose midpoint overflows)."""
     import satdt.binarize.binarizer as B  # where Binarizer.fit looks _numeric_thresholds up
     from satdt.data import prepare
 
@@ -339,10 +341,12 @@ def test_numeric_thresholds_in_blocks_equal_the_column_loop(strategy, k, monkeyp
     for trial in range(40):
         n = int(rng.integers(2, 40)) if trial % 4 else int(rng.integers(300, 1500))
         cols = []
-        for kind in rng.integers(0, 5, int(rng.integers(2, 7))):
+        for kind in rng.integers(0, 8, int(rng.integers(2, 7))):
             cols.append([rng.normal(size=n), rng.integers(0, 4, n).astype(float), np.full(n, 3.0),
                          np.nextafter(1.0, 2.0) ** rng.integers(0, 3, n),
-                         rng.choice([0.1, 0.2, 0.30000000000000004, 0.3], n)][kind])
+                         rng.choice([0.1, 0.2, 0.30000000000000004, 0.3], n),
+                         rng.integers(0, 2, n).astype(float), rng.choice([1.0, np.nextafter(1.0, 2.0)], n),
+                         rng.choice([1.6e308, 1.7e308], n) * (-1) ** trial][kind])
         y = rng.integers(0, 2, n)
         y[:2] = [0, 1]
         data = prepare(np.column_stack(cols), y)

@@ -43,7 +43,8 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
     n = X.shape[0]
     if n < 2 or len(numeric) == 0 or np.isnan(X[:, numeric]).any():
         return None
-    out: dict[int, list[float]] = {}
+    out = _two_valued_thresholds(X, numeric)
+    numeric = numeric[[j not in out for j in numeric.tolist()]]
     step = max(1, _THRESHOLD_BLOCK_CELLS // n)
     probs = None if k is None else np.arange(1, k + 1) / (k + 1)
     for lo in range(0, len(numeric), step):
@@ -78,6 +79,22 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
         for j, a, b in zip(cols.tolist(), [0] + ends[:-1], ends):
             out[j] = flat_list[a:b]
     return out
+
+
+def _two_valued_thresholds(X: np.ndarray, numeric: np.ndarray) -> dict[int, list[float]]:
+    """:func:`_midpoints` of the columns ``numeric`` of ``X`` (no NaN) that hold at most two
+    distinct values, from their minimum and maximum (no sort): the one midpoint, none for a
+    constant column; every strategy keeps it (a quantile choice among at most one midpoint is
+    that midpoint)."""
+    values = X[:, numeric]
+    low, high = values.min(axis=0), values.max(axis=0)
+    two = ((values == low) | (values == high)).all(axis=0)
+    low, high = low[two], high[two]
+    with np.errstate(over="ignore"):                      # (near the float limit: +-inf, then below)
+        mid = (low + high) / 2.0
+    mid = np.where((mid >= low) & (mid < high), mid, low)  # as _midpoints
+    return {j: ([m] if a < b else []) for j, a, b, m in zip(numeric[two].tolist(), low.tolist(), high.tolist(),
+                                                             mid.tolist())}
 
 
 def _repeated_quantile(values: np.ndarray, weight: np.ndarray, probs: np.ndarray) -> np.ndarray:
