@@ -120,6 +120,30 @@ def test_row_grouping_matches_naive_reference():
         assert rep.tolist() == naive
 
 
+@pytest.mark.parametrize("seed", range(24))
+def test_rows_grouped_by_their_packed_codes_as_by_a_naive_reference(seed):
+    """Each row's first equal row from its codes packed into words (bits for 0 / 1 codes, 8, 16
+    or 32 bits otherwise; one word: the exact np.unique, several: the hash) is the naive one."""
+    from satdt.binarize.problem import _code_words, _first_of_equal_rows
+
+    rng = np.random.default_rng(3000 + seed)
+    top = [1, 1, 5, 255, 256, 70000][seed % 6]
+    width = int(rng.choice([1, 3, 8, 9, 40, 64, 65, 130]))
+    base = rng.integers(0, top + 1, size=(int(rng.integers(2, 15)), width), dtype=np.int32)
+    base[0, 0] = top                                       # the largest code present
+    shift = 256 if top < 1 << 16 else 1 << 16              # what the next narrower type would lose
+    if top >= shift:                                       # twins of row 0 but for one code, +shift
+        for k in range(1, len(base), 2):
+            j = int(rng.integers(1, width)) if width > 1 else 0
+            base[k] = base[0]
+            base[0, j] = int(rng.integers(0, top - shift + 1)) if j else top - shift
+            base[k, j] = base[0, j] + shift
+    codes = base[rng.integers(0, len(base), size=int(rng.integers(1, 90)))]
+    rep = _first_of_equal_rows(_code_words(codes))
+    naive = [next(j for j in range(len(codes)) if np.array_equal(codes[i], codes[j])) for i in range(len(codes))]
+    assert rep.tolist() == naive
+
+
 def test_distinct_rows_keep_first_appearance_order():
     X = np.array([[3.0], [1.0], [3.0], [2.0], [1.0]])
     p = Binarizer("all").problem(prepare(X, [0, 1, 0, 1, 1]))
