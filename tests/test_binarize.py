@@ -412,6 +412,9 @@ def _chain_problems():
         out.append((f"seed {seed} {strategy}", b.problem(engine_data, fit=False), mapping))
         out.append((f"seed {seed} {strategy} matrix",
                     BinaryProblem.build(b.transform(engine_data.X), engine_data, list(b.tests_), strategy), mapping))
+        if seed % 4 == 1:   # the features' runs of tests in reverse feature order (codes still one run each)
+            b.tests_ = sorted(b.tests_, key=lambda t: -t.feature)
+            out.append((f"seed {seed} {strategy} reversed", b.problem(engine_data, fit=False), mapping))
     return out
 
 
