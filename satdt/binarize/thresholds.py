@@ -41,9 +41,13 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
     per block). None when ``X`` has NaN (the loop handles missing values)."""
     numeric = np.array([j for j in range(X.shape[1]) if not schema.is_categorical(j)], dtype=np.int64)
     n = X.shape[0]
-    if n < 2 or len(numeric) == 0 or np.isnan(X[:, numeric]).any():
+    if n < 2 or len(numeric) == 0:
         return None
-    out = _two_valued_thresholds(X, numeric)
+    values = X if len(numeric) == X.shape[1] else X[:, numeric]
+    low = values.min(axis=0)
+    if np.isnan(low).any():                                   # (a column's minimum is NaN when it has one)
+        return None
+    out = _two_valued_thresholds(values, numeric, low)
     numeric = numeric[[j not in out for j in numeric.tolist()]]
     step = max(1, _THRESHOLD_BLOCK_CELLS // n)
     probs = None if k is None else np.arange(1, k + 1) / (k + 1)
@@ -81,13 +85,12 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
     return out
 
 
-def _two_valued_thresholds(X: np.ndarray, numeric: np.ndarray) -> dict[int, list[float]]:
-    """:func:`_midpoints` of the columns ``numeric`` of ``X`` (no NaN) that hold at most two
-    distinct values, from their minimum and maximum (no sort): the one midpoint, none for a
-    constant column; every strategy keeps it (a quantile choice among at most one midpoint is
-    that midpoint)."""
-    values = X[:, numeric]
-    low, high = values.min(axis=0), values.max(axis=0)
+def _two_valued_thresholds(values: np.ndarray, numeric: np.ndarray, low: np.ndarray) -> dict[int, list[float]]:
+    """:func:`_midpoints` of the columns of ``values`` (no NaN; they are the columns ``numeric``
+    of the data, ``low`` their minima) that hold at most two distinct values, from their minimum
+    and maximum (no sort): the one midpoint, none for a constant column; every strategy keeps it
+    (a quantile choice among at most one midpoint is that midpoint)."""
+    high = values.max(axis=0)
     two = ((values == low) | (values == high)).all(axis=0)
     low, high = low[two], high[two]
     with np.errstate(over="ignore"):                      # (near the float limit: +-inf, then below)
