@@ -61,6 +61,8 @@ def test_arrays(tests: list[BinaryTest]) -> tuple[np.ndarray, np.ndarray, np.nda
 def _block_bounds(feature: np.ndarray, categorical: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Starts and stops of the runs of consecutive tests on one feature (and one kind)."""
     n = len(feature)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     cuts = np.flatnonzero((feature[1:] != feature[:-1]) | (categorical[1:] != categorical[:-1])) + 1
     return np.concatenate(([0], cuts)).astype(np.int64), np.concatenate((cuts, [n])).astype(np.int64)
 
