@@ -77,6 +77,8 @@ BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, cons
         // 0 .. depth - narrow only (the others are never read: the answer is the full box's at depth)
         top_[b] = static_cast<int8_t>(std::max(-1, depth - narrow));
     }
+    exact_ = top_;  // no row: every box exact (empty) at every level it is needed at
+    on_stale_.assign(nbox_, 0);
 }
 
 // every box holding row r: one interval containing its rank on each chain, chain by chain (the
@@ -116,6 +118,14 @@ void BoxWitness::flip(const std::vector<int>& rows, bool on, Collect collect) {
         for (long long b : bx) {
             int32_t& k = cc_[static_cast<size_t>(b) * C_ + c];
             k += d;
+            if (collect == kStale) {
+                exact_[b] = -1;
+                if (!on_stale_[b]) {
+                    on_stale_[b] = 1;
+                    stale_.push_back(b);
+                }
+                continue;
+            }
             if (collect == kNone || (collect == kCrossing && k != (on ? 1 : 0))) continue;
             if (stamp_[b] != epoch_) {
                 stamp_[b] = epoch_;
@@ -161,6 +171,64 @@ int BoxWitness::cell(int d, long long b, int lb) const {
         }
     }
     return std::min(v, inf_);
+}
+
+int BoxWitness::get(long long b, int d) {
+    int32_t* at = &lev_[static_cast<size_t>(d) * nbox_ + b];
+    if (exact_[b] >= d) return *at;
+    for (int e = exact_[b] + 1; e <= d; ++e) {
+        lev_[static_cast<size_t>(e) * nbox_ + b] = e == 0 ? level0(b) : lazy_cell(e, b);
+        exact_[b] = static_cast<int8_t>(e);
+    }
+    return *at;
+}
+
+// cell() on demand (DT_size, rows only came): the box at d - 1, then the cuts whose sides' values at
+// d - 1 (exact, or lower bounds when stale) sum below the best so far, each side brought up to date
+// only then; stops at the box's last value at d (a lower bound: rows only came) or at 2
+int BoxWitness::lazy_cell(int d, long long b) {
+    const int lb = std::max(lev_[static_cast<size_t>(d) * nbox_ + b], 2);
+    int v = get(b, d - 1);
+    if (any_ && v < inf_) return 1;
+    if (v <= lb) return v;
+    const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
+    const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
+    for (int f = 0; f < p_; ++f) {
+        const int id = bid[f];
+        const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+        const long long s = stride_[f];
+        const int* ids = id_[f].data();
+        for (int c = lo + 1; c <= hi; ++c) {
+            const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
+            const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
+            if (any_) {  // DT_depth: a stale "no tree" stays so (rows only came); any tree will do
+                if (P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_) return 1;
+                continue;
+            }
+            if (P[l] + P[r] >= v || get(l, d - 1) + P[r] >= v) continue;
+            const int t = P[l] + get(r, d - 1);
+            if (t < v) {
+                v = t;
+                if (v <= lb) return v;
+            }
+        }
+    }
+    return std::min(v, inf_);
+}
+
+// every stale box brought up to date at every level it is needed at, level by level (its sides at d - 1
+// are then exact), each scan stopping at its last value (rows only came since)
+void BoxWitness::settle() {
+    for (int d = 0; d <= depth_ && !stale_.empty(); ++d) {
+        int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
+        for (long long b : stale_)
+            if (exact_[b] < d && top_[b] >= d) {
+                L[b] = d == 0 ? level0(b) : cell(d, b, L[b]);
+                exact_[b] = static_cast<int8_t>(d);
+            }
+    }
+    for (long long b : stale_) on_stale_[b] = 0;
+    stale_.clear();
 }
 
 void BoxWitness::recompute_all() {
@@ -276,6 +344,12 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     for (int r = 0; r < n_; ++r)
         if ((present[r] != 0) != (present_[r] != 0)) (present[r] ? on : off).push_back(r);
 
+    if (off.empty()) {  // DT_size, rows only coming: the boxes holding them go stale (get(), settle())
+        flip(on, true, kStale);
+        ++asked_;
+        return;
+    }
+    settle();
     ++epoch_;
     aff_.clear();
     // rows only coming or only going: level 0 changes only in the boxes where a class appears or
@@ -295,12 +369,12 @@ void BoxWitness::set_present(const std::vector<char>& present) {
 }
 
 int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
-                      std::vector<int>& right, std::vector<int>& label) const {
-    const int v = lev_[static_cast<size_t>(d) * nbox_ + b];
+                      std::vector<int>& right, std::vector<int>& label) {
+    const int v = get(b, d);
     if (any_)  // DT_depth: the lowest level with a tree (its values say only whether one exists)
-        while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] < inf_) --d;
+        while (d > 0 && get(b, d - 1) < inf_) --d;
     else
-        while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] == v) --d;
+        while (d > 0 && get(b, d - 1) == v) --d;
     const int node = static_cast<int>(feat.size());
     feat.push_back(-1);
     cut.push_back(0);
@@ -325,7 +399,8 @@ int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<in
             const long long r = b + (id_[f][static_cast<size_t>(c) * r0 + hi] - id) * stride_[f];
             // both sides hold rows (v < opt(b, d - 1): a side with all rows is no better; DT_depth: the
             // box has no tree at d - 1, the side with all its rows would give it one)
-            if (any_ ? P[l] < inf_ && P[r] < inf_ : P[l] + P[r] == v) {
+            if (any_ ? P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_
+                     : P[l] + P[r] <= v && get(l, d - 1) + get(r, d - 1) == v) {
                 feat[node] = f;
                 cut[node] = c;
                 const int a = build(l, d - 1, feat, cut, left, right, label);
@@ -454,6 +529,7 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
     std::vector<char> present(n_);
     for (int i = 0; i < n_; ++i) present[i] = cnt[i] > 0;
     set_present(present);
+    settle();
     if (yes()) throw std::invalid_argument("shrink: the rows admit a tree");
     std::vector<char> gone(top, 0);
     std::vector<int> flips;

@@ -30,8 +30,8 @@ class BoxWitness {
     void set_present(const std::vector<char>& present);
     // the fewest leaves (DT_depth at depth >= 1: 1 when a tree exists); inf_: none (DT_size: none
     // with <= max_leaves leaves; its values are capped at inf_ = max_leaves + 1)
-    int value() const { return lev_[static_cast<size_t>(depth_) * nbox_ + full_]; }
-    bool yes() const { return value() < inf_ && (max_leaves_ < 0 || value() <= max_leaves_); }
+    int value() { return get(full_, depth_); }
+    bool yes() { const int v = value(); return v < inf_ && (max_leaves_ < 0 || v <= max_leaves_); }
     int inf() const { return inf_; }
     long long boxes() const { return nbox_; }
     long long asked() const { return asked_; }
@@ -67,6 +67,13 @@ class BoxWitness {
     std::vector<int32_t> lev_;                // (depth + 1) x boxes
     std::vector<uint16_t> ids_;              // boxes x chains: each box's interval ids
     std::vector<int8_t> top_;                 // the highest level at which a box is needed
+    // DT_size's growth (rows only came) is lazy: a box holding a row that came is exact up to level
+    // exact_[b] only (-1: none); its values above are those it had last, lower bounds (its rows only
+    // grew since, and its fewest leaves with them). get() brings a box up to date on demand, settle()
+    // every box listed in stale_ (on_stale_: listed) before any other update
+    std::vector<int8_t> exact_;
+    std::vector<char> on_stale_;
+    std::vector<long long> stale_;
     std::vector<int32_t> stamp_;
     int epoch_ = 0;
     std::vector<long long> aff_;              // boxes holding a changed row (see flip())
@@ -86,11 +93,16 @@ class BoxWitness {
     void boxes_of(int r, std::vector<long long>& out);
     // the class counts of the boxes holding the rows; aff_ gets every such box (kAll), those where
     // the row's class appeared or disappeared (kCrossing) or none
-    enum Collect { kAll, kCrossing, kNone };
+    enum Collect { kAll, kCrossing, kNone, kStale };  // kStale: the boxes are marked stale, aff_ untouched
     void flip(const std::vector<int>& rows, bool on, Collect collect);
     // opt(b, d) from level d - 1; lb: a lower bound of it (the scan stops on reaching it)
     int cell(int d, long long b, int lb = 0) const;
     int level0(long long b) const;
+    // opt(b, d), the box brought up to date to level d first (exact_); lazy_cell(): opt(b, d) from
+    // level d - 1 by get(), a cut skipped when its sides' values (exact or lower bounds) reach the best
+    int get(long long b, int d);
+    int lazy_cell(int d, long long b);
+    void settle();
     void recompute_all();
     void recompute_affected(bool log, bool came = false);
     void propagate(bool log, bool gain);
@@ -100,7 +112,7 @@ class BoxWitness {
     bool tree_without(int x, long long b, int d, int k, int& budget, std::unordered_map<long long, int>& failed) const;
     bool repaired_yes(int x);
     int build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
-              std::vector<int>& right, std::vector<int>& label) const;
+              std::vector<int>& right, std::vector<int>& label);
 };
 
 }  // namespace satdt_dp
