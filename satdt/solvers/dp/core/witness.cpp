@@ -173,24 +173,20 @@ int BoxWitness::cell(int d, long long b, int lb) const {
     return std::min(v, inf_);
 }
 
-int BoxWitness::get(long long b, int d) {
-    int32_t* at = &lev_[static_cast<size_t>(d) * nbox_ + b];
-    if (exact_[b] >= d) return *at;
+int BoxWitness::update(long long b, int d) {
     for (int e = exact_[b] + 1; e <= d; ++e) {
         lev_[static_cast<size_t>(e) * nbox_ + b] = e == 0 ? level0(b) : lazy_cell(e, b);
         exact_[b] = static_cast<int8_t>(e);
     }
-    return *at;
+    return lev_[static_cast<size_t>(d) * nbox_ + b];
 }
 
-// cell() on demand (DT_size, rows only came): the box at d - 1, then the cuts whose sides' values at
-// d - 1 (exact, or lower bounds when stale) sum below the best so far, each side brought up to date
-// only then; stops at the box's last value at d (a lower bound: rows only came) or at 2
+// cell() on demand (DT_depth, rows only came): a "no tree" the box had at d stays so (rows only came
+// since), else a tree at d - 1, or the first cut whose sides have one at d - 1, a side brought up to
+// date only when its value (exact, or its last one) says a tree
 int BoxWitness::lazy_cell(int d, long long b) {
-    const int lb = std::max(lev_[static_cast<size_t>(d) * nbox_ + b], 2);
-    int v = get(b, d - 1);
-    if (any_ && v < inf_) return 1;
-    if (v <= lb) return v;
+    if (lev_[static_cast<size_t>(d) * nbox_ + b] >= inf_) return inf_;
+    if (get(b, d - 1) < inf_) return 1;
     const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
     const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
     for (int f = 0; f < p_; ++f) {
@@ -201,23 +197,14 @@ int BoxWitness::lazy_cell(int d, long long b) {
         for (int c = lo + 1; c <= hi; ++c) {
             const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
             const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
-            if (any_) {  // DT_depth: a stale "no tree" stays so (rows only came); any tree will do
-                if (P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_) return 1;
-                continue;
-            }
-            if (P[l] + P[r] >= v || get(l, d - 1) + P[r] >= v) continue;
-            const int t = P[l] + get(r, d - 1);
-            if (t < v) {
-                v = t;
-                if (v <= lb) return v;
-            }
+            if (P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_) return 1;
         }
     }
-    return std::min(v, inf_);
+    return inf_;
 }
 
 // every stale box brought up to date at every level it is needed at, level by level (its sides at d - 1
-// are then exact), each scan stopping at its last value (rows only came since)
+// are then exact; a box's last "no tree" stays: cell()'s stop at lb)
 void BoxWitness::settle() {
     for (int d = 0; d <= depth_ && !stale_.empty(); ++d) {
         int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
@@ -344,7 +331,7 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     for (int r = 0; r < n_; ++r)
         if ((present[r] != 0) != (present_[r] != 0)) (present[r] ? on : off).push_back(r);
 
-    if (off.empty()) {  // DT_size, rows only coming: the boxes holding them go stale (get(), settle())
+    if (any_ && off.empty()) {  // DT_depth, rows only coming: the boxes holding them go stale (get(), settle())
         flip(on, true, kStale);
         ++asked_;
         return;
@@ -400,7 +387,7 @@ int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<in
             // both sides hold rows (v < opt(b, d - 1): a side with all rows is no better; DT_depth: the
             // box has no tree at d - 1, the side with all its rows would give it one)
             if (any_ ? P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_
-                     : P[l] + P[r] <= v && get(l, d - 1) + get(r, d - 1) == v) {
+                     : P[l] + P[r] == v) {
                 feat[node] = f;
                 cut[node] = c;
                 const int a = build(l, d - 1, feat, cut, left, right, label);
