@@ -337,8 +337,9 @@ class _NearestOther:
     proof.md (h44g)). Only an order of the growth: the deletion keeps the witness minimal."""
 
     def __init__(self, X: np.ndarray, code: np.ndarray, rows):
-        self.position = np.column_stack([np.unique(col, return_inverse=True)[1] / max(1, np.unique(col).size - 1)
-                                         for col in X.T]) if X.shape[1] else np.zeros((X.shape[0], 1))
+        # a feature's positions a row of this array (the sum over a short last axis: 2x slower a row added)
+        self.position = np.array([np.unique(col, return_inverse=True)[1] / max(1, np.unique(col).size - 1)
+                                  for col in X.T]) if X.shape[1] else np.zeros((1, X.shape[0]))
         self.code = code
         self.distance = np.full(code.size, np.inf)
         self.add(rows)
@@ -346,7 +347,7 @@ class _NearestOther:
     def add(self, rows) -> None:
         """Rows joined the set: each row's distance to the nearest of them of another class."""
         for r in rows:
-            d = np.abs(self.position - self.position[r]).sum(1)
+            d = np.abs(self.position - self.position[:, r:r + 1]).sum(0)
             d[self.code == self.code[r]] = np.inf
             np.minimum(self.distance, d, out=self.distance)
 
