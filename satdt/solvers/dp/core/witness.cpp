@@ -17,6 +17,7 @@ constexpr size_t kRepairTrees = 4;
 constexpr int kRepairVisits = 2;
 }
 
+
 BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
                        int max_leaves)
     : n_(n), p_(p), C_(C), depth_(depth), max_leaves_(max_leaves), inf_(max_leaves < 0 ? n + 1 : std::min(n, max_leaves) + 1), any_(max_leaves < 0) {
@@ -185,8 +186,12 @@ int BoxWitness::update(long long b, int d) {
 // since), else a tree at d - 1, or the first cut whose sides have one at d - 1, a side brought up to
 // date only when its value (exact, or its last one) says a tree
 int BoxWitness::lazy_cell(int d, long long b) {
-    if (lev_[static_cast<size_t>(d) * nbox_ + b] >= inf_) return inf_;
-    if (get(b, d - 1) < inf_) return 1;
+    const int last = lev_[static_cast<size_t>(d) * nbox_ + b];
+    if (any_ && last >= inf_) return inf_;
+    int v = get(b, d - 1);
+    if (any_ && v < inf_) return 1;
+    const int lb = std::max(last, 2);
+    if (!any_ && v <= lb) return v;
     const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
     const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
     for (int f = 0; f < p_; ++f) {
@@ -197,10 +202,47 @@ int BoxWitness::lazy_cell(int d, long long b) {
         for (int c = lo + 1; c <= hi; ++c) {
             const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
             const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
-            if (P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_) return 1;
+            if (any_) {
+                if (P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_) return 1;
+                continue;
+            }
+            if (P[l] + P[r] >= v || get(l, d - 1) + P[r] >= v) continue;
+            const int t = P[l] + get(r, d - 1);
+            if (t < v) {
+                v = t;
+                if (v <= lb) return v;
+            }
         }
     }
-    return inf_;
+    return any_ ? inf_ : std::min(v, inf_);
+}
+
+bool BoxWitness::repair_growth() {
+    if (base_.feat.empty()) return false;
+    const Kept& t = base_;
+    long long total = 0;
+    for (size_t i = 0; i < t.feat.size(); ++i) {
+        if (t.feat[i] >= 0) continue;
+        total += get(t.box[i], t.rem[i]);
+        if (total > max_leaves_) return false;
+    }
+    return true;
+}
+
+int BoxWitness::graft(const Kept& t, int i, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
+                      std::vector<int>& right, std::vector<int>& label) {
+    if (t.feat[i] < 0) return build(t.box[i], t.rem[i], feat, cut, left, right, label);
+    const int node = static_cast<int>(feat.size());
+    feat.push_back(t.feat[i]);
+    cut.push_back(t.cut[i]);
+    left.push_back(-1);
+    right.push_back(-1);
+    label.push_back(0);
+    const int a = graft(t, t.left[i], feat, cut, left, right, label);
+    left[node] = a;
+    const int z = graft(t, t.right[i], feat, cut, left, right, label);
+    right[node] = z;
+    return node;
 }
 
 // every stale box brought up to date at every level it is needed at, level by level (its sides at d - 1
@@ -331,11 +373,13 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     for (int r = 0; r < n_; ++r)
         if ((present[r] != 0) != (present_[r] != 0)) (present[r] ? on : off).push_back(r);
 
-    if (any_ && off.empty()) {  // DT_depth, rows only coming: the boxes holding them go stale (get(), settle())
+    if (off.empty()) {  // rows only coming: the boxes holding them go stale (get(), settle())
         flip(on, true, kStale);
         ++asked_;
+        if (!on.empty()) grafted_ = !any_ && repair_growth();
         return;
     }
+    grafted_ = false;
     settle();
     ++epoch_;
     aff_.clear();
@@ -404,10 +448,15 @@ int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<in
 int BoxWitness::predict(int32_t* label, int32_t* leaf) {
     if (!yes()) throw std::logic_error("BoxWitness: no tree to predict with");
     std::vector<int> feat, cut, left, right, lab;
-    build(full_, depth_, feat, cut, left, right, lab);
+    if (grafted_) {
+        const Kept t = base_;
+        graft(t, 0, feat, cut, left, right, lab);
+    } else {
+        build(full_, depth_, feat, cut, left, right, lab);
+    }
     int leaves = 0;
     for (int f : feat) leaves += f < 0;
-    keep(feat, cut, left, right);
+    keep(feat, cut, left, right, grafted_);
     for (int r = 0; r < n_; ++r) {
         int node = 0;
         while (feat[node] >= 0)
@@ -419,7 +468,7 @@ int BoxWitness::predict(int32_t* label, int32_t* leaf) {
 }
 
 void BoxWitness::keep(const std::vector<int>& feat, const std::vector<int>& cut, const std::vector<int>& left,
-                      const std::vector<int>& right) {
+                      const std::vector<int>& right, bool grafted) {
     Kept t{feat, cut, left, right, std::vector<long long>(feat.size()), std::vector<int>(feat.size())};
     t.box[0] = full_;
     t.rem[0] = depth_;
@@ -431,6 +480,8 @@ void BoxWitness::keep(const std::vector<int>& feat, const std::vector<int>& cut,
         t.box[right[i]] = t.box[i] + (id_[f][static_cast<size_t>(c) * r0 + hi] - id) * stride_[f];
         t.rem[left[i]] = t.rem[right[i]] = t.rem[i] - 1;
     }
+    base_ = t;
+    if (grafted) return;
     if (kept_.size() == kRepairTrees) kept_.erase(kept_.begin());
     kept_.push_back(std::move(t));
 }
@@ -540,6 +591,11 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
             continue;
         }
         ++cnt[row_of[row]];  // yes: the row is necessary; undone
+        if (!any_) {  // DT_size: its tree kept for the next trials' repairs (the growth's trees are mostly grafted)
+            std::vector<int> f, c, l, r, lab;
+            build(full_, depth_, f, c, l, r, lab);
+            keep(f, c, l, r, false);
+        }
         flip(flips, true, kNone);
         restore();
     }

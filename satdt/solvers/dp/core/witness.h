@@ -31,7 +31,11 @@ class BoxWitness {
     // the fewest leaves (DT_depth at depth >= 1: 1 when a tree exists); inf_: none (DT_size: none
     // with <= max_leaves leaves; its values are capped at inf_ = max_leaves + 1)
     int value() { return get(full_, depth_); }
-    bool yes() { const int v = value(); return v < inf_ && (max_leaves_ < 0 || v <= max_leaves_); }
+    bool yes() {
+        if (grafted_) return true;
+        const int v = value();
+        return v < inf_ && (max_leaves_ < 0 || v <= max_leaves_);
+    }
     int inf() const { return inf_; }
     long long boxes() const { return nbox_; }
     long long asked() const { return asked_; }
@@ -91,6 +95,11 @@ class BoxWitness {
         std::vector<int> rem;
     };
     std::vector<Kept> kept_;                  // the newest few
+    Kept base_;                               // the newest tree predicted (grafted or not)
+    bool grafted_ = false;                    // the newest kept tree's leaves' best subtrees answer the question
+    bool repair_growth();
+    int graft(const Kept& t, int i, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
+              std::vector<int>& right, std::vector<int>& label);
     std::unordered_map<long long, int> repair_failed_;  // tree_without()'s failures in one search
 
     void boxes_of(int r, std::vector<long long>& out);
@@ -114,7 +123,7 @@ class BoxWitness {
     void propagate(bool log, bool gain);
     void restore();
     void keep(const std::vector<int>& feat, const std::vector<int>& cut, const std::vector<int>& left,
-              const std::vector<int>& right);
+              const std::vector<int>& right, bool grafted);
     bool tree_without(int x, long long b, int d, int k, int& budget, std::unordered_map<long long, int>& failed) const;
     bool repaired_yes(int x);
     int build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
