@@ -376,7 +376,7 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     if (off.empty()) {  // rows only coming: the boxes holding them go stale (get(), settle())
         flip(on, true, kStale);
         ++asked_;
-        if (!on.empty()) grafted_ = !any_ && repair_growth();
+        if (!on.empty()) grafts_ += grafted_ = !any_ && repair_growth();
         return;
     }
     grafted_ = false;

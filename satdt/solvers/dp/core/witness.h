@@ -40,6 +40,7 @@ class BoxWitness {
     long long boxes() const { return nbox_; }
     long long asked() const { return asked_; }
     long long repaired() const { return repaired_; }
+    long long grafts() const { return grafts_; }
 
     // a tree of the current answer (yes() must hold), as the class and the leaf (preorder node
     // index) of every row, present or not; returns its number of leaves. The tree is kept (the newest
@@ -60,7 +61,7 @@ class BoxWitness {
   private:
     int n_, p_, C_, depth_, max_leaves_, inf_;
     bool any_;                                // DT_depth: above level 0 a box's value is 1 (a tree exists) or inf_
-    long long nbox_ = 1, full_ = 0, asked_ = 0, repaired_ = 0;
+    long long nbox_ = 1, full_ = 0, asked_ = 0, repaired_ = 0, grafts_ = 0;
     std::vector<int> R_, I_;                  // ranks, intervals per chain
     std::vector<long long> stride_;
     std::vector<std::vector<int>> id_;        // id_[f][lo * R + hi]
