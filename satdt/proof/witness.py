@@ -221,8 +221,10 @@ def _box_questions(problem, chains, depth: int, max_splits: int | None):
     tree, level by level from the boxes where a class disappeared (the witness of balance-scale
     DT_depth 0.32 -> 0.09 s CPU, car 0.35 -> 0.16 s), and when rows only came (the growth) the
     boxes holding them go stale, brought up to date only as the question's answer and its tree,
-    found top down, look at them (the growth of car / balance-scale DT_depth 29 / 36 -> 9 / 17 ms
-    CPU, the deletion settling the rest, +6 ms); for
+    found top down, look at them (the growth of car / balance-scale DT_depth 29 / 36 -> 7 / 14 ms
+    CPU, the deletion settling the rest, +4-6 ms; DT_size's growth questions are first answered by
+    the newest tree grafted: its leaves' boxes' best subtrees, when their leaves sum within the
+    bound, car / balance-scale 75 / 101 -> 42 / 43 ms); for
     DT_size, when rows only went, only the boxes whose fewest leaves went down, and when rows only
     came, a box's scan of its cuts stops at one giving its old value; its deletion loop,
     :meth:`BoxWitness.shrink`, deletes one row a trial, without the model rotation: the same

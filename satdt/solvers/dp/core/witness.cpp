@@ -182,9 +182,11 @@ int BoxWitness::update(long long b, int d) {
     return lev_[static_cast<size_t>(d) * nbox_ + b];
 }
 
-// cell() on demand (DT_depth, rows only came): a "no tree" the box had at d stays so (rows only came
-// since), else a tree at d - 1, or the first cut whose sides have one at d - 1, a side brought up to
-// date only when its value (exact, or its last one) says a tree
+// cell() on demand (rows only came since the box's last values, each a lower bound then). DT_depth: a
+// "no tree" the box had at d stays so, else a tree at d - 1, or the first cut whose sides have one at
+// d - 1, a side brought up to date only when its value (exact, or its last one) says a tree. DT_size:
+// the box at d - 1, then the cuts whose sides' values (exact or lower bounds) sum below the best so
+// far, each side brought up to date only then; stops at the box's last value at d or at 2
 int BoxWitness::lazy_cell(int d, long long b) {
     const int last = lev_[static_cast<size_t>(d) * nbox_ + b];
     if (any_ && last >= inf_) return inf_;
@@ -217,6 +219,8 @@ int BoxWitness::lazy_cell(int d, long long b) {
     return any_ ? inf_ : std::min(v, inf_);
 }
 
+// Whether base_ grafted answers the question: its leaves' boxes' fewest leaves (exact: get()) within
+// max_leaves. Sound only (a tree of depth <= depth_: base_'s splits, then subtrees within the depth left).
 bool BoxWitness::repair_growth() {
     if (base_.feat.empty()) return false;
     const Kept& t = base_;
@@ -229,6 +233,7 @@ bool BoxWitness::repair_growth() {
     return true;
 }
 
+// base_'s tree from node i on, each leaf replaced by its box's best subtree (build()); returns its root
 int BoxWitness::graft(const Kept& t, int i, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
                       std::vector<int>& right, std::vector<int>& label) {
     if (t.feat[i] < 0) return build(t.box[i], t.rem[i], feat, cut, left, right, label);

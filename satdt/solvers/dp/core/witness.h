@@ -26,7 +26,8 @@ class BoxWitness {
     BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
                int max_leaves);
 
-    // the rows present: row r is present iff cnt[r] > 0 (recomputes the boxes that change)
+    // the rows present: row r is present iff cnt[r] > 0 (recomputes the boxes that change; rows only
+    // coming: they go stale instead, and DT_size's question is first answered by grafting, below)
     void set_present(const std::vector<char>& present);
     // the fewest leaves (DT_depth at depth >= 1: 1 when a tree exists); inf_: none (DT_size: none
     // with <= max_leaves leaves; its values are capped at inf_ = max_leaves + 1)
@@ -44,7 +45,7 @@ class BoxWitness {
 
     // a tree of the current answer (yes() must hold), as the class and the leaf (preorder node
     // index) of every row, present or not; returns its number of leaves. The tree is kept (the newest
-    // few) for shrink()'s repairs
+    // few; not a grafted one) for shrink()'s repairs
     int predict(int32_t* label, int32_t* leaf);
 
     // A minimal subset of the original rows `order` (row_of: their distinct rows) on which the
@@ -52,7 +53,8 @@ class BoxWitness {
     // where a yes makes the row necessary (the set minus it has a tree, so has every subset of it).
     // A trial is first answered yes, when it can, by a kept tree (predict()) repaired by the tables
     // (repaired_yes(): no table changed; balance-scale DT_size: 126 of its 203 yes trials), else by the
-    // tables.
+    // tables (DT_size: the tree of a yes then kept too; car DT_size, its growth's trees grafted:
+    // 4 -> 40 of 113 yes trials repaired).
     // Sorted original row indices. (Chunks of half the rows left, halved after a yes, down to single
     // rows, as the Python loop does: 1.3-2.5x slower on every box-DP cell of the InferDT sets, same
     // witness sizes: a trial costs about the boxes its rows change, and a yes on a chunk is lost work.)
@@ -72,13 +74,13 @@ class BoxWitness {
     std::vector<int32_t> lev_;                // (depth + 1) x boxes
     std::vector<uint16_t> ids_;              // boxes x chains: each box's interval ids
     std::vector<int8_t> top_;                 // the highest level at which a box is needed
-    // DT_depth's growth (rows only came) is lazy: a box holding a row that came is exact up to level
-    // exact_[b] only (-1: none); above, its values are its last ones (a "no tree" among them still
-    // holds: rows only came since). get() brings a box up to date on demand (the question's answer
-    // and its tree: a tree found top down, most boxes never looked at), settle() every box listed in
-    // stale_ (on_stale_: listed) before any other update. Measured: car / balance-scale DT_depth's
-    // growth 29 / 36 -> 9 / 17 ms CPU, settling 6 ms; DT_size (values rising in most boxes as rows come)
-    // no gain: its growth recomputes the boxes holding the rows (recompute_affected)
+    // The growth (rows only came) is lazy: a box holding a row that came is exact up to level exact_[b]
+    // only (-1: none); above, its values are its last ones, lower bounds (rows only came since; a
+    // DT_depth "no tree" among them still holds). get() brings a box up to date on demand (the
+    // question's answer and its tree, found top down: most boxes never looked at), settle() every box
+    // listed in stale_ (on_stale_: listed) before any other update. Measured (CPU): car / balance-scale
+    // DT_depth's growth 29 / 36 -> 7 / 14 ms, settling 4-6 ms; DT_size alone no gain (its values rise
+    // in most boxes as rows come), with the grafts below its growth 75 / 101 -> 42 / 43 ms
     std::vector<int8_t> exact_;
     std::vector<char> on_stale_;
     std::vector<long long> stale_;
@@ -97,7 +99,12 @@ class BoxWitness {
     };
     std::vector<Kept> kept_;                  // the newest few
     Kept base_;                               // the newest tree predicted (grafted or not)
-    bool grafted_ = false;                    // the newest kept tree's leaves' best subtrees answer the question
+    // DT_size's growth: a question on rows that came is first answered by the newest tree predicted
+    // (base_), grafted: its splits, each leaf's box's best subtree within the depth left there (get():
+    // only the boxes below the leaves brought up to date), when their leaves sum to <= max_leaves (a
+    // tree on the rows present: yes). Else the tables answer (get() from the full box).
+    // balance-scale DT_size: its growth 101 -> 43 ms CPU (other rows grown, the same witness size)
+    bool grafted_ = false;                    // the current question answered by grafting base_
     bool repair_growth();
     int graft(const Kept& t, int i, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
               std::vector<int>& right, std::vector<int>& label);
@@ -112,7 +119,7 @@ class BoxWitness {
     int cell(int d, long long b, int lb = 0) const;
     int level0(long long b) const;
     // opt(b, d), the box brought up to date to level d first (exact_); lazy_cell(): opt(b, d) from
-    // level d - 1 by get() (DT_depth)
+    // level d - 1 by get()
     int get(long long b, int d) {
         return exact_[b] >= d ? lev_[static_cast<size_t>(d) * nbox_ + b] : update(b, d);
     }
