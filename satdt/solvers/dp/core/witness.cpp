@@ -17,7 +17,6 @@ constexpr size_t kRepairTrees = 4;
 constexpr int kRepairVisits = 2;
 }
 
-
 BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
                        int max_leaves)
     : n_(n), p_(p), C_(C), depth_(depth), max_leaves_(max_leaves), inf_(max_leaves < 0 ? n + 1 : std::min(n, max_leaves) + 1), any_(max_leaves < 0) {
@@ -277,7 +276,7 @@ void BoxWitness::recompute_all() {
 // the boxes of aff_ at every level, bottom up (their sub-boxes are in aff_ or unchanged); stops
 // at a level where none changed (the levels above cannot change either). With `log`, every value
 // changed is logged (restore() writes them back).
-void BoxWitness::recompute_affected(bool log, bool came) {
+void BoxWitness::recompute_affected(bool log) {
     const size_t A = aff_.size();
     for (int d = 0; d <= depth_; ++d) {
         int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
@@ -285,8 +284,7 @@ void BoxWitness::recompute_affected(bool log, bool came) {
         for (size_t i = 0; i < A; ++i) {
             const long long b = aff_[i];
             if (top_[b] < d) continue;  // not needed at this level (never read)
-            // rows only came: no value went down, so a cut giving the old value gives the new one
-            const int v = d == 0 ? level0(b) : cell(d, b, came ? L[b] : 0);
+            const int v = d == 0 ? level0(b) : cell(d, b);
             if (v == L[b]) continue;
             if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
             L[b] = v;
@@ -296,19 +294,16 @@ void BoxWitness::recompute_affected(bool log, bool came) {
     }
 }
 
-// When rows only went (gain: boxes only gain a tree, or need fewer leaves) or only came (loss: the
-// reverse): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level
-// only the boxes that may change, from the boxes that changed a level below (`front_`). A box's value
-// at level d is its own at d - 1 or a cut's two sides at d - 1, so a box changes at d only if it
-// changed at d - 1 or a side of one of its cuts did: it is that box itself or a parent of it (the box
-// extended on one chain past one end, the cut at that end). On a gain the parent's new value is the
-// least of its old one and the changed inputs (the others did not go down: no scan of the cuts;
-// DT_depth: a tree when the cut's other side has one); a possible loss is rescanned (cell()). Stops
-// at a level where none changed. DT_size's values are capped at inf_ (max_leaves + 1: "too many"),
-// so a box that stays over the cap stops the walk.
-void BoxWitness::propagate(bool log, bool gain) {
-    // (DT_size's rows coming go to recompute_affected(): set_present() and shrink() never ask this)
-    if (!any_ && !gain) throw std::logic_error("BoxWitness::propagate: DT_size propagates removals only");
+// When rows only went (boxes only gain a tree, or need fewer leaves): level 0 over aff_ (the boxes
+// where a class disappeared), then level by level only the boxes that may change, from the boxes that
+// changed a level below (`front_`). A box's value at level d is its own at d - 1 or a cut's two sides
+// at d - 1, so a box changes at d only if it changed at d - 1 or a side of one of its cuts did: it is
+// that box itself or a parent of it (the box extended on one chain past one end, the cut at that end).
+// The parent's new value is the least of its old one and the changed inputs (the others did not go
+// down: no scan of the cuts; DT_depth: a tree when the cut's other side has one). Stops at a level
+// where none changed. DT_size's values are capped at inf_ (max_leaves + 1: "too many"), so a box that
+// stays over the cap stops the walk. (Rows coming: the lazy growth, get().)
+void BoxWitness::propagate(bool log) {
     front_.clear();
     for (long long b : aff_) {
         const int old = lev_[b], v = level0(b);
@@ -326,7 +321,7 @@ void BoxWitness::propagate(bool log, bool gain) {
         // c (-1: b is c itself). A box not needed at level d (top_[b] < d) is never computed there
         // (DT_depth: it keeps the 1 it got at the start, and a gain passes it by; DT_size: skipped)
         auto consider = [&](long long b, long long c, long long other) {
-            if (!any_) {  // (DT_size: a gain only) values only went down: the least of the old value and the changed inputs
+            if (!any_) {  // values only went down: the least of the old value and the changed inputs
                 if (top_[b] < d) return;
                 const int v = other < 0 ? P[c] : std::min(P[c] + P[other], inf_);
                 if (v >= L[b]) return;
@@ -334,17 +329,10 @@ void BoxWitness::propagate(bool log, bool gain) {
                 L[b] = v;
                 if (seen_[b] == mark_) return;  // (already in next_)
                 seen_[b] = mark_;
-            } else if (L[b] >= inf_) {  // no tree at d: a gain when the cut's other side has one (b is needed)
-                if (!gain || (other >= 0 && P[other] >= inf_)) return;
+            } else {  // DT_depth: a box with no tree at d gains one when the cut's other side has one
+                if (L[b] < inf_ || (other >= 0 && P[other] >= inf_)) return;
                 if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
                 L[b] = 1;
-            } else {  // a tree at d: a loss is possible (once a level: seen_)
-                if (gain || top_[b] < d || seen_[b] == mark_) return;
-                seen_[b] = mark_;
-                const int v = cell(d, b);
-                if (v < inf_) return;
-                if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
-                L[b] = v;
             }
             next_.push_back(b);
         };
@@ -388,20 +376,18 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     settle();
     ++epoch_;
     aff_.clear();
-    // rows only coming or only going: level 0 changes only in the boxes where a class appears or
-    // disappears, and propagate() finds the rest (DT_size: only going; rows coming change so many
-    // boxes that rescanning their parents costs more than every box holding a row, 1.6-1.8x on the
-    // growth of car / balance-scale DT_size)
-    const bool one_way = off.empty() ? any_ : on.empty();
-    flip(on, true, one_way ? kCrossing : kAll);
-    flip(off, false, one_way ? kCrossing : kAll);
+    // rows only going: level 0 changes only in the boxes where a class disappears, and propagate()
+    // finds the rest
+    const bool going = on.empty();
+    flip(on, true, going ? kCrossing : kAll);
+    flip(off, false, going ? kCrossing : kAll);
     ++asked_;
-    if (one_way)
-        propagate(false, on.empty());
+    if (going)
+        propagate(false);
     else if (static_cast<long long>(aff_.size()) * 2 > nbox_)
         recompute_all();
     else
-        recompute_affected(false, off.empty());
+        recompute_affected(false);
 }
 
 int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
@@ -589,7 +575,7 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
         }
         flip(flips, false, kCrossing);
         undo_.clear();
-        propagate(true, true);
+        propagate(true);
         ++asked_;
         if (!yes()) {  // still no: the row goes for good
             gone[row] = 1;

@@ -127,8 +127,8 @@ class BoxWitness {
     int lazy_cell(int d, long long b);
     void settle();
     void recompute_all();
-    void recompute_affected(bool log, bool came = false);
-    void propagate(bool log, bool gain);
+    void recompute_affected(bool log);
+    void propagate(bool log);
     void restore();
     void keep(const std::vector<int>& feat, const std::vector<int>& cut, const std::vector<int>& left,
               const std::vector<int>& right, bool grafted);
