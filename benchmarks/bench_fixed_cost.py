@@ -18,12 +18,14 @@ median of the pairs' ratios); ``--jobs 2``: the same with
 
 Part ``weights``: ``DPTreeClassifier(max_depth=d, n_jobs=1).fit`` on the DL8.5 sets at depths
 2-4, unweighted, with random float sample weights (``rng(0).random(n) + 0.05``: no small common
-denominator, so scaled to a 2^32 total and rounded, with the stated bound) and with
-``class_weight="balanced"``, CPU seconds (median of ``--repeat``) of each tree in its own
+denominator, so scaled to a 2^32 total and rounded, with the stated bound), with
+``class_weight="balanced"`` and with a cost matrix (``costs=[[0, 1], [5, 0]]``: false negatives
+5x, as ``bench_weights.py``), CPU milliseconds (median of ``--repeat``) of each tree in its own
 processes, in turns (``--rounds``); STreeD on the same binary matrix: ``STreeDClassifier``
-unweighted and, for the weighted cells, ``STreeDInstanceCostSensitiveClassifier`` with the cost
-of a wrong label = the row's weight (the same objective); its weighted errors are checked
-against satdt's optimum (within the rounding bound).
+unweighted and, for the other cells, ``STreeDInstanceCostSensitiveClassifier`` with the cost of
+each label for each row (a wrong label: the row's weight; the cost matrix's row of its class):
+the same objective; its weighted errors (total cost) are checked against satdt's optimum (within
+the rounding bound).
 
 ``--before DIR``: a directory holding an older ``satdt`` package with its compiled core (e.g.
 ``git archive <commit> satdt | tar -x -C DIR`` and the ``_core*.so`` built from that commit copied
@@ -102,7 +104,9 @@ def _missing_worker(root: str, name: str, rate: float, depth: int, n_jobs: int =
             "status": str(model.result_.status), "roots": st["roots_evaluated"], "scans": st["depth2_scans"]}
 
 
-WEIGHT_CELLS = ("unweighted", "float", "balanced")
+WEIGHT_CELLS = ("unweighted", "float", "balanced", "costs")
+#: the costs cell's matrix (cost of predicting j for true class i), two classes
+COSTS = [[0.0, 1.0], [5.0, 0.0]]
 
 
 def _weights_worker(root: str, repeat: int, sets: list[str], depths: list[int]) -> dict:
@@ -123,9 +127,13 @@ def _weights_worker(root: str, repeat: int, sets: list[str], depths: list[int]) 
         counts = np.bincount(d.y)
         weights["balanced"] = n / (len(counts) * counts[d.y])  # scikit-learn's "balanced"
         binary = Binarizer("all").fit(d).transform(d.X).astype(np.int32) if root == "streed" else None
+        weights["costs"] = np.ones(n)
         for depth in depths:
             for cell in WEIGHT_CELLS:
                 w = weights[cell]
+                # each row's cost of each label
+                row_costs = (np.asarray(COSTS)[d.y] if cell == "costs" else
+                             np.where(np.arange(len(counts))[None, :] == d.y[:, None], 0.0, w[:, None]))
                 if root == "streed":
                     if cell == "unweighted":
                         from pystreed import STreeDClassifier
@@ -134,12 +142,12 @@ def _weights_worker(root: str, repeat: int, sets: list[str], depths: list[int]) 
                     else:
                         from pystreed import STreeDInstanceCostSensitiveClassifier
 
-                        costs = np.where(np.arange(len(counts))[None, :] == d.y[:, None], 0.0, w[:, None])
                         fit = lambda: STreeDInstanceCostSensitiveClassifier(  # noqa: E731
-                            max_depth=depth).fit(binary, costs)
+                            max_depth=depth).fit(binary, row_costs)
                     X = binary
                 else:
-                    kw = {"class_weight": "balanced"} if cell == "balanced" else {}
+                    kw = ({"class_weight": "balanced"} if cell == "balanced" else
+                          {"costs": COSTS} if cell == "costs" else {})
                     sw = w if cell == "float" else None
                     fit = lambda: DPTreeClassifier(max_depth=depth, n_jobs=1, **kw).fit(  # noqa: E731
                         d.X, d.y, sample_weight=sw)
@@ -154,8 +162,8 @@ def _weights_worker(root: str, repeat: int, sets: list[str], depths: list[int]) 
                     cpu.append(time.process_time() - c)
                 pred = np.asarray(model.predict(X)).astype(np.int64)
                 bound = 0.0 if root == "streed" else float(model.result_.stats.get("weight_rounding_bound", 0.0))
-                out[f"{name} {depth} {cell}"] = {"cpu": statistics.median(cpu),
-                                                 "errors": float(w[pred != d.y].sum()), "bound": bound}
+                out[f"{name} {depth} {cell}"] = {"cpu": statistics.median(cpu), "bound": bound,
+                                                 "errors": float(row_costs[np.arange(n), pred].sum())}
     return out
 
 
@@ -163,8 +171,8 @@ def part_weights(before: str | None, repeat: int, rounds: int, sets: list[str], 
     runs, cols = _alternated("weights", before, rounds, str(repeat), ",".join(sets), ",".join(map(str, depths)))
     head = ["set", "depth"]
     for cell in WEIGHT_CELLS:
-        head += [f"{cell} {k}_s" for k in cols]
-    head += ["float after/unweighted", "balanced after/unweighted", "same optimum"]
+        head += [f"{cell} {k}_ms" for k in cols]
+    head += [f"{c} after/unweighted" for c in WEIGHT_CELLS[1:]] + ["same optimum"]
     print("| " + " | ".join(head) + " |")
     print("|---" * len(head) + "|")
     for name in sets:
@@ -179,8 +187,8 @@ def part_weights(before: str | None, repeat: int, rounds: int, sets: list[str], 
                 for k in cols:
                     o = runs[k][0][f"{name} {depth} {cell}"]
                     same &= abs(o["errors"] - a["errors"]) <= a["bound"] + 1e-6 * max(1.0, a["errors"])
-            row = [name, str(depth)] + [f"{med[k, cell]:.3f}" for cell in WEIGHT_CELLS for k in cols]
-            row += [f"{med['after', c] / max(med['after', 'unweighted'], 1e-9):.2f}" for c in ("float", "balanced")]
+            row = [name, str(depth)] + [f"{1000 * med[k, cell]:.2f}" for cell in WEIGHT_CELLS for k in cols]
+            row += [f"{med['after', c] / max(med['after', 'unweighted'], 1e-9):.2f}" for c in WEIGHT_CELLS[1:]]
             print("| " + " | ".join(row + [str(same)]) + " |", flush=True)
 
 

@@ -120,6 +120,30 @@ def test_row_grouping_matches_naive_reference():
         assert rep.tolist() == naive
 
 
+@pytest.mark.parametrize("seed", range(24))
+def test_rows_grouped_by_their_packed_codes_as_by_a_naive_reference(seed):
+    """Each row's first equal row from its codes packed into words (bits for 0 / 1 codes, 8, 16
+    or 32 bits otherwise; one word: the exact np.unique, several: the hash) is the naive one."""
+    from satdt.binarize.problem import _code_words, _first_of_equal_rows
+
+    rng = np.random.default_rng(3000 + seed)
+    top = [1, 1, 5, 255, 256, 70000][seed % 6]
+    width = int(rng.choice([1, 3, 8, 9, 40, 64, 65, 130]))
+    base = rng.integers(0, top + 1, size=(int(rng.integers(2, 15)), width), dtype=np.int32)
+    base[0, 0] = top                                       # the largest code present
+    shift = 256 if top < 1 << 16 else 1 << 16              # what the next narrower type would lose
+    if top >= shift:                                       # twins of row 0 but for one code, +shift
+        for k in range(1, len(base), 2):
+            j = int(rng.integers(1, width)) if width > 1 else 0
+            base[k] = base[0]
+            base[0, j] = int(rng.integers(0, top - shift + 1)) if j else top - shift
+            base[k, j] = base[0, j] + shift
+    codes = base[rng.integers(0, len(base), size=int(rng.integers(1, 90)))]
+    rep = _first_of_equal_rows(_code_words(codes))
+    naive = [next(j for j in range(len(codes)) if np.array_equal(codes[i], codes[j])) for i in range(len(codes))]
+    assert rep.tolist() == naive
+
+
 def test_distinct_rows_keep_first_appearance_order():
     X = np.array([[3.0], [1.0], [3.0], [2.0], [1.0]])
     p = Binarizer("all").problem(prepare(X, [0, 1, 0, 1, 1]))
@@ -181,11 +205,27 @@ def _kept_by_matrix(tests, X):
     return kept
 
 
+#: ``_drop_redundant``'s two paths: every column built and compared at once (small data), and
+#: the column hashes (forced by a direct-path cap of 0 cells)
+DROP_PATHS = ("direct", "hashed")
+
+
+def _drop_path(monkeypatch, path):
+    import satdt.binarize.redundant as redundant
+
+    if path == "hashed":
+        monkeypatch.setattr(redundant, "_DIRECT_CELLS", 0)
+
+
+@pytest.mark.parametrize("path", DROP_PATHS)
 @pytest.mark.parametrize("seed", range(12))
-def test_redundant_tests_dropped_as_by_the_binary_matrix(seed):
-    """The column hashes find exactly the duplicates, complements and constants the full binary
-    matrix shows (features that copy, reverse or coarsen another, categorical ones, ties)."""
+def test_redundant_tests_dropped_as_by_the_binary_matrix(seed, path, monkeypatch):
+    """The column hashes (and the direct path) find exactly the duplicates, complements and
+    constants the full binary matrix shows (features that copy, reverse or coarsen another,
+    categorical ones, ties)."""
     from satdt.binarize import _drop_redundant
+
+    _drop_path(monkeypatch, path)
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 60))
@@ -201,12 +241,15 @@ def test_redundant_tests_dropped_as_by_the_binary_matrix(seed):
     assert Binarizer("all").fit(d).tests_ == _kept_by_matrix(full, d.X)
 
 
+@pytest.mark.parametrize("path", DROP_PATHS)
 @pytest.mark.parametrize("seed", range(8))
-def test_redundant_few_thresholds_dropped_as_by_the_binary_matrix(seed):
+def test_redundant_few_thresholds_dropped_as_by_the_binary_matrix(seed, path, monkeypatch):
     """Features with few thresholds against their rows take the codes' path (no sort): the same
     tests dropped as by the full binary matrix (quantile thresholds of copied, coarsened and
     reversed features, and features with many thresholds, which take the sorting path)."""
     from satdt.binarize import _drop_redundant
+
+    _drop_path(monkeypatch, path)
 
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(200, 600))
@@ -312,7 +355,9 @@ def test_tree_questions_never_build_the_binary_matrix(seed):
 @pytest.mark.parametrize("strategy,k", [("all", 10), ("quantile", 1), ("quantile", 3), ("quantile", 10)])
 def test_numeric_thresholds_in_blocks_equal_the_column_loop(strategy, k, monkeypatch):
     """The block-wise thresholds (one sort and one np.quantile per block of columns, issue 22's
-    wide data) are the column-by-column loop's, ties, constants and adjacent floats included."""
+    wide data; the columns of at most two values from their minimum and maximum) are the
+    column-by-column loop's, ties, constants and adjacent floats included, and two-valued columns
+    (0/1, two adjacent floats, two values near the float limit, whose midpoint overflows)."""
     import satdt.binarize.binarizer as B  # where Binarizer.fit looks _numeric_thresholds up
     from satdt.data import prepare
 
@@ -320,10 +365,12 @@ def test_numeric_thresholds_in_blocks_equal_the_column_loop(strategy, k, monkeyp
     for trial in range(40):
         n = int(rng.integers(2, 40)) if trial % 4 else int(rng.integers(300, 1500))
         cols = []
-        for kind in rng.integers(0, 5, int(rng.integers(2, 7))):
+        for kind in rng.integers(0, 8, int(rng.integers(2, 7))):
             cols.append([rng.normal(size=n), rng.integers(0, 4, n).astype(float), np.full(n, 3.0),
                          np.nextafter(1.0, 2.0) ** rng.integers(0, 3, n),
-                         rng.choice([0.1, 0.2, 0.30000000000000004, 0.3], n)][kind])
+                         rng.choice([0.1, 0.2, 0.30000000000000004, 0.3], n),
+                         rng.integers(0, 2, n).astype(float), rng.choice([1.0, np.nextafter(1.0, 2.0)], n),
+                         rng.choice([1.6e308, 1.7e308], n) * (-1) ** trial][kind])
         y = rng.integers(0, 2, n)
         y[:2] = [0, 1]
         data = prepare(np.column_stack(cols), y)
@@ -365,6 +412,9 @@ def _chain_problems():
         out.append((f"seed {seed} {strategy}", b.problem(engine_data, fit=False), mapping))
         out.append((f"seed {seed} {strategy} matrix",
                     BinaryProblem.build(b.transform(engine_data.X), engine_data, list(b.tests_), strategy), mapping))
+        if seed % 4 == 1:   # the features' runs of tests in reverse feature order (codes still one run each)
+            b.tests_ = sorted(b.tests_, key=lambda t: -t.feature)
+            out.append((f"seed {seed} {strategy} reversed", b.problem(engine_data, fit=False), mapping))
     return out
 
 
@@ -438,15 +488,19 @@ def _random_tests(rng, X, categorical):
     return tests
 
 
+@pytest.mark.parametrize("path", DROP_PATHS)
 @pytest.mark.parametrize("seed", range(40))
-def test_drop_redundant_equals_reference_on_random_matrices(seed, monkeypatch):
-    """The batched ``_drop_redundant`` keeps exactly the columns of the straightforward reference
-    (every column built; the earliest of each class of equal-or-complement columns, constant
-    ones dropped) on random matrices: 0/1 columns, categorical codes, numeric columns with ties,
-    constant columns, copies, complements and scaled copies; with the comparison slices made tiny
-    (many slices of whole groups) on half the seeds."""
+def test_drop_redundant_equals_reference_on_random_matrices(seed, path, monkeypatch):
+    """The batched ``_drop_redundant`` (both paths) keeps exactly the columns of the
+    straightforward reference (every column built; the earliest of each class of
+    equal-or-complement columns, constant ones dropped) on random matrices: 0/1 columns,
+    categorical codes, numeric columns with ties, constant columns, copies, complements and
+    scaled copies; with the comparison slices made tiny (many slices of whole groups) on half the
+    seeds."""
     from satdt.binarize import _drop_redundant
     import satdt.binarize.redundant as redundant
+
+    _drop_path(monkeypatch, path)
 
     rng = np.random.default_rng(1000 + seed)
     n = int(rng.integers(1, 80))
@@ -523,6 +577,7 @@ def test_drop_redundant_group_wider_than_a_slice(monkeypatch):
     X = np.column_stack([base if k % 3 else 1 - base for k in range(12)] + [rng.integers(0, 2, n).astype(float)])
     tests = [BinaryTest(j, 0.5) for j in range(X.shape[1])]
     monkeypatch.setattr(redundant, "_STEP_CELLS", 8 * n * 3)
+    _drop_path(monkeypatch, "hashed")
     kept = redundant._drop_redundant(tests, X)
     assert kept == _kept_by_matrix(tests, X) and [t.feature for t in kept] == [0, 12]
 

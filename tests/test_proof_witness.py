@@ -288,6 +288,46 @@ def test_box_questions_one_way_updates_answer_as_brute_force():
     assert min(answers.values()) >= 150, answers
 
 
+@pytest.mark.parametrize("question", ["depth", "size"])
+def test_box_lazy_growth_answers_as_brute_force(question):
+    """The growth is lazy (BoxWitness: the boxes holding rows that came go stale and are brought up
+    to date on demand, all of them settled before rows go; DT_size: a question first answered by the
+    newest tree grafted, its leaves' boxes' best subtrees): rows come over several questions in a
+    row, then a few go, then more come, and so on; each answer against brute force, each yes with a
+    tree that classifies the rows (DT_size: with at most m + 1 leaves); then a shrink from the last
+    rows (settled first) is exactly the plain one-row deletion in the same order."""
+    rng = np.random.default_rng(45)
+    answers, shrunk, grafts = {True: 0, False: 0}, 0, 0
+    for seed in range(24):
+        n, p, C = int(rng.integers(9, 15)), 1 + seed % 3, 2 + seed % 5 // 4
+        X, y = _consistent_with_duplicates(4500 + seed, n, p, 3 + seed % 2, C)
+        for depth, m in ((1, None), (2, None), (3, None)) if question == "depth" else ((2, 1), (3, 2), (3, 4)):
+            qs = _Questions(X, y, depth, m)
+            assert qs.box is not None
+            present: set[int] = set()
+            for _ in range(4):  # up a few times (lazy), then down once (settled, then propagated)
+                for _ in range(int(rng.integers(2, 5))):
+                    present |= {int(r) for r in rng.choice(n, size=int(rng.integers(1, 4)), replace=False)}
+                    rows = np.asarray(sorted(present))
+                    ans = qs.ask(rows)
+                    assert (ans is not None) == _bf_yes(X[rows], y[rows], depth, m), (seed, depth, m, rows.tolist())
+                    if ans is not None:
+                        assert (ans[0][rows] == qs.code[rows]).all()
+                        if m is not None:
+                            assert np.unique(ans[1][rows]).size <= m + 1
+                    answers[ans is not None] += 1
+                present -= {int(r) for r in rng.choice(sorted(present), size=min(2, len(present) - 1), replace=False)}
+            rows = sorted(present | {int(r) for r in rng.choice(n, size=3, replace=False)})
+            if qs.ask(rows) is None:  # (lazy again: the shrink settles it first)
+                order = rng.permutation(rows).tolist()
+                assert qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist() == _plain_deletion(
+                    X, y, order, depth, m), (seed, depth, m)
+                shrunk += 1
+            grafts += qs.box.grafts
+    assert min(answers.values()) >= 150 and shrunk >= 10 and (question == "depth") == (grafts == 0), (
+        answers, shrunk, grafts)
+
+
 @pytest.mark.slow  # ~1.5 s (the fast suite runs the C++ loop in test_witnesses_are_minimal...[boxes-*])
 def test_box_shrink_and_python_shrink_give_minimal_witnesses():
     """The deletion loop in C++ (BoxWitness.shrink) and the Python one (_shrink over the search),

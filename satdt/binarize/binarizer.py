@@ -52,10 +52,24 @@ class Binarizer:
         guessed = self._guessed_thresholds(data) if self.strategy == "tree" else None
         # the numeric columns' thresholds in one pass over sorted blocks of columns, when nothing
         # per column is needed (no missing values; no weights for "quantile": "all" takes every
-        # midpoint whatever the weights): the loop below only reads them
+        # midpoint whatever the weights): the column loop (_tests_by_column) only reads them
         pre = (_numeric_thresholds(X, schema, self.n_thresholds if self.strategy == "quantile" else None, deadline)
                if (self.strategy == "all" or (self.strategy == "quantile" and data.weight is None)) and X.shape[1] > 1
                else None)
+        if pre is not None and len(pre) == X.shape[1]:   # every column numeric: no loop per column
+            tests = [BinaryTest(j, t) for j in range(X.shape[1]) for t in pre[j]]
+        else:
+            tests = self._tests_by_column(data, pre, guessed, deadline)
+        if self.drop_duplicates and tests:
+            tests = _drop_redundant(tests, X, deadline)
+        self.tests_ = tests
+        return self
+
+    def _tests_by_column(self, data: Dataset, pre: dict[int, list[float]] | None,
+                         guessed: dict[int, np.ndarray] | None, deadline: Deadline | None) -> list[BinaryTest]:
+        """The tests of ``data``'s columns one at a time: a categorical column's categories, a
+        numeric column's thresholds (``pre``'s when given, else from its values)."""
+        X, schema = data.X, data.schema
         tests: list[BinaryTest] = []
         for j in range(X.shape[1]):
             if schema.is_categorical(j):
@@ -81,10 +95,7 @@ class Binarizer:
                 mids = mids[np.unique(pos[(pos >= 0) & (pos < len(mids))])]
             tests += [BinaryTest(j, float(t)) for t in mids]
             _check(deadline, "binarization")
-        if self.drop_duplicates and tests:
-            tests = _drop_redundant(tests, X, deadline)
-        self.tests_ = tests
-        return self
+        return tests
 
     def _guessed_thresholds(self, data: Dataset) -> dict[int, np.ndarray]:
         from sklearn.ensemble import GradientBoostingClassifier

@@ -50,16 +50,30 @@ class BinaryTest:
         return f"{name} <= {self.threshold:.6g}"
 
 
+def test_arrays(tests: list[BinaryTest]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tests' features (int64), thresholds (float64) and whether each is categorical (bool)."""
+    n = len(tests)
+    return (np.fromiter((t.feature for t in tests), dtype=np.int64, count=n),
+            np.fromiter((t.threshold for t in tests), dtype=np.float64, count=n),
+            np.fromiter((t.category is not None for t in tests), dtype=bool, count=n))
+
+
+def _block_bounds(feature: np.ndarray, categorical: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and stops of the runs of consecutive tests on one feature (and one kind)."""
+    n = len(feature)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    cuts = np.flatnonzero((feature[1:] != feature[:-1]) | (categorical[1:] != categorical[:-1])) + 1
+    return np.concatenate(([0], cuts)).astype(np.int64), np.concatenate((cuts, [n])).astype(np.int64)
+
+
 def feature_blocks(tests: list[BinaryTest]) -> list[tuple[int, bool, int, int]]:
     """Runs of consecutive tests on one feature: (feature, categorical, start, stop)."""
-    n = len(tests)
-    if n == 0:
+    if not tests:
         return []
-    feature = np.fromiter((t.feature for t in tests), dtype=np.int64, count=n)
-    categorical = np.fromiter((t.category is not None for t in tests), dtype=bool, count=n)
-    cuts = np.flatnonzero((feature[1:] != feature[:-1]) | (categorical[1:] != categorical[:-1])) + 1
-    starts, stops = np.concatenate(([0], cuts)), np.concatenate((cuts, [n]))
-    return [(int(feature[a]), bool(categorical[a]), int(a), int(b)) for a, b in zip(starts, stops)]
+    feature, _, categorical = test_arrays(tests)
+    starts, stops = _block_bounds(feature, categorical)
+    return list(zip(feature[starts].tolist(), categorical[starts].tolist(), starts.tolist(), stops.tolist()))
 
 
 def _columns(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
@@ -94,16 +108,15 @@ def _codes(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray | None:
     columns compared at once (in slices of at most ``_STEP_CELLS`` cells) and summed per feature;
     wider numeric features: ``np.searchsorted`` in their thresholds, one feature at a time.
     """
-    blocks = feature_blocks(tests)
-    if len({b[0] for b in blocks}) != len(blocks):
-        return None
     m = len(tests)
-    threshold = np.fromiter((t.threshold for t in tests), dtype=np.float64, count=m)
-    starts = np.fromiter((b[2] for b in blocks), dtype=np.int64, count=len(blocks))
-    stops = np.fromiter((b[3] for b in blocks), dtype=np.int64, count=len(blocks))
-    block_categorical = np.fromiter((b[1] for b in blocks), dtype=bool, count=len(blocks))
-    block_of = np.repeat(np.arange(len(blocks)), stops - starts)
-    categorical = block_categorical[block_of]
+    if m == 0:
+        return np.empty((X.shape[0], 0), dtype=np.int32)
+    test_feature, threshold, categorical = test_arrays(tests)
+    starts, stops = _block_bounds(test_feature, categorical)
+    feature, block_categorical = test_feature[starts], categorical[starts]
+    if len(np.unique(feature)) != len(starts):
+        return None
+    block_of = np.repeat(np.arange(len(starts)), stops - starts)
     # numeric: strictly increasing within the block; categorical: no category twice
     step_ok = np.ones(m, dtype=bool)
     step_ok[1:] = (block_of[1:] != block_of[:-1]) | (threshold[1:] > threshold[:-1])
@@ -114,14 +127,13 @@ def _codes(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray | None:
         twice = (block_of[key][1:] == block_of[key][:-1]) & (threshold[key][1:] == threshold[key][:-1])
         if (twice & categorical[key][1:]).any():
             return None
-    codes = np.empty((X.shape[0], len(blocks)), dtype=np.int32)
+    codes = np.empty((X.shape[0], len(starts)), dtype=np.int32)
     width = stops - starts
     is_narrow = block_categorical | (width <= _NARROW_CODES)
     narrow = np.flatnonzero(is_narrow)
     for k in np.flatnonzero(~is_narrow).tolist():
-        codes[:, k] = np.searchsorted(threshold[starts[k]:stops[k]], X[:, blocks[k][0]], side="left")
+        codes[:, k] = np.searchsorted(threshold[starts[k]:stops[k]], X[:, feature[k]], side="left")
     if len(narrow):
-        feature = np.fromiter((b[0] for b in blocks), dtype=np.int64, count=len(blocks))
         ends = np.cumsum(width[narrow])
         tested = np.flatnonzero(np.repeat(is_narrow, width))    # the narrow blocks' tests, in order
         per_slice = max(1, _STEP_CELLS // (4 * max(1, X.shape[0])))
@@ -131,16 +143,27 @@ def _codes(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray | None:
             b = max(a + 1, int(np.searchsorted(ends, done + per_slice, side="right")))
             part = narrow[a:b]
             index = tested[done:ends[b - 1]]
-            values = X.T[feature[block_of[index]]]            # (tests, rows): contiguous rows
-            local = index - starts[block_of[index]]          # the test's place in its block
-            cat = categorical[index][:, None]
-            # numeric: the thresholds below the value; categorical: (place - width) on the equal
-            # category, plus the width: the place of the category it equals, else the width
-            cells = np.where(cat, (values == threshold[index][:, None]) * (local - width[block_of[index]])[:, None],
-                             values > threshold[index][:, None]).astype(np.int32)
-            if len(index) > len(part):                        # some feature with several tests
-                cells = np.add.reduceat(cells, np.concatenate(([0], np.cumsum(width[part])[:-1])), axis=0)
-            cells += np.where(block_categorical[part], width[part], 0).astype(np.int32)[:, None]
-            codes[:, part] = cells.T
+            codes[:, part] = _narrow_codes(X, index, part, test_feature, threshold, categorical, block_of, starts,
+                                           width)
             a = b
     return codes
+
+
+def _narrow_codes(X: np.ndarray, index: np.ndarray, part: np.ndarray, test_feature: np.ndarray,
+                  threshold: np.ndarray, categorical: np.ndarray, block_of: np.ndarray, starts: np.ndarray,
+                  width: np.ndarray) -> np.ndarray:
+    """:func:`_codes` of the narrow blocks ``part`` (their tests ``index``, in order), rows x
+    blocks: each test's column compared at once and summed per block."""
+    values = X[:, test_feature[index]]                       # (rows, tests)
+    cells = (values > threshold[index]).astype(np.int32)     # numeric: the thresholds below the value
+    cat = categorical[index]
+    if cat.any():
+        # categorical: (place - width) on the equal category, plus the width below: the place of
+        # the category it equals, else the width
+        tested = index[cat]
+        place = (tested - starts[block_of[tested]] - width[block_of[tested]]).astype(np.int32)
+        cells[:, cat] = (values[:, cat] == threshold[tested]) * place
+    if len(index) > len(part):                               # some feature with several tests
+        cells = np.add.reduceat(cells, np.concatenate(([0], np.cumsum(width[part])[:-1])), axis=1)
+    cells += np.where(categorical[starts[part]], width[part], 0).astype(np.int32)
+    return cells

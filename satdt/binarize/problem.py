@@ -35,9 +35,30 @@ def _words(bits: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
     return out.view(np.uint64)
 
 
+def _code_words(codes: np.ndarray) -> np.ndarray:
+    """Rows of non-negative int32 codes packed exactly into 64-bit words: codes 0 / 1 as bits,
+    others in the narrowest unsigned type that holds the largest (8, 16 or 32 bits), each row's
+    bytes padded with zeros to whole words. Two rows have equal words exactly when they have equal
+    codes."""
+    top = int(codes.max()) if codes.size else 0
+    if top <= 1:
+        packed = np.packbits(codes.astype(bool), axis=1)
+    else:
+        packed = codes.astype(np.uint8 if top < 1 << 8 else np.uint16 if top < 1 << 16 else np.uint32)
+    width = packed.shape[1] * packed.itemsize
+    out = np.zeros((codes.shape[0], -(-width // 8) * 8), dtype=np.uint8)
+    out[:, :width] = packed.view(np.uint8)
+    return out.view(np.uint64)
+
+
 def _first_of_equal_rows(words: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
-    """For each row, the index of the first row equal to it (hash, then exact confirmation;
-    the rows of hash groups that hold unequal rows are grouped exactly)."""
+    """For each row, the index of the first row equal to it: rows of one word by one exact
+    ``np.unique`` (stable: a group's first index is its first row); wider rows by a hash, then
+    exact confirmation (the rows of hash groups that hold unequal rows are grouped exactly)."""
+    if words.shape[1] == 1:
+        _check(deadline, "binarization")
+        _, first, group = np.unique(words[:, 0], return_index=True, return_inverse=True)
+        return first[group.ravel()]
     digest = np.zeros(words.shape[0], dtype=np.uint64)
     every = max(1, _STEP_CELLS // 8 // max(1, words.shape[0]))
     with np.errstate(over="ignore"):
@@ -163,9 +184,7 @@ class BinaryProblem:
         if codes.shape[1] == 0:
             rep = np.zeros(codes.shape[0], dtype=np.int64)
         else:
-            padded = np.zeros((codes.shape[0], codes.shape[1] + codes.shape[1] % 2), dtype=np.int32)
-            padded[:, :codes.shape[1]] = codes
-            rep = _first_of_equal_rows(padded.view(np.uint64), deadline)
+            rep = _first_of_equal_rows(_code_words(codes), deadline)
         first, row_of, counts = cls._merge(rep, data)
         return cls(counts=counts, tests=tests, row_of=row_of, data=data, strategy=strategy, first=first,
                    codes=codes[first])

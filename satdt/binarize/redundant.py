@@ -18,6 +18,11 @@ _NARROW = 16
 #: rows per float sum of 32-bit key halves: every partial sum an exact integer (< 2**52)
 _ROW_SLICE = 1 << 20
 
+#: cells (rows x tests) up to which every column is built at once and its class found by one
+#: exact ``np.unique`` of the packed columns (:func:`_kept_by_columns`), no hashes: on small data
+#: the hashing's many steps cost more than the columns themselves
+_DIRECT_CELLS = 1 << 20
+
 
 def _key_sums(keys: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """The sum modulo 2**64 of the uint64 ``keys`` of the True rows of each column of the bool
@@ -59,6 +64,26 @@ def _wide_sums(values: np.ndarray, thresholds: np.ndarray, keys: np.ndarray) -> 
     return suffix[k0], present - k0
 
 
+def _first_of_equal_columns(columns: np.ndarray) -> np.ndarray:
+    """Positions of the first column of each class of equal columns of the bool matrix
+    ``columns`` (rows x columns): one ``np.unique`` of the columns packed into bytes (stable: its
+    first occurrence is the earliest column of the class)."""
+    packed = np.ascontiguousarray(np.packbits(columns, axis=0).T)   # a row of bytes per column
+    _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
+    return first
+
+
+def _kept_by_columns(tests: list[BinaryTest], X: np.ndarray) -> np.ndarray:
+    """:func:`_drop_redundant`'s kept tests (a bool mask) from every column built: each flipped
+    so that its first row is False, the earliest of each class of equal flipped columns kept,
+    the constant ones (all False) not."""
+    columns = _narrow_columns(tests, X, np.arange(len(tests)))
+    columns ^= columns[:1]
+    keep = np.zeros(len(tests), dtype=bool)
+    keep[_first_of_equal_columns(columns)] = True
+    return keep & columns.any(axis=0)
+
+
 def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline | None = None) -> list[BinaryTest]:
     """Drop constant columns and columns equal to, or the complement of, an earlier one.
 
@@ -68,11 +93,15 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
     built together and the hashes are matrix products; for a wider numeric feature, suffix sums
     over its rows in value order (O(rows) per feature, no column built). Columns with equal
     summaries are compared exactly, packed, a slice of groups at a time; the earliest column of
-    each class of equal columns is kept.
+    each class of equal columns is kept. Up to :data:`_DIRECT_CELLS` cells, every column is
+    built and the classes found exactly at once (:func:`_kept_by_columns`), without hashes.
     """
     n, m = X.shape[0], len(tests)
     if n == 0 or not tests:
         return list(tests)
+    if n * m <= _DIRECT_CELLS:
+        _check(deadline, "binarization")
+        return [t for t, k in zip(tests, _kept_by_columns(tests, X).tolist()) if k]
     keys = np.random.default_rng(0x5A7D7).integers(0, np.iinfo(np.int64).max, size=n, dtype=np.int64).view(np.uint64)
     total = np.uint64(keys.sum(dtype=np.uint64))
     digest = np.empty(m, dtype=np.uint64)
@@ -120,11 +149,9 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
         members = candidates[done:ends[b - 1]]
         if len(members) <= step:
             cols = _narrow_columns(tests, X, members) ^ first_right[members][None, :]
-            packed = np.ascontiguousarray(np.packbits(cols, axis=0).T)   # a row of bytes per column
             # equal columns have equal summaries, so classes never span two groups: one np.unique
-            _, first = np.unique(packed.view(np.dtype((np.void, packed.shape[1]))).ravel(), return_index=True)
             dropped = np.ones(len(members), dtype=bool)
-            dropped[first] = False    # np.unique's first occurrence: the earliest test of the class
+            dropped[_first_of_equal_columns(cols)] = False   # the earliest test of each class
             keep[members[dropped]] = False
         else:                         # one group wider than a slice: its columns a slice at a time
             seen: set[bytes] = set()

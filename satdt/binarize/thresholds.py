@@ -41,9 +41,14 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
     per block). None when ``X`` has NaN (the loop handles missing values)."""
     numeric = np.array([j for j in range(X.shape[1]) if not schema.is_categorical(j)], dtype=np.int64)
     n = X.shape[0]
-    if n < 2 or len(numeric) == 0 or np.isnan(X[:, numeric]).any():
+    if n < 2 or len(numeric) == 0:
         return None
-    out: dict[int, list[float]] = {}
+    values = X if len(numeric) == X.shape[1] else X[:, numeric]
+    low = values.min(axis=0)
+    if np.isnan(low).any():                                   # (a column's minimum is NaN when it has one)
+        return None
+    out = _two_valued_thresholds(values, numeric, low)
+    numeric = numeric[[j not in out for j in numeric.tolist()]]
     step = max(1, _THRESHOLD_BLOCK_CELLS // n)
     probs = None if k is None else np.arange(1, k + 1) / (k + 1)
     for lo in range(0, len(numeric), step):
@@ -78,6 +83,21 @@ def _numeric_thresholds(X: np.ndarray, schema: Any, k: int | None,
         for j, a, b in zip(cols.tolist(), [0] + ends[:-1], ends):
             out[j] = flat_list[a:b]
     return out
+
+
+def _two_valued_thresholds(values: np.ndarray, numeric: np.ndarray, low: np.ndarray) -> dict[int, list[float]]:
+    """:func:`_midpoints` of the columns of ``values`` (no NaN; they are the columns ``numeric``
+    of the data, ``low`` their minima) that hold at most two distinct values, from their minimum
+    and maximum (no sort): the one midpoint, none for a constant column; every strategy keeps it
+    (a quantile choice among at most one midpoint is that midpoint)."""
+    high = values.max(axis=0)
+    two = ((values == low) | (values == high)).all(axis=0)
+    low, high = low[two], high[two]
+    with np.errstate(over="ignore"):                      # (near the float limit: +-inf, then below)
+        mid = (low + high) / 2.0
+    mid = np.where((mid >= low) & (mid < high), mid, low)  # as _midpoints
+    return {j: ([m] if a < b else []) for j, a, b, m in zip(numeric[two].tolist(), low.tolist(), high.tolist(),
+                                                             mid.tolist())}
 
 
 def _repeated_quantile(values: np.ndarray, weight: np.ndarray, probs: np.ndarray) -> np.ndarray:

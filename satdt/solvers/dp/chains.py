@@ -14,7 +14,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ...binarize import BinaryProblem, feature_blocks
+from ...binarize import BinaryProblem
+from ...binarize.columns import _block_bounds, test_arrays
 from ...tree import Node, Tree
 
 __all__ = ["Chains", "build_chains", "chain_counts", "chain_errors", "LocalSlots"]
@@ -57,6 +58,8 @@ def build_chains(problem: BinaryProblem) -> Chains:
     into chains of length one, whose rank is the column itself. So the representation is exact
     for any column set.
     """
+    if problem.codes is not None:
+        return _chains_from_codes(problem)
     tests = problem.tests
 
     def numeric(chain: np.ndarray) -> bool:
@@ -65,8 +68,6 @@ def build_chains(problem: BinaryProblem) -> Chains:
     every = problem.threshold_chains()
     numerics = sorted((c for c in every if numeric(c)), key=lambda c: tests[c[0]].feature)
     singles = [c for c in every if not numeric(c)]
-    if problem.codes is not None:
-        return _chains_from_codes(problem, numerics, singles)
     X = problem.X
     first = problem.first  # the first original row of each distinct row
     chains: list[list[int]] = []
@@ -89,44 +90,49 @@ def build_chains(problem: BinaryProblem) -> Chains:
     return _assemble(chains, ranks, X.shape[0])
 
 
-def _chains_from_codes(problem: BinaryProblem, numerics: list[np.ndarray], singles: list[np.ndarray]) -> Chains:
-    """The ranks of a problem made from its features' codes (exact by construction: a numeric
-    feature's code is its rank among its thresholds; categorical test ``start + i`` of a feature
-    is "code != i")."""
-    blocks = feature_blocks(problem.tests)
-    block_of = np.empty(max((b[0] for b in blocks), default=-1) + 1, dtype=np.int64)
-    start_of = np.empty_like(block_of)
-    block_of[[b[0] for b in blocks]] = np.arange(len(blocks))
-    start_of[[b[0] for b in blocks]] = [b[2] for b in blocks]
-    feature = np.fromiter((t.feature for t in problem.tests), dtype=np.int64, count=len(problem.tests))
-    heads = np.array([int(c[0]) for c in numerics + singles], dtype=np.int64)
-    k = block_of[feature[heads]]
-    codes = problem.codes[:, k]
-    rank = np.empty(codes.shape, dtype=np.int32)
-    rank[:, :len(numerics)] = codes[:, :len(numerics)]
-    # categorical test ``start + i`` of a feature: "code != i"
-    rank[:, len(numerics):] = codes[:, len(numerics):] != (heads - start_of[feature[heads]])[None, len(numerics):]
-    return _assemble(numerics + singles, rank, problem.n_distinct)
+def _chains_from_codes(problem: BinaryProblem) -> Chains:
+    """The chains and ranks of a problem made from its features' codes, from the tests' arrays
+    (exact by construction). Each feature's tests are then one run of distinct thresholds
+    (:func:`~satdt.binarize.columns._codes`), so a numeric feature's run is its chain (its tests
+    by threshold) and its code the rank; the numeric chains by feature, then every categorical
+    test a chain of its own, in column order (as :meth:`BinaryProblem.threshold_chains` groups
+    them); categorical test ``start + i`` of a feature is "code != i"."""
+    feature, _, categorical = test_arrays(problem.tests)
+    starts, stops = _block_bounds(feature, categorical)
+    numeric = np.flatnonzero(~categorical[starts])
+    numeric = numeric[np.argsort(feature[starts[numeric]], kind="stable")]     # by feature
+    singles = np.flatnonzero(categorical)                                       # columns
+    block_of = np.repeat(np.arange(len(starts)), stops - starts)
+    lens = np.concatenate([stops[numeric] - starts[numeric], np.ones(len(singles), dtype=np.int64)])
+    head = np.repeat(np.concatenate([starts[numeric], singles]), lens)          # each chain's first column
+    orig = head + np.arange(len(head)) - np.repeat(np.cumsum(lens) - lens, lens)
+    rank = np.empty((problem.n_distinct, len(lens)), dtype=np.int32)
+    rank[:, :len(numeric)] = problem.codes[:, numeric]
+    rank[:, len(numeric):] = problem.codes[:, block_of[singles]] != (singles - starts[block_of[singles]])[None, :]
+    return _from_lengths(orig, lens, rank)
 
 
-def _assemble(chains: list, ranks: "list[np.ndarray] | np.ndarray", m: int) -> Chains:
-    """:class:`Chains` from the columns of each chain (ascending level) and its rank per row
-    (a list of columns or the (rows, chains) matrix)."""
+def _assemble(chains: list, ranks: list[np.ndarray], m: int) -> Chains:
+    """:class:`Chains` from the columns of each chain (ascending level) and its rank per row."""
     p = len(chains)
-    if isinstance(ranks, np.ndarray):
-        rank = ranks.astype(np.int32, copy=False)
-    else:
-        rank = np.column_stack(ranks).astype(np.int32) if p else np.zeros((m, 0), dtype=np.int32)
+    rank = np.column_stack(ranks).astype(np.int32) if p else np.zeros((m, 0), dtype=np.int32)
     lens = np.fromiter((len(c) for c in chains), dtype=np.int64, count=p)
+    orig = np.concatenate([np.asarray(c) for c in chains]) if p else np.zeros(0, np.int64)
+    return _from_lengths(orig, lens, rank)
+
+
+def _from_lengths(orig: np.ndarray, lens: np.ndarray, rank: np.ndarray) -> Chains:
+    """:class:`Chains` from the chains' columns one after the other (``orig``, ascending level
+    within a chain), their lengths and the (rows, chains) int32 ranks."""
+    p = len(lens)
     base = np.concatenate([[0], np.cumsum(lens + 1)[:-1]]).astype(np.int64) if p else np.zeros(0, np.int64)
     chain = np.repeat(np.arange(p), lens)
     first = np.cumsum(lens) - lens                       # each chain's first position
     level = np.arange(len(chain), dtype=np.int64) - first[chain] + 1
-    orig = np.concatenate([np.asarray(c) for c in chains]) if p else np.zeros(0, np.int64)
     slot = base[chain] + level
     end = base[chain] + lens[chain] + 1
     return Chains(rank, chain.astype(np.int64), level.astype(np.int32), orig.astype(np.int64),
-                   slot, end, base, int((lens + 1).sum()))
+                  slot, end, base, int((lens + 1).sum()))
 
 
 def matches_chain(X: np.ndarray, cols: list[int], rank: np.ndarray) -> bool:

@@ -223,7 +223,8 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("inf", &satdt_dp::BoxWitness::inf)
         .def_property_readonly("boxes", &satdt_dp::BoxWitness::boxes)
         .def_property_readonly("asked", &satdt_dp::BoxWitness::asked)
-        .def_property_readonly("repaired", &satdt_dp::BoxWitness::repaired);
+        .def_property_readonly("repaired", &satdt_dp::BoxWitness::repaired)
+        .def_property_readonly("grafts", &satdt_dp::BoxWitness::grafts);
     // --- end proof witness ---
     // --- weights / missing (issue 24) ---
     // the row sums need AVX-512 F + BW or AVX2 (depth2.cpp); else the byte tables and planes

@@ -9,7 +9,9 @@
 // calling thread (which holds the right to take the GIL), between two run calls.
 //
 // Workers spin briefly after a run (a root search dispatches one run per root, often less than a
-// millisecond apart), then sleep on a condition variable.
+// millisecond apart), then sleep on a condition variable. They are started by the first run
+// handed to them: a search whose kernels all stay on the calling thread (a small depth-two
+// problem) never starts a thread (nor has one spin beside it).
 #pragma once
 
 #include <algorithm>
@@ -25,10 +27,9 @@ namespace satdt_dp {
 
 class Pool {
   public:
-    explicit Pool(int threads) {
-        for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
-    }
+    explicit Pool(int threads) : threads_(std::max(1, threads)) {}
     ~Pool() {
+        if (workers_.empty()) return;
         {
             std::lock_guard<std::mutex> lk(mu_);
             quit_ = true;
@@ -40,7 +41,7 @@ class Pool {
     Pool(const Pool&) = delete;
     Pool& operator=(const Pool&) = delete;
 
-    int size() const { return static_cast<int>(workers_.size()) + 1; }
+    int size() const { return threads_; }
     // the threads that take part in a run: all but `reserve`
     int active() const { return std::max(1, size() - reserve); }
     bool adaptive = true;  // false: engaged() always (tests)
@@ -104,13 +105,16 @@ class Pool {
     // n <= 1 tasks, or no workers: run them on the calling thread (true), else false
     template <class F>
     bool on_caller(int n, F& f) {
-        if (n > 1 && !workers_.empty()) return false;
+        if (n > 1 && threads_ > 1) return false;
         for (int i = 0; i < n; ++i) f(i, 0);
         return true;
     }
 
-    // hand the n tasks of job to the workers (a new generation) and take the caller's share
+    // hand the n tasks of job to the workers (a new generation; started by the first) and take
+    // the caller's share
     void launch(int n, std::function<void(int, int)>& job) {
+        if (workers_.empty())
+            for (int t = 1; t < threads_; ++t) workers_.emplace_back([this, t] { work(t); });
         ++runs_;
         job_ = &job;
         ntasks_ = n;
@@ -153,7 +157,8 @@ class Pool {
         }
     }
 
-    std::vector<std::thread> workers_;
+    const int threads_;                 // the calling thread and threads_ - 1 workers
+    std::vector<std::thread> workers_;  // empty until the first run handed to them
     std::mutex mu_;
     std::condition_variable cv_;
     std::atomic<unsigned> gen_{0};

@@ -77,6 +77,8 @@ BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, cons
         // 0 .. depth - narrow only (the others are never read: the answer is the full box's at depth)
         top_[b] = static_cast<int8_t>(std::max(-1, depth - narrow));
     }
+    exact_ = top_;  // no row: every box exact (empty) at every level it is needed at
+    on_stale_.assign(nbox_, 0);
 }
 
 // every box holding row r: one interval containing its rank on each chain, chain by chain (the
@@ -116,6 +118,14 @@ void BoxWitness::flip(const std::vector<int>& rows, bool on, Collect collect) {
         for (long long b : bx) {
             int32_t& k = cc_[static_cast<size_t>(b) * C_ + c];
             k += d;
+            if (collect == kStale) {
+                exact_[b] = -1;
+                if (!on_stale_[b]) {
+                    on_stale_[b] = 1;
+                    stale_.push_back(b);
+                }
+                continue;
+            }
             if (collect == kNone || (collect == kCrossing && k != (on ? 1 : 0))) continue;
             if (stamp_[b] != epoch_) {
                 stamp_[b] = epoch_;
@@ -163,6 +173,97 @@ int BoxWitness::cell(int d, long long b, int lb) const {
     return std::min(v, inf_);
 }
 
+int BoxWitness::update(long long b, int d) {
+    for (int e = exact_[b] + 1; e <= d; ++e) {
+        lev_[static_cast<size_t>(e) * nbox_ + b] = e == 0 ? level0(b) : lazy_cell(e, b);
+        exact_[b] = static_cast<int8_t>(e);
+    }
+    return lev_[static_cast<size_t>(d) * nbox_ + b];
+}
+
+// cell() on demand (rows only came since the box's last values, each a lower bound then). DT_depth: a
+// "no tree" the box had at d stays so, else a tree at d - 1, or the first cut whose sides have one at
+// d - 1, a side brought up to date only when its value (exact, or its last one) says a tree. DT_size:
+// the box at d - 1, then the cuts whose sides' values (exact or lower bounds) sum below the best so
+// far, each side brought up to date only then; stops at the box's last value at d or at 2
+int BoxWitness::lazy_cell(int d, long long b) {
+    const int last = lev_[static_cast<size_t>(d) * nbox_ + b];
+    if (any_ && last >= inf_) return inf_;
+    int v = get(b, d - 1);
+    if (any_ && v < inf_) return 1;
+    const int lb = std::max(last, 2);
+    if (!any_ && v <= lb) return v;
+    const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
+    const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
+    for (int f = 0; f < p_; ++f) {
+        const int id = bid[f];
+        const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+        const long long s = stride_[f];
+        const int* ids = id_[f].data();
+        for (int c = lo + 1; c <= hi; ++c) {
+            const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
+            const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
+            if (any_) {
+                if (P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_) return 1;
+                continue;
+            }
+            if (P[l] + P[r] >= v || get(l, d - 1) + P[r] >= v) continue;
+            const int t = P[l] + get(r, d - 1);
+            if (t < v) {
+                v = t;
+                if (v <= lb) return v;
+            }
+        }
+    }
+    return any_ ? inf_ : std::min(v, inf_);
+}
+
+// Whether base_ grafted answers the question: its leaves' boxes' fewest leaves (exact: get()) within
+// max_leaves. Sound only (a tree of depth <= depth_: base_'s splits, then subtrees within the depth left).
+bool BoxWitness::repair_growth() {
+    if (base_.feat.empty()) return false;
+    const Kept& t = base_;
+    long long total = 0;
+    for (size_t i = 0; i < t.feat.size(); ++i) {
+        if (t.feat[i] >= 0) continue;
+        total += get(t.box[i], t.rem[i]);
+        if (total > max_leaves_) return false;
+    }
+    return true;
+}
+
+// base_'s tree from node i on, each leaf replaced by its box's best subtree (build()); returns its root
+int BoxWitness::graft(const Kept& t, int i, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
+                      std::vector<int>& right, std::vector<int>& label) {
+    if (t.feat[i] < 0) return build(t.box[i], t.rem[i], feat, cut, left, right, label);
+    const int node = static_cast<int>(feat.size());
+    feat.push_back(t.feat[i]);
+    cut.push_back(t.cut[i]);
+    left.push_back(-1);
+    right.push_back(-1);
+    label.push_back(0);
+    const int a = graft(t, t.left[i], feat, cut, left, right, label);
+    left[node] = a;
+    const int z = graft(t, t.right[i], feat, cut, left, right, label);
+    right[node] = z;
+    return node;
+}
+
+// every stale box brought up to date at every level it is needed at, level by level (its sides at d - 1
+// are then exact; a box's last "no tree" stays: cell()'s stop at lb)
+void BoxWitness::settle() {
+    for (int d = 0; d <= depth_ && !stale_.empty(); ++d) {
+        int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
+        for (long long b : stale_)
+            if (exact_[b] < d && top_[b] >= d) {
+                L[b] = d == 0 ? level0(b) : cell(d, b, L[b]);
+                exact_[b] = static_cast<int8_t>(d);
+            }
+    }
+    for (long long b : stale_) on_stale_[b] = 0;
+    stale_.clear();
+}
+
 void BoxWitness::recompute_all() {
     for (long long b = 0; b < nbox_; ++b) lev_[b] = level0(b);
     for (int d = 1; d <= depth_; ++d) {
@@ -175,7 +276,7 @@ void BoxWitness::recompute_all() {
 // the boxes of aff_ at every level, bottom up (their sub-boxes are in aff_ or unchanged); stops
 // at a level where none changed (the levels above cannot change either). With `log`, every value
 // changed is logged (restore() writes them back).
-void BoxWitness::recompute_affected(bool log, bool came) {
+void BoxWitness::recompute_affected(bool log) {
     const size_t A = aff_.size();
     for (int d = 0; d <= depth_; ++d) {
         int32_t* L = &lev_[static_cast<size_t>(d) * nbox_];
@@ -183,8 +284,7 @@ void BoxWitness::recompute_affected(bool log, bool came) {
         for (size_t i = 0; i < A; ++i) {
             const long long b = aff_[i];
             if (top_[b] < d) continue;  // not needed at this level (never read)
-            // rows only came: no value went down, so a cut giving the old value gives the new one
-            const int v = d == 0 ? level0(b) : cell(d, b, came ? L[b] : 0);
+            const int v = d == 0 ? level0(b) : cell(d, b);
             if (v == L[b]) continue;
             if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
             L[b] = v;
@@ -194,19 +294,16 @@ void BoxWitness::recompute_affected(bool log, bool came) {
     }
 }
 
-// When rows only went (gain: boxes only gain a tree, or need fewer leaves) or only came (loss: the
-// reverse): level 0 over aff_ (the boxes where a class appeared or disappeared), then level by level
-// only the boxes that may change, from the boxes that changed a level below (`front_`). A box's value
-// at level d is its own at d - 1 or a cut's two sides at d - 1, so a box changes at d only if it
-// changed at d - 1 or a side of one of its cuts did: it is that box itself or a parent of it (the box
-// extended on one chain past one end, the cut at that end). On a gain the parent's new value is the
-// least of its old one and the changed inputs (the others did not go down: no scan of the cuts;
-// DT_depth: a tree when the cut's other side has one); a possible loss is rescanned (cell()). Stops
-// at a level where none changed. DT_size's values are capped at inf_ (max_leaves + 1: "too many"),
-// so a box that stays over the cap stops the walk.
-void BoxWitness::propagate(bool log, bool gain) {
-    // (DT_size's rows coming go to recompute_affected(): set_present() and shrink() never ask this)
-    if (!any_ && !gain) throw std::logic_error("BoxWitness::propagate: DT_size propagates removals only");
+// When rows only went (boxes only gain a tree, or need fewer leaves): level 0 over aff_ (the boxes
+// where a class disappeared), then level by level only the boxes that may change, from the boxes that
+// changed a level below (`front_`). A box's value at level d is its own at d - 1 or a cut's two sides
+// at d - 1, so a box changes at d only if it changed at d - 1 or a side of one of its cuts did: it is
+// that box itself or a parent of it (the box extended on one chain past one end, the cut at that end).
+// The parent's new value is the least of its old one and the changed inputs (the others did not go
+// down: no scan of the cuts; DT_depth: a tree when the cut's other side has one). Stops at a level
+// where none changed. DT_size's values are capped at inf_ (max_leaves + 1: "too many"), so a box that
+// stays over the cap stops the walk. (Rows coming: the lazy growth, get().)
+void BoxWitness::propagate(bool log) {
     front_.clear();
     for (long long b : aff_) {
         const int old = lev_[b], v = level0(b);
@@ -224,7 +321,7 @@ void BoxWitness::propagate(bool log, bool gain) {
         // c (-1: b is c itself). A box not needed at level d (top_[b] < d) is never computed there
         // (DT_depth: it keeps the 1 it got at the start, and a gain passes it by; DT_size: skipped)
         auto consider = [&](long long b, long long c, long long other) {
-            if (!any_) {  // (DT_size: a gain only) values only went down: the least of the old value and the changed inputs
+            if (!any_) {  // values only went down: the least of the old value and the changed inputs
                 if (top_[b] < d) return;
                 const int v = other < 0 ? P[c] : std::min(P[c] + P[other], inf_);
                 if (v >= L[b]) return;
@@ -232,17 +329,10 @@ void BoxWitness::propagate(bool log, bool gain) {
                 L[b] = v;
                 if (seen_[b] == mark_) return;  // (already in next_)
                 seen_[b] = mark_;
-            } else if (L[b] >= inf_) {  // no tree at d: a gain when the cut's other side has one (b is needed)
-                if (!gain || (other >= 0 && P[other] >= inf_)) return;
+            } else {  // DT_depth: a box with no tree at d gains one when the cut's other side has one
+                if (L[b] < inf_ || (other >= 0 && P[other] >= inf_)) return;
                 if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
                 L[b] = 1;
-            } else {  // a tree at d: a loss is possible (once a level: seen_)
-                if (gain || top_[b] < d || seen_[b] == mark_) return;
-                seen_[b] = mark_;
-                const int v = cell(d, b);
-                if (v < inf_) return;
-                if (log) undo_.emplace_back(static_cast<long long>(d) * nbox_ + b, L[b]);
-                L[b] = v;
             }
             next_.push_back(b);
         };
@@ -276,31 +366,37 @@ void BoxWitness::set_present(const std::vector<char>& present) {
     for (int r = 0; r < n_; ++r)
         if ((present[r] != 0) != (present_[r] != 0)) (present[r] ? on : off).push_back(r);
 
+    if (off.empty()) {  // rows only coming: the boxes holding them go stale (get(), settle())
+        flip(on, true, kStale);
+        ++asked_;
+        if (!on.empty()) grafts_ += grafted_ = !any_ && repair_growth();
+        return;
+    }
+    grafted_ = false;
+    settle();
     ++epoch_;
     aff_.clear();
-    // rows only coming or only going: level 0 changes only in the boxes where a class appears or
-    // disappears, and propagate() finds the rest (DT_size: only going; rows coming change so many
-    // boxes that rescanning their parents costs more than every box holding a row, 1.6-1.8x on the
-    // growth of car / balance-scale DT_size)
-    const bool one_way = off.empty() ? any_ : on.empty();
-    flip(on, true, one_way ? kCrossing : kAll);
-    flip(off, false, one_way ? kCrossing : kAll);
+    // rows only going: level 0 changes only in the boxes where a class disappears, and propagate()
+    // finds the rest
+    const bool going = on.empty();
+    flip(on, true, going ? kCrossing : kAll);
+    flip(off, false, going ? kCrossing : kAll);
     ++asked_;
-    if (one_way)
-        propagate(false, on.empty());
+    if (going)
+        propagate(false);
     else if (static_cast<long long>(aff_.size()) * 2 > nbox_)
         recompute_all();
     else
-        recompute_affected(false, off.empty());
+        recompute_affected(false);
 }
 
 int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
-                      std::vector<int>& right, std::vector<int>& label) const {
-    const int v = lev_[static_cast<size_t>(d) * nbox_ + b];
+                      std::vector<int>& right, std::vector<int>& label) {
+    const int v = get(b, d);
     if (any_)  // DT_depth: the lowest level with a tree (its values say only whether one exists)
-        while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] < inf_) --d;
+        while (d > 0 && get(b, d - 1) < inf_) --d;
     else
-        while (d > 0 && lev_[static_cast<size_t>(d - 1) * nbox_ + b] == v) --d;
+        while (d > 0 && get(b, d - 1) == v) --d;
     const int node = static_cast<int>(feat.size());
     feat.push_back(-1);
     cut.push_back(0);
@@ -325,7 +421,8 @@ int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<in
             const long long r = b + (id_[f][static_cast<size_t>(c) * r0 + hi] - id) * stride_[f];
             // both sides hold rows (v < opt(b, d - 1): a side with all rows is no better; DT_depth: the
             // box has no tree at d - 1, the side with all its rows would give it one)
-            if (any_ ? P[l] < inf_ && P[r] < inf_ : P[l] + P[r] == v) {
+            if (any_ ? P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_
+                     : P[l] + P[r] == v) {
                 feat[node] = f;
                 cut[node] = c;
                 const int a = build(l, d - 1, feat, cut, left, right, label);
@@ -342,10 +439,15 @@ int BoxWitness::build(long long b, int d, std::vector<int>& feat, std::vector<in
 int BoxWitness::predict(int32_t* label, int32_t* leaf) {
     if (!yes()) throw std::logic_error("BoxWitness: no tree to predict with");
     std::vector<int> feat, cut, left, right, lab;
-    build(full_, depth_, feat, cut, left, right, lab);
+    if (grafted_) {
+        const Kept t = base_;
+        graft(t, 0, feat, cut, left, right, lab);
+    } else {
+        build(full_, depth_, feat, cut, left, right, lab);
+    }
     int leaves = 0;
     for (int f : feat) leaves += f < 0;
-    keep(feat, cut, left, right);
+    keep(feat, cut, left, right, grafted_);
     for (int r = 0; r < n_; ++r) {
         int node = 0;
         while (feat[node] >= 0)
@@ -357,7 +459,7 @@ int BoxWitness::predict(int32_t* label, int32_t* leaf) {
 }
 
 void BoxWitness::keep(const std::vector<int>& feat, const std::vector<int>& cut, const std::vector<int>& left,
-                      const std::vector<int>& right) {
+                      const std::vector<int>& right, bool grafted) {
     Kept t{feat, cut, left, right, std::vector<long long>(feat.size()), std::vector<int>(feat.size())};
     t.box[0] = full_;
     t.rem[0] = depth_;
@@ -369,6 +471,8 @@ void BoxWitness::keep(const std::vector<int>& feat, const std::vector<int>& cut,
         t.box[right[i]] = t.box[i] + (id_[f][static_cast<size_t>(c) * r0 + hi] - id) * stride_[f];
         t.rem[left[i]] = t.rem[right[i]] = t.rem[i] - 1;
     }
+    base_ = t;
+    if (grafted) return;
     if (kept_.size() == kRepairTrees) kept_.erase(kept_.begin());
     kept_.push_back(std::move(t));
 }
@@ -454,6 +558,7 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
     std::vector<char> present(n_);
     for (int i = 0; i < n_; ++i) present[i] = cnt[i] > 0;
     set_present(present);
+    settle();
     if (yes()) throw std::invalid_argument("shrink: the rows admit a tree");
     std::vector<char> gone(top, 0);
     std::vector<int> flips;
@@ -470,13 +575,18 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
         }
         flip(flips, false, kCrossing);
         undo_.clear();
-        propagate(true, true);
+        propagate(true);
         ++asked_;
         if (!yes()) {  // still no: the row goes for good
             gone[row] = 1;
             continue;
         }
         ++cnt[row_of[row]];  // yes: the row is necessary; undone
+        if (!any_) {  // DT_size: its tree kept for the next trials' repairs (the growth's trees are mostly grafted)
+            std::vector<int> f, c, l, r, lab;
+            build(full_, depth_, f, c, l, r, lab);
+            keep(f, c, l, r, false);
+        }
         flip(flips, true, kNone);
         restore();
     }
