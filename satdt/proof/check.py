@@ -291,6 +291,7 @@ def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) ->
     return int(opt[np.searchsorted(keys, bit.sum(dtype=np.uint64))])
 
 
+@np.errstate(over="ignore")  # (the boxes' count of hundreds of columns passes the floats' range: inf, past the cap)
 def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap: float = BOX_CAP) -> int | None:
     """The optimum over trees of depth <= k on the rows S, or None past ``cap``: a dynamic programme over the boxes of S
     (per feature an interval of S's blocks, :func:`_blocks`: every row set a path reaches, and empty ones), ``opt_j(B)
