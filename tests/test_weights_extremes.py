@@ -72,3 +72,31 @@ def test_weights_of_a_wide_range_are_within_the_stated_bound_of_brute_force(make
             bound = model.result_.stats.get("weight_rounding_bound", 0.0) / scale
             got = _errors(model, X, y, units)
             assert best - 1e-6 * best <= got <= best + bound + 1e-6 * best, (seed, scale, got, best, bound)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(class_weight="balanced"), dict(class_weight={0: 3.0, 2: 0.5}),
+                                     dict(objective="balanced_accuracy"), dict(missing="learn")],
+                         ids=["plain", "balanced", "dict", "balanced-accuracy", "missing"])
+def test_the_sklearn_export_with_the_training_rows_predicts_the_models_probabilities(options):
+    """``to_sklearn(X, y)`` recomputed the node counts from the rows unweighted, so the export's ``predict_proba``
+    differed from the model's (weighted by sample_weight x class_weight, as scikit-learn's own trees) by up to 0.3;
+    ``to_sklearn(X, y, sample_weight=w)`` now counts as ``fit`` did."""
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 4, size=(24, 3)).astype(float)
+        y = rng.integers(0, 3, size=24)
+        y[:3] = [0, 1, 2]
+        if "missing" in options:
+            X[rng.random(X.shape) < 0.2] = np.nan
+        w = rng.integers(0, 4, size=24).astype(float) + rng.random(24)
+        model = DPTreeClassifier(max_depth=2, **options).fit(X, y, sample_weight=w)
+        Xt = rng.integers(0, 4, size=(30, 3)).astype(float)
+        if "missing" in options:
+            Xt[rng.random(Xt.shape) < 0.3] = np.nan
+        proba, pred = model.predict_proba(Xt), model.predict(Xt)
+        major = model.classes_[proba.argmax(1)] == pred  # (a leaf whose label is no majority is one-hot there)
+        for export in (model.to_sklearn(), model.to_sklearn(X, y, sample_weight=w)):
+            assert (export.predict(Xt) == pred).all()
+            assert np.abs(export.predict_proba(Xt) - proba)[major].max(initial=0) < 1e-6, seed
+    with pytest.raises(ValueError, match="sample_weight needs"):
+        model.to_sklearn(X, sample_weight=w)
