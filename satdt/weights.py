@@ -141,12 +141,15 @@ def class_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objecti
         n = int(size.sum())
         factors = [Fraction(n, k * int(s)) if s else Fraction(1) for s in size]
     elif isinstance(class_weight, dict):
-        lookup = {str(c): i for i, c in enumerate(np.asarray(classes).tolist())}
+        lookup, named = {str(c): i for i, c in enumerate(np.asarray(classes).tolist())}, {}
         for key, value in class_weight.items():
             i = next((j for j, c in enumerate(np.asarray(classes).tolist()) if c == key), lookup.get(str(key)))
             if i is None:
                 raise DataError(f"class_weight names class {key!r}, which is not a class of y "
                                 f"({np.asarray(classes).tolist()})")
+            if named.setdefault(i, key) is not key:  # (1 and "1": one class, two weights)
+                raise DataError(f"class_weight names the class {np.asarray(classes).tolist()[i]!r} twice, as "
+                                f"{named[i]!r} and {key!r}")
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
                     or not math.isfinite(value) or value < 0:
                 raise DataError(f"class_weight[{key!r}] must be a finite number >= 0, got {value!r}")

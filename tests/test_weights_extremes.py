@@ -100,3 +100,12 @@ def test_the_sklearn_export_with_the_training_rows_predicts_the_models_probabili
             assert np.abs(export.predict_proba(Xt) - proba)[major].max(initial=0) < 1e-6, seed
     with pytest.raises(ValueError, match="sample_weight needs"):
         model.to_sklearn(X, sample_weight=w)
+
+
+def test_a_class_named_twice_in_class_weight_is_refused():
+    """``{1: 2, "1": 3}`` on integer labels (a key is matched by value, then by its text) took the last weight
+    silently; now one line naming both keys."""
+    X, y, _ = _instance(0)
+    with pytest.raises(ValueError, match="names the class 1 twice, as 1 and '1'"):
+        DPTreeClassifier(max_depth=2, class_weight={1: 2, "1": 3}).fit(X, y)
+    assert DPTreeClassifier(max_depth=2, class_weight={1: 2, "0": 3}).fit(X, y).result_.status == "OPTIMAL"
