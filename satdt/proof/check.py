@@ -305,8 +305,8 @@ def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap
     if not (fs := np.flatnonzero(u >= 2)).size:  # (no row, depth 0 or no test: one leaf)
         return cst.leaf(S)
     u, R, levels = u[fs], R[:, fs], min(k, int((u - 1).sum()))
-    if float(np.prod(u * (u + 1) / 2)) * (cst.C + levels * int((u - 1).sum())) + CUT * levels * float(
-            (u * (u - 1) ** 2).sum()) > min(cap, BOX_CAP):  # (+ its cut tables: 3 arrays of ~u^3 / 2, a gather each)
+    if np.prod(u * (u + 1) // 2, dtype=object) * (cst.C + levels * int((u - 1).sum())) + int(CUT * levels * float(
+            (u * (u - 1) ** 2).sum())) > min(cap, BOX_CAP):  # (+ cut tables: 3 arrays of ~u^3 / 2; Python ints: exact)
         return None
     cnt, cuts = np.bincount(np.ravel_multi_index((*R.T, cst.y[S]), (*u, cst.C)), minlength=int(np.prod(u)) * cst.C), []
     cnt = cnt.reshape(*u, cst.C).astype(np.int32)  # (class counts per cell, then per box by running sums)

@@ -161,6 +161,7 @@ class Prover:
                 out.append((f, gaps, np.asarray(thr, float), S[order], ends))
         return out
 
+    @np.errstate(over="ignore")  # (hundreds of columns: the product passes the floats' range, inf: no fit)
     def _enum_may_fit(self, S: np.ndarray, k: int) -> bool:
         """Whether the enumeration rule may fit its cap on S at depth k: its row sets are at most the
         boxes (an interval per feature) and at most ``(2 tests + 1)^k`` (a filter: no hopeless tries)."""
