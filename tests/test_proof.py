@@ -24,6 +24,8 @@ from satdt.proof.witness import find_witness
 from satdt.solvers.dp import solve_max_accuracy_dp, solve_min_depth_dp, solve_min_size_dp, solve_regularized_dp
 from satdt.verify import certify
 
+from proof_cases import write_iris_over_listed_thresholds
+
 PROOF = Path(__file__).resolve().parent.parent / "satdt" / "proof"
 
 
@@ -387,13 +389,7 @@ def test_estimators_write_certificates(tmp_path):
 
 def test_listed_thresholds_define_the_search_space(tmp_path, monkeypatch):
     monkeypatch.setattr(lower, "TRIPLES", 0)  # (a DAG whose tests name the thresholds; a depth3 claim: test_proof_fast)
-    data = load_dataset("iris")
-    problem = Binarizer("quantile", n_thresholds=3).problem(data)
-    res = solve_max_accuracy_dp(problem, max_depth=3)
-    listed: dict[int, list[float]] = {}
-    for t in problem.tests:
-        listed.setdefault(t.feature, []).append(t.threshold)
-    write_certificate(tmp_path / "q", res.tree, data, "accuracy", max_depth=3, thresholds=listed)
+    write_iris_over_listed_thresholds(tmp_path / "q")
     assert "optimal" in check(tmp_path / "q")
     man = json.loads((tmp_path / "q" / "manifest.json").read_text())
     f = next(iter(man["thresholds"]))

@@ -25,6 +25,8 @@ from satdt.proof import certify_result, check, lower, trusted, write_certificate
 from satdt.proof.check import Invalid, _Costs, opt_box, opt_enum, opt_small
 from satdt.solvers.dp import solve_max_accuracy_dp, solve_min_depth_dp, solve_min_size_dp, solve_regularized_dp
 
+from proof_cases import write_iris_over_listed_thresholds
+
 CHECK = sys.modules["satdt.proof.check"]
 
 
@@ -1001,13 +1003,7 @@ def test_depth3_rule_limits(monkeypatch):
 def test_depth3_claims_with_listed_thresholds(tmp_path):
     """iris over 3 quantile thresholds a feature (12 tests) at depth 3: the certificate is one depth3 claim, the
     optimum over the listed thresholds (accepted); the manifest's lists made every gap: its optimum is lower, rejected."""
-    data = load_dataset("iris")
-    problem = Binarizer("quantile", n_thresholds=3).problem(data)
-    res = solve_max_accuracy_dp(problem, max_depth=3)
-    listed: dict[int, list[float]] = {}
-    for t in problem.tests:
-        listed.setdefault(t.feature, []).append(t.threshold)
-    write_certificate(tmp_path / "q", res.tree, data, "accuracy", max_depth=3, thresholds=listed)
+    write_iris_over_listed_thresholds(tmp_path / "q")
     assert [c["rule"] for c in _claims(tmp_path / "q")] == ["depth3"] and "listed" in check(tmp_path / "q")
     man = json.loads((tmp_path / "q" / "manifest.json").read_text())
     (tmp_path / "q" / "manifest.json").write_text(json.dumps(dict(man, thresholds="all")))

@@ -227,6 +227,18 @@ def _minimal(X, y, rows, depth, max_splits, yes) -> bool:
         yes(X[keep], y[keep], depth, max_splits) for keep in (rows[:i] + rows[i + 1:] for i in range(len(rows))))
 
 
+def _ask_as_brute_force(qs, X, y, rows, depth, m, seed) -> bool:
+    """qs's answer on ``rows`` against brute force; a yes with a tree that classifies the rows (DT_size:
+    with at most m + 1 leaves). Whether it said yes."""
+    ans = qs.ask(rows)
+    assert (ans is not None) == _bf_yes(X[rows], y[rows], depth, m), (seed, depth, m, rows.tolist())
+    if ans is not None:
+        assert (ans[0][rows] == qs.code[rows]).all()
+        if m is not None:
+            assert np.unique(ans[1][rows]).size <= m + 1
+    return ans is not None
+
+
 def test_box_questions_answer_as_brute_force():
     """The box DP's answers (yes with a tree that classifies the rows, with at most m + 1 leaves;
     or no) against brute force, on tiny instances (3-4 values a feature, 1-3 features, 2-3 classes),
@@ -271,14 +283,7 @@ def test_box_questions_one_way_updates_answer_as_brute_force():
             sizes = [int(k) for k in steps[steps < n]] + [n]
             sizes += sizes[-2::-1]  # up, then down again
             for k in sizes:
-                rows = np.sort(order[:k])
-                ans = qs.ask(rows)
-                assert (ans is not None) == _bf_yes(X[rows], y[rows], depth, m), (seed, depth, m, rows.tolist())
-                if ans is not None:
-                    assert (ans[0][rows] == qs.code[rows]).all()
-                    if m is not None:
-                        assert np.unique(ans[1][rows]).size <= m + 1
-                answers[ans is not None] += 1
+                answers[_ask_as_brute_force(qs, X, y, np.sort(order[:k]), depth, m, seed)] += 1
             if _bf_yes(X, y, depth, m):
                 continue
             qs.box.shrink(order.astype(np.int64), qs.row_of)
@@ -308,14 +313,7 @@ def test_box_lazy_growth_answers_as_brute_force(question):
             for _ in range(4):  # up a few times (lazy), then down once (settled, then propagated)
                 for _ in range(int(rng.integers(2, 5))):
                     present |= {int(r) for r in rng.choice(n, size=int(rng.integers(1, 4)), replace=False)}
-                    rows = np.asarray(sorted(present))
-                    ans = qs.ask(rows)
-                    assert (ans is not None) == _bf_yes(X[rows], y[rows], depth, m), (seed, depth, m, rows.tolist())
-                    if ans is not None:
-                        assert (ans[0][rows] == qs.code[rows]).all()
-                        if m is not None:
-                            assert np.unique(ans[1][rows]).size <= m + 1
-                    answers[ans is not None] += 1
+                    answers[_ask_as_brute_force(qs, X, y, np.asarray(sorted(present)), depth, m, seed)] += 1
                 present -= {int(r) for r in rng.choice(sorted(present), size=min(2, len(present) - 1), replace=False)}
             rows = sorted(present | {int(r) for r in rng.choice(n, size=3, replace=False)})
             if qs.ask(rows) is None:  # (lazy again: the shrink settles it first)

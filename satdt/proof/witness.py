@@ -215,27 +215,27 @@ BOX_WITNESS_WORK = 2e6
 
 
 def _box_questions(problem, chains, depth: int, max_splits: int | None):
-    """The compiled box DP of the witness questions (``core/witness.h``: every box of the data's
-    chains, a question on the rows present recomputing only the boxes holding a row that came or
-    went; for DT_depth, when rows only went (the deletion's trials), only the boxes that gained a
-    tree, level by level from the boxes where a class disappeared (the witness of balance-scale
-    DT_depth 0.32 -> 0.09 s CPU, car 0.35 -> 0.16 s), and when rows only came (the growth) the
-    boxes holding them go stale, brought up to date only as the question's answer and its tree,
-    found top down, look at them (the growth of car / balance-scale DT_depth 29 / 36 -> 7 / 14 ms
-    CPU, the deletion settling the rest, +4-6 ms; DT_size's growth questions are first answered by
-    the newest tree grafted: its leaves' boxes' best subtrees, when their leaves sum within the
-    bound, car / balance-scale 75 / 101 -> 42 / 43 ms); for
-    DT_size, when rows only went, only the boxes whose fewest leaves went down, and when rows only
-    came, a box's scan of its cuts stops at one giving its old value; its deletion loop,
-    :meth:`BoxWitness.shrink`, deletes one row a trial, without the model rotation: the same
-    witness as :func:`_shrink` would give in that order, and the chunks and the rotation measured
-    slower there, benchmarks/results/proof.md; a trial is first answered "yes", when it can, by one
-    of the last trees :meth:`_Questions._ask_boxes` predicted, repaired by the tables: each other
-    leaf's box replaced by its best subtree, the row's leaf box without the row searched briefly top
-    down; balance-scale DT_size: 126 of its 203 "yes" trials, its deletion 115 -> 38 ms), or None
-    when the boxes are too many
-    (:data:`BOX_WITNESS_CELLS`, :data:`BOX_WITNESS_WORK`). Exact: the same recurrence as :mod:`satdt.solvers.dp.boxes`, so the
-    same answers as the search (tested on random instances, and against brute force)."""
+    """The compiled box DP of the witness questions (``core/witness.h``), or None when the boxes are
+    too many (:data:`BOX_WITNESS_CELLS`, :data:`BOX_WITNESS_WORK`).
+
+    It holds every box of the data's chains; a question on the rows present updates only what the
+    rows that came or went can change:
+
+    - rows only going (the deletion's trials): DT_depth recomputes the boxes that gained a tree,
+      level by level from the boxes where a class disappeared; DT_size the boxes whose fewest
+      leaves went down;
+    - rows only coming (the growth): the boxes holding them go stale (their old values lower
+      bounds), brought up to date only as the answer and its tree, found top down, look at them;
+      the deletion settles the rest first. DT_size first tries the newest tree grafted (each leaf
+      replaced by its box's best subtree; yes when their leaves sum within the bound).
+
+    Its deletion loop (:meth:`BoxWitness.shrink`) deletes one row a trial, without model rotation:
+    the same witness as :func:`_shrink` in that order (chunks and rotation measured slower). A trial
+    is first answered "yes", when it can, by one of the last trees :meth:`_Questions._ask_boxes`
+    predicted, repaired by the tables (each other leaf's box replaced by its best subtree, the
+    row's leaf box without the row searched briefly top down). Figures in benchmarks/results/proof.md
+    (h43w, h44w, h45w). Exact: the recurrence of :mod:`satdt.solvers.dp.boxes`, so the same answers
+    as the search (tested on random instances, and against brute force)."""
     from ..solvers.dp import _core
     from ..solvers.dp.boxes import box_count, box_work
 

@@ -150,27 +150,12 @@ int BoxWitness::cell(int d, long long b, int lb) const {
     if (any_ && v < inf_) return 1;
     lb = std::max(lb, 2);  // empty, one class, or two leaves: no split does better
     if (v <= lb) return v;
-    const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
-    for (int f = 0; f < p_; ++f) {
-        const int id = bid[f];
-        const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
-        const long long s = stride_[f];
-        const int* ids = id_[f].data();
-        for (int c = lo + 1; c <= hi; ++c) {
-            const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
-            const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
-            if (any_) {  // DT_depth: any tree will do
-                if (P[l] < inf_ && P[r] < inf_) return 1;
-                continue;
-            }
-            const int t = P[l] + P[r];
-            if (t < v) {
-                v = t;
-                if (v <= lb) return v;
-            }
-        }
-    }
-    return std::min(v, inf_);
+    const bool stopped = for_each_cut(b, [&](long long l, long long r) {
+        if (any_) return P[l] < inf_ && P[r] < inf_;  // DT_depth: any tree will do
+        v = std::min(v, P[l] + P[r]);
+        return v <= lb;
+    });
+    return stopped && any_ ? 1 : std::min(v, inf_);
 }
 
 int BoxWitness::update(long long b, int d) {
@@ -194,28 +179,13 @@ int BoxWitness::lazy_cell(int d, long long b) {
     const int lb = std::max(last, 2);
     if (!any_ && v <= lb) return v;
     const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
-    const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
-    for (int f = 0; f < p_; ++f) {
-        const int id = bid[f];
-        const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
-        const long long s = stride_[f];
-        const int* ids = id_[f].data();
-        for (int c = lo + 1; c <= hi; ++c) {
-            const long long l = b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s;
-            const long long r = b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s;
-            if (any_) {
-                if (P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_) return 1;
-                continue;
-            }
-            if (P[l] + P[r] >= v || get(l, d - 1) + P[r] >= v) continue;
-            const int t = P[l] + get(r, d - 1);
-            if (t < v) {
-                v = t;
-                if (v <= lb) return v;
-            }
-        }
-    }
-    return any_ ? inf_ : std::min(v, inf_);
+    const bool stopped = for_each_cut(b, [&](long long l, long long r) {
+        if (any_) return P[l] < inf_ && P[r] < inf_ && get(l, d - 1) < inf_ && get(r, d - 1) < inf_;
+        if (P[l] + P[r] >= v || get(l, d - 1) + P[r] >= v) return false;
+        v = std::min(v, P[l] + get(r, d - 1));
+        return v <= lb;
+    });
+    return any_ ? (stopped ? 1 : inf_) : std::min(v, inf_);
 }
 
 // Whether base_ grafted answers the question: its leaves' boxes' fewest leaves (exact: get()) within

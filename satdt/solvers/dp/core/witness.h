@@ -115,6 +115,23 @@ class BoxWitness {
     // the row's class appeared or disappeared (kCrossing) or none
     enum Collect { kAll, kCrossing, kNone, kStale };  // kStale: the boxes are marked stale, aff_ untouched
     void flip(const std::vector<int>& rows, bool on, Collect collect);
+    // visit(l, r) for every cut of box b (the boxes of its two sides), feature by feature, until
+    // visit returns true (then true)
+    template <class Visit>
+    bool for_each_cut(long long b, Visit&& visit) const {
+        const uint16_t* bid = &ids_[static_cast<size_t>(b) * p_];
+        for (int f = 0; f < p_; ++f) {
+            const int id = bid[f];
+            const int lo = lo_[f][id], hi = hi_[f][id], r0 = R_[f];
+            const long long s = stride_[f];
+            const int* ids = id_[f].data();
+            for (int c = lo + 1; c <= hi; ++c)
+                if (visit(b + (ids[static_cast<size_t>(lo) * r0 + c - 1] - id) * s,
+                          b + (ids[static_cast<size_t>(c) * r0 + hi] - id) * s))
+                    return true;
+        }
+        return false;
+    }
     // opt(b, d) from level d - 1; lb: a lower bound of it (the scan stops on reaching it)
     int cell(int d, long long b, int lb = 0) const;
     int level0(long long b) const;
