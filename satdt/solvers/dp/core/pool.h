@@ -4,7 +4,7 @@
 // run(n, f) calls f(task, thread) for every task in [0, n), the calling thread taking part as
 // thread 0, and returns when all are done: it waits for the tasks, never for a worker that has not
 // started one (on a loaded machine a worker may get a core only after the caller ran them all).
-// Tasks are claimed dynamically (an atomic counter tagged with the run's generation, see claim), so
+// Tasks are claimed dynamically (an atomic counter tagged with the run's generation, see claims_), so
 // a task must write only to its own slot (or to its thread's scratch) and the caller combines
 // the slots in a fixed order: results never depend on which thread ran which task. Tasks must
 // not throw and must not call the host: the search's clock and the host's poll stay on the
@@ -34,7 +34,7 @@ class Pool {
         if (workers_.empty()) return;
         {
             std::lock_guard<std::mutex> lk(mu_);
-            quit_ = true;
+            quit_.store(true, std::memory_order_relaxed);
             publish(0);
         }
         cv_.notify_all();
@@ -176,7 +176,7 @@ class Pool {
                 c = claims_.load(std::memory_order_acquire);
             }
             seen = gen_of(c);
-            if (quit_) return;
+            if (quit_.load(std::memory_order_relaxed)) return;
             // active_ is this generation's or a later one's (stored before its publish); if later,
             // this run is over and drain claims nothing
             if (t < active_.load(std::memory_order_relaxed)) drain(t, c);
@@ -192,7 +192,9 @@ class Pool {
     const std::function<void(int, int)>* job_ = nullptr;  // read by a worker only after a claim
     int ntasks_ = 0;                                       // (the same)
     std::atomic<int> active_{1};  // active() at the run's launch: workers numbered above sit out
-    bool quit_ = false;           // set before the last publish (read after seeing it)
+    // set before the last publish, seen with it; atomic: a worker may read it while the caller,
+    // no longer waiting for the worker, destroys the pool
+    std::atomic<bool> quit_{false};
     long long runs_ = 0;
     long long helped_before_ = 0;  // worker_tasks_ after the previous run
     int missed_ = 0, skip_ = 0;    // see engaged
