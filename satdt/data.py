@@ -129,6 +129,17 @@ def _plain_numeric(X: Any) -> bool:
     return isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "biuf"
 
 
+def _exact_integers(source: Any, values: np.ndarray, name: str) -> None:
+    """DataError when an integer column holds values past 2**53 that differ but are equal as float64 (every search
+    compares the floats: its optimum would be over fewer distinct values than the data's, and called optimal)."""
+    src = np.asarray(source)
+    if src.dtype.kind not in "iu" or not (np.abs(values) > 2.0 ** 53).any():
+        return
+    if np.unique(src).size != np.unique(values).size:
+        raise DataError(f"feature '{name}' holds integers past 2**53 that differ but are equal as float64 values, "
+                        "which satdt compares; subtract an offset from the column or rescale it")
+
+
 def _numeric_column(col: pd.Series) -> np.ndarray | None:
     """The column as floats, or None if it holds text that is not numbers."""
     import pandas as pd
@@ -212,6 +223,9 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
     if not forced and not categories and (isinstance(frame, np.ndarray) or _all_numeric(frame)):
         # wide numeric data (thousands of columns): one conversion, not a column at a time
         out[:] = frame if isinstance(frame, np.ndarray) else frame.to_numpy(dtype=float)
+        for j in range(p) if schema is None and (np.abs(out) > 2.0 ** 53).any() else ():  # (at fit: exact values)
+            _exact_integers(frame[:, j] if isinstance(frame, np.ndarray) else frame.iloc[:, j].to_numpy(), out[:, j],
+                            names[j])
         bad = ~np.isfinite(out)
         if missing:
             bad &= ~np.isnan(out)
@@ -249,6 +263,8 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
             out[:, j] = col.map(codes).to_numpy(dtype=float)
         else:
             _check_finite(values, names[j], allow_nan=missing)
+            if schema is None:
+                _exact_integers(col.to_numpy(), values, names[j])
             out[:, j] = values
     return out, FeatureSchema(names=names, categories=categories)
 

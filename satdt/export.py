@@ -78,7 +78,7 @@ def export_dot(tree: Tree) -> str:
     return "\n".join(out)
 
 
-def to_sklearn(tree: Tree, X: Any = None, y: Any = None, *, n_features: int | None = None,
+def to_sklearn(tree: Tree, X: Any = None, y: Any = None, *, sample_weight: Any = None, n_features: int | None = None,
                feature_names: Sequence[str] | None = None) -> Any:
     """A fitted scikit-learn ``DecisionTreeClassifier`` that predicts as ``tree``.
 
@@ -96,6 +96,8 @@ def to_sklearn(tree: Tree, X: Any = None, y: Any = None, *, n_features: int | No
         Labels of ``X`` (values of ``classes``): the node class counts (``value``,
         ``samples``, impurity) are recomputed from ``(X, y)``; otherwise the stored counts
         are used.
+    sample_weight : array-like, optional
+        With ``y``: each row's weight in those counts (as scikit-learn's trees count them).
     n_features : int, optional
         ``n_features_in_`` of the model (default: ``X``'s columns, else the number of
         feature names, else the largest tested feature + 1).
@@ -146,9 +148,12 @@ def to_sklearn(tree: Tree, X: Any = None, y: Any = None, *, n_features: int | No
             raise ValueError(f"X must be two-dimensional, got shape {Xa.shape}")
         if y is not None:
             fitted = tree.copy()
-            fitted.fit_counts(Xa, np.asarray(class_index(np.asarray(y), tree.classes), dtype=np.int64))
+            fitted.fit_counts(Xa, np.asarray(class_index(np.asarray(y), tree.classes), dtype=np.int64),
+                              sample_weight=sample_weight)
     elif y is not None:
         raise ValueError("y needs X: the class counts are computed from (X, y)")
+    if sample_weight is not None and y is None:
+        raise ValueError("sample_weight needs X and y: the weights count the rows (X, y)")
     if n_features is None:
         if Xa is not None:
             n_features = Xa.shape[1]

@@ -407,6 +407,6 @@ class TreeSelectorCV(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict_proba(X)
 
-    def to_sklearn(self, X: Any = None, y: Any = None) -> Any:
+    def to_sklearn(self, X: Any = None, y: Any = None, sample_weight: Any = None) -> Any:
         """The refitted tree as a scikit-learn ``DecisionTreeClassifier``."""
-        return self.best_estimator_.to_sklearn(X, y)
+        return self.best_estimator_.to_sklearn(X, y, sample_weight)

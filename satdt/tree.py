@@ -368,11 +368,12 @@ class Tree:
         return cls(root=rec(0), classes=np.asarray(model.classes_),
                    feature_names=None if feature_names is None else list(feature_names))
 
-    def to_sklearn(self, X: Any = None, y: Any = None, *, n_features: int | None = None,
+    def to_sklearn(self, X: Any = None, y: Any = None, *, sample_weight: Any = None, n_features: int | None = None,
                    feature_names: Sequence[str] | None = None) -> Any:
         """A fitted scikit-learn ``DecisionTreeClassifier`` that predicts as this tree: see
         :func:`satdt.export.to_sklearn` (parameters, float32 thresholds, errors)."""
-        return _export.to_sklearn(self, X, y, n_features=n_features, feature_names=feature_names)
+        return _export.to_sklearn(self, X, y, sample_weight=sample_weight, n_features=n_features,
+                                  feature_names=feature_names)
 
     def __repr__(self) -> str:
         return (f"Tree(depth={self.depth()}, n_nodes={self.n_nodes}, n_leaves={self.n_leaves}, "

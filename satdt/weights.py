@@ -89,6 +89,11 @@ def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
         raise DataError("Negative values in data passed to sample_weight: weights must be >= 0")
     if not (w > 0).any():
         raise DataError("sample_weight: every weight is zero; at least one row needs a positive weight")
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):  # (the objectives, weighted errors, would be infinite)
+        raise DataError(f"sample_weight sums past the largest float ({np.finfo(float).max:.3g}); divide the weights "
+                        "by a constant (the same optimum)")
     return w
 
 
@@ -136,12 +141,15 @@ def class_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objecti
         n = int(size.sum())
         factors = [Fraction(n, k * int(s)) if s else Fraction(1) for s in size]
     elif isinstance(class_weight, dict):
-        lookup = {str(c): i for i, c in enumerate(np.asarray(classes).tolist())}
+        lookup, named = {str(c): i for i, c in enumerate(np.asarray(classes).tolist())}, {}
         for key, value in class_weight.items():
             i = next((j for j, c in enumerate(np.asarray(classes).tolist()) if c == key), lookup.get(str(key)))
             if i is None:
                 raise DataError(f"class_weight names class {key!r}, which is not a class of y "
                                 f"({np.asarray(classes).tolist()})")
+            if named.setdefault(i, key) is not key:  # (1 and "1": one class, two weights)
+                raise DataError(f"class_weight names the class {np.asarray(classes).tolist()[i]!r} twice, as "
+                                f"{named[i]!r} and {key!r}")
             if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
                     or not math.isfinite(value) or value < 0:
                 raise DataError(f"class_weight[{key!r}] must be a finite number >= 0, got {value!r}")
@@ -294,6 +302,11 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
     ints = None
     exact = True
     den = 2 ** 81
+    # each pseudo row's weight x class factor over the largest weight and factor, in [0, 1]: weights near the
+    # floats' ends (1e-300, 1.7e308) neither vanish nor pass them in the sums and the scale below
+    top_w, fac_f = float(sw[src].max(initial=0.0)) or 1.0, np.array([float(x) for x in fac])
+    top_f = float(fac_f.max(initial=0.0)) or 1.0
+    unit = (sw[src] / top_w) * (fac_f / top_f)[fac_index]
     if not many:
         codes = sw_code.astype(np.int64) * len(fac) + fac_index.astype(np.int64)
         uniq, inv = np.unique(codes, return_inverse=True)
@@ -305,7 +318,7 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
         # stop there (random float weights: after the first product, instead of one continued
         # fraction per distinct weight). The factors' float sum is taken 1e-6 low (its
         # rounding error is far below that), so the bound is a true lower bound.
-        sum_f = float((sw[src] * np.array([float(x) for x in fac])[fac_index]).sum()) * (1 - 1e-6)
+        sum_f = float(unit.sum()) * (1 - 1e-6)
         value_frac: dict[int, Fraction] = {}
         prod = []
         den, num_gcd = 1, 0
@@ -320,7 +333,7 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
             if den > 2 ** 80:       # no small common denominator: round instead
                 break
             num_gcd = math.gcd(num_gcd, p.numerator)
-            if num_gcd and den / num_gcd * sum_f > limit:  # the exact total is above the limit
+            if num_gcd and den / num_gcd * top_w * top_f * sum_f > limit:  # the exact total is above the limit
                 den = 2 ** 81
                 break
     if den <= 2 ** 80:
@@ -336,14 +349,13 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
             ints = np.asarray(ints_u, dtype=np.int64)[inv]
             scale = Fraction(den, g)
     if ints is None:
-        f = sw[src] * np.array([float(x) for x in fac])[fac_index]
-        total_f = float(f.sum())
+        total_f = float(unit.sum()) or 1.0  # (0: every factor zero, refused below)
         s = min(ROUND_TOTAL, limit) / total_f
-        ints = np.rint(f * s).astype(np.int64)
+        ints = np.rint(unit * s).astype(np.int64)
         if int(ints.sum()) > limit:  # (rounding adds up to half a unit a row: aim lower by the rows' count)
-            s = max(min(ROUND_TOTAL, limit) - len(f), 1) / total_f
-            ints = np.rint(f * s).astype(np.int64)
-        scale = Fraction(s)
+            s = max(min(ROUND_TOTAL, limit) - len(unit), 1) / total_f
+            ints = np.rint(unit * s).astype(np.int64)
+        scale = Fraction(s) / (Fraction(top_w) * Fraction(top_f))  # (user weight x factor = unit x top_w x top_f)
         exact = False
     keep = ints > 0
     if not keep.any():
@@ -358,7 +370,7 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
     weighted = Dataset(X=data.X[rows], y=np.asarray(lab[keep], dtype=np.int64), classes=data.classes,
                        schema=data.schema, name=data.name, weight=ints[keep])
     m = int(len(src))
-    bound = 0.0 if exact else float(m / float(scale))
+    bound = 0.0 if exact else float(m / scale)
     # constants of the pseudo rows, in the user's units and in the engine's integers
     offset = Fraction(0)
     base = Fraction(0)

@@ -174,3 +174,20 @@ def test_plain_decimal_columns_match_the_token_rule():
     for _ in range(300):  # columns: accepted when every token is
         col = list(rng.choice(tricky, size=rng.integers(1, 6)))
         assert bool(_PLAIN_DECIMAL_LINES.fullmatch("\n".join(col) + "\n")) == by_token(col), col
+
+
+def test_integers_past_2_53_that_collapse_as_floats_are_refused_at_fit():
+    """h45r: int64 / uint64 columns holding 2**53 + 1 beside 2**53 (equal as float64) were fit and called OPTIMAL over
+    the floats (1 error where a depth-2 tree makes 0 on the integers); now one line. Integers past 2**53 that stay
+    distinct as floats, and the same data at predict time, are read as before."""
+    from satdt.estimators import DPTreeClassifier
+
+    y = [0, 1, 0, 1]
+    for X in (np.array([[2 ** 53], [2 ** 53 + 1], [2 ** 53 + 2], [2 ** 53 + 3]], dtype=np.int64),
+              pd.DataFrame({"i": np.array([2 ** 64 - 1, 2 ** 64 - 2, 0, 1], dtype=np.uint64), "s": list("abab")})):
+        with pytest.raises(ValueError, match="integers past 2\\*\\*53 that differ but are equal as float64"):
+            DPTreeClassifier(max_depth=2).fit(X, y)
+    X = np.array([[2 ** 60], [2 ** 60 + 2 ** 10], [3], [4]], dtype=np.int64)
+    model = DPTreeClassifier(max_depth=2).fit(X, y)
+    assert model.result_.objective == 0
+    model.predict(np.array([[2 ** 53], [2 ** 53 + 1]], dtype=np.int64))

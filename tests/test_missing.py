@@ -542,3 +542,80 @@ def test_core_scan_copy_roots_match_brute_force_every_root_and_threads(block):
                 loose = _copy_search(problem, skip).run(depth, best + 1)
                 assert loose.finished and loose.node is not None and loose.cost == best, (seed, depth, skip)
     assert skipped > 0  # the scans did leave roots to their copies
+
+
+def _rare_class_problem(seed, n_range=(16, 32)):
+    """Two classes, one rare (3-20 % of the rows), many distinct values (long chains: the
+    depth-two scan), 0-35 % of the entries missing (complete data on some: plain chains; merged
+    pairs on the others), integer weights on some; X, y, w and the binary problem."""
+    from dataclasses import replace
+
+    from satdt.binarize import Binarizer
+    from satdt.data import prepare
+    from satdt.missing import augment
+
+    rng = np.random.default_rng(9400 + seed)
+    n, p = int(rng.integers(*n_range)), int(rng.integers(1, 4))
+    X = rng.normal(size=(n, p)).round(2)
+    X[rng.random((n, p)) < (0.0, 0.08, 0.2, 0.35)[seed % 4]] = np.nan
+    y = (rng.random(n) < (0.03, 0.08, 0.2)[seed % 3]).astype(np.int64)
+    y[0] = 1 - y[1:].max(initial=0)  # both classes present
+    if seed % 2:  # the rare class as class 0
+        y = 1 - y
+    w = rng.integers(1, 5, size=n) if seed % 5 == 2 else np.ones(n, dtype=np.int64)
+    data = replace(prepare(X, y, missing=True), weight=None if seed % 5 != 2 else w.astype(np.int64))
+    problem = Binarizer("all").problem(augment(data)[0] if np.isnan(X).any() else data)
+    return X, y, w.astype(float), problem
+
+
+@pytest.mark.parametrize("block", [0] + [pytest.param(b, marks=pytest.mark.slow) for b in range(1, 6)])
+def test_core_scan_rare_class_blocks_match_brute_force_reference_and_threads(block, monkeypatch):
+    """The depth-two scan's blocks by the class-wise room (core/scan.cpp, scan_chain_blocks:
+    on a plateau of a side's errors, where thr's slack is 0 at every unit, a block runs until
+    the side's class-1 or class-0 weight could take a split point below its best; and a chain
+    ends when its units left fit in that room). A rare class makes such plateaus. Complete
+    data (plain chains) and missing values (merged pairs), one and two threads: the optimum
+    equals brute force over every tree with every threshold and direction (depths 2 and 3) and
+    the numpy reference engine; the tree's errors re-counted on the original rows; and the
+    regularized objective (a leaf cost) equals brute force with the leaf charged."""
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp, solve_regularized_dp
+    from satdt.solvers.dp.search import CoreSearch
+
+    scans = 0
+    for seed in range(10 * block, 10 * block + 10):
+        X, y, w, problem = _rare_class_problem(seed)
+        for depth in (2, 3) if len(y) < 24 or block > 0 else (2,):
+            best = brute_force(X, y, w, depth)
+            for n_jobs in (1, 2):
+                search = _core_search(problem, True, n_jobs=n_jobs)
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=search)
+                assert res.status == "OPTIMAL" and res.objective == best, (seed, depth, n_jobs, res.objective, best)
+                assert float(w[res.tree.predict_index(problem.data.X) != y].sum()) == best
+                scans += search.stats["depth2_scans"]
+            ref = solve_max_accuracy_dp(problem, max_depth=depth, engine="reference", pair_ops=0)
+            assert ref.objective == best, (seed, depth)
+        if len(y) >= 24 and block == 0:
+            continue
+        lam, total = 0.02, float(w.sum())
+        monkeypatch.setattr(CoreSearch, "PAIRING", True)
+        reg = solve_regularized_dp(problem, lam=lam, max_depth=3, pair_ops=0, n_jobs=1)
+        expect = brute_force(X, y, w, 3, leaf_cost=lambda c: float(c.sum() - c.max()) / total + lam)
+        assert reg.objective == pytest.approx(expect, abs=1e-9), seed
+    assert scans > 10
+
+
+@pytest.mark.parametrize("block", [0] + [pytest.param(b, marks=pytest.mark.slow) for b in range(1, 5)])
+def test_core_scan_rare_class_blocks_larger_instances_match_reference(block):
+    """Larger rare-class instances (60-240 rows, where the class-wise blocks run long): the
+    core's optimum at depths 2 and 3 equals the numpy reference engine's, one and two threads,
+    with pairs and without (every chain on its own)."""
+    from satdt.solvers.dp.accuracy import solve_max_accuracy_dp
+
+    for seed in range(100 + 6 * block, 106 + 6 * block):
+        X, y, w, problem = _rare_class_problem(seed, n_range=(60, 240))
+        for depth in (2, 3):
+            ref = solve_max_accuracy_dp(problem, max_depth=depth, engine="reference", pair_ops=0).objective
+            for pairing, n_jobs in ((True, 1), (True, 2), (False, 1)):
+                res = solve_max_accuracy_dp(problem, max_depth=depth, _search=_core_search(problem, pairing, n_jobs))
+                assert res.status == "OPTIMAL" and res.objective == ref, (seed, depth, pairing, n_jobs)
+                assert float(w[res.tree.predict_index(problem.data.X) != y].sum()) == ref

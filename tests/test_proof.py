@@ -261,8 +261,9 @@ def _mutation_round(seeds, tmp_path, reps: int = 4) -> int:
 
 @pytest.mark.parametrize("enum", [False, True])
 def test_mutated_dp_certificates_are_rejected(enum, tmp_path, monkeypatch):
-    if not enum:  # the split, depth2, similar and leaf rules alone (these sets fit the enumeration)
+    if not enum:  # the split, depth2, similar and leaf rules alone (these sets fit the enumeration and depth3)
         monkeypatch.setattr(lower, "ENUM_ROWS", 0)
+        monkeypatch.setattr(lower, "TRIPLES", 0)
     assert _mutation_round(range(6), tmp_path) >= (40 if not enum else 20)
 
 
@@ -271,6 +272,7 @@ def test_mutated_dp_certificates_are_rejected(enum, tmp_path, monkeypatch):
 def test_over_a_thousand_mutations_are_rejected(enum, tmp_path, monkeypatch):
     if not enum:
         monkeypatch.setattr(lower, "ENUM_ROWS", 0)
+        monkeypatch.setattr(lower, "TRIPLES", 0)
     assert _mutation_round(range(100, 240), tmp_path, reps=5) >= (1000 if not enum else 600)  # 1660, 700
 
 
@@ -383,7 +385,8 @@ def test_estimators_write_certificates(tmp_path):
         DPTreeClassifier(max_depth=2, binarization="quantile", proof=str(tmp_path / "q")).fit(data.X, data.labels)
 
 
-def test_listed_thresholds_define_the_search_space(tmp_path):
+def test_listed_thresholds_define_the_search_space(tmp_path, monkeypatch):
+    monkeypatch.setattr(lower, "TRIPLES", 0)  # (a DAG whose tests name the thresholds; a depth3 claim: test_proof_fast)
     data = load_dataset("iris")
     problem = Binarizer("quantile", n_thresholds=3).problem(data)
     res = solve_max_accuracy_dp(problem, max_depth=3)

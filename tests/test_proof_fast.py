@@ -232,6 +232,7 @@ def test_range_entries_are_produced_accepted_and_their_mutations_rejected(tmp_pa
 @pytest.mark.slow
 def test_hundreds_of_range_mutations_are_rejected(tmp_path, monkeypatch):
     monkeypatch.setattr(lower, "ENUM_ROWS", 0)
+    monkeypatch.setattr(lower, "TRIPLES", 0)  # (the depth-3 roots would be one depth3 claim: no range)
     rng = np.random.default_rng(1)
     count = 0
     for seed in range(100, 140):
@@ -288,6 +289,7 @@ def test_witness_dag_by_the_compiled_dp_equals_the_checkers_rule(tmp_path, monke
     import satdt.proof as proof
     from satdt.solvers.dp import solve_min_size_dp
 
+    monkeypatch.setattr(lower, "TRIPLES", 0)  # (its depth-3 sets would be depth3 claims: no depth-2 claim)
     calls, plain_core = [], proof._core_optima
 
     def compared(data, q, lc):
@@ -449,6 +451,7 @@ def test_core_optima_equal_the_checkers_depth2_optima(seed):
                 b = core.opt(S, k)
                 assert b == opt_small(cst, S, k) == (_naive(cst, S, k, None) if S.size <= 40 else b), (seed, q, lc, k)
                 compared += 1
+            assert core.opt(S, 3) == CHECK.opt_depth3(cst, S, 3), (seed, q, lc)  # (the producer's depth3 bounds)
         dup = np.flatnonzero(core.copies[core.row_of] > 1)  # a row with copies: the set without one copy
         assert dup.size and core.opt(np.delete(np.arange(n), dup[0]), 2) is None
     assert compared == 48
@@ -594,6 +597,7 @@ def test_batched_depth2_claims_are_accepted_and_each_raised_bound_rejected(lam, 
     opt_small is never called) is accepted; a depth2 bound raised by 1 is rejected, naming that claim, in the first,
     a middle and the last batch."""
     monkeypatch.setattr(lower, "BOX_WORK", 0)  # (4 features of 4 values: the root would be one box claim)
+    monkeypatch.setattr(lower, "TRIPLES", 0)  # (and its depth-3 sets depth3 claims)
     rng = np.random.default_rng(7)
     X = rng.integers(0, 4, size=(150, 4)).astype(float)
     data = prepare(X, ((X[:, 0] > 1) ^ (X[:, 1] > 2) ^ (rng.random(150) < 0.25)).astype(int) + (X[:, 2] > 2))
@@ -884,3 +888,161 @@ def test_consistent_certificates_on_random_sets_with_box_claims(seed, tmp_path, 
         boxes += claims[-1]["rule"] == "box"
         assert _rejected(out, tmp_path, claims[:-1] + [dict(claims[-1], bound=claims[-1]["bound"] + 1)])
     assert boxes >= 1
+
+
+# ---------------------------------------------------------------- the depth3 rule (data of at most 40 tests)
+def _tests_of(cst: _Costs, allowed=None) -> np.ndarray:
+    """The data's tests as the checker takes them for its batched rules: each row left of each test (0/1)."""
+    return CHECK._left(*CHECK._blocks(cst, np.arange(cst.n), allowed))
+
+
+def test_depth3_optima_equal_plain_recursion():
+    """``_triples`` (each root test's two sides' depth-<=2 optima from the class counts left of three tests) equals the
+    plain recursion at depth 3 on random instances: integer features with ties, duplicate rows of several classes,
+    2-5 classes, errors / DT_size's ``(m + 2) errors + leaves`` / ``q``, ``lc`` costs, listed thresholds, the empty
+    set, one row, every row and subsets; and on categorical columns (the checker's 0/1 columns)."""
+    compared = 0
+    for seed in range(120):
+        make = (_instance, _box_instance, _pairs_instance)[seed % 3]
+        cst, S, allowed = make(seed)
+        G = _tests_of(cst, allowed)
+        if not 0 < G.shape[1] <= CHECK.TESTS3:
+            continue
+        rng = np.random.default_rng(seed)
+        for T in (S, np.arange(0), np.arange(cst.n)[:1], np.flatnonzero(rng.random(cst.n) < 0.6)):
+            assert CHECK.opt_depth3(cst, T, 3, allowed) == _naive(cst, T, 3, allowed), (seed, T.tolist())
+            compared += 1
+    assert compared >= 300
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        g = rng.choice(["a", "b", "c"][: 2 + seed % 2], size=14).tolist()
+        X, _ = trusted.expand(rng.integers(0, 3, size=(14, 2)).astype(float), {1: g})
+        cst = _Costs(X, rng.integers(0, 3, size=14), 3, *((1, 0) if seed % 2 else (4, 1)))
+        assert CHECK.opt_depth3(cst, np.arange(14), 3) == _naive(cst, np.arange(14), 3, None), seed
+
+
+def _depth3_cert(tmp: Path, lam=None, d: int = 4, seed: int = 5):
+    """A certificate on 160 rows of 5 binary and 2 four-valued features (11 tests, 3 classes): no box claim (its root's
+    boxes past BOX_WORK here), depth3 claims on the depth-3 sets."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 2, size=(160, 5)), rng.integers(0, 4, size=(160, 2))]).astype(float)
+    y = ((X[:, 0] > 0) ^ (X[:, 5] > 1) ^ (rng.random(160) < 0.2)).astype(int) + (X[:, 6] > 2)
+    data = prepare(X, y)
+    problem = Binarizer("all").problem(data)
+    res = solve_max_accuracy_dp(problem, max_depth=d) if lam is None else \
+        solve_regularized_dp(problem, lam=lam, max_depth=d)
+    out = tmp / f"c{len(list(tmp.iterdir()))}"
+    certify_result(res, data, out, max_depth=d)
+    return out, data
+
+
+@pytest.mark.parametrize("lam", [None, 0.02])
+def test_depth3_claims_are_produced_accepted_and_their_mutations_rejected(lam, tmp_path, monkeypatch):
+    """The depth3 claims of a depth-4 certificate (bounds by the compiled DP) and of a depth-3 one (the root, one claim)
+    are accepted; each depth3 bound raised by one, a depth3 claim asked at depth 4, its path's side flipped, its rule
+    on data of more than 40 tests or past a checker's smaller TRIPLES are rejected. With the rule off in the producer
+    (TRIPLES = 0) the certificate is the DAG of depth2 claims as before, and is accepted."""
+    monkeypatch.setattr(lower, "BOX_WORK", 0)
+    d, data = _depth3_cert(tmp_path, lam)
+    claims = _claims(d)
+    deep = [i for i, c in enumerate(claims) if c["rule"] == "depth3"]
+    assert "optimal" in check(d) and len(deep) >= 4 and claims[-1]["rule"] == "split"
+    for i in deep:
+        c = claims[i]
+        with pytest.raises(Invalid, match=rf"^claim {i} \(depth 3, bound {c['bound'] + 1}, depth3\): the rule"):
+            _check_mutant(d, tmp_path, [dict(e, bound=e["bound"] + 1) if j == i else e for j, e in enumerate(claims)])
+        assert _rejected(d, tmp_path, [dict(e, depth=4) if j == i else e for j, e in enumerate(claims)])
+        f, t, side = c["path"][-1]
+        flipped = dict(c, path=c["path"][:-1] + [[f, t, "R" if side == "L" else "L"]])
+        assert _rejected(d, tmp_path, [flipped if j == i else e for j, e in enumerate(claims)])
+    monkeypatch.setattr(CHECK, "TRIPLES", 10)  # a checker with a smaller cap refuses the claims
+    with pytest.raises(Invalid, match="depth3"):
+        check(d)
+    monkeypatch.setattr(CHECK, "TRIPLES", 1 << 27)
+    root = dict(claims[-1], rule="depth3", depth=3)  # the depth-4 root as a depth3 claim: more than depth 3
+    assert _rejected(d, tmp_path, claims[:-1] + [root])
+    d3, _ = _depth3_cert(tmp_path, lam, d=3)
+    assert [c["rule"] for c in _claims(d3)] == ["depth3"] and "optimal" in check(d3)
+    monkeypatch.setattr(lower, "TRIPLES", 0)
+    old, _ = _depth3_cert(tmp_path, lam)
+    assert "depth3" not in {c["rule"] for c in _claims(old)} and "optimal" in check(old)
+    assert _claims(old)[-1]["bound"] == claims[-1]["bound"]
+
+
+def test_depth3_claims_refused_on_data_of_more_than_64_tests(tmp_path):
+    """On data of more than 64 tests the checker has no batched tests: a depth3 claim there is refused (the producer
+    writes none)."""
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 40, size=(120, 2)).astype(float)  # ~78 tests
+    data = prepare(X, ((X[:, 0] > 19) ^ (X[:, 1] > 9) ^ (rng.random(120) < 0.2)).astype(int))
+    d = _cert(data, 3, tmp_path)
+    claims = _claims(d)
+    assert "depth3" not in {c["rule"] for c in claims} and "optimal" in check(d)
+    sides = [i for i, c in enumerate(claims) if c["depth"] == 2 and c["rule"] == "depth2"]
+    assert _rejected(d, tmp_path, claims[:-1] + [dict(claims[-1], rule="depth3")])
+    assert _rejected(d, tmp_path, [dict(c, rule="depth3") if j == sides[0] else c for j, c in enumerate(claims)])
+
+
+def test_depth3_rule_limits(monkeypatch):
+    """None past depth 3, on data of more than 40 tests (or none) and past TRIPLES; at depth k < 3 the depth-3 optimum
+    (a lower bound there: fewer trees)."""
+    rng = np.random.default_rng(4)
+    X, y = rng.integers(0, 4, size=(60, 3)).astype(float), rng.integers(0, 3, size=60)
+    cst, S = _Costs(X, y, 3, 2, 1), np.arange(60)
+    assert CHECK.opt_depth3(cst, S, 4) is None and CHECK.opt_depth3(cst, S, 3) == _naive(cst, S, 3, None)
+    assert CHECK.opt_depth3(cst, S, 1) == CHECK.opt_depth3(cst, S, 3) <= _naive(cst, S, 1, None)
+    wide = [_Costs(np.arange(n, dtype=float)[:, None], np.arange(n) % 2, 2, 1, 0) for n in (42, 41)]  # 41, 40 tests
+    assert CHECK.opt_depth3(wide[0], np.arange(42), 3) is None and CHECK.opt_depth3(wide[1], np.arange(41), 3) is not None
+    assert CHECK.opt_depth3(_Costs(np.zeros((5, 1)), np.arange(5) % 2, 2, 1, 0), np.arange(5), 3) is None  # no test
+    monkeypatch.setattr(CHECK, "TRIPLES", 60 * 3 * 9 ** 3 - 1)  # (rows x classes x tests^3, 9 tests)
+    assert CHECK.opt_depth3(cst, S, 3) is None and CHECK.opt_depth3(cst, S[:59], 3) is not None
+
+
+def test_depth3_claims_with_listed_thresholds(tmp_path):
+    """iris over 3 quantile thresholds a feature (12 tests) at depth 3: the certificate is one depth3 claim, the
+    optimum over the listed thresholds (accepted); the manifest's lists made every gap: its optimum is lower, rejected."""
+    data = load_dataset("iris")
+    problem = Binarizer("quantile", n_thresholds=3).problem(data)
+    res = solve_max_accuracy_dp(problem, max_depth=3)
+    listed: dict[int, list[float]] = {}
+    for t in problem.tests:
+        listed.setdefault(t.feature, []).append(t.threshold)
+    write_certificate(tmp_path / "q", res.tree, data, "accuracy", max_depth=3, thresholds=listed)
+    assert [c["rule"] for c in _claims(tmp_path / "q")] == ["depth3"] and "listed" in check(tmp_path / "q")
+    man = json.loads((tmp_path / "q" / "manifest.json").read_text())
+    (tmp_path / "q" / "manifest.json").write_text(json.dumps(dict(man, thresholds="all")))
+    with pytest.raises(Invalid, match="depth3"):  # (more than 64 gaps: the rule refuses, as it would past TRIPLES)
+        check(tmp_path / "q")
+
+
+def test_hundreds_of_depth3_mutations_are_rejected(tmp_path, monkeypatch):
+    """On 40 random instances (2-3 features of 2-5 values, 2-3 classes, depth 3 and 4, errors and regularized costs;
+    no enum or box claim) the certificates with depth3 claims are accepted, and each depth3 claim's bound raised by one
+    is rejected, and so is its path's last threshold moved past the next value where that changes the bound."""
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)
+    monkeypatch.setattr(lower, "BOX_WORK", 0)
+    count = 0
+    for seed in range(40):
+        rng = np.random.default_rng(300 + seed)
+        n, p = int(rng.integers(40, 90)), int(rng.integers(2, 4))
+        X = rng.integers(0, int(rng.integers(2, 6)), size=(n, p)).astype(float)
+        y = (X[:, 0] + (rng.random(n) < 0.3) * rng.integers(0, 3, size=n)) % (2 + seed % 2)
+        data = prepare(X, y.astype(int))
+        problem, d = Binarizer("all").problem(data), 3 + seed % 2
+        res = solve_max_accuracy_dp(problem, max_depth=d) if seed % 3 else solve_regularized_dp(problem, lam=0.02, max_depth=d)
+        cert = tmp_path / f"c{seed}"
+        certify_result(res, data, cert, max_depth=d)
+        assert "optimal" in check(cert)
+        claims = _claims(cert)
+        for i in [i for i, c in enumerate(claims) if c["rule"] == "depth3"]:
+            c, edit = claims[i], lambda new: [new if j == i else e for j, e in enumerate(claims)]  # noqa: B023
+            assert _rejected(cert, tmp_path, edit(dict(c, bound=c["bound"] + 1)))
+            count += 1
+            if c["path"]:
+                f, t, side = c["path"][-1]
+                v = np.unique(X[:, f])
+                if (v > t).sum() > 1:
+                    moved = dict(c, path=c["path"][:-1] + [[f, float(v[v > t][0]) + 0.5, side]])
+                    if _rejected(cert, tmp_path, edit(moved)):  # (a moved path may reach an equal-bound set)
+                        count += 1
+    assert count >= 100, count

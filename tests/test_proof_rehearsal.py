@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -249,3 +250,37 @@ def test_a_lam_whose_costs_pass_the_checkers_integers_gets_no_certificate(tmp_pa
     with pytest.raises(ValueError, match="64-bit"):
         write_certificate(tmp_path / "d", tree, data, "regularized", max_depth=1, lam=Fraction(2 ** 52, 3))
     assert not (tmp_path / "d").exists()
+
+
+def _wide(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """12 rows of 800 columns of 0-2 (h45r): the boxes' count over them passes the floats' range."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 3, (12, 800)).astype(float), rng.integers(0, 2, 12)
+
+
+def test_a_certificate_on_wide_data_prints_no_numpy_warning(tmp_path):
+    """DT_size on 800 columns: the producer's enumeration and box rules estimated their work by a product over the
+    columns that overflowed, and numpy's 'overflow encountered in reduce' reached stderr (the certificate was fine)."""
+    from satdt.estimators import ConsistentTreeClassifier
+
+    X, y = _wide()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ConsistentTreeClassifier(objective="size", max_depth=4, engine="dp", proof=str(tmp_path / "c")).fit(X, y)
+    assert check(tmp_path / "c").startswith("size 5:")
+
+
+def test_a_box_claim_on_wide_data_is_refused_in_one_line(tmp_path, capsys):
+    """A box claim over 800 columns is past the rule's cap: refused in one line, no numpy warning on stderr."""
+    from satdt.estimators import DPTreeClassifier
+
+    X, y = _wide()
+    d = tmp_path / "c"
+    DPTreeClassifier(max_depth=3, proof=str(d)).fit(X, y)
+    _text_gz(d, "claims.jsonl.gz", json.dumps({"id": 0, "path": [], "depth": 3, "bound": _man_value(d, "value"),
+                                               "rule": "box"}) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["check", str(d)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid certificate: claim 0" in err

@@ -328,6 +328,28 @@ def test_box_lazy_growth_answers_as_brute_force(question):
         answers, shrunk, grafts)
 
 
+def test_box_graft_counts_a_leaf_whose_box_emptied():
+    """DT_size's graft of the newest predicted tree after rows went without a predict in between
+    (review45a): a leaf whose box emptied counted 0 leaves in the sum against m + 1 but stayed a
+    leaf, so the grafted tree had 4 leaves where at most 3 are allowed."""
+    X = np.array([[1.0, 4.0], [2.0, 1.0], [1.0, 2.0], [4.0, 2.0], [2.0, 0.0], [1.0, 4.0], [0.0, 3.0],
+                  [0.0, 1.0], [1.0, 0.0], [0.0, 2.0], [3.0, 4.0]])
+    y = np.array([0, 1, 2, 1, 0, 0, 1, 0, 2, 1, 2])
+    qs = _Questions(X, y, 3, 2)
+    box, n_distinct = qs.box, qs.problem.n_distinct
+
+    def present(rows):
+        v = np.zeros(n_distinct, np.uint8)
+        v[qs.row_of[rows]] = 1
+        return v
+
+    assert box.set_present(present([1, 3, 4, 8])) and box.predict(n_distinct)[2] == 3
+    assert not box.set_present(present([1, 3, 4, 5, 6, 8, 9]))
+    assert box.set_present(present([3, 5, 6, 9]))       # a yes not predicted: base_ is the first tree
+    assert box.set_present(present([1, 3, 5, 6, 9]))
+    assert box.predict(n_distinct)[2] <= 3
+
+
 @pytest.mark.slow  # ~1.5 s (the fast suite runs the C++ loop in test_witnesses_are_minimal...[boxes-*])
 def test_box_shrink_and_python_shrink_give_minimal_witnesses():
     """The deletion loop in C++ (BoxWitness.shrink) and the Python one (_shrink over the search),

@@ -56,8 +56,8 @@ class Binarizer:
         pre = (_numeric_thresholds(X, schema, self.n_thresholds if self.strategy == "quantile" else None, deadline)
                if (self.strategy == "all" or (self.strategy == "quantile" and data.weight is None)) and X.shape[1] > 1
                else None)
-        if pre is not None and len(pre) == X.shape[1]:   # every column numeric: no loop per column
-            tests = [BinaryTest(j, t) for j in range(X.shape[1]) for t in pre[j]]
+        if pre is not None and len(pre) == X.shape[1]:   # every column numeric: no per-column checks
+            tests = _tests_of_thresholds(pre, deadline)
         else:
             tests = self._tests_by_column(data, pre, guessed, deadline)
         if self.drop_duplicates and tests:
@@ -134,3 +134,20 @@ class Binarizer:
                      "use binarization='quantile' or 'tree'")
         return BinaryProblem.build(self.transform(data.X, deadline), data, list(self.tests_), self.strategy,
                                    deadline)
+
+
+#: tests built between two deadline checks of :func:`_tests_of_thresholds`
+_CHECK_TESTS = 1 << 16
+
+
+def _tests_of_thresholds(pre: dict[int, list[float]], deadline: Deadline | None) -> list[BinaryTest]:
+    """The tests of numeric columns from their thresholds ``pre`` (column -> thresholds), the
+    deadline checked every :data:`_CHECK_TESTS` tests (a wide frame has millions)."""
+    tests: list[BinaryTest] = []
+    checked = 0
+    for j in range(len(pre)):
+        tests += [BinaryTest(j, t) for t in pre[j]]
+        if len(tests) - checked >= _CHECK_TESTS:
+            _check(deadline, "binarization")
+            checked = len(tests)
+    return tests

@@ -108,6 +108,7 @@ def _drop_redundant(tests: list[BinaryTest], X: np.ndarray, deadline: Deadline |
     size = np.empty(m, dtype=np.int64)
     first_right = np.empty(m, dtype=bool)   # the column's value on row 0
     narrow: list[np.ndarray] = []
+    _check(deadline, "binarization")   # (feature_blocks reads every test: seconds on millions)
     with np.errstate(over="ignore"):
         for feature, categorical, start, stop in feature_blocks(tests):
             if categorical or stop - start <= _NARROW:

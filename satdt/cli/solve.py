@@ -516,7 +516,9 @@ def _print_solve(a: argparse.Namespace, model: Any, data: Dataset, from_guard: b
         import joblib
 
         with atomic_path(Path(a.output)) as tmp:
-            joblib.dump(model.tree_.to_sklearn(data.X, data.labels), tmp)
+            # (the leaves' counts as the fit counts them: --class-weight's weights)
+            weights = model._count_weights(data.labels, None) if hasattr(model, "_count_weights") else None
+            joblib.dump(model.tree_.to_sklearn(data.X, data.labels, sample_weight=weights), tmp)
     elif a.export is not None:
         text = _export(model.tree_, a.export)
         if a.output:

@@ -402,13 +402,15 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         Xe = self._encode(X)
         return self.tree_.predict_proba(Xe)
 
-    def to_sklearn(self, X: Any = None, y: Any = None) -> Any:
+    def to_sklearn(self, X: Any = None, y: Any = None, sample_weight: Any = None) -> Any:
         """The fitted tree as a scikit-learn ``DecisionTreeClassifier`` (see
         :meth:`satdt.tree.Tree.to_sklearn`): same predictions, ``feature_names_in_`` kept.
 
-        Pass the training ``X`` (and ``y``) to check every threshold on it after float32
-        rounding (and recompute the node counts). ValueError if the data had categorical (text)
-        columns: scikit-learn reads numbers only; one-hot encode them before fitting.
+        Pass the training ``X`` (and ``y``, with the fit's ``sample_weight``) to check every
+        threshold on it after float32 rounding (and recompute the node counts as ``fit`` counts
+        them: sample_weight x class_weight, so ``predict_proba`` is the model's). ValueError if
+        the data had categorical (text) columns: scikit-learn reads numbers only; one-hot encode
+        them before fitting.
         """
         check_is_fitted(self, "tree_")
         names = getattr(self, "feature_names_in_", None)
@@ -418,8 +420,24 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"categorical column(s) {shown}: a scikit-learn tree reads numbers only; "
                              "one-hot encode them (e.g. pandas.get_dummies) before fitting satdt")
         Xe = None if X is None else self._encode(X)
-        return self.tree_.to_sklearn(Xe, y, n_features=self.n_features_in_,
+        return self.tree_.to_sklearn(Xe, y, sample_weight=self._count_weights(y, sample_weight),
+                                     n_features=self.n_features_in_,
                                      feature_names=None if names is None else list(names))
+
+    def _count_weights(self, y: Any, sample_weight: Any) -> np.ndarray | None:
+        """The weight of each row ``y`` in the leaves' class counts, as ``fit`` counts them: sample_weight x
+        class_weight (None without y: the stored counts are kept)."""
+        from ..export import class_index
+        from ..weights import check_sample_weight, error_factors
+
+        if y is None:
+            if sample_weight is not None:
+                raise ValueError("sample_weight needs X and y: the weights count the rows (X, y)")
+            return None
+        yi = np.asarray(class_index(np.asarray(y), self.classes_), dtype=np.int64)
+        sw = check_sample_weight(sample_weight, len(yi))
+        cw = error_factors(yi, self.classes_, getattr(self, "class_weight", None), "accuracy", sw)
+        return (np.ones(len(yi)) if sw is None else sw) * cw[yi]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

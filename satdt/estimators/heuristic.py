@@ -335,8 +335,8 @@ class RDTClassifier(TreeClassifier):
             return proba
         return self.tree_.predict_proba(Xe)
 
-    def to_sklearn(self, X: Any = None, y: Any = None) -> Any:
+    def to_sklearn(self, X: Any = None, y: Any = None, sample_weight: Any = None) -> Any:
         check_is_fitted(self, "tree_")
         if self.tree_ is None:
             raise ValueError("the softmax-linear RDT (axis_aligned=False) has no axis-aligned tree")
-        return super().to_sklearn(X, y)
+        return super().to_sklearn(X, y, sample_weight)

@@ -1,19 +1,15 @@
 """The independent checker of satdt certificates: ``python -m satdt.proof.check DIR`` or ``satdt check DIR``.
 
-With :mod:`satdt.proof.trusted` (reading the files, the tree's cost and question, the DRUP route), it trusts Python,
-numpy, the verified DRUP checker ``drup``, the reference encoding (:mod:`satdt.proof.reference_encoding`) and the data
-file; it imports nothing from satdt's search, encodings or binarizer (a test parses the imports).
-
-Costs are integers ``q * errors + lc * leaves``. A claim ``(rows of path, k, b)`` says every tree of depth ``<= k`` on
-those rows costs ``>= b``, by one rule: ``leaf`` (one leaf, or two leaves and the conflicts of identical rows),
-``split`` (for every test that splits the rows, or a range of tests, earlier claims on the two sides whose bounds sum
-to ``>= b``), ``depth2`` (``k <= 2``: the checker's own optimum, by enumeration, block pairs or a branch and bound),
-``enum`` (at most 64 rows: the checker's own optimum over every row set <= k tests reach), ``box`` (the checker's own
-optimum by a dynamic programme over the boxes of the rows), ``similar`` (an earlier claim on a set differing by m rows'
-weight, minus ``q m``). Set equality: the count and two random 64-bit sums of per-row keys drawn at each run. DT_depth
-/ DT_size: such a DAG over the witness rows (costs ``errors`` or ``(m + 2) errors + leaves``) or their DRUP proof. A
-categorical column is one 0/1 column per category (:func:`~.trusted.expand`), whose one gap is the test ``x == v``.
-Format and rules: ``FORMAT.md``."""
+With :mod:`satdt.proof.trusted` (reading the files, the tree's cost and question, the DRUP route) it trusts Python,
+numpy, the verified DRUP checker ``drup``, the reference encoding and the data file; it imports nothing from satdt's
+search, encodings or binarizer (a test parses the imports). Costs are integers ``q * errors + lc * leaves``; a claim
+``(rows of path, k, b)`` says every tree of depth ``<= k`` on those rows costs ``>= b``, by one rule: ``leaf`` (one
+leaf, or two and the conflicts of identical rows), ``split`` (for every test splitting the rows, or a range of tests,
+earlier claims on the two sides summing to ``>= b``), ``similar`` (an earlier claim on a set m rows' weight away, minus
+``q m``), or the checker's own optimum: ``depth2`` (k <= 2), ``depth3`` (k <= 3, <= 40 tests), ``enum`` (<= 64 rows),
+``box`` (a dynamic programme over boxes). Sets are equal when their counts and two random 64-bit sums of per-row keys
+(drawn at each run) are. DT_depth / DT_size: such a DAG over the witness rows or their DRUP proof. A categorical column
+is one 0/1 column per category (:func:`~.trusted.expand`), its gap the test ``x == v``. Format, rules: ``FORMAT.md``."""
 
 from __future__ import annotations
 
@@ -32,7 +28,7 @@ BATCH, CLAIMS = 500_000, 1 << 22  # depth-2 B&B counts held at once (cache: 1.5x
 FIRST, SPLIT = 3, 2  # positions of each root feature evaluated first, and per open interval then
 DENSE, SMALL = 500, 24  # depth <= 2 by enumeration: tests x run gaps x max(classes, rows / 64) <= DENSE^2, or <= SMALL tests
 PAIRS, PAIR_ROWS = DENSE ** 2, 8  # depth 2 by block pairs if classes x blocks^2 <= PAIRS <= PAIR_ROWS x rows x pairs
-ENUM_CAP = 1 << 22  # (row sets x tests) the enumeration rule accepts
+ENUM_CAP, TRIPLES, TESTS3 = 1 << 22, 1 << 27, 40  # (row sets x tests) enum accepts; depth3's rows x classes x tests^3, tests
 BOX_CAP, CUT = 1 << 25, 8  # (boxes x (classes + levels x tests) + CUT x levels x cut tables) the box rule accepts
 NARROW = 2 ** 15  # _sides counts in int16 below this many rows (counts, differences in [-n, n]), else int32
 _POP = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)  # bits set in each byte (numpy < 2)
@@ -81,9 +77,8 @@ def _blocks(cst: _Costs, S: np.ndarray, allowed: dict | None):
 
 
 def _ranks(cst: _Costs, S: np.ndarray, R: np.ndarray, u: np.ndarray):
-    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on any
-    subset of S: across such a run each side's errors (its size minus its largest class count) are concave in the rows
-    of one class moved, so least at an end of the run, a gap."""
+    """The blocks, u, and the blocks merged into runs of consecutive one-class blocks, for depth-1 subtrees on any subset
+    of S: across such a run each side's errors are concave in the rows of one class moved, least at a run's end, a gap."""
     p, C, y, U, fp = cst.X.shape[1], cst.C, cst.y[S], int(u.max()), np.arange(cst.X.shape[1])  # (R, u: _blocks)
     cnt = np.bincount(((fp * U + R) * C + y[:, None]).ravel(), minlength=p * U * C).reshape(p, U, C)
     lab = np.where((cnt > 0).sum(2) == 1, cnt.argmax(2), -1)
@@ -96,8 +91,7 @@ def _sides(cst: _Costs, S: np.ndarray, R: np.ndarray, child, segs):
     test: 2-D cumulative class counts (class, root gap, child column), int16 below NARROW rows."""
     q, lc, C, y, n = cst.q, cst.lc, cst.C, cst.y[S], S.size
     (cols, offs, colTot, tot), dt = child, np.int16 if n < NARROW else np.int32
-    W, F = int(offs[-1]), len(segs)
-    A = np.concatenate([g + j * (n + 1) for j, (_, g) in enumerate(segs)])
+    A, W, F = np.concatenate([g + j * (n + 1) for j, (_, g) in enumerate(segs)]), int(offs[-1]), len(segs)
     seg = np.searchsorted(A, R[:, [f for f, _ in segs]] + np.arange(F) * (n + 1), side="right") + np.arange(F)
     P, ends = A.size + F, np.cumsum([g.size + 1 for _, g in segs])
     M = np.bincount(((y[:, None] * P + seg)[:, :, None] * W + cols[:, None, :]).ravel(),
@@ -175,11 +169,25 @@ def _many(cst: _Costs, G: np.ndarray, claims: list) -> tuple:
     return np.diff(ends).reshape(len(sets), cst.C), LL.diagonal(0, 2, 3), LL.diagonal(0, 2, 3), LL, ks
 
 
+def opt_depth3(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int | None:
+    """The optimum over trees of depth <= 3 (a bound at depth k <= 3) on the rows S, or None (k > 3, more than 40 tests,
+    rows x classes x tests^3 past ``TRIPLES``, 2^24 rows): one leaf, or a root test a and each side's depth-<=2 optimum by
+    :func:`_best` (a set per a), from the class counts left of every three tests (0/1 products of the data's tests)."""
+    G = _left(*_blocks(cst, np.arange(cst.n), allowed)).astype(np.float32)  # each row left of each test of the data
+    if k > 3 or not 0 < (T := G.shape[1]) <= TESTS3 or S.size * cst.C * T ** 3 > TRIPLES or S.size >= 1 << 24:  # (exact)
+        return None
+    step, zero = max(1, 200_000 // T ** 3), np.zeros((T * T, T), np.float32)  # (products under OpenBLAS's threading threshold)
+    N = np.stack([sum((((R := G[Sc[i:i + step]])[:, :, None] * R[:, None]).reshape(-1, T * T).T @ R for i in range(0, Sc.size,
+        step)), zero).reshape(T, T, T) for Sc in (S[cst.y[S] == c] for c in range(cst.C))], 1).astype(np.int32)  # [a, c, b, d]
+    left = _best(cst, (Lc := (L := N.diagonal(0, 2, 3)).diagonal(0, 0, 2)).T, L, L, N, 2)  # L[a, c, b]: left of a, b
+    right = _best(cst, np.bincount(cst.y[S], minlength=cst.C) - Lc.T, (R := Lc[None] - L), R, L.transpose(1, 0, 2)[None] - N, 2)
+    return int(min(cst.leaf(S), (left + right).min()))  # (right of a: S's counts minus those left of a; exact counts)
+
+
 def _pairs(cst: _Costs, S: np.ndarray, allowed: dict | None) -> tuple | None:
-    """:func:`_counts` at depth 2 over every gap of S: its class counts in each pair of blocks of two features f <= g
-    (f = g: each block's own counts, the diagonal) on the blocks S holds, then 2-D running sums restarted per feature
-    (the earlier features' blocks sum to f x the totals). None when a block pair gets few rows (other routes cost less)
-    or the data too many blocks or distinct rows (cached: per (class, distinct row) its ids ``(c U + a) U + b``)."""
+    """:func:`_counts` at depth 2 over every gap of S: its class counts in each pair of blocks of two features f <= g (f =
+    g: the diagonal) on the blocks S holds, then 2-D running sums restarted per feature (the earlier features' sum to f x
+    the totals). None when a block pair gets few rows, or too many blocks or distinct rows (cached: their pair ids)."""
     if cst._pairs[0] is not allowed or cst._pairs[1] is None:
         (codes, off), (f, g) = cst.codes(allowed), np.triu_indices(cst.X.shape[1])
         _, at, ids = np.unique(cst.y * cst.n + cst.group, return_index=True, return_inverse=True)
@@ -203,13 +211,11 @@ def _pairs(cst: _Costs, S: np.ndarray, allowed: dict | None) -> tuple | None:
 
 
 def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, target: int | None = None) -> int:
-    """``min(target, optimum)`` over trees of depth <= k (0, 1, 2) on the rows S, over every axis-aligned test (every
-    gap of S) or the ``allowed`` thresholds (a test that does not split S is a real tree too: counting it changes no
-    minimum). Depth 2: :func:`_pairs` when it applies, else a branch and bound over root gaps: the left side's optimum
-    only grows with the gap and the right side's only shrinks (a tree on a set is one on its subsets, no costlier) by <=
-    q a row, so a gap with x rows left strictly between evaluated gaps a < a' (xa, xa' rows) costs >= max(left(a), left(a')
-    - q (xa' - x)) + max(right(a'), right(a) - q (x - xa)), convex in x (least at an end or by a kink); such an interval
-    is split until that reaches T."""
+    """``min(target, optimum)`` over trees of depth <= k (0-2) on the rows S, every gap of S or the ``allowed`` thresholds
+    (a test not splitting S: a real tree too). Depth 2: :func:`_pairs` when it applies, else a branch and bound over root
+    gaps: the left side's optimum only grows with the gap, the right side's only shrinks (a tree on a set is one on its
+    subsets), by <= q a row, so a gap with x rows left between evaluated gaps a < a' (xa, xa' rows) costs >= max(left(a),
+    left(a') - q (xa' - x)) + max(right(a'), right(a) - q (x - xa)), convex in x; such an interval is split to reach T."""
     T = min(cst.leaf(S) if S.size else cst.lc, 2 ** 63 if target is None else int(target))
     if k == 0 or S.size == 0 or T <= cst.lc:  # (every tree costs >= lc: one leaf or more, errors >= 0)
         return T
@@ -261,11 +267,10 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
 
 
 def opt_enum(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int | None:
-    """The optimum over trees of depth <= k on the rows S (at most 64: each row set is one uint64 bit mask over S), or
-    None past ``ENUM_CAP``: every row set a path of <= k tests reaches (each distinct partition of S by a gap of a
-    feature, or by an allowed threshold, is one test: a test splits a subset as the test of S whose gap holds it),
-    then ``opt_j(B) = min(leaf(B), min over tests t of opt_{j-1}(B & t) + opt_{j-1}(B & ~t))`` from j = 1 up, for the
-    sets <= k - j tests away."""
+    """The optimum over trees of depth <= k on the rows S (at most 64: a row set is a uint64 bit mask over S), or None
+    past ``ENUM_CAP``: every row set a path of <= k tests reaches (each distinct partition of S by a gap, or an allowed
+    threshold, is one test: a test splits a subset as the test of S whose gap holds it), then ``opt_j(B) = min(leaf(B),
+    min over tests t of opt_{j-1}(B & t) + opt_{j-1}(B & ~t))`` from j = 1 up, for the sets <= k - j tests away."""
     if S.size > 64 or S.size == 0 or k == 0:
         return None if S.size > 64 else cst.leaf(S)
     bit, k = np.left_shift(np.uint64(1), np.arange(S.size, dtype=np.uint64)), min(k, S.size)  # (a path
@@ -300,8 +305,8 @@ def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap
     if not (fs := np.flatnonzero(u >= 2)).size:  # (no row, depth 0 or no test: one leaf)
         return cst.leaf(S)
     u, R, levels = u[fs], R[:, fs], min(k, int((u - 1).sum()))
-    if float(np.prod(u * (u + 1) / 2)) * (cst.C + levels * int((u - 1).sum())) + CUT * levels * float(
-            (u * (u - 1) ** 2).sum()) > min(cap, BOX_CAP):  # (+ its cut tables: 3 arrays of ~u^3 / 2, a gather each)
+    if np.prod(u * (u + 1) // 2, dtype=object) * (cst.C + levels * int((u - 1).sum())) + int(CUT * levels * float(
+            (u * (u - 1) ** 2).sum())) > min(cap, BOX_CAP):  # (+ cut tables: 3 arrays of ~u^3 / 2; Python ints: exact)
         return None
     cnt, cuts = np.bincount(np.ravel_multi_index((*R.T, cst.y[S]), (*u, cst.C)), minlength=int(np.prod(u)) * cst.C), []
     cnt = cnt.reshape(*u, cst.C).astype(np.int32)  # (class counts per cell, then per box by running sums)
@@ -345,14 +350,12 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                 if not 0 <= int(j) < cid:
                     raise Invalid(f"{at}: refers to claim {j}, not an earlier one")
                 return int(j)
-
             if rule == "leaf":
                 ok = b <= cst.leaf_rule(S, k)
-            elif rule in ("enum", "box"):
-                ok = (e := (opt_enum if rule == "enum" else opt_box)(cst, S, k, allowed)) is not None and b <= e
+            elif rule in ("enum", "box", "depth3"):  # the checker's own optimum
+                ok = (e := {"enum": opt_enum, "box": opt_box, "depth3": opt_depth3}[rule](cst, S, k, allowed)) is not None and b <= e
             elif rule == "depth2":
-                few = 0 < k <= 2 and G is not None and S.size * G.shape[1] ** 2 <= 4 * DENSE ** 2  # (checked at the end)
-                todo += [(at, S, k, b)] * few
+                todo += [(at, S, k, b)] * (few := 0 < k <= 2 and G is not None and S.size * G.shape[1] ** 2 <= 4 * DENSE ** 2)
                 ok = k <= 2 and (few or b <= opt_small(cst, S, k, allowed, b))
             elif rule == "similar":
                 A, _, bA, kA = done[ref(c["from"])]
@@ -377,8 +380,7 @@ def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: lis
                     vals[f][3][np.searchsorted(vals[f][2], [lo, hi], side="right") + [0, 1]] += [1, -1]  # (i < j + 1)
                 for f in np.flatnonzero(_blocks(cst, S, allowed)[1] >= 2).tolist():  # the columns a test splits S on
                     v, cov = vals[f][2:] if f in vals else (vs := _uniq(XT[f].take(S)), np.zeros(vs.size + 1, int))
-                    need = np.arange(1, v.size) if allowed is None else \
-                        _uniq(np.searchsorted(v, allowed.get(f, np.empty(0)), side="right"))
+                    need = np.arange(1, v.size) if allowed is None else _uniq(np.searchsorted(v, allowed.get(f, []), "right"))
                     need = need[(need >= 1) & (need < v.size)]
                     miss = need[np.cumsum(cov)[need] <= 0]  # (gaps 1 .. |v| - 1 of S's values, or the allowed ones)
                     if miss.size:  # (a category's column: its one gap)
@@ -404,9 +406,8 @@ def _check_consistent(d: str, man: dict, X: np.ndarray, y: np.ndarray, classes: 
         return f"{man['objective']} {value}: nothing smaller exists"
     if "claims" in man["files"]:  # the DP route: every tree of the question's depth costs >= m + 2 with
         m = question["max_splits"]  # cost = (m + 2) errors + leaves, so an error-free one has > m splits
-        q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)
-        on = rows if man.get("claims_rows") == "witness" else list(range(X.shape[0]))  # a subset suffices
-        cst = _Costs(X[on], y[on], len(classes), q, lc)
+        q, lc, need = (1, 0, 1) if m is None else (m + 2, 1, m + 2)  # (on the witness rows only: a subset suffices)
+        cst = _Costs(X[on := rows if man.get("claims_rows") == "witness" else list(range(X.shape[0]))], y[on], len(classes), q, lc)
         if _check_claims(os.path.join(d, man["files"]["claims"]), man, cst, question["max_depth"], where) < need:
             raise Invalid(f"claim root: does not prove {need} for the question {question}")
         return f"{man['objective']} {value}: {said} classifies these {len(on)} rows (lower-bound DAG)"

@@ -12,7 +12,11 @@ rows at depth >= 3 gets one ``enum`` claim (its optimum, computed by the checker
 DT_size certificate over its witness rows is then one claim. Else a set at depth >= ``box_depth``
 (4; 3 over a DT_depth / DT_size question's witness rows) whose boxes fit ``BOX_WORK`` gets one
 ``box`` claim (:func:`~satdt.proof.check.opt_box`: car's and balance-scale's DT_size witness
-rows, their depth-4 accuracy cells). A ``depth2`` claim's bound (the set's optimum at depth <= 2) comes
+rows, their depth-4 accuracy cells). On data of at most 40 tests a set at depth 3 within the checker's
+``TRIPLES`` gets one ``depth3`` claim (its optimum, by the compiled DP or the checker's own
+:func:`~satdt.proof.check.opt_depth3`, which the checker recomputes from the counts left of every three
+tests: tic-tac-toe (GOSDT) depth 4's 36 depth-3 splits over 549 depth2 claims became 36 claims). A
+``depth2`` claim's bound (the set's optimum at depth <= 2) comes
 from the compiled DP (:class:`CoreOptima`) when it can answer for the set, else from the checker's
 own :func:`~satdt.proof.check.opt_small`; the checker recomputes it.
 """
@@ -24,7 +28,7 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import ENUM_CAP, _blocks, _Costs, _uniq, opt_box, opt_enum, opt_small
+from .check import ENUM_CAP, TESTS3, TRIPLES, _blocks, _Costs, _uniq, opt_box, opt_depth3, opt_enum, opt_small
 
 __all__ = ["Prover"]
 
@@ -74,7 +78,7 @@ class CoreOptima:
         self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
 
     def opt(self, S: np.ndarray, k: int) -> int | None:
-        """The optimum over trees of depth <= k (1, 2) on the rows S, or None (see the class)."""
+        """The optimum over trees of depth <= k (1-3) on the rows S, or None (see the class)."""
         if not self.ok:
             return None
         if self.single:  # (its distinct rows sorted: no count over all of them; tic-tac-toe d4: 549 calls)
@@ -105,6 +109,8 @@ class Prover:
         # few tests on the data (<= 64, as the checker's batched depth2 claims): a depth-2 side costs the compiled DP
         # ~0.02-0.1 ms, less than propagating its similarity bounds (car, balance-scale, tic-tac-toe depth 4)
         self.cheap2 = self.core is not None and int((_blocks(self.cst, np.arange(self.cst.n), None)[1] - 1).sum()) <= 64
+        # data of at most TESTS3 tests: a set at depth 3 within TRIPLES gets one depth3 claim (the checker's opt_depth3)
+        self.tests = int((_blocks(self.cst, np.arange(self.cst.n), allowed)[1] - 1).sum())
         # each row's value rank per feature after the earlier features' (the checker's codes, cached: a side's rows
         # left of every candidate test by one count of their ranks, the similarity bounds' spread)
         self.rank, self.off = self.cst.codes(None)
@@ -155,6 +161,7 @@ class Prover:
                 out.append((f, gaps, np.asarray(thr, float), S[order], ends))
         return out
 
+    @np.errstate(over="ignore")  # (hundreds of columns: the product passes the floats' range, inf: no fit)
     def _enum_may_fit(self, S: np.ndarray, k: int) -> bool:
         """Whether the enumeration rule may fit its cap on S at depth k: its row sets are at most the
         boxes (an interval per feature) and at most ``(2 tests + 1)^k`` (a filter: no hopeless tries)."""
@@ -204,6 +211,10 @@ class Prover:
             elif target is not None:
                 b = min(b, int(target))
             cid, exact = self.emit(path, k, b, "depth2"), True
+        elif k == 3 and 0 < self.tests <= TESTS3 and S.size * cst.C * self.tests ** 3 <= TRIPLES and S.size < 1 << 24:
+            b = None if self.core is None else self.core.opt(S, 3)  # (the same optimum: every gap on these sets)
+            b = opt_depth3(cst, S, 3, self.allowed) if b is None else b
+            cid, exact = self.emit(path, k, b, "depth3"), True
         else:
             cid, b, exact = self._split(S, path, k, need, leaf)
         self.memo[key] = (cid, b, exact)

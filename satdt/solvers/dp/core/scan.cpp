@@ -464,8 +464,10 @@ int Search::copy_roots(const View& V, const std::vector<char>& kind, const std::
 // One chain k of depth2_scan for the root (chain a, level la), two classes: the best stump of
 // each side over the chain's split points. A side is evaluated at a bucket's end when its
 // seen weight passed thr (see depth2_scan); between two evaluations, a block of units whose
-// weight cannot carry either side past its thr is summed in one vectorizable pass (its class-1
-// and right-side weights), without looking at bucket ends.
+// weight cannot carry either side past its thr, or whose class weights fit both sides'
+// class-wise room (class_caps below: a rare class's plateaus), is summed in one vectorizable
+// pass (its class-1 and right-side weights), without looking at bucket ends; the chain ends
+// when no split point left can beat either side's best (thr, or the class-wise room).
 //
 // merged: chains k and k + 1 are a missing-value pair on this node (pair_kinds), the units of
 // buckets 1..t_k of k in the order (bucket of k, bucket of k + 1). Bucket 0 of k (M) is
@@ -497,6 +499,57 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
     const int xe = start[s0 + t_k + (merged ? 1 : 0)];
     i64 sn[2] = {0, 0}, k1[2] = {0, 0}, thr[2] = {0, 0};
     i64 mn[2] = {0, 0}, m1[2] = {0, 0};  // merged: the weight and class-1 weight of M per side
+    // The class-wise room of a side, beside thr's weight: with n0, n1 the side's class weights
+    // and d = l0 - l1 the class-0 minus class-1 weight left of a split point (M's included in
+    // the direction that sends M left), its errors are min(n0, n1, n0 - d, n1 + d); the side's
+    // best b is at most its leaf min(n0, n1), so a point beats b only when d < b - n1 or
+    // d > n0 - b. Class-1 weight moved left lowers d by its weight, class-0 weight raises it;
+    // so after an evaluated point no point of the side beats b (b only falls) before its seen
+    // class-1 weight passes cap1 = l1 + (d - (b - n1)) or its class-0 weight passes
+    // cap0 = l0 + (n0 - b - d), the least over the directions. On a plateau of the errors (a
+    // rare class, the best at the leaf) thr's slack is 0 at every unit, while these caps let
+    // a block run to the next few units of the rare class.
+    i64 cap0[2] = {0, 0}, cap1[2] = {0, 0};
+    // the node's weight per unit of class-1 (class-0) weight: how far room for one more unit
+    // of that class reaches on average
+    const double block_min = static_cast<double>(scan_block_slack_);
+    const double stride1 = static_cast<double>(wpre[U]) / static_cast<double>(std::max<i64>(1, w1pre[U]));
+    const double stride0 = static_cast<double>(wpre[U]) / static_cast<double>(std::max<i64>(1, wpre[U] - w1pre[U]));
+    auto class_caps = [&](int sd) {
+        const i64 n0 = tot_side[sd * 2], n1 = tot_side[sd * 2 + 1], b = best.err(sd);
+        const i64 l1 = k1[sd], l0 = sn[sd] - l1;
+        i64 room0 = INF, room1 = INF;
+        for (int dir = 0; dir < (merged ? 2 : 1); ++dir) {
+            const i64 dd = l0 - l1 + (dir == 0 ? mn[sd] - 2 * m1[sd] : 0);
+            room1 = std::min(room1, dd - (b - n1));
+            room0 = std::min(room0, n0 - b - dd);
+        }
+        cap1[sd] = l1 + room1;
+        cap0[sd] = l0 + room0;
+    };
+    // the side's units not yet seen (its present units past x) within its caps: no point left beats b
+    auto rest_fits = [&](int sd) {
+        const i64 rest1 = tot_side[sd * 2 + 1] - m1[sd] - k1[sd];
+        const i64 rest0 = tot_side[sd * 2] - (mn[sd] - m1[sd]) - (sn[sd] - k1[sd]);
+        return rest1 <= cap1[sd] - k1[sd] && rest0 <= cap0[sd] - (sn[sd] - k1[sd]);
+    };
+    // the end of a block from x (at most `lim`) whose class-0 and class-1 weights are within
+    // room0 and room1 (both prefix sums rise with the end: a binary search)
+    auto class_block_end = [&](int x0, int lim, i64 room0, i64 room1) {
+        auto fits = [&](int y) {
+            const i64 c1 = w1pre[y] - w1pre[x0];
+            return c1 <= room1 && wpre[y] - wpre[x0] - c1 <= room0;
+        };
+        int lo = x0, hi = lim;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo + 1) / 2;
+            if (fits(mid))
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        return lo;
+    };
     if (merged) {
         for (const int xm = start[s0 + 1]; x < xm; ++x) {
             const int sd = Ba[x] >= la;
@@ -512,19 +565,32 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
             // M on the right at this point: nothing on the left, the side's leaf
             const i64 leaf = side_n[sd] - std::max(tot_side[sd * 2], tot_side[sd * 2 + 1]);
             thr[sd] = std::min(err, leaf) - best.err(sd);
+            class_caps(sd);
         }
     }
     while (x < xe) {
         const i64 slack = std::min(thr[0] - sn[0], thr[1] - sn[1]);
+        int xb = x;
         // a block when it holds about 8 units or more (8 of the node's mean unit weight: 1
         // unweighted; float sample weights scaled to integers weigh millions, and a slack of 8
         // of their least weight made blocks of 2-3 units, each paying its binary search: raisin
         // depth 3 cost 1.7x the unweighted CPU per root); every weight is >= 1: the block
-        // ends before x + slack. Blocks only sum what the unit-by-unit walk would: the same
-        // split points are evaluated whatever the threshold.
+        // ends before x + slack. Blocks skip only split points that cannot beat the side's
+        // best, so the same points are recorded (the first of the least errors) whatever the
+        // blocks: the same stumps.
         if (slack >= scan_block_slack_) {
             const i64* hi = wpre + std::min<i64>(xe, x + slack) + 1;
-            const int xb = static_cast<int>(std::upper_bound(wpre + x, hi, wpre[x] + slack) - wpre) - 1;
+            xb = static_cast<int>(std::upper_bound(wpre + x, hi, wpre[x] + slack) - wpre) - 1;
+        } else {  // the class-wise room (class_caps), when the weight's slack is short
+            const i64 room0 = std::min(cap0[0] - (sn[0] - k1[0]), cap0[1] - (sn[1] - k1[1]));
+            const i64 room1 = std::min(cap1[0] - k1[0], cap1[1] - k1[1]);
+            // tried when the block would hold about 8 units at the node's class shares (a
+            // balanced node's next unit of the short class comes within a unit or two)
+            if (room0 >= 0 && room1 >= 0 && static_cast<double>(room1 + 1) * stride1 >= block_min &&
+                static_cast<double>(room0 + 1) * stride0 >= block_min)
+                xb = class_block_end(x, static_cast<int>(std::min<i64>(xe, x + room0 + room1)), room0, room1);
+        }
+        if (xb > x) {
             uint32_t r = 0, r1 = 0;  // right-side weight and class-1 weight of the block
             for (int y = x; y < xb; ++y) {
                 const uint32_t m = 0u - static_cast<uint32_t>(Ba[y] >= la);
@@ -567,9 +633,10 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
                 low = std::min(low, err);
             }
             thr[sd] = low + sn[sd] - best.err(sd);
+            class_caps(sd);
             evaluated = true;
         }
-        if (evaluated && thr[0] >= side_n[0] && thr[1] >= side_n[1]) break;
+        if (evaluated && ((thr[0] >= side_n[0] && thr[1] >= side_n[1]) || (rest_fits(0) && rest_fits(1)))) break;
     }
 }
 

@@ -226,7 +226,8 @@ bool BoxWitness::repair_growth() {
     long long total = 0;
     for (size_t i = 0; i < t.feat.size(); ++i) {
         if (t.feat[i] >= 0) continue;
-        total += get(t.box[i], t.rem[i]);
+        // a leaf whose box emptied since base_ was predicted counts 0 but stays a leaf: at least 1
+        total += std::max(1, get(t.box[i], t.rem[i]));
         if (total > max_leaves_) return false;
     }
     return true;
