@@ -1,11 +1,12 @@
-"""The compiled DP core by component: the C++ test program, and the numpy statement of the
-core's depth-two scan.
+"""The compiled DP core by component: the C++ test programs (the search; the thread pool), and
+the numpy statement of the core's depth-two scan.
 
 ``test_core_without_python`` builds tests/core/test_core.cpp against the core's component sources
 (satdt/solvers/dp/core/, each compiled on its own, no pybind11) and runs it: the search against
 optima from satdt's brute force (tests/core/known.h) and a brute force of its own on random
 instances, with each depth-two solver, upper bound and memo use toggled (see its header).
-Skipped only when no C++ compiler is on PATH.
+Skipped only when no C++ compiler is on PATH. ``test_pool_without_python`` builds
+tests/core/test_pool.cpp (the thread pool alone, pool.h) and runs it.
 
 ``test_reference_scan_*``: ConTree's depth-two scan as the numpy reference states it
 (:meth:`~satdt.solvers.dp.reference.ReferenceSearch.depth2_scan`) against the brute force and the
@@ -68,6 +69,27 @@ def test_core_without_python(tmp_path):
     assert m is not None, run.stdout + run.stderr
     known, random_, large, checks, failed = map(int, m.groups())
     assert failed == 0 and known >= 21 and random_ >= 500 and large >= 12 and checks >= 50_000, run.stdout
+
+
+@pytest.mark.skipif(COMPILER is None, reason="no C++ compiler (c++, g++ or clang++) on PATH: "
+                                              "tests/core/test_pool.cpp cannot be built")
+@pytest.mark.parametrize("tsan", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_pool_without_python(tmp_path, tsan):
+    """tests/core/test_pool.cpp: 100,000 runs of a few tiny tasks on the core's thread pool (2 and 3
+    threads), every task once, on a thread that takes part (pool.h's claims tagged with the run);
+    ``tsan``: 20,000 runs built with ThreadSanitizer, which must report no data race (it reports
+    one in every run for a worker reading the job's task count before its claim)."""
+    exe = tmp_path / "test_pool"
+    flags = ["-O1", "-g", "-fsanitize=thread"] if tsan else ["-O2"]
+    build = subprocess.run([COMPILER, *flags, "-std=c++17", "-Wall", "-pthread", f"-I{CORE}",
+                            str(TESTS / "test_pool.cpp"), "-o", str(exe)], capture_output=True, text=True, timeout=600)
+    if tsan and build.returncode != 0:
+        pytest.skip("no ThreadSanitizer with this compiler: " + build.stderr[-300:])
+    assert build.returncode == 0, build.stdout + build.stderr
+    run = subprocess.run([str(exe), "10000" if tsan else "50000"], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0 and "ThreadSanitizer" not in run.stderr, run.stdout + run.stderr
+    m = re.search(r"pool test: (\d+) runs, (\d+) tasks on the workers, (\d+) failed", run.stdout)
+    assert m is not None and int(m.group(3)) == 0 and int(m.group(1)) == (20_000 if tsan else 100_000), run.stdout
 
 
 def test_known_optima_header_is_current():

@@ -195,6 +195,33 @@ def test_root_pipeline_exact_and_deterministic(seed):
     assert pipelines > 0 or serial.stats["nodes"] <= 1
 
 
+# the pool's claims (core/pool.h: the caller waits for the tasks, not for a worker to wake, and a
+# late worker never runs a task of the next run with the old job): 300 small fits at depths 2-4 on
+# two threads, every kernel on the threads, pair paths in turn, against one thread: with waves of one
+# root the same tree and nodes; with the default waves / pipeline the same optimum, and the same
+# tree, nodes and roots on a second run. 10 blocks, the first in the fast suite; the whole loop
+# also meant for `taskset -c 0` and a loaded machine (benchmarks/results/weights.md, h45p)
+@pytest.mark.parametrize("block", [b if b == 0 else pytest.param(b, marks=slow) for b in range(10)])
+def test_pool_stress_two_threads_equal_one(block):
+    runs_on_threads = 0
+    for seed in range(5 * block, 5 * block + 5):
+        problem = _sized_problem(5000 + seed, rows=(10, 60), features=(2, 6), highs=(2, 4, 30),
+                                 n_classes=2 + int(seed % 3 == 2))
+        pair_ops = (0.0, 1e12, -1.0)[seed % 3]
+        for depth in (2, 3, 4):
+            serial = solve_max_accuracy_dp(problem, max_depth=depth,
+                                           _search=CoreSearch(problem, Deadline(None), pair_ops, n_jobs=1))
+            one = solve_max_accuracy_dp(problem, max_depth=depth, _search=_forced(problem, 2, pair_ops, wave=1))
+            where = (seed, depth)
+            assert one.objective == one.bound == serial.objective, where
+            assert (_shape(one.tree.root), one.stats["nodes"]) == (_shape(serial.tree.root), serial.stats["nodes"]), where
+            runs_on_threads += one.stats["thread_runs"]
+            if depth > 2:
+                for res in _twice_exact_and_alike(problem, depth, serial.objective, 2, 0, None, where):
+                    runs_on_threads += res.stats["thread_runs"]
+    assert runs_on_threads > 0
+
+
 def _twice_exact_and_alike(problem, depth, ref, n_jobs, lag, level, where):
     """Two runs of a forced ``n_jobs`` search (root lag ``lag``, root level ``level`` when given):
     each OPTIMAL at ``ref``, its tree re-scored on the rows; the same tree, nodes and roots on both."""
