@@ -996,6 +996,12 @@ def test_depth3_rule_limits(monkeypatch):
     wide = [_Costs(np.arange(n, dtype=float)[:, None], np.arange(n) % 2, 2, 1, 0) for n in (42, 41)]  # 41, 40 tests
     assert CHECK.opt_depth3(wide[0], np.arange(42), 3) is None and CHECK.opt_depth3(wide[1], np.arange(41), 3) is not None
     assert CHECK.opt_depth3(_Costs(np.zeros((5, 1)), np.arange(5) % 2, 2, 1, 0), np.arange(5), 3) is None  # no test
+    # classes x tests^3 <= 2^22 whatever the rows (review45b: a 1-row claim, 2,097 classes in the manifest, 40 tests:
+    # within TRIPLES, 2.6 GB and 7.6 s): at 40 tests 65 classes pass, 66 do not (2^22 / 40^3 = 65.5)
+    one = np.arange(41.)[:, None]
+    assert CHECK.opt_depth3(_Costs(one, np.arange(41) % 2097, 2097, 1, 0), np.arange(1), 3) is None
+    assert CHECK.opt_depth3(_Costs(one, np.arange(41) % 65, 65, 1, 0), np.arange(1), 3) == 0
+    assert CHECK.opt_depth3(_Costs(one, np.arange(41) % 66, 66, 1, 0), np.arange(1), 3) is None
     monkeypatch.setattr(CHECK, "TRIPLES", 60 * 3 * 9 ** 3 - 1)  # (rows x classes x tests^3, 9 tests)
     assert CHECK.opt_depth3(cst, S, 3) is None and CHECK.opt_depth3(cst, S[:59], 3) is not None
 

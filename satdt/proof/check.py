@@ -169,12 +169,18 @@ def _many(cst: _Costs, G: np.ndarray, claims: list) -> tuple:
     return np.diff(ends).reshape(len(sets), cst.C), LL.diagonal(0, 2, 3), LL.diagonal(0, 2, 3), LL, ks
 
 
+def depth3_fits(rows: int, C: int, T: int, cap: int) -> bool:
+    """Whether :func:`opt_depth3` takes rows x C classes x T tests: T <= 40, its work rows x C x T^3 and arrays C x T^3
+    within ``cap`` and 2^22, under 2^24 rows (every partial sum of its 0/1 float32 products an exact integer)."""
+    return 0 < T <= TESTS3 and rows * C * T ** 3 <= cap and C * T ** 3 <= 1 << 22 and rows < 1 << 24
+
+
 def opt_depth3(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) -> int | None:
-    """The optimum over trees of depth <= 3 (a bound at depth k <= 3) on the rows S, or None (k > 3, more than 40 tests,
-    rows x classes x tests^3 past ``TRIPLES``, 2^24 rows): one leaf, or a root test a and each side's depth-<=2 optimum by
-    :func:`_best` (a set per a), from the class counts left of every three tests (0/1 products of the data's tests)."""
+    """The optimum over trees of depth <= 3 (a bound at depth k <= 3) on the rows S, or None (k > 3, or past
+    :func:`depth3_fits`): one leaf, or a root test a and each side's depth-<=2 optimum by :func:`_best` (a set per a),
+    from the class counts left of every three tests (0/1 products of the data's tests)."""
     G = _left(*_blocks(cst, np.arange(cst.n), allowed)).astype(np.float32)  # each row left of each test of the data
-    if k > 3 or not 0 < (T := G.shape[1]) <= TESTS3 or S.size * cst.C * T ** 3 > TRIPLES or S.size >= 1 << 24:  # (exact)
+    if k > 3 or not depth3_fits(S.size, cst.C, T := G.shape[1], TRIPLES):
         return None
     step, zero = max(1, 200_000 // T ** 3), np.zeros((T * T, T), np.float32)  # (products under OpenBLAS's threading threshold)
     N = np.stack([sum((((R := G[Sc[i:i + step]])[:, :, None] * R[:, None]).reshape(-1, T * T).T @ R for i in range(0, Sc.size,

@@ -28,7 +28,7 @@ import heapq
 import numpy as np
 
 from ..deadline import DeadlineExpired
-from .check import ENUM_CAP, TESTS3, TRIPLES, _blocks, _Costs, _uniq, opt_box, opt_depth3, opt_enum, opt_small
+from .check import ENUM_CAP, TRIPLES, _blocks, _Costs, _uniq, depth3_fits, opt_box, opt_depth3, opt_enum, opt_small
 
 __all__ = ["Prover"]
 
@@ -211,7 +211,7 @@ class Prover:
             elif target is not None:
                 b = min(b, int(target))
             cid, exact = self.emit(path, k, b, "depth2"), True
-        elif k == 3 and 0 < self.tests <= TESTS3 and S.size * cst.C * self.tests ** 3 <= TRIPLES and S.size < 1 << 24:
+        elif k == 3 and depth3_fits(S.size, cst.C, self.tests, TRIPLES):  # (the checker's own test: it takes the claim)
             b = None if self.core is None else self.core.opt(S, 3)  # (the same optimum: every gap on these sets)
             b = opt_depth3(cst, S, 3, self.allowed) if b is None else b
             cid, exact = self.emit(path, k, b, "depth3"), True
