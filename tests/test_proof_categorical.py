@@ -279,6 +279,7 @@ def _category_round(seeds, tmp_path, monkeypatch) -> tuple[int, set]:
         rng = np.random.default_rng(seed)
         # split claims on categories: depth 3, and no enumeration rule (these sets would fit it) half the time
         monkeypatch.setattr(lower, "ENUM_ROWS", 0 if seed % 2 else 64)
+        monkeypatch.setattr(lower, "TRIPLES", 0)  # (a depth-3 set of these data is otherwise one depth3 claim)
         data = _data(seed, n=70 + 3 * seed, cats=3 + seed % 4, classes=2 + seed % 2)
         problem = Binarizer("all").problem(data)
         d = 3
