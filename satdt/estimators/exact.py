@@ -122,8 +122,9 @@ class DPTreeClassifier(DepthBoundedClassifier):
         ``time_limit`` again; past it the fit stands, with a RuntimeWarning and no certificate.
     n_jobs : int or None
         Threads of the search (scikit-learn's convention: None or -1 all the cores this process
-        may use, ``-k`` all but ``k - 1``, 1 one thread). The optimum and the tree are the same for
-        every value (:func:`satdt.solvers.dp.solve_max_accuracy_dp`).
+        may use, ``-k`` all but ``k - 1``, 1 one thread). The optimum is the same for every value;
+        where several trees reach it (ties, often with ``lam``), the threads may return another of
+        them (:func:`satdt.solvers.dp.solve_max_accuracy_dp`).
 
     %(weights_notes)s
     """
