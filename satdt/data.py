@@ -140,6 +140,14 @@ def _exact_integers(source: Any, values: np.ndarray, name: str) -> None:
                         "which satdt compares; subtract an offset from the column or rescale it")
 
 
+def _integer_columns(frame: Any) -> range | list[int]:
+    """The columns of ``frame`` (an array or a numeric DataFrame) held as integers (no temporary of the
+    whole matrix: a wide frame's floats are not looked at)."""
+    if isinstance(frame, np.ndarray):
+        return range(frame.shape[1]) if frame.dtype.kind in "iu" else []
+    return [j for j, dt in enumerate(frame.dtypes) if getattr(dt, "kind", "") in "iu"]
+
+
 def _numeric_column(col: pd.Series) -> np.ndarray | None:
     """The column as floats, or None if it holds text that is not numbers."""
     import pandas as pd
@@ -223,7 +231,7 @@ def encode_features(X: Any, schema: FeatureSchema | None = None,
     if not forced and not categories and (isinstance(frame, np.ndarray) or _all_numeric(frame)):
         # wide numeric data (thousands of columns): one conversion, not a column at a time
         out[:] = frame if isinstance(frame, np.ndarray) else frame.to_numpy(dtype=float)
-        for j in range(p) if schema is None and (np.abs(out) > 2.0 ** 53).any() else ():  # (at fit: exact values)
+        for j in _integer_columns(frame) if schema is None else ():  # (at fit: exact values)
             _exact_integers(frame[:, j] if isinstance(frame, np.ndarray) else frame.iloc[:, j].to_numpy(), out[:, j],
                             names[j])
         bad = ~np.isfinite(out)
