@@ -91,7 +91,11 @@ def _two_valued_thresholds(values: np.ndarray, numeric: np.ndarray, low: np.ndar
     and maximum (no sort): the one midpoint, none for a constant column; every strategy keeps it
     (a quantile choice among at most one midpoint is that midpoint)."""
     high = values.max(axis=0)
-    two = ((values == low) | (values == high)).all(axis=0)
+    step = max(1, _THRESHOLD_BLOCK_CELLS // values.shape[0])   # (blocks of columns: no whole-matrix temporaries)
+    two = np.zeros(values.shape[1], dtype=bool)
+    for lo in range(0, values.shape[1], step):
+        block = values[:, lo:lo + step]
+        two[lo:lo + step] = ((block == low[lo:lo + step]) | (block == high[lo:lo + step])).all(axis=0)
     low, high = low[two], high[two]
     with np.errstate(over="ignore"):                      # (near the float limit: +-inf, then below)
         mid = (low + high) / 2.0
