@@ -1048,3 +1048,73 @@ def test_hundreds_of_depth3_mutations_are_rejected(tmp_path, monkeypatch):
                     if _rejected(cert, tmp_path, edit(moved)):  # (a moved path may reach an equal-bound set)
                         count += 1
     assert count >= 100, count
+
+
+# ---------------------------------------------------------------- the data's tests cached; the similar rule's bound (h46c)
+def test_the_data_tests_are_cached_per_allowed_and_not_built_past_64():
+    """``_Costs.tests``: each row left of each test of the data (every gap, or the listed thresholds), the same matrix
+    as built from the blocks, cached per ``allowed`` object (the second call returns it, another object rebuilds it),
+    None past 64 tests or with none; opt_depth3 on one ``_Costs`` asked with alternating ``allowed`` equals the plain
+    recursion each time (review45b's D2: the matrix was rebuilt on every depth3 claim, ~220 ms a claim at 10^6 rows)."""
+    asked = 0
+    for seed in range(60):
+        cst, S, allowed = _instance(seed)
+        other = {f: np.array([2.5, 6.5]) for f in range(cst.X.shape[1])}
+        for a in (None, other, allowed, None, other):
+            G, ref = cst.tests(a), _tests_of(cst, a)
+            assert (G is None) == (not 0 < ref.shape[1] <= 64) and (G is None or np.array_equal(G, ref)), seed
+            assert cst.tests(a) is G  # (cached)
+            if G is not None and G.shape[1] <= CHECK.TESTS3:
+                assert CHECK.opt_depth3(cst, S, 3, a) == _naive(cst, S, 3, a), (seed, a)
+                asked += 1
+    assert asked >= 100, asked
+    wide = _Costs(np.arange(70, dtype=float)[:, None], np.arange(70) % 2, 2, 1, 0)  # 69 tests: no matrix, no depth3
+    assert CHECK.opt_depth3(wide, np.arange(70), 3) is None and wide.tests(None) is None and wide._tests[-1] is None
+    assert _Costs(np.zeros((5, 1)), np.arange(5) % 2, 2, 1, 0).tests(None) is None  # (no test)
+
+
+def _path_rows(X: np.ndarray, path: list) -> set:
+    """The rows of a claim's path, by plain comparisons (numeric columns)."""
+    go = np.ones(X.shape[0], bool)
+    for f, t, side in path:
+        go &= (X[:, f] <= t) if side == "L" else (X[:, f] > t)
+    return set(np.flatnonzero(go).tolist())
+
+
+def test_similar_claims_are_accepted_at_their_rules_bound_and_rejected_above(tmp_path, monkeypatch):
+    """A ``similar`` claim on rows S from claim j (rows A, bound bA, depth >= k) holds up to bA - q |A \\ S|, counted here
+    with Python sets: the producer's similar claims and forged ones from other earlier claims (nested, disjoint and
+    overlapping sets), each passes at that bound (a failure, if any, is at a later claim: a lower bound may not carry a
+    split above it) and is the first claim rejected one above."""
+    monkeypatch.setattr(lower, "ENUM_ROWS", 0)  # (else the small sets are enum claims: no similarity)
+    monkeypatch.setattr(lower, "TRIPLES", 0)
+    monkeypatch.setattr(lower, "BOX_WORK", 0)
+
+    def first_failure(d: Path, claims: list[dict]) -> str:
+        try:
+            _check_mutant(d, tmp_path, claims)
+        except Invalid as exc:
+            return str(exc)
+        return ""
+
+    forged = 0
+    for seed in range(6):
+        data = _continuous(seed, n=60)
+        d = _cert(data, 3, tmp_path)
+        claims = _claims(d)
+        rows = [_path_rows(data.X, c["path"]) for c in claims]
+        sim = [i for i, c in enumerate(claims) if c["rule"] == "similar"]
+        rng = np.random.default_rng(seed)
+        for i in sim[:4]:
+            c = claims[i]
+            js = [c["from"]] + [int(j) for j in rng.choice(i, size=min(i, 4), replace=False)
+                                if claims[j]["depth"] >= c["depth"]]
+            for j in js:
+                top = claims[j]["bound"] - len(rows[j] - rows[i])  # (q = 1: accuracy)
+                at = [dict(e, **{"from": j, "bound": top}) if m == i else e for m, e in enumerate(claims)]
+                assert not first_failure(d, at).startswith(f"claim {i} "), (seed, i, j)
+                above = [dict(e, bound=top + 1) if m == i else e for m, e in enumerate(at)]
+                assert first_failure(d, above).startswith(f"claim {i} (depth {c['depth']}, bound {top + 1}, similar): "
+                                                          "the rule does not give this bound"), (seed, i, j)
+                forged += 1
+    assert forged >= 20, forged

@@ -40,7 +40,7 @@ class _Costs:
 
     def __init__(self, X: np.ndarray, y: np.ndarray, C: int, q: int, lc: int):
         self.X, self.y, self.C, self.q, self.lc, self.n, self._codes = X, y, C, q, lc, X.shape[0], [None, None]
-        self.group, self._pairs = (g := np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)), [None, None]
+        self.group, self._pairs, self._tests = (g := np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)), [None, None], [None]
         self.gy, self.ngy, self.pure = (gy := g * C + y), (m := (g.max(initial=-1) + 1) * C), _uniq(gy).size * C == m
         self.keys = np.random.default_rng(int.from_bytes(os.urandom(8), "little")).integers(
             0, 2 ** 63, size=(2, self.n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)  # (2 x n: take + sum is fast)
@@ -52,6 +52,13 @@ class _Costs:
             off = np.cumsum([0] + [v.size + 1 for v in vs])
             self._codes = [allowed, (np.stack([np.searchsorted(v, c) for v, c in zip(vs, self.X.T)], 1) + off[:-1], off)]
         return self._codes[1]
+
+    def tests(self, allowed: dict | None) -> np.ndarray | None:
+        """Each row left of each test of the data (bool; None past 64 tests, or none), cached per ``allowed`` as ``codes``."""
+        if self._tests[0] is not allowed or len(self._tests) == 1:
+            u = (Ru := _blocks(self, np.arange(self.n), allowed))[1]
+            self._tests = [allowed, _left(*Ru) if 0 < (u - 1).sum() <= 64 else None]
+        return self._tests[1]
 
     def leaf(self, S: np.ndarray) -> int:
         return self.q * (S.size - int(np.bincount(self.y[S], minlength=self.C).max(initial=0))) + self.lc
@@ -141,19 +148,18 @@ def _best(cst: _Costs, tot, Lc, Hc, LL, k) -> np.ndarray:
 
 
 def _counts(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0: int) -> tuple:
-    """S's class counts (axis 1; axis 0: one set) ``tot``, left of each root test G ``Lc`` (those whose two-leaf bound
-    is below T0), of each depth-1 test H ``Hc`` (run gaps: :func:`_ranks`), of both ``LL`` (at depth 2); exact."""
+    """S's class counts (axis 1; axis 0: one set) ``tot``, left of each root test G ``Lc`` (two-leaf bound below T0, on
+    many pairs), of each depth-1 test H ``Hc`` (run gaps: :func:`_ranks`), of both ``LL`` (depth 2); exact (0/1 float32)."""
     C, y, T, Tc, dt = cst.C, cst.y[S], G.shape[1], H.shape[1], np.int16 if S.size < NARROW else np.int32
     G, H, Y = G.astype(np.float32), H.astype(np.float32), (y == np.arange(C)[:, None]).astype(np.float32)
-    tot, Hc, Lc = np.bincount(y, minlength=C), np.rint(Y @ H).astype(dt), np.rint(Y @ G).astype(dt)
-    keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0) if T * Tc > 4096 else \
-        np.arange(T)  # the root tests that may cost less than T0 (the bound's own cost: only on many pairs)
+    tot, Hc, Lc = np.bincount(y, minlength=C), (Y @ H).astype(dt), (Y @ G).astype(dt)
+    keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0) if T * Tc > 4096 else np.arange(T)
     o, ends = np.argsort(y, kind="stable"), np.cumsum(np.append(0, tot)).tolist()
     G, H, Lc, T = G[o][:, keep], H[o], Lc[:, keep], keep.size
     LL = np.empty((1, C, T, Tc if k == 2 else 0), dt)  # LL[0, c, a, b]: class c left of a and b
     for c, (a, b) in enumerate(zip(ends[:-1], ends[1:]) if k == 2 else ()):  # rows a:b, class c; one BLAS thread
         for i in range(0, T, step := max(1, 200_000 // max(1, (b - a) * Tc))):
-            LL[0, c, i:i + step] = np.rint(G[a:b, i:i + step].T @ H[a:b])
+            LL[0, c, i:i + step] = G[a:b, i:i + step].T @ H[a:b]
     return tot.astype(dt)[None], Lc[None], Hc[None], LL
 
 
@@ -165,7 +171,7 @@ def _many(cst: _Costs, G: np.ndarray, claims: list) -> tuple:
     ends = np.searchsorted(grp := grp[o := np.argsort(grp, kind="stable")], np.arange(len(sets) * cst.C + 1))
     M = np.zeros((len(sets) * cst.C, int(np.diff(ends).max(initial=0)), G.shape[1]), np.float32)
     M[grp, np.arange(idx.size) - ends[grp]] = G[idx[o]]
-    LL = np.rint(M.transpose(0, 2, 1) @ M).astype(np.int32).reshape(len(sets), cst.C, G.shape[1], G.shape[1])
+    LL = (M.transpose(0, 2, 1) @ M).astype(np.int32).reshape(len(sets), cst.C, G.shape[1], G.shape[1])
     return np.diff(ends).reshape(len(sets), cst.C), LL.diagonal(0, 2, 3), LL.diagonal(0, 2, 3), LL, ks
 
 
@@ -179,13 +185,13 @@ def opt_depth3(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None) 
     """The optimum over trees of depth <= 3 (a bound at depth k <= 3) on the rows S, or None (k > 3, or past
     :func:`depth3_fits`): one leaf, or a root test a and each side's depth-<=2 optimum by :func:`_best` (a set per a),
     from the class counts left of every three tests (0/1 products of the data's tests)."""
-    G = _left(*_blocks(cst, np.arange(cst.n), allowed)).astype(np.float32)  # each row left of each test of the data
-    if k > 3 or not depth3_fits(S.size, cst.C, T := G.shape[1], TRIPLES):
-        return None
+    if k > 3 or (G := cst.tests(allowed)) is None or not depth3_fits(S.size, cst.C, T := G.shape[1], TRIPLES):
+        return None  # (G: each row left of each test of the data, cached)
     step, zero = max(1, 200_000 // T ** 3), np.zeros((T * T, T), np.float32)  # (products under OpenBLAS's threading threshold)
-    N = np.stack([sum((((R := G[Sc[i:i + step]])[:, :, None] * R[:, None]).reshape(-1, T * T).T @ R for i in range(0, Sc.size,
-        step)), zero).reshape(T, T, T) for Sc in (S[cst.y[S] == c] for c in range(cst.C))], 1).astype(np.int32)  # [a, c, b, d]
-    left = _best(cst, (Lc := (L := N.diagonal(0, 2, 3)).diagonal(0, 0, 2)).T, L, L, N, 2)  # L[a, c, b]: left of a, b
+    N = np.stack([sum((((R := G[Sc[i:i + step]].astype(np.float32))[:, :, None] * R[:, None]).reshape(-1, T * T).T @ R
+        for i in range(0, Sc.size, step)), zero).reshape(T, T, T) for Sc in (S[cst.y[S] == c] for c in range(cst.C))], 1)
+    N = N.astype(np.int32)  # N[a, c, b, d]; L[a, c, b]: left of a, b
+    left = _best(cst, (Lc := (L := N.diagonal(0, 2, 3)).diagonal(0, 0, 2)).T, L, L, N, 2)
     right = _best(cst, np.bincount(cst.y[S], minlength=cst.C) - Lc.T, (R := Lc[None] - L), R, L.transpose(1, 0, 2)[None] - N, 2)
     return int(min(cst.leaf(S), (left + right).min()))  # (right of a: S's counts minus those left of a; exact counts)
 
@@ -200,17 +206,14 @@ def _pairs(cst: _Costs, S: np.ndarray, allowed: dict | None) -> tuple | None:
         B, U = codes[at], int(off[-1])
         cst._pairs = [allowed, cst.C * U * U <= PAIRS and at.size * f.size <= 8 * PAIRS and (ids.reshape(-1), (
             cst.y[at, None] * U + B[:, f]) * U + B[:, g], np.repeat(np.arange(off.size - 1), np.diff(off)), U)]
-    if not cst._pairs[1]:
+    if not (P := cst._pairs[1]) or cst.C * P[3] ** 2 > PAIR_ROWS * S.size * P[1].shape[1] or (j := np.flatnonzero(
+            w := np.bincount(P[0][S]))).size * P[1].shape[1] > PAIRS:
         return None
-    ids, pid, fe, U = cst._pairs[1]
-    if cst.C * U * U > PAIR_ROWS * S.size * pid.shape[1] or (j := np.flatnonzero(w := np.bincount(ids[S]))).size * \
-            pid.shape[1] > PAIRS:
-        return None
+    ids, pid, fe, U = P
     H = np.bincount(pid[j].ravel(), np.repeat(w[j].astype(float), pid.shape[1]), cst.C * U * U).reshape(cst.C, U, U)
     h = np.flatnonzero(H.diagonal(0, 1, 2).sum(0))  # the blocks S holds, their features
     H, d, fe = H.take(h, 1).take(h, 2).astype(np.int32), np.arange(h.size), fe[h].astype(np.int32)
-    cnt, tot = H[:, d, d], np.bincount(cst.y[S], minlength=cst.C).astype(np.int32)
-    H += H.transpose(0, 2, 1)
+    cnt, tot, H = H[:, d, d], np.bincount(cst.y[S], minlength=cst.C).astype(np.int32), H + H.transpose(0, 2, 1)
     H[:, d, d], Lc = cnt, np.cumsum(cnt, 1, dtype=np.int32) - fe * tot[:, None]
     H = np.cumsum(H, 1, dtype=np.int32) - fe[:, None] * cnt[:, None, :]
     return tot[None], Lc[None], Lc[None], (np.cumsum(H, 2, dtype=np.int32) - fe * Lc[:, :, None])[None]
@@ -259,15 +262,13 @@ def opt_small(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, t
             cL, cR, segs = *_sides(cst, S, R, child, segs[:j]), segs[j:]
             T = min(T, int((cL + cR).min()))
             kL, kR = np.concatenate([kL, cL]), np.concatenate([kR, cR])
-        o = np.argsort(kp := np.concatenate([kp, new]))
-        kp, kL, kR = kp[o], kL[o], kR[o]
+        kp, kL, kR = (kp := np.concatenate([kp, new]))[o := np.argsort(kp)], kL[o], kR[o]
         gap = np.where(of[kp][1:] == of[kp][:-1], kp[1:] - kp[:-1] - 1, 0)
         n1, n2, A, B, D, E = nrow[kp[:-1]], nrow[kp[1:]], kL[:-1], kL[1:], kR[1:], kR[:-1]  # (x: rows left of a gap)
         x = np.clip(np.stack([n1, n2, *(n2 - (B - A) // q - [[0], [1]]), *(n1 + (E - D) // q + [[0], [1]])]), n1, n2)
         j = np.flatnonzero((gap > 0) & ((np.maximum(A, B - q * (n2 - x)) + np.maximum(D, E - q * (x - n1))).min(0) < T))
         s = np.minimum(gap[j], SPLIT)       # a few new positions, evenly spread, inside each open interval
-        rep = np.repeat(np.arange(j.size), s)
-        i = np.arange(rep.size) - np.repeat(np.cumsum(s) - s, s) + 1
+        i = np.arange((rep := np.repeat(np.arange(j.size), s)).size) - np.repeat(np.cumsum(s) - s, s) + 1
         new = kp[j][rep] + (i * (gap[j] + 1)[rep]) // (s + 1)[rep]
     return T
 
@@ -340,8 +341,7 @@ def opt_box(cst: _Costs, S: np.ndarray, k: int, allowed: dict | None = None, cap
 def _check_claims(path: str, man: dict, cst: _Costs, root_depth: int, where: list) -> int:
     """Check every claim in order; return the root's bound (``where``: :func:`~.trusted.expand`'s map)."""
     allowed, label, XT, prev = allowed_thresholds(man, where), labels(where), np.ascontiguousarray(cst.X.T), []
-    done, todo, (R, u) = [], [], _blocks(cst, np.arange(cst.n), allowed)  # (rows, key, bound, depth) of each claim
-    G = _left(R, u) if 0 < int((u - 1).sum()) <= 64 else None  # checked; todo: depth2 claims, checked at the end on all these
+    done, todo, G = [], [], cst.tests(allowed)  # (rows, key, bound, depth) of each claim; depth2 claims checked at the end
     with open_text(path) as fh:
         for line_no, line in enumerate(fh):
             try:
