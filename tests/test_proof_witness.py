@@ -15,7 +15,7 @@ from satdt.binarize import Binarizer
 from satdt.data import prepare
 from satdt.proof import witness
 from satdt.proof.reference_encoding import encode
-from satdt.proof.witness import _fits, _NearestOther, _Questions, _rotations, _shrink, find_witness
+from satdt.proof.witness import _fits, _NearestOther, _Questions, _regroup, _rotations, _shrink, find_witness
 from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
 
 
@@ -380,6 +380,40 @@ def test_box_shrink_and_python_shrink_give_minimal_witnesses():
                 brute += 1
         done += 1
     assert done >= 20 and brute >= 20, (done, brute)
+
+
+def test_python_deletion_with_regrouped_chunks_gives_minimal_witnesses(monkeypatch):
+    """The Python deletion (_shrink over the search), whose chunk after a "yes" is the chunk's rows
+    the tree classified (_regroup), ends on minimal witnesses: random consistent sets with repeated
+    rows, DT_depth and DT_size, rows in a random order, each witness checked by the DP on every
+    subset binarized alone (_fits) and by brute force on the small ones. Each regrouping keeps
+    every row still to try, the rows the tree classified first; it is taken (a chunk of those
+    rows) on many of them."""
+    monkeypatch.setattr(witness, "BOX_WITNESS_CELLS", 0)  # the search's route: the Python deletion
+    regrouped = []
+
+    def checked(todo, chunk, need, pred, code):
+        out, nxt = _regroup(todo, chunk, need, pred, code)
+        right = [r for r in todo[:chunk] if r not in need and pred[r] == code[r]]
+        assert sorted(out) == sorted(r for r in todo if r not in need) and out[:len(right)] == right
+        assert nxt == (len(right) or max(1, chunk // 2)) and len(right) < chunk
+        regrouped.append(len(right))
+        return out, nxt
+
+    monkeypatch.setattr(witness, "_regroup", checked)
+    rng = np.random.default_rng(11)
+    done = brute = 0
+    for seed, X, y, depth, m in _unsatisfiable_cases(rng, 60, 1300, (14, 34)):
+        qs = _Questions(X, y, depth, m)
+        assert qs.box is None
+        rows = _shrink(qs, rng.permutation(len(y)).tolist())
+        assert rows == sorted(set(rows))
+        assert _minimal(X, y, rows, depth, m, lambda *a: _fits(*a) is not None), (seed, rows)
+        if len(rows) <= 8:
+            assert _minimal(X, y, rows, depth, m, _bf_yes), (seed, rows)
+            brute += 1
+        done += 1
+    assert done >= 30 and brute >= 10 and sum(k > 1 for k in regrouped) >= 30, (done, brute, regrouped)
 
 
 def _unsatisfiable_cases(rng, seeds: int, first: int, rows: tuple[int, int]):
