@@ -231,10 +231,13 @@ def _box_questions(problem, chains, depth: int, max_splits: int | None):
 
     Its deletion loop (:meth:`BoxWitness.shrink`) deletes one row a trial, without model rotation:
     the same witness as :func:`_shrink` in that order (chunks and rotation measured slower). A trial
-    is first answered "yes", when it can, by one of the last trees :meth:`_Questions._ask_boxes`
-    predicted, repaired by the tables (each other leaf's box replaced by its best subtree, the
-    row's leaf box without the row searched briefly top down). Figures in benchmarks/results/proof.md
-    (h43w, h44w, h45w). Exact: the recurrence of :mod:`satdt.solvers.dp.boxes`, so the same answers
+    is first answered "yes", when it can, without touching the tables: by one pass over them before
+    the trials (for every box, the fewest leaves of the rest of a tree from the full box that has a
+    node there: a box holding the row, of one class without it, with room left for it as a leaf is a
+    tree without the row), then by one of the last trees :meth:`_Questions._ask_boxes` predicted,
+    repaired by the tables (each other leaf's box replaced by its best subtree, the row's leaf box
+    without the row searched briefly top down). Figures in benchmarks/results/proof.md (h43w, h44w,
+    h45w, h46w). Exact: the recurrence of :mod:`satdt.solvers.dp.boxes`, so the same answers
     as the search (tested on random instances, and against brute force)."""
     from ..solvers.dp import _core
     from ..solvers.dp.boxes import box_count, box_work
