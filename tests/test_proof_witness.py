@@ -15,7 +15,7 @@ from satdt.binarize import Binarizer
 from satdt.data import prepare
 from satdt.proof import witness
 from satdt.proof.reference_encoding import encode
-from satdt.proof.witness import _fits, _NearestOther, _Questions, _rotations, _shrink, find_witness
+from satdt.proof.witness import _fits, _NearestOther, _Questions, _regroup, _rotations, _shrink, find_witness
 from satdt.solvers.dp import solve_min_depth_dp, solve_min_size_dp
 
 
@@ -382,6 +382,40 @@ def test_box_shrink_and_python_shrink_give_minimal_witnesses():
     assert done >= 20 and brute >= 20, (done, brute)
 
 
+def test_python_deletion_with_regrouped_chunks_gives_minimal_witnesses(monkeypatch):
+    """The Python deletion (_shrink over the search), whose chunk after a "yes" is the chunk's rows
+    the tree classified (_regroup), ends on minimal witnesses: random consistent sets with repeated
+    rows, DT_depth and DT_size, rows in a random order, each witness checked by the DP on every
+    subset binarized alone (_fits) and by brute force on the small ones. Each regrouping keeps
+    every row still to try, the rows the tree classified first; it is taken (a chunk of those
+    rows) on many of them."""
+    monkeypatch.setattr(witness, "BOX_WITNESS_CELLS", 0)  # the search's route: the Python deletion
+    regrouped = []
+
+    def checked(todo, chunk, need, pred, code):
+        out, nxt = _regroup(todo, chunk, need, pred, code)
+        right = [r for r in todo[:chunk] if r not in need and pred[r] == code[r]]
+        assert sorted(out) == sorted(r for r in todo if r not in need) and out[:len(right)] == right
+        assert nxt == (len(right) or max(1, chunk // 2)) and len(right) < chunk
+        regrouped.append(len(right))
+        return out, nxt
+
+    monkeypatch.setattr(witness, "_regroup", checked)
+    rng = np.random.default_rng(11)
+    done = brute = 0
+    for seed, X, y, depth, m in _unsatisfiable_cases(rng, 60, 1300, (14, 34)):
+        qs = _Questions(X, y, depth, m)
+        assert qs.box is None
+        rows = _shrink(qs, rng.permutation(len(y)).tolist())
+        assert rows == sorted(set(rows))
+        assert _minimal(X, y, rows, depth, m, lambda *a: _fits(*a) is not None), (seed, rows)
+        if len(rows) <= 8:
+            assert _minimal(X, y, rows, depth, m, _bf_yes), (seed, rows)
+            brute += 1
+        done += 1
+    assert done >= 30 and brute >= 10 and sum(k > 1 for k in regrouped) >= 30, (done, brute, regrouped)
+
+
 def _unsatisfiable_cases(rng, seeds: int, first: int, rows: tuple[int, int]):
     """Random consistent sets with repeated rows (``first + seed``), each with a question (depth,
     max_splits: DT_depth on odd seeds) that none of their trees answers: (seed, X, y, depth, m)."""
@@ -419,17 +453,22 @@ def test_box_shrink_is_the_one_row_deletion_in_the_given_order():
     assert done >= 10, done
 
 
-def test_box_shrink_with_kept_trees_repaired_is_the_one_row_deletion():
-    """After a growth (its trees kept by predict), BoxWitness.shrink answers some trials "yes" by a
-    kept tree repaired by the tables (its other leaves' boxes by their best subtrees, the row's leaf
-    box without the row by a short search): its witness is still exactly the plain deletion's in
-    the same order (each trial asked of the DP on the subset alone), DT_depth and DT_size, with
-    repeated rows, and the repairs answer some of the trials."""
+@pytest.mark.parametrize("outside", [False, True], ids=["repairs", "outside"])
+def test_box_shrink_with_kept_trees_repaired_is_the_one_row_deletion(outside):
+    """After a growth (its trees kept by predict), BoxWitness.shrink answers some trials "yes"
+    without touching the tables: by the outside pass made before the trials (on by default: for
+    every box, the fewest leaves of the rest of a tree from the full box through it, its values
+    upper bounds once rows went), and by a kept tree repaired by the tables (its other leaves' boxes
+    by their best subtrees, the row's leaf box without the row by a short search; alone when the
+    pass is off): its witness is still exactly the plain deletion's in the same order (each trial
+    asked of the DP on the subset alone), DT_depth and DT_size, with repeated rows, and each way
+    answers some of the trials."""
     rng = np.random.default_rng(11)
-    done = repaired = 0
+    done = answered = 0
     for seed, X, y, depth, m in _unsatisfiable_cases(rng, 60, 2300, (10, 22)):
         qs = _Questions(X, y, depth, m)
         assert qs.box is not None
+        qs.box.set_outside(outside)
         W = sorted(int(np.flatnonzero(qs.code == c)[0]) for c in np.unique(qs.code))
         while (ans := qs.ask(W)) is not None:  # the growth, one wrong row a round (predict keeps the trees)
             wrong = np.flatnonzero(ans[0] != qs.code)
@@ -442,8 +481,9 @@ def test_box_shrink_with_kept_trees_repaired_is_the_one_row_deletion():
         assert qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist() == _plain_deletion(
             X, y, order, depth, m), (seed, depth, m)
         done += 1
-        repaired += qs.box.repaired
-    assert done >= 20 and repaired >= 30, (done, repaired)
+        answered += qs.box.outside_yeses if outside else qs.box.repaired
+        assert outside or qs.box.outside_yeses == 0
+    assert done >= 20 and answered >= 30, (done, answered)
 
 
 def test_box_route_is_taken_only_for_few_boxes():

@@ -224,7 +224,9 @@ PYBIND11_MODULE(_core, mod) {
         .def_property_readonly("boxes", &satdt_dp::BoxWitness::boxes)
         .def_property_readonly("asked", &satdt_dp::BoxWitness::asked)
         .def_property_readonly("repaired", &satdt_dp::BoxWitness::repaired)
-        .def_property_readonly("grafts", &satdt_dp::BoxWitness::grafts);
+        .def_property_readonly("grafts", &satdt_dp::BoxWitness::grafts)
+        .def_property_readonly("outside_yeses", &satdt_dp::BoxWitness::outside_yeses)
+        .def("set_outside", &satdt_dp::BoxWitness::set_outside, py::arg("on"));
     // --- end proof witness ---
     // --- weights / missing (issue 24) ---
     // the row sums need AVX-512 F + BW or AVX2 (depth2.cpp); else the byte tables and planes

@@ -517,6 +517,65 @@ bool BoxWitness::repaired_yes(int x) {
     return false;
 }
 
+// out_ (witness.h) from the tables as they are (exact: settled), level by level from the full box at depth_:
+// a box reached at level d with o leaves off its path gives each cut's side o plus the other side's value
+// at d - 1 (DT_depth: o when the other side has a tree); only values that leave room within the cap go on
+void BoxWitness::outside() {
+    if (out_cur_.size() != static_cast<size_t>(nbox_)) {
+        out_cur_.assign(nbox_, inf_);
+        out_next_.assign(nbox_, inf_);
+    }
+    out_.assign(nbox_, inf_);
+    out_front_.assign(1, full_);
+    out_cur_[full_] = 0;
+    for (int d = depth_;; --d) {
+        for (long long b : out_front_) out_[b] = std::min(out_[b], out_cur_[b]);
+        out_more_.clear();
+        if (d > 0) {
+            const int32_t* P = &lev_[static_cast<size_t>(d - 1) * nbox_];
+            const int32_t* L0 = lev_.data();  // level 0: 0 for a box with no row, 1 for one class
+            auto reach = [&](long long side, int o, int other) {
+                if (L0[side] == 0) return;  // (no row: no leaf box holds x there)
+                const int v = any_ ? (other < inf_ ? o : inf_) : o + other;
+                // (reached higher up with as few leaves: more depth left there, the same leaf boxes below)
+                if (v >= inf_ || (!any_ && v > max_leaves_) || v >= out_next_[side] || v >= out_[side]) return;
+                if (out_next_[side] == inf_) out_more_.push_back(side);
+                out_next_[side] = v;
+            };
+            for (long long b : out_front_) {
+                const int o = out_cur_[b];
+                if (L0[b] <= 1) continue;  // one class: a leaf for any row of it, none of its sub-boxes does better
+                for_each_cut(b, [&](long long l, long long r) {
+                    reach(l, o, P[r]);
+                    reach(r, o, P[l]);
+                    return false;
+                });
+            }
+        }
+        for (long long b : out_front_) out_cur_[b] = inf_;
+        if (out_more_.empty()) break;
+        out_cur_.swap(out_next_);
+        out_front_.swap(out_more_);
+    }
+}
+
+bool BoxWitness::outside_yes(int x) {
+    if (out_.empty()) return false;
+    boxes_of(x, bx_);
+    const int cx = cls_[x];
+    for (long long b : bx_) {
+        const int o = out_[b];
+        if (o >= inf_) continue;
+        const int32_t* c = &cc_[static_cast<size_t>(b) * C_];
+        int classes = 0;  // of the box's rows but x
+        for (int i = 0; i < C_; ++i) classes += c[i] - (i == cx) > 0;
+        if (classes > 1) continue;
+        const int total = any_ ? o : o + classes;  // (a box with no row left: no leaf, as the tables count it)
+        if (total < inf_ && (any_ || total <= max_leaves_)) return true;
+    }
+    return false;
+}
+
 std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::vector<int>& row_of) {
     int top = 0;
     for (int r : order) {
@@ -531,6 +590,10 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
     set_present(present);
     settle();
     if (yes()) throw std::invalid_argument("shrink: the rows admit a tree");
+    if (use_outside_)
+        outside();  // (its values upper bounds from here on: rows only go)
+    else
+        out_.clear();
     std::vector<char> gone(top, 0);
     std::vector<int> flips;
     for (int row : order) {  // one row a trial (chunks of rows: slower, see witness.h)
@@ -538,6 +601,12 @@ std::vector<int> BoxWitness::shrink(const std::vector<int>& order, const std::ve
         aff_.clear();
         flips.clear();
         if (--cnt[row_of[row]] == 0) flips.push_back(row_of[row]);
+        if (!flips.empty() && outside_yes(flips[0])) {  // a tree without the row, from the outside pass: necessary
+            ++cnt[row_of[row]];
+            ++asked_;
+            ++outside_yes_;
+            continue;
+        }
         if (!flips.empty() && repaired_yes(flips[0])) {  // a kept tree repaired without the row: necessary
             ++cnt[row_of[row]];
             ++asked_;

@@ -42,6 +42,8 @@ class BoxWitness {
     long long asked() const { return asked_; }
     long long repaired() const { return repaired_; }
     long long grafts() const { return grafts_; }
+    long long outside_yeses() const { return outside_yes_; }
+    void set_outside(bool on) { use_outside_ = on; }  // (off: the tests of the repairs alone)
 
     // a tree of the current answer (yes() must hold), as the class and the leaf (preorder node
     // index) of every row, present or not; returns its number of leaves. The tree is kept (the newest
@@ -51,10 +53,10 @@ class BoxWitness {
     // A minimal subset of the original rows `order` (row_of: their distinct rows) on which the
     // answer is no (it must be no on all of them): deletion of one row at a time, in that order,
     // where a yes makes the row necessary (the set minus it has a tree, so has every subset of it).
-    // A trial is first answered yes, when it can, by a kept tree (predict()) repaired by the tables
-    // (repaired_yes(): no table changed; balance-scale DT_size: 126 of its 203 yes trials), else by the
-    // tables (DT_size: the tree of a yes then kept too; car DT_size, its growth's trees grafted:
-    // 4 -> 40 of 113 yes trials repaired).
+    // A trial is first answered yes, when it can, by the outside pass made once before the trials
+    // (outside_yes(); car / balance-scale DT_depth: all 43 / 36 yes trials, car / balance-scale DT_size
+    // 100 of 113 / 167 of 201), then by a kept tree (predict()) repaired by the tables (repaired_yes(): no
+    // table changed either), else by the tables (DT_size: the tree of a yes then kept too).
     // Sorted original row indices. (Chunks of half the rows left, halved after a yes, down to single
     // rows, as the Python loop does: 1.3-2.5x slower on every box-DP cell of the InferDT sets, same
     // witness sizes: a trial costs about the boxes its rows change, and a yes on a chunk is lost work.)
@@ -63,7 +65,7 @@ class BoxWitness {
   private:
     int n_, p_, C_, depth_, max_leaves_, inf_;
     bool any_;                                // DT_depth: above level 0 a box's value is 1 (a tree exists) or inf_
-    long long nbox_ = 1, full_ = 0, asked_ = 0, repaired_ = 0, grafts_ = 0;
+    long long nbox_ = 1, full_ = 0, asked_ = 0, repaired_ = 0, grafts_ = 0, outside_yes_ = 0;
     std::vector<int> R_, I_;                  // ranks, intervals per chain
     std::vector<long long> stride_;
     std::vector<std::vector<int>> id_;        // id_[f][lo * R + hi]
@@ -151,6 +153,18 @@ class BoxWitness {
               const std::vector<int>& right, bool grafted);
     bool tree_without(int x, long long b, int d, int k, int& budget, std::unordered_map<long long, int>& failed) const;
     bool repaired_yes(int x);
+    // The deletion's "yes" trials answered at once from one top-down pass over the tables (outside()):
+    // out_[b], the fewest leaves of the rest of a tree from the full box at depth_ with a node at box b
+    // (the sides off the path at their values in the tables), least over the levels b is reached at;
+    // inf_: none within the cap (DT_depth: 0 when the sides off some path all have a tree). Rows only go
+    // after it, so its values stay upper bounds. outside_yes(x): a box holding x, of one class but x, whose
+    // out_ leaves room for it as a leaf: a tree without x (x is necessary). Sound only (a stale out_ proves
+    // nothing when it fails); exact on the rows of the pass. Measured: benchmarks/results/proof.md (h46w)
+    bool use_outside_ = true;
+    std::vector<int32_t> out_, out_cur_, out_next_;
+    std::vector<long long> out_front_, out_more_;
+    void outside();
+    bool outside_yes(int x);
     int build(long long b, int d, std::vector<int>& feat, std::vector<int>& cut, std::vector<int>& left,
               std::vector<int>& right, std::vector<int>& label);
 };
