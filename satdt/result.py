@@ -92,6 +92,21 @@ class SolveResult:
         """``objective - bound`` (0 when OPTIMAL); None without both."""
         return None if self.objective is None or self.bound is None else self.objective - self.bound
 
+    def keep_work(self, work: Any) -> None:
+        """Keep ``work`` on this result for a later step in this process (the DP's binary problem and compiled
+        search, whose memo of optima its certificate's producer reuses: :func:`satdt.proof.certify_result`);
+        not a field: never compared, printed, copied or pickled."""
+        self._work = _Transient(work)
+
+    def work(self) -> Any:
+        """What :meth:`keep_work` kept (None when nothing was, or this result is a copy)."""
+        held = self.__dict__.get("_work")
+        return None if held is None else held.value
+
+    def drop_work(self) -> None:
+        """Let the kept work go (its memory: a fitted estimator's result keeps none)."""
+        self.__dict__.pop("_work", None)
+
     def summary(self) -> dict[str, Any]:
         """Plain-JSON summary (no tree)."""
         out = {"method": self.method, "status": self.status, "objective_name": self.objective_name,
@@ -99,6 +114,21 @@ class SolveResult:
         if self.tree is not None:
             out.update(depth=self.tree.depth(), n_nodes=self.tree.n_nodes, n_leaves=self.tree.n_leaves)
         return out
+
+
+class _Transient:
+    """A value a :class:`SolveResult` keeps for later in the process only: copies and pickles hold None."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any = None):
+        self.value = value
+
+    def __reduce__(self):
+        return _Transient, ()
+
+    def __deepcopy__(self, memo: dict) -> "_Transient":
+        return _Transient()
 
 
 def engine_result(tree: Tree | None, objective: Any, *, method: str, objective_name: str,

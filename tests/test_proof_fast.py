@@ -461,6 +461,89 @@ def test_core_optima_equal_the_checkers_depth2_optima(seed):
     assert lower.CoreOptima(weighted, 1, 0).opt(np.arange(n), 2) is None
 
 
+def _reused(core, search) -> bool:
+    """Whether CoreOptima took the solve's ``search`` (at its first set asked)."""
+    core.opt(np.arange(core.row_of.size), 1)
+    return core.search is search
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_core_optima_from_the_solves_memo_equal_the_checkers_optima(seed):
+    """CoreOptima reading the DP solve's memo (SolveResult.work(): its problem and search) answers as the
+    checker's opt_small / opt_depth3 on path sets and random sets, errors and regularized costs, duplicate rows
+    and a categorical column; it takes the solve's search only when it asks the same question: not a quantile
+    binarization's, not tests fit on other data, not other costs (and then its own search answers alike)."""
+    rng = np.random.default_rng(70 + seed)
+    n = 50 + 15 * seed
+    X = rng.integers(0, 4 + seed, size=(n, 3)).astype(float)
+    X[:, 1] += (rng.random(n) < 0.4) * 0.5
+    x3 = rng.permutation(4 + seed)[X[:, 0].astype(int)].astype(float)  # (x0's values in another order)
+    cat = rng.choice(["a", "b", "c"], size=n)
+    y = ((X[:, 0] > 1) + (cat == "b") + (rng.random(n) < 0.25)) % 3
+    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "x2": X[:, 2], "x3": x3, "c": cat})
+    data = prepare(frame, y)
+    Xe, _ = trusted.expand(np.asarray(data.X, float), {4: np.asarray([str(c) for c in data.schema.categories[4]],
+                                                                     dtype=object)[data.X[:, 4].astype(int)].tolist()})
+    # tests fit on other data: x0 cut at 0.5 only, x3 keeps the rows apart (the same distinct rows, fewer splits)
+    other = prepare(frame.assign(x0=np.minimum(X[:, 0], 1)), y)
+    lam = Fraction(1, 40)
+    solves = [  # (problem, how solved, costs asked, reused?)
+        (Binarizer("all").problem(data), "acc", (1, 0), True),
+        (Binarizer("all").problem(data), "reg", None, True),  # the engine's own integer costs
+        (Binarizer("all").problem(data), "reg", (lam.denominator, lam.numerator * n), False),  # the certificate's
+        (Binarizer("all").problem(data), "acc", (7, 3), False),  # other costs
+        (Binarizer("quantile", n_thresholds=1).problem(data), "acc", (1, 0), False),  # fewer tests
+        (Binarizer("all").fit(other).problem(data, fit=False), "acc", (1, 0), False),  # another data's tests
+    ]
+    assert np.array_equal(solves[-1][0].row_of, solves[0][0].row_of)  # (the splits tell them apart)
+    compared = 0
+    for problem, how, costs, reused in solves:
+        res = (solve_max_accuracy_dp(problem, max_depth=3) if how == "acc" else
+               solve_regularized_dp(problem, lam=float(lam), max_depth=3))
+        assert res.work() is not None
+        q, lc = costs or (int(res.work()[1].q), int(res.work()[1].lc))
+        core, cst = lower.CoreOptima(data, q, lc, res.work()), _Costs(Xe, np.asarray(data.y), 3, q, lc)
+        assert _reused(core, res.work()[1]) == reused, (how, q, lc, res.work()[1].q, res.work()[1].lc)
+        for trial in range(14):
+            S = np.arange(n)
+            for _ in range(int(rng.integers(0, 3))):  # the rows of a random path
+                f = int(rng.integers(0, Xe.shape[1]))
+                go = Xe[S, f] <= rng.choice(Xe[S, f])
+                S = S[go] if rng.random() < 0.5 or go.all() else S[~go]
+            if trial % 3 == 2:  # any set of rows (None when it splits copies of a row)
+                S = np.sort(rng.choice(n, size=int(rng.integers(2, n)), replace=False))
+            for k in (1, 2, 3):
+                b = core.opt(S, k)
+                assert b is None or b == (opt_small(cst, S, k) if k < 3 else CHECK.opt_depth3(cst, S, 3)), \
+                    (seed, how, q, lc, k)
+                compared += b is not None
+    assert compared >= 150
+
+
+def test_certificate_from_the_solves_memo_is_the_same(tmp_path):
+    """certify_result with the solve's kept search writes the same claims as without it, accepted; a copy or a
+    pickle of the result keeps no search, nor a fitted estimator's result."""
+    import copy
+    import pickle
+
+    from satdt.estimators import DPTreeClassifier
+
+    data = load_dataset("zoo")
+    for depth in (2, 3):
+        res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=depth)
+        assert res.work() is not None
+        assert pickle.loads(pickle.dumps(res)).work() is None and copy.deepcopy(res).work() is None
+        claims = []
+        for solved in (res.work(), None):
+            d = tmp_path / f"cert{depth}{solved is None}"
+            write_certificate(d, res.tree, data, "accuracy", max_depth=depth, solved=solved)
+            check(d)
+            claims.append(gzip.open(d / "claims.jsonl.gz", "rt").read())
+        assert claims[0] == claims[1], depth
+    model = DPTreeClassifier(max_depth=2).fit(np.asarray(data.X, float), data.y)
+    assert str(model.result_.status) == "OPTIMAL" and model.result_.work() is None
+
+
 def test_core_optima_without_copies_equal_the_checkers_depth2_optima():
     """CoreOptima on data where no two rows are alike (its short way: a set's distinct rows are its
     rows, sorted; no check of the copies) against the checker's opt_small, on row sets paths reach

@@ -156,6 +156,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self.tree_ = self.result_.tree
         if proof is not None:
             self._certify(proof, data)
+        self.result_.drop_work()  # (the DP's search, kept for a certificate: a fitted model holds none)
         return self
 
     def _certify(self, proof: str, data: Dataset) -> None:

@@ -99,7 +99,7 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                       max_depth: int | None = None, lam: str | Fraction | None = None,
                       thresholds: str | dict[int, list[float]] = "all", seed: int = 0,
                       time_limit: float | None = None, route: str = "auto",
-                      dag_time: float = 60.0) -> dict[str, Any]:
+                      dag_time: float = 60.0, solved: Any = None) -> dict[str, Any]:
     """Write the certificate that ``tree`` is optimal for ``objective`` on ``data``.
 
     Parameters
@@ -130,6 +130,10 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         the witness rows (checked by the verified checker, slow on large witnesses), ``"dag"`` the
         lower-bound DAG of the DP over every row (cost ``(m + 2) errors + leaves`` for ``<= m``
         splits), ``"auto"`` the DAG when it is found within ``dag_time`` seconds, else DRUP.
+    solved : (BinaryProblem, CoreSearch), optional
+        The DP solve's binary problem and compiled search (:meth:`~satdt.result.SolveResult.work`): the
+        producer's depth-<=2 optima are read from its memo when the problem is the ``all`` binarization of
+        ``data`` (the same rows and tests) and the search's costs are the certificate's (else it is not used).
 
     Returns
     -------
@@ -184,7 +188,8 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
                 raise ValueError("listed thresholds on a categorical column: its tests are its categories")
             man["thresholds"] = {str(f): _uniq(np.asarray(ts, float)).tolist() for f, ts in thresholds.items()}
             allowed = allowed_thresholds(man, where)  # (the checker's: every category of a categorical column)
-        prover = Prover(Xe, y, C, q, lc, allowed, budget.expired, _core_optima(data, q, lc) if allowed is None else None)
+        core = _core_optima(data, q, lc, solved) if allowed is None else None
+        prover = Prover(Xe, y, C, q, lc, allowed, budget.expired, core)
         cost, errors, leaves, _, _ = _tree_cost(tree_dict, Xe, y, classes, q, lc, where)
         prover.root_is_optimum = True
         root, bound = prover.prove(np.arange(n), [], d, cost)
@@ -293,16 +298,16 @@ def _rename_onto(tmp: str, directory: str) -> None:
             raise
 
 
-def _core_optima(data: Any, q: int, lc: int):
-    """The compiled DP's depth-<=2 optima on ``data`` (:class:`~satdt.proof.lower.CoreOptima`), or None
-    (one class, or the binary matrix over the memory budget). Only the producer's shortcut: without
-    it, the checker's own rule gives the same bounds."""
+def _core_optima(data: Any, q: int, lc: int, solved: Any = None):
+    """The compiled DP's depth-<=2 optima on ``data`` (:class:`~satdt.proof.lower.CoreOptima`; ``solved``: the
+    solve's problem and search, reused when they fit), or None (one class, or the binary matrix over the memory
+    budget). Only the producer's shortcut: without it, the checker's own rule gives the same bounds."""
     from .lower import CoreOptima
 
     if len(data.classes) < 2:
         return None
     try:
-        return CoreOptima(data, q, lc)
+        return CoreOptima(data, q, lc, solved)
     except MemoryError:  # (satdt.deadline.MemoryLimitError: the binary matrix over the budget)
         return None
 
@@ -328,8 +333,9 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
         # the user's lam, as written (0.01 = 1/100), else the engine's exact fraction
         lam = Fraction(str(result.stats["lam"])) if result.stats.get("lam") is not None else \
             result.stats.get("lam_engine")
+    work = getattr(result, "work", lambda: None)()  # (the DP's problem and search: its memo of optima)
     info = write_certificate(directory, result.tree, data, objective, max_depth=max_depth, lam=lam,
-                             thresholds=thresholds, time_limit=time_limit, route=route)
+                             thresholds=thresholds, time_limit=time_limit, route=route, solved=work)
     result.stats["proof"] = {k: v for k, v in info.items() if k != "witness_rows"}
     if "witness_rows" in info:
         result.stats["witness_rows"] = info["witness_rows"]

@@ -48,6 +48,9 @@ CORE_LATER = 16
 #: left of every two candidates when its rows x (features with a candidate)^2 and the data's codes^2 (distinct values
 #: summed over the features, squared: the table's size) are at most ``PAIR_TABLE``, else by counting each side's ranks
 PRODUCT, PAIR_TABLE = 200_000, 1 << 22
+#: the solve's search is reused when its problem's tests are the data's ``all`` ones, compared as the distinct
+#: columns of both binary matrices, built when their distinct rows x columns are at most this
+SAME_TESTS = 1 << 24
 
 
 class CoreOptima:
@@ -60,9 +63,12 @@ class CoreOptima:
     do): the class counts of a distinct row are then those of its copies in the set, and every
     axis-aligned test splits the set as some column of the binarization or not at all (see
     :class:`~satdt.proof.witness._Questions`). Other sets, and data with row weights, get None.
+
+    ``solved``: the DP solve's (problem, compiled search), whose memo already holds many of these optima (compas
+    (GOSDT) depth 4: 4,533 of its 5,903 sets); used when :meth:`same_search` finds it asks the same question.
     """
 
-    def __init__(self, data, q: int, lc: int):
+    def __init__(self, data, q: int, lc: int, solved=None):
         from ..binarize import Binarizer
         from ..deadline import Deadline
         from ..solvers.dp.accuracy import new_search
@@ -75,7 +81,24 @@ class CoreOptima:
         self.ok = data.weight is None and np.array_equal(counts.reshape(problem.counts.shape), problem.counts)
         self.copies = np.bincount(self.row_of, minlength=m)
         self.single = bool(self.copies.max(initial=0) <= 1)  # no two rows alike: every set holds every copy
-        self.search = new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
+        # the search made at the first set asked (car depth 4: one box claim, none asked)
+        self.new = lambda: solved[1] if solved is not None and self.same_search(problem, *solved, q, lc) else \
+            new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
+        self.search = None
+
+    def same_search(self, problem, solved, search, q: int, lc: int) -> bool:
+        """Whether ``search`` (of the problem ``solved``) answers as a search of ``problem`` (this data's ``all``
+        binarization) for ``q * errors + lc * leaves``: a compiled search of these costs, the same distinct rows
+        (each row's, and their class counts: its memo's keys) and the same tests (a column, its complement and a
+        copy split alike; a constant one splits nothing), so the same optimum on every set of rows."""
+        from ..solvers.dp.search import CoreSearch
+
+        if not (self.ok and isinstance(search, CoreSearch) and (search.q, search.lc) == (q, lc)
+                and np.array_equal(solved.row_of, problem.row_of) and np.array_equal(solved.counts, problem.counts)):
+            return False
+        if problem.n_distinct * (problem.n_binary + solved.n_binary) > SAME_TESTS:
+            return False
+        return _splits(solved.X) == _splits(problem.X)
 
     def opt(self, S: np.ndarray, k: int) -> int | None:
         """The optimum over trees of depth <= k (1-3) on the rows S, or None (see the class)."""
@@ -88,9 +111,19 @@ class CoreOptima:
             D = np.flatnonzero(held)
             if not np.array_equal(held[D], self.copies[D]):
                 return None
+        if self.search is None:
+            self.search, self.new = self.new(), None
         # the core's call of CoreSearch.run without its per-call stats and tree objects (bmi d3: 61 calls)
         out = self.search._core.solve(int(k), 2 ** 62, 1e300, None, 2.0, 0, D, None, None)
         return int(out["value"]) if out["finished"] and out["tree"] is not None else None
+
+
+def _splits(X: np.ndarray) -> set[bytes]:
+    """The distinct ways the columns of a binary matrix split its rows (each column read with its first row
+    False, constant ones left out)."""
+    F = np.asarray(X, bool)
+    F = F ^ F[:1]
+    return set(map(bytes, np.packbits(F[:, F.any(0)], axis=0).T))
 
 
 class Prover:
