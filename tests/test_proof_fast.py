@@ -1201,3 +1201,17 @@ def test_similar_claims_are_accepted_at_their_rules_bound_and_rejected_above(tmp
                                                           "the rule does not give this bound"), (seed, i, j)
                 forged += 1
     assert forged >= 20, forged
+
+
+def test_cli_certificate_reads_the_solves_memo(tmp_path, monkeypatch):
+    """`satdt solve --proof` keeps the DP's search through the estimator's fit (which drops it otherwise), so the
+    producer reads the solve's memo there too; the certificate is accepted."""
+    from satdt.cli import main
+
+    asked = []
+    same = lower.CoreOptima.same_search
+    monkeypatch.setattr(lower.CoreOptima, "same_search", lambda self, *a: asked.append(same(self, *a)) or asked[-1])
+    out = tmp_path / "zoo3"
+    assert main(["solve", "zoo", "--method", "dp", "--max-depth", "3", "--proof", str(out)]) == 0
+    assert asked == [True]
+    check(out)
