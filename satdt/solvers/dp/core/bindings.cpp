@@ -243,6 +243,7 @@ PYBIND11_MODULE(_core, mod) {
             py::dict d;
             d["missing_rows_solved"] = solves;
             d["roots_ruled_out"] = skips;
+            d["scan_missing_errors"] = s.scan_missing_errors();
             return d;
         });
 }

@@ -648,13 +648,19 @@ void Search::scan_chain_blocks(const View& V, int k, int a, int la, const std::v
 // bucket 0 of k, counted by each chain's buckets). So each child holding M costs at least its
 // other rows' leaf-conflict errors and a leaf (root_bounds) plus e; raised in lbL / lbR (the
 // roots' order as well: as floors that only skip a root, more roots on all six measured cells,
-// benchmarks/results/weights.md). Bounds only: the same optimum. O(|M| p + T) per pair.
+// benchmarks/results/weights.md). Bounds only: the same optimum. O(|M| p + T / 64) per pair.
 void Search::scan_missing_bounds(const View& V, const std::vector<i64>& F, const i64* N, const std::vector<char>& kind,
                                  const std::vector<int>& start, const int* upos, const int* ucls, const i64* uw,
                                  std::vector<i64>& lbL, std::vector<i64>& lbR) const {
     const int p = V.p, n = V.n(), T = V.T();
     const i64* fc = F.data() + static_cast<size_t>(C_) * T;
-    std::vector<i64> hist, side(2 * C_);
+    // M's class weights per (chain, bucket) slot, and which slots hold any (a bit each), filled
+    // in one pass over M's units (each unit's buckets are a row of V.bucket); each chain's sweep
+    // visits its slots that hold M only (M is a small part of the node: a sweep over every
+    // bucket of every chain was most of this function's time) and leaves them zero again
+    const int slots = T + p;
+    std::vector<i64> hist(static_cast<size_t>(slots) * C_, 0), side(2 * C_);
+    std::vector<u64> held((slots + 63) / 64, 0);
     for (int k = 0; k + 1 < p; ++k) {
         if (kind[k] != 1) continue;
         const int x0 = start[V.col0[k] + k], x1 = start[V.col0[k] + k + 1];  // M: bucket 0 of k
@@ -663,27 +669,46 @@ void Search::scan_missing_bounds(const View& V, const std::vector<i64>& F, const
         for (int a = 0; a < n; ++a)
             if (V.bucket[static_cast<size_t>(a) * p + k] == 0) confM += w(V.rows[a])[C_];
         std::fill(side.begin(), side.end(), 0);
-        for (int x = x0; x < x1; ++x) side[C_ + ucls[x]] += uw[x];
+        for (int x = x0; x < x1; ++x) {
+            side[C_ + ucls[x]] += uw[x];
+            const int32_t* bk = &V.bucket[static_cast<size_t>(upos[x]) * p];
+            for (int c2 = 0; c2 < p; ++c2) {
+                const int s = V.col0[c2] + c2 + bk[c2];
+                hist[static_cast<size_t>(s) * C_ + ucls[x]] += uw[x];
+                held[s >> 6] |= u64{1} << (s & 63);
+            }
+        }
         i64 wM = 0, mx = 0;
         for (int c = 0; c < C_; ++c) { wM += side[C_ + c]; mx = std::max(mx, side[C_ + c]); }
         i64 err = wM - mx;  // the leaf
-        for (int c2 = 0; c2 < p && err > 0; ++c2) {  // each chain's stumps on M
-            const int t = V.col0[c2 + 1] - V.col0[c2];
-            hist.assign(static_cast<size_t>(t + 1) * C_, 0);
-            for (int x = x0; x < x1; ++x)
-                hist[static_cast<size_t>(V.bucket[static_cast<size_t>(upos[x]) * p + c2]) * C_ + ucls[x]] += uw[x];
+        for (int c2 = 0; c2 < p; ++c2) {  // each chain's stumps on M: left, its buckets 0..b < t
+            const int s0 = V.col0[c2] + c2, s1 = V.col0[c2 + 1] + c2;  // slots of buckets 0..t - 1
             std::fill(side.begin(), side.begin() + C_, 0);
-            for (int b = 0; b < t; ++b) {  // left: buckets 0..b
-                i64 ml = 0, mr = 0, nl = 0;
-                for (int c = 0; c < C_; ++c) {
-                    side[c] += hist[static_cast<size_t>(b) * C_ + c];
-                    nl += side[c];
-                    ml = std::max(ml, side[c]);
-                    mr = std::max(mr, side[C_ + c] - side[c]);
+            for (int word = s0 >> 6; word <= s1 >> 6; ++word) {
+                u64 bits = held[word];
+                if (word == s1 >> 6) bits &= (u64{1} << (s1 & 63)) - 1;  // (bucket t: every unit left)
+                if (word == s0 >> 6) bits &= ~((u64{1} << (s0 & 63)) - 1);
+                for (; bits != 0; bits &= bits - 1) {
+                    const int b = (word << 6) + __builtin_ctzll(bits);
+                    i64 ml = 0, mr = 0, nl = 0;
+                    for (int c = 0; c < C_; ++c) {
+                        side[c] += hist[static_cast<size_t>(b) * C_ + c];
+                        nl += side[c];
+                        ml = std::max(ml, side[c]);
+                        mr = std::max(mr, side[C_ + c] - side[c]);
+                    }
+                    err = std::min(err, nl - ml + (wM - nl) - mr);
                 }
-                err = std::min(err, nl - ml + (wM - nl) - mr);
             }
         }
+        for (int word = 0; word < static_cast<int>(held.size()); ++word) {  // zero again
+            for (u64 bits = held[word]; bits != 0; bits &= bits - 1) {
+                const int b = (word << 6) + __builtin_ctzll(bits);
+                std::fill(&hist[static_cast<size_t>(b) * C_], &hist[static_cast<size_t>(b) * C_] + C_, 0);
+            }
+            held[word] = 0;
+        }
+        scan_missing_errors_ += err;
         const i64 e = q_ * err;
         if (e > q_ * confM) missing_floors(V, fc, N, k, e - q_ * confM, lbL, lbR);
     }

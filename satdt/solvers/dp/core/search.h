@@ -228,6 +228,9 @@ class Search {
     static bool row_sums_available();  // this CPU runs them (AVX-512 F + BW, or AVX2)
     // its work: the pairs' M solved (missing_bounds) and the roots it ruled out unevaluated
     std::pair<i64, i64> missing_bound_stats() const { return {mb_solves_, mb_skips_}; }
+    // the depth-two scans' err*(M) summed over their merged pairs (scan_missing_bounds; this
+    // object, not its wave clones): for the tests
+    i64 scan_missing_errors() const { return scan_missing_errors_; }
 
   private:
     int m_, C_, C1_, B_;
@@ -335,6 +338,7 @@ class Search {
     int bits_path_ = -1, pair_path_ = -1;  // see set_count_paths
     i64 rowsums_ = 0;            // pair solves by row sums (this object, not its wave clones)
     i64 mb_solves_ = 0, mb_skips_ = 0;  // see missing_bound_stats
+    mutable i64 scan_missing_errors_ = 0;  // see scan_missing_errors
     i64 copy_skips_ = 0;                // see copy_roots_skipped
     double scan_threads_work_ = 1 << 15, pair_threads_ops_ = 2e5;  // see set_thread_work
 
