@@ -92,6 +92,7 @@ def _cell(args, queue, solve_cap=None) -> None:
     from satdt.binarize import Binarizer
     from satdt.data import load_dataset
     from satdt.proof import certify_result, check
+    from satdt.result import keeping_work
     from satdt.solvers.dp import solve_max_accuracy_dp, solve_min_depth_dp, solve_min_size_dp, solve_regularized_dp
     # the producer's own modules imported before its clock, as the solve's are before the solve's:
     # with PYTHONDONTWRITEBYTECODE=1 (this machine) every import compiles its source, 9-17 ms here
@@ -101,8 +102,9 @@ def _cell(args, queue, solve_cap=None) -> None:
     data = load_dataset(name)
     t0 = time.perf_counter()
     problem = Binarizer("all").problem(data)
-    if question == "accuracy":
-        res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=solve_cap)
+    if question == "accuracy":  # (as `satdt solve --proof` does: the result keeps the DP's memo for the producer)
+        with keeping_work():
+            res = solve_max_accuracy_dp(problem, max_depth=depth, time_limit=solve_cap)
     elif question == "regularized":
         res = solve_regularized_dp(problem, lam=lam, max_depth=depth, time_limit=solve_cap)
     elif question == "depth":

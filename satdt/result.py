@@ -3,6 +3,8 @@ final check of a returned tree (:func:`finalize_tree`, :class:`TreeCheckError`).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -94,13 +96,20 @@ class SolveResult:
 
     def keep_work(self, work: Any) -> None:
         """Keep ``work`` on this result for a later step in this process (the DP's binary problem and compiled
-        search, whose memo of optima its certificate's producer reuses: :func:`satdt.proof.certify_result`);
-        not a field: never compared, printed, copied or pickled."""
+        search, whose memo of optima its certificate's producer reuses: :func:`satdt.proof.certify_result`,
+        which takes it); not a field: never compared or printed; a deep copy or a pickle holds None (a shallow
+        copy shares it)."""
         self._work = _Transient(work)
 
     def work(self) -> Any:
-        """What :meth:`keep_work` kept (None when nothing was, or this result is a copy)."""
+        """What :meth:`keep_work` kept (None when nothing was, it was taken, or this result is a deep copy)."""
         held = self.__dict__.get("_work")
+        return None if held is None else held.value
+
+    def take_work(self) -> Any:
+        """What :meth:`keep_work` kept, taken off this result (None when nothing is kept): one caller only ever
+        gets it (the compiled search is not safe to run from two threads at once)."""
+        held = self.__dict__.pop("_work", None)
         return None if held is None else held.value
 
     def drop_work(self) -> None:
@@ -114,6 +123,28 @@ class SolveResult:
         if self.tree is not None:
             out.update(depth=self.tree.depth(), n_nodes=self.tree.n_nodes, n_leaves=self.tree.n_leaves)
         return out
+
+
+#: True inside :func:`keeping_work`: a solve's result there will be certified in this process
+_KEEP_WORK = contextvars.ContextVar("satdt_keep_work", default=False)
+
+
+@contextlib.contextmanager
+def keeping_work():
+    """Within it, an OPTIMAL DP solve of the accuracy objective keeps its compiled search on its result
+    (:meth:`SolveResult.keep_work`) for :func:`satdt.proof.certify_result`, which takes it: its producer then reads
+    the solve's memo of optima instead of solving those sets again. Outside it nothing is kept (a kept search
+    holds its memo and its thread pool)."""
+    token = _KEEP_WORK.set(True)
+    try:
+        yield
+    finally:
+        _KEEP_WORK.reset(token)
+
+
+def work_wanted() -> bool:
+    """Whether the caller is inside :func:`keeping_work`."""
+    return _KEEP_WORK.get()
 
 
 class _Transient:

@@ -23,6 +23,7 @@ from satdt.cli import main
 from satdt.data import load_dataset, prepare
 from satdt.proof import certify_result, check, lower, trusted, write_certificate
 from satdt.proof.check import Invalid, _Costs, opt_box, opt_enum, opt_small
+from satdt.result import keeping_work
 from satdt.solvers.dp import solve_max_accuracy_dp, solve_min_depth_dp, solve_min_size_dp, solve_regularized_dp
 
 from proof_cases import write_iris_over_listed_thresholds
@@ -469,10 +470,11 @@ def _reused(core, search) -> bool:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_core_optima_from_the_solves_memo_equal_the_checkers_optima(seed):
-    """CoreOptima reading the DP solve's memo (SolveResult.work(): its problem and search) answers as the
-    checker's opt_small / opt_depth3 on path sets and random sets, errors and regularized costs, duplicate rows
-    and a categorical column; it takes the solve's search only when it asks the same question: not a quantile
-    binarization's, not tests fit on other data, not other costs (and then its own search answers alike)."""
+    """CoreOptima reading the DP solve's memo (SolveResult.work(): its problem and search, kept inside
+    keeping_work) answers as the checker's opt_small / opt_depth3 on path sets and random sets, errors and other
+    costs, duplicate rows and a categorical column; it takes the solve's search only when it asks the same
+    question: not a quantile binarization's, not tests fit on other data, not other costs (and then its own search
+    answers alike). A regularized solve keeps nothing (its integer costs are never the certificate's)."""
     rng = np.random.default_rng(70 + seed)
     n = 50 + 15 * seed
     X = rng.integers(0, 4 + seed, size=(n, 3)).astype(float)
@@ -489,19 +491,23 @@ def test_core_optima_from_the_solves_memo_equal_the_checkers_optima(seed):
     lam = Fraction(1, 40)
     solves = [  # (problem, how solved, costs asked, reused?)
         (Binarizer("all").problem(data), "acc", (1, 0), True),
-        (Binarizer("all").problem(data), "reg", None, True),  # the engine's own integer costs
-        (Binarizer("all").problem(data), "reg", (lam.denominator, lam.numerator * n), False),  # the certificate's
+        (Binarizer("all").problem(data), "reg", None, False),  # not kept
         (Binarizer("all").problem(data), "acc", (7, 3), False),  # other costs
+        (Binarizer("all").problem(data), "acc", (lam.denominator, lam.numerator * n), False),  # a certificate's
         (Binarizer("quantile", n_thresholds=1).problem(data), "acc", (1, 0), False),  # fewer tests
         (Binarizer("all").fit(other).problem(data, fit=False), "acc", (1, 0), False),  # another data's tests
     ]
     assert np.array_equal(solves[-1][0].row_of, solves[0][0].row_of)  # (the splits tell them apart)
     compared = 0
     for problem, how, costs, reused in solves:
-        res = (solve_max_accuracy_dp(problem, max_depth=3) if how == "acc" else
-               solve_regularized_dp(problem, lam=float(lam), max_depth=3))
-        assert res.work() is not None
-        q, lc = costs or (int(res.work()[1].q), int(res.work()[1].lc))
+        with keeping_work():
+            res = (solve_max_accuracy_dp(problem, max_depth=3) if how == "acc" else
+                   solve_regularized_dp(problem, lam=float(lam), max_depth=3))
+        if how == "reg":
+            assert str(res.status) == "OPTIMAL" and res.work() is None
+            continue
+        assert res.work() is not None and solve_max_accuracy_dp(problem, max_depth=3).work() is None  # (outside)
+        q, lc = costs
         core, cst = lower.CoreOptima(data, q, lc, res.work()), _Costs(Xe, np.asarray(data.y), 3, q, lc)
         assert _reused(core, res.work()[1]) == reused, (how, q, lc, res.work()[1].q, res.work()[1].lc)
         for trial in range(14):
@@ -530,7 +536,8 @@ def test_certificate_from_the_solves_memo_is_the_same(tmp_path):
 
     data = load_dataset("zoo")
     for depth in (2, 3):
-        res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=depth)
+        with keeping_work():
+            res = solve_max_accuracy_dp(Binarizer("all").problem(data), max_depth=depth)
         assert res.work() is not None
         assert pickle.loads(pickle.dumps(res)).work() is None and copy.deepcopy(res).work() is None
         claims = []
@@ -1214,4 +1221,55 @@ def test_cli_certificate_reads_the_solves_memo(tmp_path, monkeypatch):
     out = tmp_path / "zoo3"
     assert main(["solve", "zoo", "--method", "dp", "--max-depth", "3", "--proof", str(out)]) == 0
     assert asked == [True]
+    check(out)
+
+
+def test_the_solves_memo_goes_to_one_producer_and_only_when_asked(tmp_path):
+    """review46b's D1 / D3 / D4: the kept search is taken by the first certify_result (a second producer of the
+    same result, e.g. in another thread, builds its own: the compiled search runs one caller at a time), and
+    nothing is kept outside keeping_work (a kept search holds its memo and its thread pool)."""
+    import threading
+
+    data = load_dataset("zoo")
+    problem = Binarizer("all").problem(data)
+    assert solve_max_accuracy_dp(problem, max_depth=3).work() is None
+    with keeping_work():
+        res = solve_max_accuracy_dp(problem, max_depth=3)
+    assert res.work() is not None
+    certify_result(res, data, tmp_path / "first", max_depth=3)
+    assert res.work() is None and res.take_work() is None
+    certify_result(res, data, tmp_path / "second", max_depth=3)  # (its own search)
+    check(tmp_path / "first")
+    check(tmp_path / "second")
+    with keeping_work():
+        res = solve_max_accuracy_dp(problem, max_depth=3)
+    errors = []
+
+    def produce(i):
+        try:
+            certify_result(res, data, tmp_path / f"thread{i}", max_depth=3)
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=produce, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for i in range(3):
+        check(tmp_path / f"thread{i}")
+
+
+def test_cli_certificate_under_a_low_memory_limit_is_written(tmp_path):
+    """review46b's D2: with --max-memory too small for the binary matrices the producer's comparison of the solve's
+    tests needs, the certificate is still written (the checker's own rules), as before the memo was reused."""
+    out = tmp_path / "c"
+    data = tmp_path / "d.csv"
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 60, size=(600, 12))
+    y = (X[:, 0] + X[:, 1] // 3 + rng.integers(0, 9, 600) > 30).astype(int)
+    pd.DataFrame(np.column_stack([X, y]), columns=[*(f"x{i}" for i in range(12)), "label"]).to_csv(data, index=False)
+    assert main(["solve", str(data), "--method", "dp", "--max-depth", "2", "--max-memory", "0.0002",
+                 "--proof", str(out)]) == 0
     check(out)

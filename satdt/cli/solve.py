@@ -18,6 +18,7 @@ import os
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from ..deadline import Deadline, interrupted, set_max_memory
 from ..fit import fit_problem
 from ..methods import MethodSpec, result_objective, spec
 from ..progress import ProgressCallback
-from ..result import INFEASIBLE, NoTreeFoundError
+from ..result import INFEASIBLE, NoTreeFoundError, keeping_work
 from .signals import ESCALATE_AFTER, SignalPolicy
 from .common import (EXIT_OK, EXIT_USAGE, atomic_path, check_output, estimators_module, exit_now, fail,
                      data_frame, progress_callback, solve_summary, write_atomic)
@@ -279,7 +280,8 @@ def cmd_solve(a: argparse.Namespace) -> int:
             policy._on_signal(_early_signals.SEEN[0])
     try:
         try:
-            return _solve(a)
+            with keeping_work() if getattr(a, "proof", None) is not None else nullcontext():  # (the DP's memo)
+                return _solve(a)
         except KeyboardInterrupt:
             if interrupted() is None:  # not ours (no policy in this thread): as before
                 raise

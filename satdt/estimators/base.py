@@ -5,6 +5,7 @@ i.e. binarize -> engine, -> ``tree_``, one clock over the whole call), ``predict
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from numbers import Integral, Real
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..data import Dataset, encode_features, prepare
 from ..deadline import Deadline, DeadlineExpired
 from ..fit import fit_problem
 from ..result import (INFEASIBLE, OPTIMAL, InfeasibleError, NoTreeFoundError, SolveResult, engine_result,
-                      explain_infeasible)
+                      explain_infeasible, keeping_work)
 from ..tree import Tree
 
 __all__ = ["TreeClassifier", "check_int", "check_real", "check_warm_start", "check_random_state"]
@@ -129,7 +130,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             self.result_ = self._single_class_result(data, int(present[0]))
         else:
             try:
-                self.result_ = self._solve(data)
+                with keeping_work() if proof is not None else nullcontext():  # (the DP's memo, for the certificate)
+                    self.result_ = self._solve(data)
             except DeadlineExpired:  # a step outside the fit path (the DP's resource plan) ran out
                 self.result_ = self._timeout_result(data, 0.0)
         self.result_.stats.setdefault("engine_s", round(self.result_.runtime, 4))

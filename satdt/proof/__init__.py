@@ -131,8 +131,8 @@ def write_certificate(directory: str | os.PathLike, tree: Any, data: Any, object
         lower-bound DAG of the DP over every row (cost ``(m + 2) errors + leaves`` for ``<= m``
         splits), ``"auto"`` the DAG when it is found within ``dag_time`` seconds, else DRUP.
     solved : (BinaryProblem, CoreSearch), optional
-        The DP solve's binary problem and compiled search (:meth:`~satdt.result.SolveResult.work`): the
-        producer's depth-<=2 optima are read from its memo when the problem is the ``all`` binarization of
+        The DP solve's binary problem and compiled search (:meth:`~satdt.result.SolveResult.take_work`): the
+        producer's depth-<=3 optima are read from its memo when the problem is the ``all`` binarization of
         ``data`` (the same rows and tests) and the search's costs are the certificate's (else it is not used).
 
     Returns
@@ -299,9 +299,9 @@ def _rename_onto(tmp: str, directory: str) -> None:
 
 
 def _core_optima(data: Any, q: int, lc: int, solved: Any = None):
-    """The compiled DP's depth-<=2 optima on ``data`` (:class:`~satdt.proof.lower.CoreOptima`; ``solved``: the
+    """The compiled DP's depth-<=3 optima on ``data`` (:class:`~satdt.proof.lower.CoreOptima`; ``solved``: the
     solve's problem and search, reused when they fit), or None (one class, or the binary matrix over the memory
-    budget). Only the producer's shortcut: without it, the checker's own rule gives the same bounds."""
+    budget; past it at the first set asked, its ``opt`` answers None). Only the producer's shortcut: without it, the checker's own rule gives the same bounds."""
     from .lower import CoreOptima
 
     if len(data.classes) < 2:
@@ -322,7 +322,8 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
                    thresholds: str | dict = "all", time_limit: float | None = None,
                    route: str = "auto") -> dict[str, Any]:
     """:func:`write_certificate` for an OPTIMAL :class:`~satdt.result.SolveResult`; its figures
-    (and ``witness_rows`` for DT_depth / DT_size) are added to ``result.stats["proof"]``."""
+    (and ``witness_rows`` for DT_depth / DT_size) are added to ``result.stats["proof"]``. A result solved inside
+    :func:`satdt.result.keeping_work` gives the producer its DP's memo of optima (faster; taken off the result)."""
     if str(result.status) != "OPTIMAL" or result.tree is None:
         raise ValueError(f"no certificate for a {result.status} result: only OPTIMAL answers have one")
     objective = _OBJECTIVES.get(result.objective_name)
@@ -333,7 +334,9 @@ def certify_result(result: Any, data: Any, directory: str | os.PathLike, *, max_
         # the user's lam, as written (0.01 = 1/100), else the engine's exact fraction
         lam = Fraction(str(result.stats["lam"])) if result.stats.get("lam") is not None else \
             result.stats.get("lam_engine")
-    work = getattr(result, "work", lambda: None)()  # (the DP's problem and search: its memo of optima)
+    # the DP's problem and search (its memo of optima; kept by a solve inside satdt.result.keeping_work), taken:
+    # another producer of this result builds its own (the compiled search runs one caller at a time)
+    work = getattr(result, "take_work", lambda: None)()
     info = write_certificate(directory, result.tree, data, objective, max_depth=max_depth, lam=lam,
                              thresholds=thresholds, time_limit=time_limit, route=route, solved=work)
     result.stats["proof"] = {k: v for k, v in info.items() if k != "witness_rows"}

@@ -86,19 +86,23 @@ class CoreOptima:
             new_search(problem, Deadline.of(None), None, "core", q=q, leaf_cost=lc, n_jobs=1)
         self.search = None
 
-    def same_search(self, problem, solved, search, q: int, lc: int) -> bool:
-        """Whether ``search`` (of the problem ``solved``) answers as a search of ``problem`` (this data's ``all``
+    def same_search(self, problem, solved_problem, search, q: int, lc: int) -> bool:
+        """Whether ``search`` (of the problem ``solved_problem``) answers as a search of ``problem`` (this data's ``all``
         binarization) for ``q * errors + lc * leaves``: a compiled search of these costs, the same distinct rows
         (each row's, and their class counts: its memo's keys) and the same tests (a column, its complement and a
         copy split alike; a constant one splits nothing), so the same optimum on every set of rows."""
         from ..solvers.dp.search import CoreSearch
 
         if not (self.ok and isinstance(search, CoreSearch) and (search.q, search.lc) == (q, lc)
-                and np.array_equal(solved.row_of, problem.row_of) and np.array_equal(solved.counts, problem.counts)):
+                and np.array_equal(solved_problem.row_of, problem.row_of)
+                and np.array_equal(solved_problem.counts, problem.counts)):
             return False
-        if problem.n_distinct * (problem.n_binary + solved.n_binary) > SAME_TESTS:
+        if problem.n_distinct * (problem.n_binary + solved_problem.n_binary) > SAME_TESTS:
             return False
-        return _splits(solved.X) == _splits(problem.X)
+        try:
+            return _splits(solved_problem.X) == _splits(problem.X)
+        except MemoryError:  # (a binary matrix over the memory limit: not compared, not reused)
+            return False
 
     def opt(self, S: np.ndarray, k: int) -> int | None:
         """The optimum over trees of depth <= k (1-3) on the rows S, or None (see the class)."""
@@ -112,7 +116,11 @@ class CoreOptima:
             if not np.array_equal(held[D], self.copies[D]):
                 return None
         if self.search is None:
-            self.search, self.new = self.new(), None
+            try:
+                self.search, self.new = self.new(), None
+            except MemoryError:  # (a binary matrix over the memory budget: the checker's own rules instead)
+                self.ok = False
+                return None
         # the core's call of CoreSearch.run without its per-call stats and tree objects (bmi d3: 61 calls)
         out = self.search._core.solve(int(k), 2 ** 62, 1e300, None, 2.0, 0, D, None, None)
         return int(out["value"]) if out["finished"] and out["tree"] is not None else None

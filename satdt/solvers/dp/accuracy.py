@@ -23,7 +23,7 @@ from ...deadline import Deadline
 from ...objectives import exact_objective, scaled_objective
 from ...progress import ProgressCallback, ProgressReporter
 from ...heuristics.greedy import CART_GRACE
-from ...result import OPTIMAL, SolveResult, engine_result
+from ...result import OPTIMAL, SolveResult, engine_result, work_wanted
 from ...tree import Tree
 from ..common import TreeCheckError, finalize_tree
 from .anytime import anytime_search
@@ -42,8 +42,8 @@ __all__ = ["solve_dp", "solve_max_accuracy_dp", "solve_regularized_dp", "new_sea
 DEFAULT_PAIR_OPS = 3e8
 _SMALL_MATRIX = 20_000_000  # cells of problem.X up to which it may be copied as float64
 ENGINES = ("core", "reference")
-#: an OPTIMAL result keeps its compiled search (its memo: the certificate's producer reuses its depth-2 optima,
-#: :meth:`SolveResult.keep_work`) when the memo's entries x distinct rows x 4 bytes, a bound on its row lists, are
+#: an OPTIMAL result of a solve inside :func:`satdt.result.keeping_work` keeps its compiled search (its memo: the
+#: certificate's producer reuses its depth-<=3 optima, :meth:`SolveResult.keep_work`) when the memo's entries x distinct rows x 4 bytes, a bound on its row lists, are
 #: at most this (compas (GOSDT) depth 4: 6,124 entries x 2,308 rows: 57 MB, ~22 MB measured)
 KEEP_MEMO_BYTES = 1 << 26
 
@@ -380,9 +380,9 @@ def _drive(problem: BinaryProblem, search: SearchBase, d: int, cost: ErrorsCost 
     result = engine_result(tree, objective, proven=proven, bound=final_bound, runtime=deadline, method="dp",
                            objective_name=cost.objective_name, stats=stats)
     stats.update(cost.proven_stats(result.status, value))
-    if result.status == OPTIMAL and isinstance(search, CoreSearch) and \
-            search.memo_entries * problem.n_distinct * 4 <= KEEP_MEMO_BYTES:
-        result.keep_work((problem, search))
+    if result.status == OPTIMAL and work_wanted() and cost.objective_name == "errors" and \
+            isinstance(search, CoreSearch) and search.memo_entries * problem.n_distinct * 4 <= KEEP_MEMO_BYTES:
+        result.keep_work((problem, search))  # (regularized: the engine's integer costs are not the certificate's)
     reporter.emit("done", incumbent=result.objective, bound=result.bound, nodes=int(search.stats["nodes"]),
                   message=result.status)
     return result
