@@ -317,7 +317,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         w = np.ones(len(y)) if sw is None else sw[keep]
         pred = tree.predict_index(X)
         if costs is not None:
-            value = float((w * np.asarray(costs, dtype=float)[y, pred]).sum())
+            from ..weights import load_costs
+
+            matrix = np.array([[float(v) for v in row] for row in load_costs(costs, original.classes)])
+            value = float((w * matrix[y, pred]).sum())
             res.stats["objective_is"] = "total cost"
         else:
             f = error_factors(original.y, original.classes, getattr(self, "class_weight", None),
