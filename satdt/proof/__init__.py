@@ -305,6 +305,8 @@ def _core_optima(data: Any, q: int, lc: int):
         return CoreOptima(data, q, lc)
     except MemoryError:  # (satdt.deadline.MemoryLimitError: the binary matrix over the budget)
         return None
+    except ValueError:  # (the core's integer costs past 2^53: a lam of large denominator, 1/7 as the float 0.142...)
+        return None
 
 
 def _version() -> str:
