@@ -149,7 +149,9 @@ def _integer_columns(frame: Any) -> range | list[int]:
 
 
 def _numeric_column(col: pd.Series) -> np.ndarray | None:
-    """The column as floats, or None if it holds text that is not numbers."""
+    """The column as floats, or None if it holds text that is not numbers. A ``"?"`` among numbers is a
+    missing value (NaN; the UCI files' spelling), as pandas' own missing-value strings are: the column
+    stays numeric (it was read as categories, tests ``x == v`` only, without a word)."""
     import pandas as pd
 
     if pd.api.types.is_bool_dtype(col):
@@ -157,7 +159,8 @@ def _numeric_column(col: pd.Series) -> np.ndarray | None:
     if pd.api.types.is_numeric_dtype(col):
         return col.to_numpy(dtype=float)
     converted = pd.to_numeric(col, errors="coerce")
-    if converted.isna().sum() > col.isna().sum():
+    lost = converted.isna().to_numpy() & ~col.isna().to_numpy()
+    if lost.any() and not all(isinstance(v, str) and v.strip() == "?" for v in col[lost]):
         return None
     return converted.to_numpy(dtype=float)
 

@@ -81,6 +81,23 @@ class Node:
                 stack.append(node.left)
 
 
+def _split_feature(value: Any) -> int:
+    """A split's ``feature`` read from a tree dict: a column index (ValueError for a negative, fractional,
+    boolean or non-numeric one: ``int()`` would make a leaf of -1 and column 2 of 2.5)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or value < 0 or value != int(value):
+        raise ValueError(f"a split's feature must be a column index (an integer >= 0), got {value!r}")
+    return int(value)
+
+
+def _split_threshold(value: Any) -> float:
+    """A split's ``threshold`` read from a tree dict: a number, not NaN (no row would go left: a test of nothing)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or np.isnan(value):
+        raise ValueError(f"a split's threshold must be a number, got {value!r}")
+    return float(value)
+
+
 @dataclass
 class Tree:
     """A binary classification tree.
@@ -323,7 +340,7 @@ class Tree:
                 missing = d.get("missing")
                 if missing not in (None, "left", "right"):
                     raise ValueError(f"missing must be 'left' or 'right', got {missing!r}")
-                node = Node.split(int(d["feature"]), float(d["threshold"]), rec(d["left"]),
+                node = Node.split(_split_feature(d["feature"]), _split_threshold(d["threshold"]), rec(d["left"]),
                                   rec(d["right"]), category=d.get("category"),
                                   missing_left=None if missing is None else missing == "left")
                 node.counts = counts

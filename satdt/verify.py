@@ -163,9 +163,14 @@ def as_tree(obj: Any, data: Dataset) -> Tree:
     """
     if isinstance(obj, dict):
         obj = Tree.from_dict(obj)
+    fitted_names = getattr(obj, "feature_names_in_", None)  # (a scikit-learn or satdt estimator fit on a DataFrame)
+    if fitted_names is not None:
+        _same_columns(list(map(str, fitted_names)), data, reordered_only=False)
     if hasattr(obj, "tree_") and isinstance(getattr(obj, "tree_"), Tree):
         obj = obj.tree_
     if isinstance(obj, Tree):
+        if obj.feature_names is not None:
+            _same_columns(list(map(str, obj.feature_names)), data, reordered_only=True)
         tree = obj.relabeled(data.classes, data.X.shape[1])
         tree.feature_names = list(data.feature_names)
         return tree.fit_counts(data.X, data.y)
@@ -176,6 +181,24 @@ def as_tree(obj: Any, data: Dataset) -> Tree:
         return _sklearn_tree_on_data(obj, data).fit_counts(data.X, data.y)
     raise ValueError(f"cannot read a tree from {type(obj).__name__}: expected a satdt Tree, its dict, "
                      "a fitted scikit-learn DecisionTreeClassifier or a fitted satdt estimator")
+
+
+def _same_columns(names: list[str], data: Dataset, reordered_only: bool) -> None:
+    """ValueError when the tree's feature ``names`` (those it was fit on) and the data's named columns
+    differ, as a fitted model's ``predict`` refuses them: its tests read columns by position, so the tree
+    would be judged on other columns than its own. Data without names (numpy: ``x0``, ``x1``...) is read
+    by position; a tree's stored names (``reordered_only``) only when they are the data's in another order."""
+    have = [str(n) for n in data.feature_names]
+    if names == have or have == [f"x{j}" for j in range(len(have))]:
+        return
+    first = next((j for j, (a, b) in enumerate(zip(names, have)) if a != b), min(len(names), len(have)))
+    where = f"column {first}: {have[first] if first < len(have) else 'none'!r} in the data, " \
+            f"{names[first] if first < len(names) else 'none'!r} at fit"
+    if sorted(names) == sorted(have):
+        raise ValueError(f"the data has the columns the tree was fit on in another order ({where}): "
+                         "reorder them as at fit")
+    if not reordered_only:
+        raise ValueError(f"the feature names of the data differ from those the tree was fit on ({where})")
 
 
 def _grouped_categories(tree: Tree, data: Dataset) -> str | None:
@@ -387,6 +410,9 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
         depth = max(t.depth() for t in given)
     else:
         depth = int(max_depth)
+        if objective != "size" and max(t.depth() for t in given) > depth:  # (size: INFEASIBLE may answer it)
+            raise ValueError(f"the tree has depth {max(t.depth() for t in given)}, more than max_depth {depth}: it "
+                             "is outside the search space it would be judged in; give a larger max_depth or none")
     problem = Binarizer("all").problem(data)
     res = _run_engine(problem, objective, depth, lam, alpha, time_limit, engine)
     if res.objective_name != OBJECTIVE_NAMES[objective]:
@@ -411,6 +437,10 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
     certificates = []
     for tree, value in zip(given, values):
         if proven and value < found - _EPS:
+            if tree.depth() > depth:
+                raise ValueError(f"the tree has depth {tree.depth()}, more than max_depth {depth}, and {value:g} "
+                                 f"nodes, fewer than the {found:g} of the smallest error-free tree of depth <= "
+                                 f"{depth}: it is outside that search space; give a larger max_depth or none")
             grouped = _grouped_categories(tree, data)
             if grouped is not None:
                 raise ValueError(f"the tree {grouped}: a test outside the search space (one test x == v a "

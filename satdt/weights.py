@@ -141,9 +141,9 @@ def class_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objecti
         n = int(size.sum())
         factors = [Fraction(n, k * int(s)) if s else Fraction(1) for s in size]
     elif isinstance(class_weight, dict):
-        lookup, named = {str(c): i for i, c in enumerate(np.asarray(classes).tolist())}, {}
+        named: dict[int, Any] = {}
         for key, value in class_weight.items():
-            i = next((j for j, c in enumerate(np.asarray(classes).tolist()) if c == key), lookup.get(str(key)))
+            i = class_position(key, classes)
             if i is None:
                 raise DataError(f"class_weight names class {key!r}, which is not a class of y "
                                 f"({np.asarray(classes).tolist()})")
@@ -172,10 +172,16 @@ def class_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objecti
     return factors
 
 
-def load_costs(costs: Any, n_classes: int) -> list[list[Fraction]] | None:
-    """``costs`` as a k x k matrix of exact fractions; DataError unless it is finite, k x k."""
+def load_costs(costs: Any, classes: np.ndarray) -> list[list[Fraction]] | None:
+    """``costs`` as a k x k matrix of exact fractions in the order of ``classes``; DataError unless it is
+    finite, k x k. A pandas DataFrame labelled by the classes (index: true, columns: predicted) is read by
+    its labels, in any order (it was read by position: the same costs in another order, another tree)."""
     if costs is None:
         return None
+    n_classes = len(classes)
+    labels = getattr(costs, "index", None), getattr(costs, "columns", None)
+    if labels[0] is not None and labels[1] is not None:
+        costs = _by_labels(costs, labels, classes)
     try:
         c = np.asarray(costs, dtype=float)
     except (TypeError, ValueError):
@@ -186,6 +192,37 @@ def load_costs(costs: Any, n_classes: int) -> list[list[Fraction]] | None:
     if not np.isfinite(c).all():
         raise DataError("costs has NaN or infinite entries")
     return [[_fraction(v) for v in row] for row in c]
+
+
+def class_position(label: Any, classes: np.ndarray) -> int | None:
+    """The index of the class ``label`` names: equal to it, else the same text (``"1"`` for 1), else a text of
+    the same number (``"1"`` for 1.0); None if none."""
+    values = np.asarray(classes).tolist()
+    found = next((j for j, c in enumerate(values) if c == label), None)
+    found = found if found is not None else {str(c): j for j, c in enumerate(values)}.get(str(label))
+    if found is None and isinstance(label, str):  # ("1" of a file for the class 1.0)
+        try:
+            number = float(label)
+        except ValueError:
+            return None
+        found = next((j for j, c in enumerate(values) if isinstance(c, (int, float)) and not isinstance(c, bool)
+                      and c == number), None)
+    return found
+
+
+def _by_labels(costs: Any, labels: tuple, classes: np.ndarray) -> np.ndarray:
+    """A labelled cost matrix (a DataFrame) in the order of ``classes``; unlabelled (0 .. k - 1 on both sides,
+    pandas' default) it stays in its order. DataError when its labels are not the classes, each once."""
+    k = len(classes)
+    if all(list(axis) == list(range(len(axis))) for axis in labels):
+        return np.asarray(costs)
+    order = [[class_position(label, classes) for label in axis] for axis in labels]
+    if any(None in o or sorted(o) != list(range(k)) for o in order):
+        raise DataError(f"costs' row and column labels must be the classes {np.asarray(classes).tolist()}, each "
+                        f"once (rows: {list(labels[0])}, columns: {list(labels[1])})")
+    out = np.empty((k, k), dtype=object)
+    out[np.ix_(order[0], order[1])] = np.asarray(costs, dtype=object)
+    return out
 
 
 def _class_weight_costs(costs: list[list[Fraction]]) -> list[Fraction] | None:
@@ -204,7 +241,7 @@ def error_factors(y: np.ndarray, classes: np.ndarray, class_weight: Any, objecti
                   sample_weight: np.ndarray | None, costs: Any = None) -> np.ndarray:
     """Each class's weight (floats) on an error: a cost matrix's class weights (the only costs the regularized
     objective, weighted errors / total weight + lam x leaves, takes), else :func:`class_factors`'."""
-    cost = load_costs(costs, len(classes))
+    cost = load_costs(costs, classes)
     simple = None if cost is None else _class_weight_costs(cost)
     if cost is not None and simple is None:
         raise DataError(GENERAL_COSTS_ONLY)
@@ -253,7 +290,7 @@ def plan_weights(data: Dataset, sample_weight: np.ndarray | None = None, class_w
     the MIP and CP-SAT estimators pass 2**20, as their objectives lose exactness with large
     coefficients)."""
     y, k = data.y, len(data.classes)
-    cost = load_costs(costs, k)
+    cost = load_costs(costs, data.classes)
     if cost is not None and (class_weight is not None or objective != "accuracy"):
         raise DataError(COSTS_ALONE)
     factors = class_factors(y, data.classes, class_weight, objective, sample_weight)
@@ -403,7 +440,7 @@ def relabel_for_options(tree: Any, data: Dataset, class_weight: Any = None, obje
     DataError for options the fit would refuse (a general cost matrix with ``lam``, or when
     ``general_costs`` is False: OCT's objective)."""
     k = len(data.classes)
-    cost = load_costs(costs, k)
+    cost = load_costs(costs, data.classes)
     if cost is not None and (class_weight is not None or objective != "accuracy"):
         raise DataError(COSTS_ALONE)
     if cost is not None and not general_costs and _class_weight_costs(cost) is None:

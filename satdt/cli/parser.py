@@ -130,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="maxsat, dp, binoct, oct, cpsat: the accuracy to maximize")
     solve.add_argument("--costs", default=None, metavar="FILE",
                        help="maxsat, dp, binoct (oct, cpsat: true-class costs only): a k x k matrix "
-                            "(CSV or whitespace), row = true class, column = predicted, classes sorted")
+                            "(CSV or whitespace), row = true class, column = predicted, classes sorted, "
+                            "or under a header row of the classes (rows led by theirs)")
     solve.add_argument("--missing", choices=("learn", "error"), default="error",
                        help="learn: empty/NaN feature values are searched with both directions at every test "
                             "(default error: a missing value is an error)")

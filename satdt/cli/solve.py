@@ -231,20 +231,38 @@ def _weight_options(a: argparse.Namespace) -> dict:
     if getattr(a, "objective", None):
         out["objective"] = a.objective.replace("-", "_")
     if getattr(a, "costs", None):
-        import numpy as np
-
-        path = Path(a.costs)
-        if not path.is_file():
-            raise ValueError(f"--costs: no such file: {path}")
-        text = path.read_text()
-        try:
-            if not text.strip():  # (numpy would warn, then read a 0 x 1 matrix)
-                raise ValueError("empty")
-            out["costs"] = np.loadtxt(text.replace(",", " ").splitlines(), ndmin=2)
-        except ValueError:
-            raise ValueError(f"--costs {path}: not a matrix of numbers (k rows of k numbers, "
-                             "comma- or space-separated)") from None
+        out["costs"] = _read_costs(Path(a.costs))
     return out
+
+
+def _read_costs(path: Path) -> Any:
+    """``--costs FILE``: k rows of k numbers (comma- or space-separated; ``#`` comments), in the order of the
+    sorted classes; or under a header row naming the classes (predicted), its rows then led by their true
+    class or, without, in the header's order: a DataFrame, read by its labels (UTF-8, a BOM allowed)."""
+    import numpy as np
+
+    if not path.is_file():
+        raise ValueError(f"--costs: no such file: {path}")
+    lines = [line.split("#")[0] for line in path.read_text(encoding="utf-8-sig").splitlines()]
+    rows = [[c.strip() for c in (line.split(",") if "," in line else line.split())] for line in lines if line.strip()]
+    rows = [r[:-1] if len(r) > 1 and r[-1] == "" else r for r in rows]  # (a trailing comma)
+    numbers = lambda cells: [float(c) for c in cells]  # noqa: E731 (ValueError on a word)
+    try:
+        if not rows:  # (numpy would warn, then read a 0 x 1 matrix)
+            raise ValueError("empty")
+        try:
+            return np.array([numbers(r) for r in rows], dtype=float)
+        except ValueError:
+            import pandas as pd
+
+            head, body = rows[0], rows[1:]
+            if any(len(r) != len(body[0]) for r in body) or len(body[0]) != len(body):  # rows of their class
+                head = head[1:] if len(head) == len(body) + 1 else head  # (an empty or named corner cell)
+                return pd.DataFrame([numbers(r[1:]) for r in body], index=[r[0] for r in body], columns=head)
+            return pd.DataFrame([numbers(r) for r in body], index=head, columns=head)
+    except (ValueError, IndexError, AssertionError):
+        raise ValueError(f"--costs {path}: not a matrix of numbers (k rows of k numbers, comma- or space-separated, "
+                         "in the order of the sorted classes; or under a header row of the classes)") from None
 
 
 def _in_weight_terms(a: argparse.Namespace, model: Any, data: Dataset) -> None:

@@ -157,13 +157,14 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             self._report_weights(plan, original, sw)
         self.tree_ = self.result_.tree
         if proof is not None:
-            self._certify(proof, data)
+            self._certify(proof, data, None if sw is None else np.flatnonzero(sw > 0))
         self.result_.drop_work()  # (the DP's search, kept for a certificate: a fitted model holds none)
         return self
 
-    def _certify(self, proof: str, data: Dataset) -> None:
+    def _certify(self, proof: str, data: Dataset, rows: np.ndarray | None = None) -> None:
         """``proof=``: the certificate of an OPTIMAL result, within ``time_limit`` again (its own budget, as
-        ``satdt solve --proof`` gives it); a RuntimeWarning, and nothing written, otherwise."""
+        ``satdt solve --proof`` gives it); a RuntimeWarning, and nothing written, otherwise. ``rows``: the
+        user's index of each row of ``data`` (rows of weight zero dropped), for ``stats["witness_rows"]``."""
         import warnings
 
         from ..proof import certify_result, out_of_time, own_budget
@@ -173,6 +174,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             budget = own_budget(getattr(self, "time_limit", None))
             try:
                 certify_result(self.result_, data, proof, max_depth=getattr(self, "max_depth", None), time_limit=budget)
+                if rows is not None and "witness_rows" in self.result_.stats:  # (the certificate's: its data's rows)
+                    self.result_.stats["witness_rows"] = rows[self.result_.stats["witness_rows"]].tolist()
                 return
             except TimeoutError:  # (the fit's answer stands)
                 why = out_of_time(budget)
@@ -225,7 +228,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
                 class_factors(data.y, data.classes, class_weight, "accuracy", None)
             if sw is None:
                 return data, None
-            return plan_weights(data, sw, limit=self._weight_limit).data, None
+            return self._consistent_rows(data, sw, plan_weights(data, sw, limit=self._weight_limit)), None
         plan = plan_weights(data, sw, class_weight, objective, costs, limit=self._weight_limit)
         if plan.pseudo and not self._general_costs:
             from ..weights import GENERAL_COSTS_ONLY
@@ -234,6 +237,16 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         if self._weight_mode == "repeat":
             return self._repeated(data, plan, sw), None
         return plan.data, plan
+
+    @staticmethod
+    def _consistent_rows(data: Dataset, sw: np.ndarray, plan: Any) -> Dataset:
+        """Every row of positive weight, with its integer weight from ``plan`` (1 where that rounded to 0:
+        the plan drops such a row, which a consistent tree must still classify)."""
+        kept = np.flatnonzero(sw > 0)
+        weight = np.ones(len(kept), dtype=np.int64)
+        weight[np.searchsorted(kept, plan.rows)] = plan.data.weight
+        return Dataset(X=data.X[kept], y=data.y[kept], classes=data.classes, schema=data.schema, name=data.name,
+                       weight=weight)
 
     _accepts_costs = False
     #: largest total integer weight handed to the engine (:func:`satdt.weights.plan_weights`)
@@ -307,7 +320,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         w = np.ones(len(y)) if sw is None else sw[keep]
         pred = tree.predict_index(X)
         if costs is not None:
-            value = float((w * np.asarray(costs, dtype=float)[y, pred]).sum())
+            from ..weights import load_costs
+
+            matrix = np.array([[float(v) for v in row] for row in load_costs(costs, original.classes)])
+            value = float((w * matrix[y, pred]).sum())
             res.stats["objective_is"] = "total cost"
         else:
             f = error_factors(original.y, original.classes, getattr(self, "class_weight", None),

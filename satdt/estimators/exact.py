@@ -17,9 +17,10 @@ _CW = """    class_weight : None, "balanced" or dict
     objective : {"accuracy", "balanced_accuracy"}
         ``"balanced_accuracy"``: each class weighs ``1 / (its total sample weight)``, so the
         objective is ``k * (1 - balanced accuracy)`` (``result_.stats["balanced_accuracy"]``).
-    costs : array of shape (k, k) or None
+    costs : array of shape (k, k), DataFrame or None
         ``costs[i][j]``: the cost of predicting class ``j`` (order of ``classes_``) for a row of
-        true class ``i``; the tree of least total cost (weighted by ``sample_weight``) is found and
+        true class ``i`` (a DataFrame labelled by the classes, index true and columns predicted, is
+        read by its labels, in any order); the tree of least total cost (weighted by ``sample_weight``) is found and
         each leaf predicts its least-cost class; ``result_.objective`` is the total cost.
 """
 _MISS = """    missing : {"learn", "error"}

@@ -301,7 +301,8 @@ def _rename_onto(tmp: str, directory: str) -> None:
 def _core_optima(data: Any, q: int, lc: int, solved: Any = None):
     """The compiled DP's depth-<=3 optima on ``data`` (:class:`~satdt.proof.lower.CoreOptima`; ``solved``: the
     solve's problem and search, reused when they fit), or None (one class, or the binary matrix over the memory
-    budget; past it at the first set asked, its ``opt`` answers None). Only the producer's shortcut: without it, the checker's own rule gives the same bounds."""
+    budget, or the core's integer costs past 2^53; found at the first set asked, its ``opt`` answers None). Only
+    the producer's shortcut: without it, the checker's own rule gives the same bounds."""
     from .lower import CoreOptima
 
     if len(data.classes) < 2:
@@ -309,6 +310,8 @@ def _core_optima(data: Any, q: int, lc: int, solved: Any = None):
     try:
         return CoreOptima(data, q, lc, solved)
     except MemoryError:  # (satdt.deadline.MemoryLimitError: the binary matrix over the budget)
+        return None
+    except ValueError:  # (the core's integer costs past 2^53: a lam of large denominator, 1/7 as the float 0.142...)
         return None
 
 

@@ -118,7 +118,8 @@ class CoreOptima:
         if self.search is None:
             try:
                 self.search, self.new = self.new(), None
-            except MemoryError:  # (a binary matrix over the memory budget: the checker's own rules instead)
+            except (MemoryError, ValueError):  # (a binary matrix over the memory budget, the core's integer costs
+                # past 2^53 (a lam of large denominator): the checker's own rules instead)
                 self.ok = False
                 return None
         # the core's call of CoreSearch.run without its per-call stats and tree objects (bmi d3: 61 calls)

@@ -1,0 +1,102 @@
+"""certify / satdt verify on trees that do not fit the data or the question (rehearsal h46r): columns in
+another order than at fit, a tree deeper than ``max_depth``, malformed tree dicts. Each is refused in one
+clear line, never judged as another tree or reported as an internal error."""
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from satdt.cli import main
+from satdt.data import load_dataset
+from satdt.estimators import ConsistentTreeClassifier, DPTreeClassifier
+from satdt.tree import Tree
+from satdt.verify import certify
+
+NAMES = ["sl", "sw", "pl", "pw"]
+
+
+def _iris_frame():
+    data = load_dataset("iris")
+    return pd.DataFrame(data.X, columns=NAMES), data.labels
+
+
+@pytest.mark.parametrize("model", ["sklearn", "satdt"])
+def test_a_tree_fit_on_named_columns_is_not_judged_on_them_reordered(model):
+    """A tree fit on a DataFrame reads its columns by position: on the same data with its columns
+    reordered it was judged as another tree (CART's 6 errors read as 100, "NOT_OPTIMAL, gap 94"), where
+    its own predict refuses the data. Now refused; the same names in order (and numpy data) as before."""
+    X, y = _iris_frame()
+    fitted = (DecisionTreeClassifier(max_depth=2, random_state=0) if model == "sklearn"
+              else DPTreeClassifier(max_depth=2)).fit(X, y)
+    assert certify(fitted, X, y).tree_value == 6
+    assert certify(fitted, X.to_numpy(), y).tree_value == 6
+    with pytest.raises(ValueError, match="another order .*reorder them as at fit"):
+        certify(fitted, X[["pw", "pl", "sw", "sl"]], y)
+    with pytest.raises(ValueError, match="feature names of the data differ"):
+        certify(fitted, X.rename(columns={"pl": "petal"}), y)
+
+
+def test_satdt_verify_refuses_a_csv_with_the_columns_reordered(tmp_path, capsys):
+    X, y = _iris_frame()
+    joblib.dump(DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y), tmp_path / "cart.joblib")
+    X[["pw", "pl", "sw", "sl"]].assign(label=y).to_csv(tmp_path / "re.csv", index=False)
+    assert main(["verify", str(tmp_path / "re.csv"), "--sklearn", str(tmp_path / "cart.joblib")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "another order" in err
+
+
+def test_a_tree_dict_with_its_names_reordered_is_refused():
+    X, y = _iris_frame()
+    tree = DPTreeClassifier(max_depth=2).fit(X, y).tree_.to_dict()
+    assert certify(tree, X, y).tree_value == 6
+    with pytest.raises(ValueError, match="another order"):
+        certify(tree, X[["pw", "pl", "sw", "sl"]], y)
+    assert certify(tree, X.set_axis(["a", "b", "c", "d"], axis=1), y).tree_value == 6  # (other names: by position)
+
+
+def test_a_tree_deeper_than_max_depth_is_refused_not_an_internal_error():
+    """CART's depth-4 tree (1 error) judged among depth-2 trees (optimum 6) was "internal error: the
+    engine's proven optimum 6.0 is worse than the given tree's value 1.0; please report this"."""
+    data = load_dataset("iris")
+    cart = DecisionTreeClassifier(max_depth=4, random_state=0).fit(data.X, data.labels)
+    with pytest.raises(ValueError, match="depth 4, more than max_depth 2"):
+        certify(cart, data, objective="accuracy", max_depth=2)
+    with pytest.raises(ValueError, match="more than max_depth 2"):
+        certify(cart, data, objective="regularized", lam=0.01, max_depth=2)
+    assert certify(cart, data, objective="accuracy", max_depth=5).status == "NOT_OPTIMAL"
+
+
+def test_a_deeper_smaller_error_free_tree_is_refused_for_size():
+    """size at max_depth 3 of an error-free depth-4 tree with fewer nodes than every error-free depth-3
+    tree: it is outside the search space (was the internal error); INFEASIBLE answers are unchanged."""
+    rng = np.random.default_rng(56)
+    X = rng.integers(0, 5, (12, 2)).astype(float)
+    y = rng.integers(0, 2, 12)
+    tree = ConsistentTreeClassifier(objective="size", max_depth=6).fit(X, y).tree_
+    assert (tree.depth(), tree.n_nodes) == (4, 13)
+    with pytest.raises(ValueError, match="depth 4, more than max_depth 3, and 13 nodes, fewer than the 15"):
+        certify(tree, X, y, objective="size", max_depth=3)
+    assert certify(tree, X, y, objective="size", max_depth=2).status == "INFEASIBLE"
+
+
+@pytest.mark.parametrize("feature", [-1, 2.5, True, "2", float("nan")])
+def test_a_split_with_no_column_index_is_refused(feature):
+    """feature -1 made the split a leaf (the tree read as a one-leaf tree, "OPTIMAL 100 errors"), 2.5
+    read as column 2, True as column 1, "2" as 2."""
+    tree = {"classes": [0, 1], "root": {"feature": feature, "threshold": 1.0, "left": {"class": 0},
+                                        "right": {"class": 1}}}
+    with pytest.raises(ValueError, match="a split's feature must be a column index"):
+        Tree.from_dict(tree)
+
+
+def test_a_split_with_a_nan_threshold_is_refused():
+    tree = {"classes": [0, 1], "root": {"feature": 0, "threshold": float("nan"), "left": {"class": 0},
+                                        "right": {"class": 1}}}
+    with pytest.raises(ValueError, match="threshold must be a number"):
+        Tree.from_dict(tree)
+    tree["root"]["threshold"] = 2
+    assert Tree.from_dict(tree).root.threshold == 2.0
+    tree["root"]["feature"] = 1.0  # (an integral float, as some JSON writers give it)
+    assert Tree.from_dict(tree).root.feature == 1
