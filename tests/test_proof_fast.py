@@ -1270,6 +1270,11 @@ def test_cli_certificate_under_a_low_memory_limit_is_written(tmp_path):
     X = rng.integers(0, 60, size=(600, 12))
     y = (X[:, 0] + X[:, 1] // 3 + rng.integers(0, 9, 600) > 30).astype(int)
     pd.DataFrame(np.column_stack([X, y]), columns=[*(f"x{i}" for i in range(12)), "label"]).to_csv(data, index=False)
-    assert main(["solve", str(data), "--method", "dp", "--max-depth", "2", "--max-memory", "0.0002",
-                 "--proof", str(out)]) == 0
+    from satdt.deadline import set_max_memory
+
+    try:
+        assert main(["solve", str(data), "--method", "dp", "--max-depth", "2", "--max-memory", "0.0002",
+                     "--proof", str(out)]) == 0
+    finally:
+        set_max_memory(None)  # (the option sets the process's budget: not for the tests after this one)
     check(out)
