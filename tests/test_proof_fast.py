@@ -445,11 +445,7 @@ def test_core_optima_equal_the_checkers_depth2_optima(seed):
         core, cst = lower.CoreOptima(data, q, lc), _Costs(Xe, np.asarray(data.y), 3, q, lc)
         assert core.ok
         for _ in range(12):
-            S = np.arange(n)
-            for _ in range(int(rng.integers(0, 3))):  # the rows of a random path
-                f = int(rng.integers(0, Xe.shape[1]))
-                go = Xe[S, f] <= rng.choice(Xe[S, f])
-                S = S[go] if rng.random() < 0.5 or go.all() else S[~go]
+            S = _random_path_rows(rng, Xe)
             for k in (1, 2):
                 b = core.opt(S, k)
                 assert b == opt_small(cst, S, k) == (_naive(cst, S, k, None) if S.size <= 40 else b), (seed, q, lc, k)
@@ -460,6 +456,16 @@ def test_core_optima_equal_the_checkers_depth2_optima(seed):
     assert compared == 48
     weighted = dataclasses.replace(prepare(X, y), weight=np.full(n, 2, dtype=np.int64))
     assert lower.CoreOptima(weighted, 1, 0).opt(np.arange(n), 2) is None
+
+
+def _random_path_rows(rng, Xe: np.ndarray) -> np.ndarray:
+    """The rows of a random path of 0-2 tests on the expanded data ``Xe``."""
+    S = np.arange(Xe.shape[0])
+    for _ in range(int(rng.integers(0, 3))):
+        f = int(rng.integers(0, Xe.shape[1]))
+        go = Xe[S, f] <= rng.choice(Xe[S, f])
+        S = S[go] if rng.random() < 0.5 or go.all() else S[~go]
+    return S
 
 
 def _reused(core, search) -> bool:
@@ -511,11 +517,7 @@ def test_core_optima_from_the_solves_memo_equal_the_checkers_optima(seed):
         core, cst = lower.CoreOptima(data, q, lc, res.work()), _Costs(Xe, np.asarray(data.y), 3, q, lc)
         assert _reused(core, res.work()[1]) == reused, (how, q, lc, res.work()[1].q, res.work()[1].lc)
         for trial in range(14):
-            S = np.arange(n)
-            for _ in range(int(rng.integers(0, 3))):  # the rows of a random path
-                f = int(rng.integers(0, Xe.shape[1]))
-                go = Xe[S, f] <= rng.choice(Xe[S, f])
-                S = S[go] if rng.random() < 0.5 or go.all() else S[~go]
+            S = _random_path_rows(rng, Xe)
             if trial % 3 == 2:  # any set of rows (None when it splits copies of a row)
                 S = np.sort(rng.choice(n, size=int(rng.integers(2, n)), replace=False))
             for k in (1, 2, 3):
