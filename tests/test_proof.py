@@ -78,8 +78,9 @@ def test_checker_imports_only_numpy_stdlib_drup_and_the_reference_encoding():
     # 300 since a negative lam is refused; 306 since the limit of the costs' integers is one function that the
     # producer shares, past_int64, review44b: a valid certificate was written and then refused); check.py 456 since the
     # depth3 rule's limits are one function the producer shares, depth3_fits (review45b: a copy in the producer, and
-    # its arrays of classes x tests^3 uncapped: 2.6 GB on a 1-row claim with 2,097 classes in the manifest)
-    assert len((PROOF / "check.py").read_text().splitlines()) <= 456
+    # its arrays of classes x tests^3 uncapped: 2.6 GB on a 1-row claim with 2,097 classes in the manifest); 457 since
+    # _counts sums in float64 from 2^24 rows (review46a: float32 sums of 0/1 past 2^24 round, a false bound accepted)
+    assert len((PROOF / "check.py").read_text().splitlines()) <= 457
     assert len((PROOF / "trusted.py").read_text().splitlines()) <= 306
 
 
@@ -627,3 +628,21 @@ def test_cli_prints_the_answer_when_the_certificate_passes_the_time_limit(tmp_pa
     assert "OPTIMAL" in captured.out and "RuntimeWarning" not in captured.err
     assert "no certificate written: producing it took longer than" in captured.err
     assert sorted(os.listdir(tmp_path)) == ["t.json"]
+
+
+@pytest.mark.slow
+def test_checker_counts_are_exact_past_two_to_the_24_rows():
+    """review46a: the checker's class counts by 0/1 products were float32 at any size, and float32 sums past 2^24
+    round (2^24 + 1 -> 2^24): a depth-1 bound of 2 was accepted where a split makes 1 error. Counts of a set of
+    2^24 + 4 rows by _counts (what opt_small's depth-1 and depth-2 enumerations read) are exact."""
+    from types import SimpleNamespace
+
+    from satdt.proof.check import _counts
+
+    big = (1 << 24) + 1
+    y = np.zeros(big + 3, np.int64)
+    y[big:] = 1  # 2^24 + 1 rows of class 0, then 3 of class 1
+    left = np.zeros((big + 3, 1), bool)
+    left[:big + 1] = True  # the test sends every class-0 row and one class-1 row left
+    tot, Lc, Hc, _ = _counts(SimpleNamespace(C=2, y=y), np.arange(big + 3), 1, left, left, 10)
+    assert tot.tolist() == [[big, 3]] and Lc[0, :, 0].tolist() == [big, 1] and Hc[0, :, 0].tolist() == [big, 1]

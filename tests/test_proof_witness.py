@@ -510,3 +510,33 @@ def test_box_witness_refuses_a_chain_of_too_many_intervals(ranks):
 
     with pytest.raises(ValueError, match="too many intervals"):
         _core.BoxWitness(np.zeros((1, 1), np.int32), np.array([ranks], np.int32), np.zeros(1, np.int32), 1, 1, -1)
+
+
+def test_box_witness_with_more_splits_allowed_than_rows_is_minimal():
+    """review46a: with max_splits at or past the distinct rows the box DP's cap on leaf counts (rows + 1) was read as
+    a real count: a graft with no tree behind it ("no tree for this box"), and trials answered "yes" wrongly (a
+    witness not minimal). Such splits allowances on random small sets: find_witness gives a minimal witness (checked
+    by the subset DP) and the box's shrink equals the plain one-row deletion in the same order."""
+    assert find_witness(np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 0]), 2, 1, 4) == [0, 1, 2]
+    checked = 0
+    for seed in range(600):
+        rng = np.random.default_rng(seed)
+        n, v = int(rng.integers(3, 10)), int(rng.integers(3, 6))
+        X = rng.integers(0, v, (n, int(rng.integers(1, 3)))).astype(float)
+        inv = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
+        y = rng.integers(0, 2, inv.max() + 1)[inv]
+        depth, m = int(rng.integers(1, 4)), int(inv.max() + 1 + rng.integers(0, 3))
+        if np.unique(y).size < 2 or _fits(X, y, depth, m) is not None:
+            continue
+        order = rng.permutation(n).tolist()
+        kept = list(order)
+        for r in order:  # the plain deletion: a row goes when the rest still needs more
+            rest = [i for i in kept if i != r]
+            if _fits(X[rest], y[rest], depth, m) is None:
+                kept = rest
+        qs = _Questions(X, y, depth, m)
+        assert sorted(qs.box.shrink(np.asarray(order, np.int64), qs.row_of).tolist()) == sorted(kept), seed
+        rows = find_witness(X, y, 2, depth, m)
+        assert _minimal(X, y, rows, depth, m, lambda *a: _fits(*a) is not None), (seed, rows)
+        checked += 1
+    assert checked >= 90

@@ -303,7 +303,7 @@ def _core_optima(data: Any, q: int, lc: int, solved: Any = None):
     solve's problem and search, reused when they fit), or None (one class, or the binary matrix over the memory
     budget, or the core's integer costs past 2^53; found at the first set asked, its ``opt`` answers None). Only
     the producer's shortcut: without it, the checker's own rule gives the same bounds."""
-    from .lower import CoreOptima
+    from .lower import CoreOptima, past_core_integers
 
     if len(data.classes) < 2:
         return None
@@ -311,7 +311,9 @@ def _core_optima(data: Any, q: int, lc: int, solved: Any = None):
         return CoreOptima(data, q, lc, solved)
     except MemoryError:  # (satdt.deadline.MemoryLimitError: the binary matrix over the budget)
         return None
-    except ValueError:  # (the core's integer costs past 2^53: a lam of large denominator, 1/7 as the float 0.142...)
+    except ValueError as exc:  # (the core's integer costs past 2^53: a lam of large denominator, 1/7 as the float 0.14...)
+        if not past_core_integers(exc):
+            raise
         return None
 
 

@@ -149,9 +149,10 @@ def _best(cst: _Costs, tot, Lc, Hc, LL, k) -> np.ndarray:
 
 def _counts(cst: _Costs, S: np.ndarray, k: int, G: np.ndarray, H: np.ndarray, T0: int) -> tuple:
     """S's class counts (axis 1; axis 0: one set) ``tot``, left of each root test G ``Lc`` (two-leaf bound below T0, on
-    many pairs), of each depth-1 test H ``Hc`` (run gaps: :func:`_ranks`), of both ``LL`` (depth 2); exact (0/1 float32)."""
+    many pairs), of each depth-1 test H ``Hc`` (run gaps: :func:`_ranks`), of both ``LL`` (depth 2); exact (0/1 products)."""
     C, y, T, Tc, dt = cst.C, cst.y[S], G.shape[1], H.shape[1], np.int16 if S.size < NARROW else np.int32
-    G, H, Y = G.astype(np.float32), H.astype(np.float32), (y == np.arange(C)[:, None]).astype(np.float32)
+    ft = np.float32 if S.size < 1 << 24 else np.float64  # (float32 sums of 0/1 are exact below 2^24 rows only)
+    G, H, Y = G.astype(ft), H.astype(ft), (y == np.arange(C)[:, None]).astype(ft)
     tot, Hc, Lc = np.bincount(y, minlength=C), (Y @ H).astype(dt), (Y @ G).astype(dt)
     keep = np.flatnonzero(_two_leaves(cst, Lc.T) + _two_leaves(cst, tot - Lc.T) < T0) if T * Tc > 4096 else np.arange(T)
     o, ends = np.argsort(y, kind="stable"), np.cumsum(np.append(0, tot)).tolist()

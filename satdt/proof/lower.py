@@ -118,13 +118,19 @@ class CoreOptima:
         if self.search is None:
             try:
                 self.search, self.new = self.new(), None
-            except (MemoryError, ValueError):  # (a binary matrix over the memory budget, the core's integer costs
-                # past 2^53 (a lam of large denominator): the checker's own rules instead)
+            except (MemoryError, ValueError) as exc:  # (a binary matrix over the memory budget, the core's integer
+                if isinstance(exc, ValueError) and not past_core_integers(exc):  # costs past 2^53: a lam of large
+                    raise  # denominator; the checker's own rules instead)
                 self.ok = False
                 return None
         # the core's call of CoreSearch.run without its per-call stats and tree objects (bmi d3: 61 calls)
         out = self.search._core.solve(int(k), 2 ** 62, 1e300, None, 2.0, 0, D, None, None)
         return int(out["value"]) if out["finished"] and out["tree"] is not None else None
+
+
+def past_core_integers(exc: ValueError) -> bool:
+    """Whether ``exc`` is the compiled search's refusal of integer costs past 2^53 (its words, and CoreSearch's)."""
+    return "exceeds 2^53" in str(exc)
 
 
 def _splits(X: np.ndarray) -> set[bytes]:

@@ -5,7 +5,8 @@
 extraction does) to a *minimal* witness: removing any one of its rows makes the question
 satisfiable. The questions on row subsets are answered by the DP, all of them by ONE search built
 once over the whole problem (:class:`_Questions`); the certificate's proof does not rely on them.
-The deletion removes chunks of rows first (halves, quarters, ..., single rows) and reads off the
+The deletion removes chunks of rows first (half of them, then the rows each "yes" tree classifies, down to
+single rows) and reads off the
 trees of the satisfiable answers which rows are necessary (:func:`_shrink`). On data with few boxes
 (an interval per chain of thresholds: the monks' 19,440) the questions go instead to the compiled
 box DP (:func:`_box_questions`, ``core/witness.h``), which recomputes only the boxes holding a row
@@ -287,9 +288,8 @@ def _shrink(qs: _Questions, W: list[int]) -> list[int]:
     a "no" removes them for good and doubles the chunk, a "yes" keeps for the next trial the rows
     of the chunk its tree classifies (:func:`_regroup`; else it halves the chunk, down to single
     rows, where a "yes" makes the row necessary). The doubling asks fewer "no"s, the dear answers near
-    the boundary (wine DT_size: 16 -> 13 "no"s of 10-14 ms, the "yes"s 0.2-10 ms; 67 questions
-    either way; its witness search 0.28-0.32 -> 0.25-0.27 s CPU; an earlier count over other cells:
-    5-10% more questions). Every "yes" comes with a tree; whenever
+    the boundary (wine DT_size: 16 -> 13 "no"s of 10-14 ms with the doubling, 10 with the regrouping, the
+    "yes"s 0.2-10 ms; an earlier count over other cells: 5-10% more questions). Every "yes" comes with a tree; whenever
     one of the trees seen so far, or it with one leaf's class changed, misclassifies exactly one
     row ``r`` of the current set (:func:`_rotations`, MUS extraction's *model rotation*), ``r`` is
     necessary, and stays so in every subset containing it (the set minus ``r`` is classified by

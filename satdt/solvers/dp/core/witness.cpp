@@ -19,7 +19,10 @@ constexpr int kRepairVisits = 2;
 
 BoxWitness::BoxWitness(const int32_t* rank, int n, int p, const int32_t* R, const int32_t* cls, int C, int depth,
                        int max_leaves)
-    : n_(n), p_(p), C_(C), depth_(depth), max_leaves_(max_leaves), inf_(max_leaves < 0 ? n + 1 : std::min(n, max_leaves) + 1), any_(max_leaves < 0) {
+    // (more leaves than rows are never needed: max_leaves clamped to n, so that inf_ = n + 1 stays above every
+    // allowed count; unclamped, a graft or a trial read inf_ as a real count: review46a)
+    : n_(n), p_(p), C_(C), depth_(depth), max_leaves_(max_leaves < 0 ? max_leaves : std::min(max_leaves, n)),
+      inf_(max_leaves < 0 ? n + 1 : std::min(n, max_leaves) + 1), any_(max_leaves < 0) {
     if (n < 0 || p < 0 || C < 1 || depth < 0 || depth > 100) throw std::invalid_argument("BoxWitness: bad sizes");
     R_.assign(R, R + p);
     I_.resize(p);
