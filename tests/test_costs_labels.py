@@ -64,3 +64,22 @@ def test_a_costs_file_naming_other_classes_is_refused_in_one_line(tmp_path, caps
     assert main(["solve", "iris", "--method", "dp", "--max-depth", "2", "--costs", str(tmp_path / "costs.csv")]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "labels must be the classes [0.0, 1.0, 2.0]" in err
+
+
+@pytest.mark.parametrize("classes", [["a", "b", "c"], [1, 2, 3], [0.5, 1.5, 2.5]])
+def test_a_cost_frame_labelled_on_one_side_reads_that_side_by_label(classes):
+    """review46c D2: pd.DataFrame(M, columns=classes) (rows 0 .. k - 1, pandas' default) was refused ("row and
+    column labels must be the classes"): a side with the default labels is read by position, a labelled side
+    by its labels. Checked against the same matrix put in order by hand, for every permutation of a side."""
+    from itertools import permutations
+
+    from satdt.weights import load_costs
+    matrix = np.array([[0, 1, 4], [2, 0, 1], [7, 3, 0]])
+    for order in permutations(range(3)):
+        names = [classes[j] for j in order]
+        by_columns = load_costs(pd.DataFrame(matrix[:, list(order)], columns=names), np.array(classes))
+        by_rows = load_costs(pd.DataFrame(matrix[list(order)], index=names), np.array(classes))
+        assert np.array(by_columns, dtype=float).tolist() == matrix.tolist()
+        assert np.array(by_rows, dtype=float).tolist() == matrix.tolist()
+    with pytest.raises(DataError, match="labels must be the classes"):
+        load_costs(pd.DataFrame(matrix, columns=["x", "y", "z"]), np.array(classes))
