@@ -110,6 +110,19 @@ def test_a_split_with_no_column_index_is_refused(feature):
         Tree.from_dict(tree)
 
 
+@pytest.mark.parametrize("key,match", [("feature", "a split's feature must be a column index"),
+                                       ("threshold", "a split's threshold must be a number")])
+@pytest.mark.parametrize("value", [10**400, -10**400], ids=["1e400", "-1e400"])
+def test_an_integer_too_large_for_a_float_is_refused_tidily(key, match, value):
+    """review46c (lesser): 10**400 as a feature or threshold was not the tidy ValueError (numpy's "ufunc
+    'isfinite' not supported" or an OverflowError)."""
+    tree = {"classes": [0, 1], "root": {"feature": 0, "threshold": 1.0, "left": {"class": 0},
+                                        "right": {"class": 1}}}
+    tree["root"][key] = value
+    with pytest.raises(ValueError, match=match):
+        Tree.from_dict(tree)
+
+
 def test_a_split_with_a_nan_threshold_is_refused():
     tree = {"classes": [0, 1], "root": {"feature": 0, "threshold": float("nan"), "left": {"class": 0},
                                         "right": {"class": 1}}}
