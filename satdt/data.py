@@ -151,7 +151,8 @@ def _integer_columns(frame: Any) -> range | list[int]:
 def _numeric_column(col: pd.Series) -> np.ndarray | None:
     """The column as floats, or None if it holds text that is not numbers. A ``"?"`` among numbers is a
     missing value (NaN; the UCI files' spelling), as pandas' own missing-value strings are: the column
-    stays numeric (it was read as categories, tests ``x == v`` only, without a word)."""
+    stays numeric (it was read as categories, tests ``x == v`` only, without a word). A column of ``"?"``
+    with no number in it is text (a constant category), as before."""
     import pandas as pd
 
     if pd.api.types.is_bool_dtype(col):
@@ -160,8 +161,8 @@ def _numeric_column(col: pd.Series) -> np.ndarray | None:
         return col.to_numpy(dtype=float)
     converted = pd.to_numeric(col, errors="coerce")
     lost = converted.isna().to_numpy() & ~col.isna().to_numpy()
-    if lost.any() and not all(isinstance(v, str) and v.strip() == "?" for v in col[lost]):
-        return None
+    if lost.any() and (converted.isna().all() or not all(isinstance(v, str) and v.strip() == "?" for v in col[lost])):
+        return None  # (words, or "?" with no number: a column of one category)
     return converted.to_numpy(dtype=float)
 
 
@@ -187,8 +188,9 @@ def _check_finite(values: np.ndarray, name: str, allow_nan: bool = False) -> Non
     if bad.any():
         rows = np.flatnonzero(bad)
         kind = "missing (NaN)" if np.isnan(values[rows[0]]) else "infinite"
+        question = " ('?' counts as a missing value)" if np.isnan(values[rows[0]]) else ""
         raise DataError(
-            f"feature '{name}' has {len(rows)} {kind} or non-finite value(s), first at row {rows[0]}; "
+            f"feature '{name}' has {len(rows)} {kind} or non-finite value(s){question}, first at row {rows[0]}; "
             + "impute or drop them first" + (f", {MISSING_HINT}" if np.isnan(values[rows[0]]) else "")
         )
 

@@ -81,21 +81,39 @@ class Node:
                 stack.append(node.left)
 
 
+def _as_float(value: Any) -> float | None:
+    """``value`` as a float when it is a number (not a boolean) a float can hold, else None (an integer
+    such as ``10**400``: ``float()`` overflows)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters (an integer of 400 digits in a one-line message)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _split_feature(value: Any) -> int:
     """A split's ``feature`` read from a tree dict: a column index (ValueError for a negative, fractional,
-    boolean or non-numeric one: ``int()`` would make a leaf of -1 and column 2 of 2.5)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(value) or value < 0 or value != int(value):
-        raise ValueError(f"a split's feature must be a column index (an integer >= 0), got {value!r}")
+    boolean, non-numeric or too large one: ``int()`` would make a leaf of -1 and column 2 of 2.5)."""
+    number = _as_float(value)
+    if number is None or not np.isfinite(number) or number < 0 or number != int(number):
+        raise ValueError(f"a split's feature must be a column index (an integer >= 0), got {_shown(value)}")
     return int(value)
 
 
 def _split_threshold(value: Any) -> float:
-    """A split's ``threshold`` read from a tree dict: a number, not NaN (no row would go left: a test of nothing)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or np.isnan(value):
-        raise ValueError(f"a split's threshold must be a number, got {value!r}")
-    return float(value)
+    """A split's ``threshold`` read from a tree dict: a number a float can hold, not NaN (no row would go
+    left: a test of nothing)."""
+    number = _as_float(value)
+    if number is None or np.isnan(number):
+        raise ValueError(f"a split's threshold must be a number (a float), got {_shown(value)}")
+    return number
 
 
 @dataclass

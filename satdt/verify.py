@@ -385,6 +385,28 @@ def certify(tree: Any, X: Any, y: Any = None, *, objective: str = "accuracy", ma
     return cert
 
 
+def _refuse_deeper(tree: Tree, value: float, found: float | None, depth: int, objective: str) -> None:
+    """Refuse a tree deeper than ``depth`` that is no worse than the best tree found of depth <= ``depth``.
+
+    Such a tree is outside the search space it would be judged in (a deeper tree strictly worse than
+    the optimum is not: the better tree is in its own space too, so it is NOT_OPTIMAL).
+
+    Raises
+    ------
+    ValueError
+        Always, naming the tree's depth, ``max_depth`` and both values.
+    """
+    head = f"the tree has depth {tree.depth()}, more than max_depth {depth}"
+    if found is None:
+        against = "and no tree of depth <= {depth} was found to judge it against".format(depth=depth)
+    else:
+        unit = " nodes" if objective == "size" else ""
+        than = "fewer than" if value < found - _EPS else "as few as" if objective == "size" else "no worse than"
+        best = "smallest error-free tree" if objective == "size" else "best tree"
+        against = f"and {value:g}{unit}, {than} the {found:g} of the {best} of depth <= {depth}"
+    raise ValueError(f"{head}, {against}: it is outside that search space; give a larger max_depth or none")
+
+
 def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "accuracy",
                  max_depth: int | None = None, lam: float | None = None, alpha: float | None = None,
                  time_limit: float | Deadline | None = None, engine: str = "auto") -> list[Certificate]:
@@ -410,9 +432,6 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
         depth = max(t.depth() for t in given)
     else:
         depth = int(max_depth)
-        if objective != "size" and max(t.depth() for t in given) > depth:  # (size: INFEASIBLE may answer it)
-            raise ValueError(f"the tree has depth {max(t.depth() for t in given)}, more than max_depth {depth}: it "
-                             "is outside the search space it would be judged in; give a larger max_depth or none")
     problem = Binarizer("all").problem(data)
     res = _run_engine(problem, objective, depth, lam, alpha, time_limit, engine)
     if res.objective_name != OBJECTIVE_NAMES[objective]:
@@ -436,11 +455,9 @@ def certify_many(trees: list[Any], X: Any, y: Any = None, *, objective: str = "a
     runtime = time.perf_counter() - start
     certificates = []
     for tree, value in zip(given, values):
+        if tree.depth() > depth and (found is None or value <= found + _EPS):
+            _refuse_deeper(tree, value, found, depth, objective)
         if proven and value < found - _EPS:
-            if tree.depth() > depth:
-                raise ValueError(f"the tree has depth {tree.depth()}, more than max_depth {depth}, and {value:g} "
-                                 f"nodes, fewer than the {found:g} of the smallest error-free tree of depth <= "
-                                 f"{depth}: it is outside that search space; give a larger max_depth or none")
             grouped = _grouped_categories(tree, data)
             if grouped is not None:
                 raise ValueError(f"the tree {grouped}: a test outside the search space (one test x == v a "

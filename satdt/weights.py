@@ -211,12 +211,15 @@ def class_position(label: Any, classes: np.ndarray) -> int | None:
 
 
 def _by_labels(costs: Any, labels: tuple, classes: np.ndarray) -> np.ndarray:
-    """A labelled cost matrix (a DataFrame) in the order of ``classes``; unlabelled (0 .. k - 1 on both sides,
-    pandas' default) it stays in its order. DataError when its labels are not the classes, each once."""
+    """A labelled cost matrix (a DataFrame) in the order of ``classes``, decided per side: a side with labels
+    0 .. k - 1 (pandas' default) is read by position, a labelled side by its labels. DataError when a labelled
+    side's labels are not the classes, each once."""
     k = len(classes)
-    if all(list(axis) == list(range(len(axis))) for axis in labels):
+    by_position = [list(axis) == list(range(len(axis))) for axis in labels]
+    if all(by_position) or any(len(axis) != k for axis in labels):  # (a wrong shape: load_costs says so)
         return np.asarray(costs)
-    order = [[class_position(label, classes) for label in axis] for axis in labels]
+    order = [list(range(k)) if plain else [class_position(label, classes) for label in axis]
+             for plain, axis in zip(by_position, labels)]
     if any(None in o or sorted(o) != list(range(k)) for o in order):
         raise DataError(f"costs' row and column labels must be the classes {np.asarray(classes).tolist()}, each "
                         f"once (rows: {list(labels[0])}, columns: {list(labels[1])})")

@@ -64,3 +64,55 @@ def test_a_costs_file_naming_other_classes_is_refused_in_one_line(tmp_path, caps
     assert main(["solve", "iris", "--method", "dp", "--max-depth", "2", "--costs", str(tmp_path / "costs.csv")]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "labels must be the classes [0.0, 1.0, 2.0]" in err
+
+
+@pytest.mark.parametrize("classes", [["a", "b", "c"], [1, 2, 3], [0.5, 1.5, 2.5]])
+def test_a_cost_frame_labelled_on_one_side_reads_that_side_by_label(classes):
+    """review46c D2: pd.DataFrame(M, columns=classes) (rows 0 .. k - 1, pandas' default) was refused ("row and
+    column labels must be the classes"): a side with the default labels is read by position, a labelled side
+    by its labels. Checked against the same matrix put in order by hand, for every permutation of a side."""
+    from itertools import permutations
+
+    from satdt.weights import load_costs
+    matrix = np.array([[0, 1, 4], [2, 0, 1], [7, 3, 0]])
+    for order in permutations(range(3)):
+        names = [classes[j] for j in order]
+        by_columns = load_costs(pd.DataFrame(matrix[:, list(order)], columns=names), np.array(classes))
+        by_rows = load_costs(pd.DataFrame(matrix[list(order)], index=names), np.array(classes))
+        assert np.array(by_columns, dtype=float).tolist() == matrix.tolist()
+        assert np.array(by_rows, dtype=float).tolist() == matrix.tolist()
+    with pytest.raises(DataError, match="labels must be the classes"):
+        load_costs(pd.DataFrame(matrix, columns=["x", "y", "z"]), np.array(classes))
+
+
+NUMBERED = np.array([[0, 1, 4], [2, 0, 1], [7, 3, 0]])
+
+
+@pytest.mark.parametrize("header", ["0,1,2", "2,0,1", "0.0,1.0,2.0"])
+def test_a_costs_file_with_a_header_of_numeric_classes(tmp_path, capsys, header):
+    """review46c D3: classes 0/1/2 under a header "0,1,2" were refused ("costs has shape (4, 3), expected
+    (3, 3)"): all cells are numbers, so the header was read as a data row. A first row that is a
+    permutation of the classes, over k rows of k, is the header; checked against the plain matrix file."""
+    data = load_dataset("iris")
+    frame = pd.DataFrame(data.X, columns=data.feature_names).assign(label=data.y)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    order = [int(float(c)) for c in header.split(",")]
+    body = NUMBERED[np.ix_(order, order)]  # (rows in the header's order)
+    (tmp_path / "headed.csv").write_text(header + "\n" + "\n".join(",".join(map(str, r)) for r in body) + "\n")
+    (tmp_path / "plain.csv").write_text("\n".join(",".join(map(str, r)) for r in NUMBERED) + "\n")
+    objectives = []
+    for name in ("plain.csv", "headed.csv"):
+        assert main(["solve", str(tmp_path / "d.csv"), "--method", "dp", "--max-depth", "2", "--costs",
+                     str(tmp_path / name), "--json"]) == 0
+        objectives.append(json.loads(capsys.readouterr().out)["objective"])
+    assert objectives[0] == objectives[1]
+
+
+def test_a_costs_file_of_k_plus_one_numeric_rows_not_a_header_is_refused(tmp_path, capsys):
+    """A first row that is not the classes (5,0,1) keeps the shape error."""
+    data = load_dataset("iris")
+    pd.DataFrame(data.X, columns=data.feature_names).assign(label=data.y).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "c.csv").write_text("5,0,1\n0,1,4\n2,0,1\n7,3,0\n")
+    assert main(["solve", str(tmp_path / "d.csv"), "--method", "dp", "--max-depth", "2", "--costs",
+                 str(tmp_path / "c.csv")]) == 1
+    assert "shape (4, 3), expected (3, 3)" in capsys.readouterr().err

@@ -1,5 +1,7 @@
 """Missing values as CSV files spell them (rehearsal h46r): "", "NA", "nan", "?" read alike."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -45,3 +47,29 @@ def test_a_question_mark_among_text_or_other_words_stays_a_category():
     frame = pd.DataFrame({"t": ["u", "?", "v", "u"], "m": ["1", "?", "x", "2"], "n": [1.0, 2.0, 3.0, 4.0]})
     data = prepare(frame, [0, 1, 0, 1])
     assert data.schema.categories == {0: ["?", "u", "v"], 1: ["1", "2", "?", "x"]}
+
+
+def test_the_missing_error_says_a_question_mark_counts_as_missing(tmp_path, capsys):
+    """review46c D4: a "?" among numbers was read as categories (the CLI solved under --missing error); now a
+    missing value, the one-line error says why a file with no NaN in it has missing values."""
+    _write(tmp_path / "d.csv", "?")
+    with pytest.raises(DataError, match=r"feature 'a' has 4 missing \(NaN\).*\('\?' counts as a missing value\)"):
+        load_csv(tmp_path / "d.csv")
+    assert main(["solve", str(tmp_path / "d.csv"), "--method", "dp", "--max-depth", "2"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "('?' counts as a missing value)" in err
+
+
+def test_a_column_of_question_marks_only_stays_a_constant_category(tmp_path, capsys):
+    """review46c D4: an all-"?" column (no number in it) refused the whole dataset under --missing error; as
+    before h46r it is a text column of one category, and the tree and its value are those without it."""
+    frame = pd.DataFrame({"a": [r[0] for r in ROWS], "q": ["?"] * len(ROWS), "label": [r[3] for r in ROWS]})
+    frame.to_csv(tmp_path / "q.csv", index=False)
+    frame.drop(columns="q").to_csv(tmp_path / "ref.csv", index=False)
+    data = load_csv(tmp_path / "q.csv")
+    assert data.schema.categories == {1: ["?"]}
+    objectives = []
+    for name in ("q.csv", "ref.csv"):
+        assert main(["solve", str(tmp_path / name), "--method", "dp", "--max-depth", "2", "--json"]) == 0
+        objectives.append(json.loads(capsys.readouterr().out)["objective"])
+    assert objectives[0] == objectives[1]

@@ -63,9 +63,28 @@ def test_a_tree_deeper_than_max_depth_is_refused_not_an_internal_error():
     cart = DecisionTreeClassifier(max_depth=4, random_state=0).fit(data.X, data.labels)
     with pytest.raises(ValueError, match="depth 4, more than max_depth 2"):
         certify(cart, data, objective="accuracy", max_depth=2)
-    with pytest.raises(ValueError, match="more than max_depth 2"):
-        certify(cart, data, objective="regularized", lam=0.01, max_depth=2)
+    with pytest.raises(ValueError, match="more than max_depth 2"):  # (lam 0.01: worse, NOT_OPTIMAL; review46c D1)
+        certify(cart, data, objective="regularized", lam=0.001, max_depth=2)
     assert certify(cart, data, objective="accuracy", max_depth=5).status == "NOT_OPTIMAL"
+
+
+@pytest.mark.parametrize("objective,lam,seed,draws,min_leaf,max_depth", [("regularized", 0.01, 0, 2, 1, 2),
+                                                                          ("accuracy", None, 1, 1, 5, 3)])
+def test_a_deeper_tree_worse_than_the_bounded_optimum_is_not_optimal(objective, lam, seed, draws, min_leaf,
+                                                                     max_depth):
+    """review46c D1: a depth-4 CART tree worse than the optimum of max_depth was refused ("more than
+    max_depth") though the better tree is in the depth-4 tree's space too: NOT_OPTIMAL, with the better
+    tree, as before the h46r merge. The better tree is then certified OPTIMAL at max_depth."""
+    rng = np.random.default_rng(seed)
+    for _ in range(draws):
+        X, y = rng.integers(0, 4, (40, 3)).astype(float), rng.integers(0, 2, 40)
+    cart = DecisionTreeClassifier(max_depth=4, min_samples_leaf=min_leaf, random_state=0).fit(X, y)
+    assert cart.get_depth() == 4
+    cert = certify(cart, X, y, objective=objective, lam=lam, max_depth=max_depth)
+    assert cert.status == "NOT_OPTIMAL" and cert.better_tree.depth() <= max_depth
+    assert cert.optimum < cert.tree_value - 1e-9
+    best = certify(cert.better_tree, X, y, objective=objective, lam=lam, max_depth=max_depth)
+    assert best.status == "OPTIMAL" and best.tree_value == pytest.approx(cert.optimum)
 
 
 def test_a_deeper_smaller_error_free_tree_is_refused_for_size():
@@ -88,6 +107,19 @@ def test_a_split_with_no_column_index_is_refused(feature):
     tree = {"classes": [0, 1], "root": {"feature": feature, "threshold": 1.0, "left": {"class": 0},
                                         "right": {"class": 1}}}
     with pytest.raises(ValueError, match="a split's feature must be a column index"):
+        Tree.from_dict(tree)
+
+
+@pytest.mark.parametrize("key,match", [("feature", "a split's feature must be a column index"),
+                                       ("threshold", "a split's threshold must be a number")])
+@pytest.mark.parametrize("value", [10**400, -10**400], ids=["1e400", "-1e400"])
+def test_an_integer_too_large_for_a_float_is_refused_tidily(key, match, value):
+    """review46c (lesser): 10**400 as a feature or threshold was not the tidy ValueError (numpy's "ufunc
+    'isfinite' not supported" or an OverflowError)."""
+    tree = {"classes": [0, 1], "root": {"feature": 0, "threshold": 1.0, "left": {"class": 0},
+                                        "right": {"class": 1}}}
+    tree["root"][key] = value
+    with pytest.raises(ValueError, match=match):
         Tree.from_dict(tree)
 
 

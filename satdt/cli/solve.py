@@ -220,9 +220,9 @@ def _check_export(a: argparse.Namespace) -> int | None:
     return None
 
 
-def _weight_options(a: argparse.Namespace) -> dict:
+def _weight_options(a: argparse.Namespace, data: Dataset) -> dict:
     """``--class-weight``, ``--objective``, ``--costs FILE``, ``--missing learn`` as estimator
-    parameters (only those given)."""
+    parameters (only those given); ``data``'s classes tell a header row of numbers in ``--costs``."""
     out: dict[str, Any] = {}
     if getattr(a, "missing", "error") == "learn":
         out["missing"] = "learn"
@@ -231,14 +231,15 @@ def _weight_options(a: argparse.Namespace) -> dict:
     if getattr(a, "objective", None):
         out["objective"] = a.objective.replace("-", "_")
     if getattr(a, "costs", None):
-        out["costs"] = _read_costs(Path(a.costs))
+        out["costs"] = _read_costs(Path(a.costs), data.classes)
     return out
 
 
-def _read_costs(path: Path) -> Any:
+def _read_costs(path: Path, classes: Any) -> Any:
     """``--costs FILE``: k rows of k numbers (comma- or space-separated; ``#`` comments), in the order of the
-    sorted classes; or under a header row naming the classes (predicted), its rows then led by their true
-    class or, without, in the header's order: a DataFrame, read by its labels (UTF-8, a BOM allowed)."""
+    sorted ``classes``; or under a header row naming the classes (predicted), its rows then led by their true
+    class or, without, in the header's order: a DataFrame, read by its labels (UTF-8, a BOM allowed). A first
+    row of numbers over k rows of k is that header when it names each class once (classes 0, 1, 2)."""
     import numpy as np
 
     if not path.is_file():
@@ -251,7 +252,8 @@ def _read_costs(path: Path) -> Any:
         if not rows:  # (numpy would warn, then read a 0 x 1 matrix)
             raise ValueError("empty")
         try:
-            return np.array([numbers(r) for r in rows], dtype=float)
+            matrix = np.array([numbers(r) for r in rows], dtype=float)
+            return _numeric_header(rows, matrix, classes)
         except ValueError:
             import pandas as pd
 
@@ -265,11 +267,26 @@ def _read_costs(path: Path) -> Any:
                          "in the order of the sorted classes; or under a header row of the classes)") from None
 
 
+def _numeric_header(rows: list[list[str]], matrix: Any, classes: Any) -> Any:
+    """``matrix`` read from the cells ``rows``; as a DataFrame under its first row when that row, over k rows
+    of k numbers, names each of the k ``classes`` once (a header of numeric class names)."""
+    from ..weights import class_position
+
+    k = len(classes)
+    if matrix.shape != (k + 1, k):
+        return matrix
+    if sorted(p for p in (class_position(c, classes) for c in rows[0]) if p is not None) != list(range(k)):
+        return matrix
+    import pandas as pd
+
+    return pd.DataFrame(matrix[1:], index=rows[0], columns=rows[0])
+
+
 def _in_weight_terms(a: argparse.Namespace, model: Any, data: Dataset) -> None:
     """A fallback answer no estimator made (CART's floor, the majority leaf: unweighted) in the
     terms of ``--class-weight``, ``--objective`` and ``--costs``: its leaves relabelled with their
     least-cost class, its value, bound and objective name those the estimator would report."""
-    options = {k: v for k, v in _weight_options(a).items() if k != "missing"}
+    options = {k: v for k, v in _weight_options(a, data).items() if k != "missing"}
     result = getattr(model, "result_", None)
     if not options or not isinstance(model, _Answer) or result is None or result.tree is None \
             or result.objective_name not in ("errors", "regularized"):
@@ -439,7 +456,7 @@ def _solve(a: argparse.Namespace) -> int:
                                cart_depth=a.cart_depth, binarization=a.binarization,
                                n_thresholds=a.n_thresholds, solver=a.solver, time_limit=deadline.from_now(),
                                engine=a.engine, warm_start=a.warm_start, min_leaf=a.min_leaf,
-                               progress=progress, n_jobs=getattr(a, "n_jobs", None), **_weight_options(a))
+                               progress=progress, n_jobs=getattr(a, "n_jobs", None), **_weight_options(a, data))
     multiway_note = None
     if a.method == "adapttree" and a.max_depth is not None and data.schema.categories:
         # a multiway split is stored as a chain of binary tests, one level each: with a depth
