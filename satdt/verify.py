@@ -186,10 +186,11 @@ def as_tree(obj: Any, data: Dataset) -> Tree:
 def _same_columns(names: list[str], data: Dataset, reordered_only: bool) -> None:
     """ValueError when the tree's feature ``names`` (those it was fit on) and the data's named columns
     differ, as a fitted model's ``predict`` refuses them: its tests read columns by position, so the tree
-    would be judged on other columns than its own. Data without names (numpy: ``x0``, ``x1``...) is read
+    would be judged on other columns than its own. Data without names (numpy: ``x0``, ``x1``...; a
+    DataFrame's default 0, 1, ... columns, which scikit-learn's ``predict`` also reads by position) is read
     by position; a tree's stored names (``reordered_only``) only when they are the data's in another order."""
     have = [str(n) for n in data.feature_names]
-    if names == have or have == [f"x{j}" for j in range(len(have))]:
+    if names == have or have in ([f"x{j}" for j in range(len(have))], [str(j) for j in range(len(have))]):
         return
     first = next((j for j, (a, b) in enumerate(zip(names, have)) if a != b), min(len(names), len(have)))
     where = f"column {first}: {have[first] if first < len(have) else 'none'!r} in the data, " \

@@ -32,6 +32,7 @@ def test_a_tree_fit_on_named_columns_is_not_judged_on_them_reordered(model):
               else DPTreeClassifier(max_depth=2)).fit(X, y)
     assert certify(fitted, X, y).tree_value == 6
     assert certify(fitted, X.to_numpy(), y).tree_value == 6
+    assert certify(fitted, pd.DataFrame(X.to_numpy()), y).tree_value == 6  # (default 0, 1, ... columns: unnamed)
     with pytest.raises(ValueError, match="another order .*reorder them as at fit"):
         certify(fitted, X[["pw", "pl", "sw", "sl"]], y)
     with pytest.raises(ValueError, match="feature names of the data differ"):
